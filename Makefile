@@ -1,0 +1,34 @@
+# The two commands a newcomer types: `make run` (score the examples through the server) and `make test`.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+EXTRAS := serve,local,train,dev
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml requirements.lock | sha256sum | cut -c1-12)
+# Tests that start Ray, Chromium or HTTP servers run in a private network namespace with only loopback, so
+# nothing leaves the machine; where namespaces are unavailable (not root), they run on loopback as they are.
+NETNS := $(shell unshare -n true 2>/dev/null && echo "unshare -n sh -c 'ip link set lo up && exec \"\$$0\" \"\$$@\"'")
+PYTEST_ARGS ?=
+
+.PHONY: setup run test lint bench clean
+
+$(STAMP): pyproject.toml requirements.lock
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c requirements.lock -e ".[$(EXTRAS)]"
+	@rm -f $(VENV)/.installed-*
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+run: setup
+	$(BIN)/reward score --suite searchllm --input examples/items.jsonl --output examples/results.jsonl
+
+test: setup
+	$(BIN)/reward rubric lint rubrics
+	$(NETNS) $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: setup
+	$(BIN)/reward rubric lint rubrics
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,108 @@
+"""Aggregation of a dimension score vector into one reward: gated (SearchLLM), linear and sum ablations.
+
+Gated:   B = exp((1/m) * sum_i log((s_i + delta) / (1 + delta)))   over bottom-line scores
+         U = sum_j w_j * s'_j / sum_j w_j                          over behavioral scores
+         R = B * U
+The delta-smoothed geometric mean is a soft AND over the bottom line: one failed constraint suppresses the
+reward whatever the behavioral scores, while d log B / d s_i = 1 / (m (s_i + delta)) stays bounded by
+1 / (m delta). Linear is the weighted mean of all dimensions; sum is their plain sum (the paper's GRPO-Linear
+(Sum)), both kept as ablations.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+Aggregation = Literal["gated", "linear", "sum"]
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    reward: float
+    gate: float | None = None
+    utility: float | None = None
+
+
+def gate(scores: Sequence[float], delta: float) -> float:
+    """Delta-smoothed geometric mean of bottom-line scores; 1.0 when there are none.
+
+    >>> round(gate([1.0, 1.0], 0.01), 6)
+    1.0
+    >>> round(gate([0.0, 1.0], 0.01), 4)  # one failed constraint: sqrt(0.01 / 1.01)
+    0.0995
+    """
+    if delta <= 0:
+        raise ValueError("delta must be > 0")
+    if not scores:
+        return 1.0
+    total = sum(math.log((s + delta) / (1.0 + delta)) for s in scores)
+    return math.exp(total / len(scores))
+
+
+def weighted_mean(scores: Mapping[str, float], weights: Mapping[str, float]) -> float:
+    """Weighted arithmetic mean; weights are normalised, so only their ratios matter.
+
+    >>> weighted_mean({"a": 1.0, "b": 0.0}, {"a": 3.0, "b": 1.0})
+    0.75
+    """
+    total = sum(weights[name] for name in scores)
+    if total <= 0:
+        raise ValueError("weights of the scored dimensions must sum to > 0")
+    return sum(weights[name] * score for name, score in scores.items()) / total
+
+
+def aggregate(
+    method: Aggregation,
+    bottom_line: Mapping[str, float],
+    behavioral: Mapping[str, float],
+    weights: Mapping[str, float],
+    delta: float = 0.01,
+) -> Aggregate:
+    """Combine scored dimensions (unscored ones already left out) into the reward.
+
+    >>> a = aggregate("gated", {"format": 1.0}, {"useful": 0.5}, {"format": 1.0, "useful": 1.0})
+    >>> (round(a.reward, 6), round(a.gate, 6), a.utility)
+    (0.5, 1.0, 0.5)
+    """
+    for name, score in {**bottom_line, **behavioral}.items():
+        if not (0.0 <= score <= 1.0) or math.isnan(score):
+            raise ValueError(f"score of {name!r} must lie in [0, 1], got {score}")
+    if method == "gated":
+        b = gate(list(bottom_line.values()), delta)
+        positive = {name: s for name, s in behavioral.items() if weights[name] > 0}
+        u = weighted_mean(positive, weights) if positive else 1.0
+        return Aggregate(reward=b * u, gate=b, utility=u)
+    everything = {**bottom_line, **behavioral}
+    if method == "linear":
+        return Aggregate(reward=weighted_mean(everything, weights) if everything else 0.0)
+    if method == "sum":
+        return Aggregate(reward=float(sum(everything.values())))
+    raise ValueError(f"unknown aggregation {method!r}")
+
+
+def fill_invalid_rewards(rewards: Sequence[float | None], groups: Sequence[str | None], fallback: float = 0.0) -> list[float]:
+    """Give each invalid item (reward None) the mean reward of its group's valid items.
+
+    Its GRPO advantage is then zero, so the trainer learns nothing from a sample the reward could not judge. A
+    group with no valid item gets `fallback` for all its items (again zero advantage); an invalid item with no
+    group gets `fallback` and should be masked by the trainer through `valid: false`.
+
+    >>> fill_invalid_rewards([0.2, None, 0.6, None], ["g", "g", "g", "h"])
+    [0.2, 0.4, 0.6, 0.0]
+    """
+    sums: dict[str, list[float]] = {}
+    for reward, group in zip(rewards, groups, strict=True):
+        if reward is not None and group is not None:
+            sums.setdefault(group, []).append(reward)
+    filled = []
+    for reward, group in zip(rewards, groups, strict=True):
+        if reward is not None:
+            filled.append(reward)
+        elif group is not None and sums.get(group):
+            filled.append(sum(sums[group]) / len(sums[group]))
+        else:
+            filled.append(fallback)
+    return filled

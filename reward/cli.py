@@ -1,0 +1,152 @@
+"""The `reward` command line: score, rubric lint/schema (and, as they land, serve, calibrate, dashboard, bench)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from pydantic import ValidationError
+from rich.console import Console
+
+from reward.rubric import DEFAULT_RUBRIC_DIR, RubricError, UnknownSuite, json_schema, lint, load_suite
+from reward.schema import Item
+
+Command = Callable[[argparse.Namespace], int]
+COMMANDS: dict[str, Command] = {}
+err = Console(stderr=True)
+
+
+def _command(name: str) -> Callable[[Command], Command]:
+    def register(function: Command) -> Command:
+        COMMANDS[name] = function
+        return function
+
+    return register
+
+
+def _validation_message(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or '(item)'}: {'unknown field' if e['type'] == 'extra_forbidden' else e['msg']}"
+        for e in exc.errors()[:5]
+    )
+
+
+def read_items(path: Path) -> Iterator[tuple[int, Item | str]]:
+    """(line number, Item) per non-empty line, or (line number, error message) for a bad line."""
+    handle = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield number, Item.model_validate_json(line)
+            except ValidationError as exc:
+                if exc.errors()[0]["type"] == "json_invalid":
+                    yield number, f"invalid JSON: {exc.errors()[0]['msg']}"
+                else:
+                    yield number, _validation_message(exc)
+
+
+@_command("score")
+def score_command(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from tqdm import tqdm
+
+    from reward.engine import Engine
+    from reward.judges.factory import make_judge
+    from reward.report import print_report
+
+    suite = load_suite(args.suite, Path(args.rubrics))
+    judge = make_judge(args.judge)
+    engine = Engine(suite, judge, max_concurrency=args.concurrency)
+    entries = list(read_items(Path(args.input)))
+    bad = [(n, e) for n, e in entries if isinstance(e, str)]
+    for number, message in bad:
+        err.print(f"[red]{args.input}:{number}:[/red] {message}")
+    good = [(n, e) for n, e in entries if not isinstance(e, str)]
+    results = {}
+
+    async def run() -> None:
+        with tqdm(total=len(good), unit="item", desc=f"scoring ({judge.name})", file=sys.stderr, disable=args.quiet) as bar:
+            for start in range(0, len(good), args.batch_size):
+                chunk = good[start : start + args.batch_size]
+                for (number, _), result in zip(chunk, await engine.score([item for _, item in chunk]), strict=True):
+                    results[number] = result
+                bar.update(len(chunk))
+        await judge.close()
+
+    asyncio.run(run())
+    out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
+    with out:
+        for number, entry in entries:
+            if isinstance(entry, str):
+                out.write(json.dumps({"line": number, "error": entry}) + "\n")
+            else:
+                out.write(results[number].model_dump_json() + "\n")
+    if not args.quiet:
+        print_report([results[n] for n, _ in good], suite, Console(stderr=args.output == "-"))
+    return 1 if bad and not good else 0
+
+
+@_command("rubric lint")
+def lint_command(args: argparse.Namespace) -> int:
+    problems = lint(Path(args.path))
+    for problem in problems:
+        print(problem)
+    if problems:
+        err.print(f"[red]{len(problems)} problem{'s' if len(problems) != 1 else ''}[/red] in {args.path}")
+        return 1
+    err.print(f"[green]ok[/green]: {args.path}")
+    return 0
+
+
+@_command("rubric schema")
+def schema_command(args: argparse.Namespace) -> int:
+    print(json.dumps(json_schema(), indent=2))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="reward", description="Multi-dimensional reward server for generative search.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    score = sub.add_parser("score", help="score a JSONL file of items offline")
+    score.add_argument("--suite", default="searchllm", help="suite name or path (default: searchllm)")
+    score.add_argument("--input", required=True, help="JSONL of items, one per line ('-' for stdin)")
+    score.add_argument("--output", default="-", help="JSONL of results, one per input line (default: stdout)")
+    score.add_argument("--judge", default="local", help="judge backend: local, mock, or a configs/judges/*.yaml file")
+    score.add_argument("--rubrics", default=str(DEFAULT_RUBRIC_DIR), help="rubric folder")
+    score.add_argument("--batch-size", type=int, default=256, help="items per engine batch (keep GRPO groups whole)")
+    score.add_argument("--concurrency", type=int, default=256, help="judge calls in flight")
+    score.add_argument("-q", "--quiet", action="store_true", help="no progress bar or tables")
+
+    rubric = sub.add_parser("rubric", help="rubric tools")
+    rubric_sub = rubric.add_subparsers(dest="rubric_command", required=True)
+    lint_parser = rubric_sub.add_parser("lint", help="report every problem of a rubric folder or file")
+    lint_parser.add_argument("path", nargs="?", default=str(DEFAULT_RUBRIC_DIR))
+    rubric_sub.add_parser("schema", help="print the JSON Schema of dimension and suite files")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    name = args.command + (f" {args.rubric_command}" if args.command == "rubric" else "")
+    try:
+        return COMMANDS[name](args)
+    except (RubricError, UnknownSuite) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        return 2
+    except FileNotFoundError as exc:
+        err.print(f"[red]error:[/red] {exc.filename}: file not found")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

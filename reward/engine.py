@@ -1,0 +1,216 @@
+"""The scoring engine: one batch of items in, one result per item out, in order.
+
+For a batch the engine parses every response once, runs the rule dimensions and the judges' pre-checks, then
+plans every (item, judge dimension) call: calls with the same content key (same prompt: GRPO groups repeat
+responses; evidence-only dimensions do not read the answer) are made once, cached results are reused, and the
+rest run concurrently under a limit, group by group so an endpoint's prefix cache stays warm. It then assembles
+each item's score vector, aggregates it per the suite, and gives invalid items their group's mean reward.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from policy.format import ParsedResponse, parse_response
+from reward.aggregate import aggregate, fill_invalid_rewards
+from reward.judges.base import Judge, JudgeReply, JudgeRequest
+from reward.judges.prompt import render_context, render_response_part
+from reward.rubric import Dimension, LoadedSuite
+from reward.rules import RULES, RuleResult
+from reward.schema import DimensionScore, Item, ItemResult
+
+log = logging.getLogger(__name__)
+
+EXCLUDED_REASONS = frozenset({"no_local_backend"})
+"""Unscored reasons that leave a dimension out of the aggregation instead of invalidating the item."""
+
+
+@dataclass
+class EngineStats:
+    """Counters since the engine started (exported as Prometheus metrics by the server)."""
+
+    items: int = 0
+    judge_calls_planned: int = 0
+    judge_calls_deduped: int = 0
+    judge_cache_hits: int = 0
+    judge_calls_made: int = 0
+    unscored: dict[str, int] = field(default_factory=dict)
+
+
+class ReplyCache:
+    """Exact-match cache of judge replies keyed by call content, bounded (least recently used out)."""
+
+    def __init__(self, max_entries: int = 200_000):
+        self.max_entries = max_entries
+        self._entries: OrderedDict[str, JudgeReply] = OrderedDict()
+
+    def get(self, key: str) -> JudgeReply | None:
+        reply = self._entries.get(key)
+        if reply is not None:
+            self._entries.move_to_end(key)
+        return reply
+
+    def put(self, key: str, reply: JudgeReply) -> None:
+        if reply.status != "ok":
+            return  # failures are retried next time, not remembered
+        self._entries[key] = reply
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def _hash(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode())
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+class Engine:
+    """Scores batches of items with one suite and one judge backend."""
+
+    def __init__(self, suite: LoadedSuite, judge: Judge, *, max_concurrency: int = 256, cache: ReplyCache | None = None):
+        self.suite = suite
+        self.judge = judge
+        self.max_concurrency = max_concurrency
+        self.cache = cache if cache is not None else ReplyCache()
+        self.stats = EngineStats()
+        self._dimension_hash = {
+            name: _hash(json.dumps(dim.model_dump(mode="json"), sort_keys=True)) for name, dim in suite.dimensions.items()
+        }
+
+    # -- rules ---------------------------------------------------------------------------------------------
+    def _run_rule(self, name: str, params: dict, item: Item, parsed: ParsedResponse) -> RuleResult | Exception:
+        try:
+            return RULES[name](item, parsed, params)
+        except Exception as exc:  # a rule bug must not take the batch down; the item records it
+            log.exception("rule %s failed on item %s", name, item.id)
+            return exc
+
+    def _rule_score(self, dimension: Dimension, item: Item, parsed: ParsedResponse) -> DimensionScore:
+        assert dimension.rule is not None
+        result = self._run_rule(dimension.rule.check, dimension.rule.params, item, parsed)
+        if isinstance(result, Exception):
+            return DimensionScore.unscored(dimension.layer, "rule", "rule_error", explanation=f"{type(result).__name__}: {result}")
+        return DimensionScore(score=result.score, layer=dimension.layer, backend="rule", explanation=result.explanation)
+
+    def _prechecks(self, dimension: Dimension, item: Item, parsed: ParsedResponse) -> dict[str, RuleResult]:
+        assert dimension.judge is not None
+        found = {}
+        for name in dimension.judge.prechecks:
+            result = self._run_rule(name, {}, item, parsed)
+            if isinstance(result, RuleResult):
+                found[name] = result
+        return found
+
+    # -- judge planning --------------------------------------------------------------------------------------
+    def _call_key(self, name: str, request: JudgeRequest, context_hash: str) -> str:
+        return _hash(self._dimension_hash[name], context_hash, render_response_part(request), json.dumps(
+            {rule: result.explanation for rule, result in request.prechecks.items()}, sort_keys=True))
+
+    async def _run_calls(self, requests: dict[str, JudgeRequest]) -> dict[str, JudgeReply]:
+        semaphore = asyncio.Semaphore(self.max_concurrency)
+
+        async def run(key: str, request: JudgeRequest) -> tuple[str, JudgeReply]:
+            async with semaphore:
+                try:
+                    reply = await self.judge.judge(request)
+                except Exception as exc:  # backends return unscored replies; this guards against their bugs
+                    log.exception("judge backend raised on %s/%s", request.item.id, request.dimension.name)
+                    reply = JudgeReply.unscored(self.judge.name, "judge_error", explanation=f"{type(exc).__name__}: {exc}")
+            self.cache.put(key, reply)
+            return key, reply
+
+        done = await asyncio.gather(*(run(key, request) for key, request in requests.items()))
+        return dict(done)
+
+    # -- scoring ---------------------------------------------------------------------------------------------
+    async def score(self, items: Sequence[Item]) -> list[ItemResult]:
+        """Score a batch; one `ItemResult` per item, in order. Never raises for a failed judgment."""
+        suite = self.suite
+        parsed_by_response: dict[str, ParsedResponse] = {}
+        parsed = [parsed_by_response.setdefault(item.response, parse_response(item.response)) for item in items]
+        context_hashes: dict[int, str] = {}
+
+        scores: list[dict[str, DimensionScore]] = [{} for _ in items]
+        pending: dict[str, JudgeRequest] = {}
+        slots: list[tuple[int, str, str]] = []
+        cached: dict[str, JudgeReply] = {}
+
+        # Group by group, in first-appearance order, so one group's calls are sent together.
+        group_rank: dict[str | None, int] = {}
+        order = sorted(range(len(items)), key=lambda i: group_rank.setdefault(items[i].group or f"\x00{i}", len(group_rank)))
+        for index in order:
+            item, item_parsed = items[index], parsed[index]
+            for name, dimension in suite.dimensions.items():
+                if dimension.rule is not None:
+                    scores[index][name] = self._rule_score(dimension, item, item_parsed)
+                    continue
+                request = JudgeRequest(dimension, item, item_parsed, self._prechecks(dimension, item, item_parsed))
+                context = context_hashes.setdefault(id(item), _hash(render_context(item)))
+                key = self._call_key(name, request, context)
+                request.key = key
+                slots.append((index, name, key))
+                self.stats.judge_calls_planned += 1
+                if key in pending or key in cached:
+                    self.stats.judge_calls_deduped += 1
+                    continue
+                hit = self.cache.get(key)
+                if hit is not None:
+                    self.stats.judge_cache_hits += 1
+                    cached[key] = JudgeReply(**{**hit.__dict__, "cached": True})
+                    continue
+                pending[key] = request
+
+        self.stats.judge_calls_made += len(pending)
+        replies = {**cached, **(await self._run_calls(pending) if pending else {})}
+        for index, name, key in slots:
+            scores[index][name] = replies[key].to_dimension_score(suite.dimensions[name])
+
+        results = [self._assemble(item, vector) for item, vector in zip(items, scores, strict=True)]
+        filled = fill_invalid_rewards([r.reward if r.valid else None for r in results], [i.group for i in items])
+        for result, reward in zip(results, filled, strict=True):
+            result.reward = reward
+        self.stats.items += len(items)
+        return results
+
+    def _assemble(self, item: Item, vector: dict[str, DimensionScore]) -> ItemResult:
+        suite = self.suite
+        bottom_line, behavioral, excluded, missing = {}, {}, [], []
+        for name, score in vector.items():
+            if score.status == "unscored":
+                self.stats.unscored[score.reason or "unknown"] = self.stats.unscored.get(score.reason or "unknown", 0) + 1
+                if score.reason in EXCLUDED_REASONS or score.layer == "behavioral":
+                    excluded.append(name)
+                else:
+                    missing.append(f"{name} ({score.reason})")
+                continue
+            (bottom_line if score.layer == "bottom_line" else behavioral)[name] = score.score
+        if missing:
+            return ItemResult(
+                id=item.id, reward=0.0, valid=False, reason="bottom-line unscored: " + ", ".join(missing),
+                dimensions=vector, excluded=excluded,
+            )
+        if suite.suite.aggregation == "gated" and not any(suite.weight(n) > 0 for n in behavioral):
+            return ItemResult(
+                id=item.id, reward=0.0, valid=False, reason="no behavioral dimension scored", dimensions=vector, excluded=excluded
+            )
+        combined = aggregate(suite.suite.aggregation, bottom_line, behavioral, suite.suite.dimensions, suite.suite.delta)
+        return ItemResult(
+            id=item.id, reward=combined.reward, gate=combined.gate, utility=combined.utility, valid=True,
+            dimensions=vector, excluded=excluded,
+        )
+
+    def score_sync(self, items: Sequence[Item]) -> list[ItemResult]:
+        """`score` for callers without an event loop."""
+        return asyncio.run(self.score(items))

@@ -1,0 +1,113 @@
+"""Parse a judge's reply per the rubric's output contract, verify its quotes, map its label to a score.
+
+Contracts: `tags` (`<think>...</think>`, optional `<quote doc="2">...</quote>`, then `<score>LABEL</score>`) and
+`json` (`{"reasoning": ..., "label": ..., "quotes": [{"doc": ..., "text": ...}]}`, optionally in a ```json fence).
+A label outside the scale is rejected, not clamped: clamping would let a response that injects "score: 10" win.
+Where the backend returned label probabilities, the score is their probability-weighted value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from reward.judges.base import Completion, JudgeRequest
+from reward.rules import verify_quote
+from reward.schema import Quote
+
+_SCORE = re.compile(r"<score>\s*(.*?)\s*</score>", re.IGNORECASE | re.DOTALL)
+_THINK = re.compile(r"<think>(.*?)</think>", re.IGNORECASE | re.DOTALL)
+_QUOTE = re.compile(r"<quote(?:\s+doc\s*=\s*[\"']?\s*(?:Doc\s*)?([^\"'>\s]+)[\"']?)?\s*>(.*?)</quote>", re.IGNORECASE | re.DOTALL)
+_JSON_FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
+MAX_EXPLANATION_CHARS = 2000
+
+
+class ParseError(Exception):
+    def __init__(self, reason: str, detail: str):
+        self.reason = reason
+        super().__init__(f"{reason}: {detail}")
+
+
+@dataclass
+class ParsedReply:
+    label: str
+    score: float
+    explanation: str | None
+    quotes: list[Quote] = field(default_factory=list)
+
+
+def _after_think(text: str) -> str:
+    # Reasoning models may discuss labels inside <think>; only what follows it is the verdict.
+    end = text.lower().rfind("</think>")
+    return text[end + len("</think>") :] if end >= 0 else text
+
+
+def _parse_tags(text: str) -> tuple[str, str | None, list[tuple[str | None, str]]]:
+    verdict = _after_think(text)
+    scores = _SCORE.findall(verdict)
+    if not scores:
+        raise ParseError("unparseable", "no <score>...</score> after the reasoning")
+    if len(set(s.strip() for s in scores)) > 1:
+        raise ParseError("unparseable", f"conflicting <score> tags {scores}")
+    think = _THINK.search(text)
+    explanation = think.group(1).strip() if think else _SCORE.sub("", verdict).strip() or None
+    quotes = [(doc, body.strip()) for doc, body in _QUOTE.findall(text)]
+    return scores[-1].strip(), explanation, quotes
+
+
+def _parse_json(text: str) -> tuple[str, str | None, list[tuple[str | None, str]]]:
+    verdict = _after_think(text)
+    fenced = _JSON_FENCE.search(verdict)
+    candidate = fenced.group(1) if fenced else verdict[verdict.find("{") : verdict.rfind("}") + 1]
+    try:
+        data = json.loads(candidate)
+    except json.JSONDecodeError as exc:
+        raise ParseError("unparseable", f"reply is not a JSON object ({exc.msg})") from None
+    if not isinstance(data, dict) or "label" not in data:
+        raise ParseError("unparseable", "JSON reply has no 'label'")
+    quotes = []
+    for entry in data.get("quotes") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("text"), str):
+            doc = entry.get("doc")
+            quotes.append((str(doc).removeprefix("Doc ").strip() if doc is not None else None, entry["text"]))
+        elif isinstance(entry, str):
+            quotes.append((None, entry))
+    reasoning = data.get("reasoning")
+    return str(data["label"]).strip(), reasoning if isinstance(reasoning, str) else None, quotes
+
+
+def parse_reply(completion: Completion, request: JudgeRequest) -> ParsedReply:
+    """Label, score, explanation and verified quotes of a reply; raises `ParseError` to trigger a retry."""
+    spec = request.dimension.judge
+    assert spec is not None
+    text = completion.text or ""
+    label, explanation, raw_quotes = (_parse_tags if spec.output == "tags" else _parse_json)(text)
+    label = label.strip().strip("\"'").strip()
+    score = spec.score_of(label)
+    if score is None:
+        allowed = ", ".join(entry.label for entry in spec.scale)
+        raise ParseError("label_out_of_scale", f"label {label[:40]!r} is not one of {allowed}")
+    quotes = [Quote(doc=doc, text=body, verified=verify_quote(body, request.item.evidence, doc)) for doc, body in raw_quotes]
+    if spec.quotes == "required" and not quotes:
+        raise ParseError("missing_quote", "the rubric requires a verbatim evidence quote")
+    failed = [q for q in quotes if not q.verified]
+    if failed and spec.quotes != "none":
+        raise ParseError("quote_not_in_evidence", f"quote {failed[0].text[:60]!r} is not in the evidence")
+    if completion.label_probs:
+        score = _expected_score(completion.label_probs, request) or score
+    if explanation and len(explanation) > MAX_EXPLANATION_CHARS:
+        explanation = explanation[:MAX_EXPLANATION_CHARS] + " …"
+    return ParsedReply(label=label, score=score, explanation=explanation, quotes=quotes)
+
+
+def _expected_score(label_probs: dict[str, float], request: JudgeRequest) -> float | None:
+    """Probability-weighted label value over the scale's labels (renormalised over the labels seen)."""
+    spec = request.dimension.judge
+    assert spec is not None
+    weights = {entry.label: label_probs.get(entry.label, 0.0) for entry in spec.scale}
+    mass = sum(weights.values())
+    if mass <= 0:
+        return None
+    value = sum(spec.score_of(label) * p for label, p in weights.items()) / mass
+    return min(1.0, max(0.0, value))

@@ -1,0 +1,359 @@
+"""Load and validate rubric YAML: one file per dimension, one file per suite.
+
+A broken rubric fails loudly at start-up with messages that name the file and the key. Files may pull shared
+text in with `include:` (a path or list of paths relative to the including file); included mappings are merged
+depth-first, keys of the including file win, and include cycles are an error. `lint` reports every problem of a
+rubric tree at once; `json_schema` exports the schemas for editors.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from reward.schema import Layer
+
+DEFAULT_RUBRIC_DIR = Path(__file__).resolve().parent.parent / "rubrics"
+
+Input = Literal["query", "history", "evidence", "response", "plan", "selected_evidence", "answer", "now"]
+"""Parts of (x, y) a dimension may read. `response` is the whole output; `plan`, `selected_evidence` and
+`answer` are its parsed parts (see `policy.format`)."""
+
+
+class RubricError(Exception):
+    """A rubric file is broken. `problems` holds one message per problem, each naming file and key."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScaleLabel(_Strict):
+    """One label the judge may answer with."""
+
+    label: str = Field(min_length=1, max_length=32)
+    """What the judge writes, e.g. `0`, `1`, `2`."""
+    score: float = Field(ge=0.0, le=1.0)
+    """The score this label maps to, in [0, 1]."""
+    anchor: str = Field(min_length=1)
+    """What a response earning this label looks like (shown to the judge)."""
+
+
+class JudgeSpec(_Strict):
+    """How an LLM judge scores the dimension."""
+
+    system: str = Field(min_length=1)
+    """System text shared by all judge dimensions (usually from `rubrics/common/judge.yaml`)."""
+    criterion: str = Field(min_length=1)
+    """What to check: the dimension's definition, what counts as a violation, and edge cases."""
+    scale: list[ScaleLabel] = Field(min_length=2)
+    """Labels the judge may give, with anchors and the score each maps to."""
+    output: Literal["tags", "json"] = "tags"
+    """Output contract: `tags` is `<think>...</think><score>LABEL</score>`; `json` is
+    `{"reasoning": ..., "label": ..., "quotes": [...]}`."""
+    contract: dict[str, str] = Field(default_factory=dict)
+    """Instruction text per output contract; `{labels}` is replaced by the label list."""
+    quotes: Literal["none", "optional", "required"] = "none"
+    """Whether the judge must quote evidence verbatim; quotes are verified and a failed quote invalidates the
+    judgment."""
+    prechecks: list[str] = Field(default_factory=list)
+    """Rules whose findings are given to the judge (e.g. `citations.valid`)."""
+
+    @field_validator("scale")
+    @classmethod
+    def _distinct_labels(cls, scale: list[ScaleLabel]) -> list[ScaleLabel]:
+        labels = [s.label for s in scale]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"labels must be distinct, got {labels}")
+        return scale
+
+    def score_of(self, label: str) -> float | None:
+        for entry in self.scale:
+            if entry.label == label.strip():
+                return entry.score
+        return None
+
+
+class RuleSpec(_Strict):
+    """A deterministic check that scores the dimension."""
+
+    check: str
+    """Registered rule name, e.g. `format.structure`."""
+    params: dict[str, Any] = Field(default_factory=dict)
+    """Keyword parameters of the rule."""
+
+
+class Dimension(_Strict):
+    """One reward dimension."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    """Identifier; equals the file name without `.yaml`."""
+    title: str
+    """Human-readable name."""
+    layer: Layer
+    """`bottom_line` (gated) or `behavioral` (weighted)."""
+    requirement: Literal["R1", "R2", "R3"]
+    """R1 robustness, R2 reliability and safety, R3 alignment with user needs."""
+    subset: str
+    """Group within the layer, e.g. `hallucination`, `evidence`, `usability`."""
+    description: str
+    """One-paragraph definition (SearchLLM Table 5)."""
+    inputs: list[Input] = Field(min_length=1)
+    """What the dimension reads; dimensions that do not read the response are computed once per distinct input."""
+    judge: JudgeSpec | None = None
+    rule: RuleSpec | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one_scorer(self) -> Dimension:
+        if (self.judge is None) == (self.rule is None):
+            raise ValueError("a dimension needs exactly one of 'judge' or 'rule'")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return "judge" if self.judge is not None else "rule"
+
+
+class Suite(_Strict):
+    """A named set of dimensions and how they aggregate into one reward."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_\-]*$")
+    """Identifier; equals the file name without `.yaml`."""
+    description: str = ""
+    aggregation: Literal["gated", "linear", "sum"] = "gated"
+    """`gated`: R = B x U; `linear`: weighted mean of all dimensions; `sum`: plain sum (ablations)."""
+    delta: float = Field(default=0.01, gt=0.0, le=1.0)
+    """Smoothing of the bottom-line geometric mean."""
+    dimensions: dict[str, float] = Field(min_length=1)
+    """Dimension name -> weight. Gated aggregation uses the weights of behavioral dimensions only."""
+
+    @field_validator("dimensions")
+    @classmethod
+    def _weights_nonnegative(cls, dimensions: dict[str, float]) -> dict[str, float]:
+        bad = [name for name, weight in dimensions.items() if weight < 0]
+        if bad:
+            raise ValueError(f"weights must be >= 0: {', '.join(bad)}")
+        return dimensions
+
+
+@dataclass(frozen=True)
+class LoadedSuite:
+    """A suite with its dimensions resolved and a version hash over all of them."""
+
+    suite: Suite
+    dimensions: dict[str, Dimension]
+    version: str
+    files: tuple[Path, ...]
+
+    @property
+    def name(self) -> str:
+        return self.suite.name
+
+    def weight(self, name: str) -> float:
+        return self.suite.dimensions[name]
+
+    def layer_of(self, name: str) -> Layer:
+        return self.dimensions[name].layer
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def load_yaml(path: Path, _stack: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """Read one YAML mapping with its includes resolved; raises `RubricError` naming the file."""
+    path = path.resolve()
+    if path in _stack:
+        cycle = " -> ".join(_display(p) for p in (*_stack, path))
+        raise RubricError([f"{_display(_stack[0])}: key 'include': include cycle {cycle}"])
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RubricError([f"{_display(path)}: file not found"]) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise RubricError([f"{_display(path)}: invalid YAML{where}: {getattr(exc, 'problem', exc)}"]) from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise RubricError([f"{_display(path)}: top level must be a mapping, got {type(data).__name__}"])
+    includes = data.pop("include", [])
+    if isinstance(includes, str):
+        includes = [includes]
+    if not isinstance(includes, list) or not all(isinstance(i, str) for i in includes):
+        raise RubricError([f"{_display(path)}: key 'include': must be a path or a list of paths"])
+    merged: dict[str, Any] = {}
+    for include in includes:
+        merged = _deep_merge(merged, load_yaml(path.parent / include, (*_stack, path)))
+    return _deep_merge(merged, data)
+
+
+def _validation_problems(path: Path, exc: ValidationError) -> list[str]:
+    problems = []
+    for error in exc.errors():
+        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        message = error["msg"]
+        if error["type"] == "extra_forbidden":
+            message = "unknown key"
+        problems.append(f"{_display(path)}: key '{key}': {message}")
+    return problems
+
+
+def load_dimension(path: Path) -> Dimension:
+    data = load_yaml(path)
+    try:
+        dimension = Dimension.model_validate(data)
+    except ValidationError as exc:
+        raise RubricError(_validation_problems(path, exc)) from None
+    problems = _check_references(path, dimension)
+    if dimension.name != path.stem:
+        problems.insert(0, f"{_display(path)}: key 'name': {dimension.name!r} must equal the file name {path.stem!r}")
+    if problems:
+        raise RubricError(problems)
+    return dimension
+
+
+def _check_references(path: Path, dimension: Dimension) -> list[str]:
+    from reward.rules import RULES  # rules import the schema only; imported here to keep load order simple
+
+    problems = []
+    names = [dimension.rule.check] if dimension.rule else list(dimension.judge.prechecks)
+    key = "rule.check" if dimension.rule else "judge.prechecks"
+    for name in names:
+        if name not in RULES:
+            problems.append(f"{_display(path)}: key '{key}': unknown rule {name!r}{did_you_mean(name, RULES)}")
+    if dimension.rule and dimension.rule.check in RULES:
+        problems.extend(
+            f"{_display(path)}: key 'rule.params': {message}"
+            for message in RULES[dimension.rule.check].check_params(dimension.rule.params)
+        )
+    if dimension.judge and "{labels}" not in dimension.judge.contract.get(dimension.judge.output, "{labels}"):
+        problems.append(f"{_display(path)}: key 'judge.contract.{dimension.judge.output}': must contain '{{labels}}'")
+    return problems
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(known), n=3)
+    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+
+
+def suite_path(name: str, root: Path = DEFAULT_RUBRIC_DIR) -> Path:
+    return root / "suites" / f"{name}.yaml"
+
+
+def list_suites(root: Path = DEFAULT_RUBRIC_DIR) -> list[str]:
+    return sorted(p.stem for p in (root / "suites").glob("*.yaml"))
+
+
+class UnknownSuite(LookupError):
+    def __init__(self, name: str, known: list[str]):
+        self.name, self.known = name, known
+        super().__init__(f"unknown suite {name!r}{did_you_mean(name, known)}; known suites: {', '.join(known)}")
+
+
+def load_suite(name_or_path: str | Path, root: Path = DEFAULT_RUBRIC_DIR) -> LoadedSuite:
+    """Load a suite by name (from `root/suites/`) or by path, with all its dimensions."""
+    path = Path(name_or_path)
+    if path.suffix not in (".yaml", ".yml"):
+        path = suite_path(str(name_or_path), root)
+        if not path.exists():
+            raise UnknownSuite(str(name_or_path), list_suites(root))
+    else:
+        root = path.resolve().parent.parent
+    data = load_yaml(path)
+    try:
+        suite = Suite.model_validate(data)
+    except ValidationError as exc:
+        raise RubricError(_validation_problems(path, exc)) from None
+    problems = []
+    if suite.name != path.stem:
+        problems.append(f"{_display(path)}: key 'name': {suite.name!r} must equal the file name {path.stem!r}")
+    dimensions: dict[str, Dimension] = {}
+    files = [path]
+    known = sorted(p.stem for p in (root / "dimensions").glob("*.yaml"))
+    for name in suite.dimensions:
+        dim_path = root / "dimensions" / f"{name}.yaml"
+        if not dim_path.exists():
+            problems.append(f"{_display(path)}: key 'dimensions.{name}': unknown dimension{did_you_mean(name, known)}")
+            continue
+        try:
+            dimensions[name] = load_dimension(dim_path)
+            files.append(dim_path)
+        except RubricError as exc:
+            problems.extend(exc.problems)
+    if not problems and suite.aggregation == "gated":
+        if not any(d.layer == "bottom_line" for d in dimensions.values()):
+            problems.append(f"{_display(path)}: key 'dimensions': gated aggregation needs a bottom-line dimension")
+        behavioral = [n for n, d in dimensions.items() if d.layer == "behavioral"]
+        if not behavioral or sum(suite.dimensions[n] for n in behavioral) <= 0:
+            problems.append(f"{_display(path)}: key 'dimensions': gated aggregation needs behavioral weight > 0")
+    if not problems and suite.aggregation == "linear" and sum(suite.dimensions.values()) <= 0:
+        problems.append(f"{_display(path)}: key 'dimensions': linear aggregation needs a positive total weight")
+    if problems:
+        raise RubricError(problems)
+    canonical = json.dumps(
+        {"suite": suite.model_dump(mode="json"), "dimensions": {n: d.model_dump(mode="json") for n, d in sorted(dimensions.items())}},
+        sort_keys=True,
+    )
+    version = hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    return LoadedSuite(suite=suite, dimensions=dimensions, version=version, files=tuple(files))
+
+
+def lint(root: Path = DEFAULT_RUBRIC_DIR) -> list[str]:
+    """Every problem of a rubric tree (dimension files, then suites), at once. Empty means clean."""
+    root = Path(root)
+    problems: list[str] = []
+    if root.is_file():
+        try:
+            if root.parent.name == "suites":
+                load_suite(root)
+            else:
+                load_dimension(root)
+        except RubricError as exc:
+            problems.extend(exc.problems)
+        return problems
+    dim_dir, suite_dir = root / "dimensions", root / "suites"
+    if not dim_dir.is_dir() and not suite_dir.is_dir():
+        return [f"{_display(root)}: no 'dimensions/' or 'suites/' folder"]
+    for path in sorted(dim_dir.glob("*.yaml")):
+        try:
+            load_dimension(path)
+        except RubricError as exc:
+            problems.extend(exc.problems)
+    for path in sorted(suite_dir.glob("*.yaml")):
+        try:
+            load_suite(path)
+        except RubricError as exc:
+            problems.extend(p for p in exc.problems if p not in problems)
+    return problems
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schemas of dimension and suite files, for editor validation (yaml-language-server)."""
+    return {"dimension": Dimension.model_json_schema(), "suite": Suite.model_json_schema()}

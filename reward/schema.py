@@ -1,0 +1,168 @@
+"""Pydantic models of the wire format: what the trainer sends and what the server answers.
+
+Every model that is sent over HTTP or written to the score log lives here, so the server, the CLI, the verl
+adapter and the dashboard agree on one shape. Field docstrings double as the JSON Schema descriptions.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Layer = Literal["bottom_line", "behavioral"]
+"""Layer I (bottom-line, hard constraints) or Layer II (behavioral objectives)."""
+
+Status = Literal["ok", "unscored"]
+"""`ok`: the score is real. `unscored`: no score could be produced; `reason` says why."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class Turn(_Strict):
+    """One earlier turn of the search session."""
+
+    role: Literal["user", "assistant", "system"]
+    """Who spoke."""
+    content: str
+    """What was said (the assistant's earlier answers included, so cross-turn conflicts can be judged)."""
+
+
+class Evidence(_Strict):
+    """One retrieved document offered to the policy."""
+
+    id: str = Field(min_length=1, max_length=64)
+    """Identifier the response cites, e.g. `"2"` for `[Doc 2]`."""
+    title: str = ""
+    """Document title."""
+    text: str
+    """Document body as the policy saw it."""
+    source: str = ""
+    """Where it came from (note search, web, a tool)."""
+    published: dt.date | None = None
+    """Publication date, when known; time-sensitive checks compare it with `Item.now`."""
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_as_string(cls, value: Any) -> Any:
+        # Retrieval systems often number documents; citations are matched as strings.
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class Item(_Strict):
+    """One interaction x = (query, history, evidence) and the policy's response y to score."""
+
+    id: str = Field(min_length=1, max_length=256)
+    """Caller's identifier, echoed in the result."""
+    group: str | None = Field(default=None, max_length=256)
+    """All rollouts of one prompt share a group (GRPO); judges route a group to one endpoint."""
+    query: str = Field(min_length=1)
+    """The user's current query."""
+    history: list[Turn] = Field(default_factory=list)
+    """Earlier turns of the session, oldest first."""
+    evidence: list[Evidence] = Field(default_factory=list)
+    """The candidate evidence set E offered to the policy."""
+    response: str
+    """The policy's whole output: intent plan, selected evidence and answer (see `policy.format`)."""
+    now: dt.date | None = None
+    """Date of the interaction, for time-sensitive checks."""
+
+    @field_validator("evidence")
+    @classmethod
+    def _unique_evidence_ids(cls, evidence: list[Evidence]) -> list[Evidence]:
+        seen: set[str] = set()
+        for doc in evidence:
+            if doc.id in seen:
+                raise ValueError(f"duplicate evidence id {doc.id!r}")
+            seen.add(doc.id)
+        return evidence
+
+    def evidence_by_id(self) -> dict[str, Evidence]:
+        return {doc.id: doc for doc in self.evidence}
+
+
+class ScoreRequest(_Strict):
+    """Body of `POST /v1/score`."""
+
+    suite: str = "searchllm"
+    """Name of the rubric suite to score with."""
+    items: list[Item] = Field(min_length=1)
+    """Items to score; results come back in the same order."""
+    step: int | None = Field(default=None, ge=0)
+    """Training step the items belong to, so the score log and dashboard can key curves by step."""
+    run: str | None = Field(default=None, max_length=128)
+    """Name of the training run (e.g. `gated` or `linear`), for side-by-side dashboards."""
+
+
+class Quote(_Strict):
+    """A verbatim span a judge quoted from the evidence, and whether it was found there."""
+
+    doc: str | None = None
+    """Evidence id the judge attributed the quote to, if it named one."""
+    text: str
+    """The quoted text."""
+    verified: bool
+    """True when the text occurs in the evidence (NFKC- and whitespace-normalised)."""
+
+
+class DimensionScore(_Strict):
+    """One dimension's verdict on one item."""
+
+    score: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Score in [0, 1]; `None` exactly when `status` is `unscored`."""
+    layer: Layer
+    """Layer of the dimension."""
+    backend: str
+    """What produced the score: `rule`, `local`, `openai:<model>`, `mock`."""
+    status: Status = "ok"
+    """`ok` or `unscored`."""
+    reason: str | None = None
+    """Why the dimension is unscored (e.g. `judge_timeout`, `unparseable`, `no_local_backend`)."""
+    explanation: str | None = None
+    """Short human-readable justification (rule findings or the judge's reasoning)."""
+    label: str | None = None
+    """The raw scale label the judge gave, when a judge scored it."""
+    quotes: list[Quote] = Field(default_factory=list)
+    """Evidence quotes the judge gave, with their verification."""
+    raw: str | None = None
+    """The judge's raw reply, kept when it could not be parsed."""
+
+    @classmethod
+    def unscored(cls, layer: Layer, backend: str, reason: str, **extra: Any) -> DimensionScore:
+        return cls(score=None, layer=layer, backend=backend, status="unscored", reason=reason, **extra)
+
+
+class ItemResult(_Strict):
+    """The reward server's answer for one item."""
+
+    id: str
+    """The item's id."""
+    reward: float
+    """Scalar reward R (gate x utility for the gated suite). For an invalid item inside a group: the mean reward
+    of the group's valid items, so its GRPO advantage is zero (see `valid`)."""
+    gate: float | None = None
+    """Bottom-line gate B (gated aggregation only)."""
+    utility: float | None = None
+    """Behavioral utility U (gated aggregation only)."""
+    valid: bool
+    """False when a required bottom-line dimension is unscored; the trainer should mask the sample."""
+    reason: str | None = None
+    """Why the item is invalid."""
+    dimensions: dict[str, DimensionScore]
+    """Per-dimension verdicts, keyed by dimension name."""
+    excluded: list[str] = Field(default_factory=list)
+    """Dimensions left out of the aggregation (e.g. no local backend in local mode)."""
+
+
+class ScoreResponse(_Strict):
+    """Body of the `POST /v1/score` reply."""
+
+    suite: str
+    """Suite that scored the batch."""
+    suite_version: str
+    """Content hash of the suite and every rubric it uses."""
+    results: list[ItemResult]
+    """One result per item, in request order."""

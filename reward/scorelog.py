@@ -1,0 +1,124 @@
+"""The durable score log: an append-only record of every scored item, for dashboards, shadow runs and audits.
+
+A log is a folder of JSONL segments. Each writer (one per server replica or CLI run) appends to its own segment,
+so concurrent replicas never interleave lines; a batch is flushed and fsynced before the reply leaves the server,
+so an item the trainer received a reward for is on disk. Readers merge all segments and skip a torn last line
+left by a crash. A record holds the item itself (for re-scoring in shadow runs), the suite and its rubric version
+hash, the run name and training step, and every dimension's score and status.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import os
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reward.schema import Item, ItemResult
+
+log = logging.getLogger(__name__)
+
+SEGMENT_BYTES = 256 * 1024 * 1024
+
+
+class ScoreRecord(BaseModel):
+    """One line of the score log."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    time: dt.datetime
+    """When the item was scored (UTC)."""
+    suite: str
+    """Suite name."""
+    suite_version: str
+    """Content hash of the suite and its rubrics."""
+    run: str | None = None
+    """Training run name, when the caller gave one."""
+    step: int | None = None
+    """Training step, when the caller gave one."""
+    group: str | None = None
+    """GRPO group of the item."""
+    result: ItemResult
+    """The full result: reward, gate, utility, validity and every dimension."""
+    item: Item | None = None
+    """The scored item, kept so a candidate evaluator can re-score logged traffic."""
+
+
+class ScoreLog:
+    """Appends records to this writer's own segment of a log folder."""
+
+    def __init__(self, folder: str | Path, *, keep_items: bool = True, writer: str | None = None):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.keep_items = keep_items
+        self.writer = writer or f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self._lock = threading.Lock()
+        self._handle = None
+        self._segment = 0
+
+    def _open(self):
+        if self._handle is None or self._handle.tell() > SEGMENT_BYTES:
+            if self._handle is not None:
+                self._handle.close()
+            stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+            self._segment += 1
+            path = self.folder / f"scores-{stamp}-{self.writer}-{self._segment:04d}.jsonl"
+            self._handle = path.open("a", encoding="utf-8")
+        return self._handle
+
+    def append(
+        self,
+        items: Sequence[Item],
+        results: Sequence[ItemResult],
+        *,
+        suite: str,
+        suite_version: str,
+        run: str | None = None,
+        step: int | None = None,
+    ) -> None:
+        """Append one batch and make it durable (flush + fsync) before returning."""
+        now = dt.datetime.now(dt.UTC)
+        lines = [
+            ScoreRecord(
+                time=now, suite=suite, suite_version=suite_version, run=run, step=step, group=item.group,
+                result=result, item=item if self.keep_items else None,
+            ).model_dump_json(exclude_none=True)
+            for item, result in zip(items, results, strict=True)
+        ]
+        with self._lock:
+            handle = self._open()
+            handle.write("\n".join(lines) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def close(self) -> None:
+        with self._lock:
+            if self._handle is not None:
+                self._handle.close()
+                self._handle = None
+
+
+def segments(folder: str | Path) -> list[Path]:
+    folder = Path(folder)
+    if folder.is_file():
+        return [folder]
+    return sorted(folder.glob("scores-*.jsonl"))
+
+
+def read_log(folder: str | Path) -> Iterator[ScoreRecord]:
+    """Every record of a log folder (or one segment file), segment by segment; torn lines are skipped."""
+    for path in segments(folder):
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    yield ScoreRecord.model_validate(json.loads(line))
+                except (json.JSONDecodeError, ValueError) as exc:
+                    log.warning("%s:%d: skipping unreadable record (%s)", path, number, type(exc).__name__)

@@ -1,0 +1,30 @@
+"""Test helpers: the small test suite's location, evidence, and items built in the policy format."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+from policy.format import Facet, render_response
+from reward.rubric import load_suite
+from reward.schema import Evidence, Item
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE_RUBRICS = ROOT / "tests" / "fixtures" / "rubrics"
+EXAMPLES = ROOT / "examples" / "items.jsonl"
+
+EVIDENCE = [
+    Evidence(id="1", title="Streaming", text="Skibidi is now streaming on Spotify, Apple Music and KKBox; the free tier is supported.",
+             source="web", published=dt.date(2025, 9, 2)),
+    Evidence(id="2", title="Premiere", text="The song premiered worldwide on 27 August 2025 at 10:00 on radio stations.",
+             source="news", published=dt.date(2025, 8, 20)),
+    Evidence(id="3", title="Succulents", text="Peach Egg succulents need bright light and little water.", source="note"),
+]
+
+
+def make_item(item_id: str, answer: str, *, group: str | None = "g1", selected=("1",), query="Where can I listen to Skibidi for free?") -> Item:
+    response = render_response([Facet("Where to stream it for free?", tuple(selected))], list(selected), answer)
+    return Item(id=item_id, group=group, query=query, evidence=EVIDENCE, response=response, now=dt.date(2026, 1, 10))
+
+

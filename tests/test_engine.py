@@ -1,0 +1,123 @@
+import asyncio
+
+import pytest
+
+from reward.aggregate import gate
+from reward.engine import Engine
+from reward.judges import JudgeTransportError, ScriptedJudge, by_dimension, tag_reply
+from reward.judges.base import Judge, JudgeReply
+from reward.rubric import load_suite
+from tests.support import EVIDENCE, FIXTURE_RUBRICS, make_item
+
+GOOD = "It is free on Spotify's free tier [Doc 1]."
+QUOTE = (EVIDENCE[0].id, "now streaming on Spotify")
+
+
+def grounded_ok(request, attempt):
+    return tag_reply("1", quote=QUOTE)
+
+
+def test_rewards_follow_the_gated_formula(mini_suite):
+    script = by_dimension({"grounded": tag_reply("1", quote=QUOTE), "useful": tag_reply("1")})
+    [result] = Engine(mini_suite, ScriptedJudge(script)).score_sync([make_item("a", GOOD)])
+    dims = result.dimensions
+    assert result.valid and dims["useful"].score == 0.5 and dims["grounded"].quotes[0].verified
+    b = gate([dims["grounded"].score, dims["format"].score], 0.01)
+    u = (3 * 0.5 + 1 * dims["evidence_fit"].score) / 4
+    assert result.gate == pytest.approx(b) and result.utility == pytest.approx(u)
+    assert result.reward == pytest.approx(b * u)
+
+
+def test_duplicate_rollouts_and_evidence_only_dimensions_are_judged_once(mini_suite):
+    judge = ScriptedJudge(by_dimension({"grounded": tag_reply("1", quote=QUOTE)}))
+    engine = Engine(mini_suite, judge)
+    items = [make_item("a", GOOD), make_item("b", GOOD), make_item("c", "Spotify has it for free [Doc 1].")]
+    results = engine.score_sync(items)
+    calls = [(item_id, dim) for item_id, dim, _ in judge.calls]
+    # a and b are identical: 3 judge dimensions once for them; c differs in its answer only, so evidence_fit is reused.
+    assert sorted(d for _, d in calls) == sorted(["grounded", "useful", "evidence_fit", "grounded", "useful"])
+    assert results[0].model_dump() == {**results[1].model_dump(), "id": "a"}
+    assert engine.stats.judge_calls_deduped == 4 and engine.stats.judge_calls_made == 5
+    engine.score_sync(items)
+    assert engine.stats.judge_cache_hits == 5 and len(judge.calls) == 5
+
+
+def test_unparseable_replies_are_retried_then_unscored_with_the_raw_reply(mini_suite):
+    script = by_dimension({"grounded": ["no verdict here", "<score>7</score>", "still nothing"]})
+    [result] = Engine(mini_suite, ScriptedJudge(script, parse_retries=2)).score_sync([make_item("a", GOOD, group=None)])
+    grounded = result.dimensions["grounded"]
+    assert grounded.status == "unscored" and grounded.score is None
+    assert grounded.reason == "unparseable" and grounded.raw == "still nothing"
+    assert not result.valid and "grounded (unparseable)" in result.reason
+
+
+def test_out_of_scale_label_is_rejected_not_clamped(mini_suite):
+    script = by_dimension({"useful": ["<score>10</score>", tag_reply("2")]})
+    [result] = Engine(mini_suite, ScriptedJudge(script)).score_sync([make_item("a", GOOD)])
+    assert result.dimensions["useful"].score == 1.0 and result.valid
+
+
+def test_a_quote_not_in_the_evidence_invalidates_the_judgment(mini_suite):
+    script = by_dimension({"grounded": tag_reply("1", quote=("1", "it is caused by bacteria"))})
+    [result] = Engine(mini_suite, ScriptedJudge(script, parse_retries=1)).score_sync([make_item("a", GOOD)])
+    assert result.dimensions["grounded"].reason == "quote_not_in_evidence"
+
+
+def test_invalid_items_take_their_group_mean_and_failures_are_never_zero(mini_suite):
+    def script(request, attempt):
+        if request.item.id == "bad" and request.dimension.name == "grounded":
+            raise JudgeTransportError("judge_timeout", "no answer in 30 s")
+        return by_dimension({"grounded": tag_reply("1", quote=QUOTE)})(request, attempt)
+
+    items = [make_item("good", GOOD), make_item("bad", GOOD + " Extra."), make_item("fine", "Free on Spotify [Doc 1].")]
+    results = Engine(mini_suite, ScriptedJudge(script)).score_sync(items)
+    bad = results[1]
+    assert not bad.valid and bad.dimensions["grounded"].reason == "judge_timeout"
+    assert bad.reward == pytest.approx((results[0].reward + results[2].reward) / 2)
+
+
+def test_unscored_behavioral_dimensions_are_excluded_from_utility(mini_suite):
+    class NoUseful(Judge):
+        name = "partial"
+
+        async def judge(self, request):
+            if request.dimension.name == "useful":
+                return JudgeReply.unscored(self.name, "no_local_backend")
+            return JudgeReply(backend=self.name, score=1.0, label="1")
+
+    [result] = Engine(mini_suite, NoUseful()).score_sync([make_item("a", GOOD)])
+    assert result.valid and result.excluded == ["useful"] and result.utility == pytest.approx(1.0)
+
+
+def test_a_backend_that_raises_yields_unscored_items_not_a_crash(mini_suite):
+    class Broken(Judge):
+        async def judge(self, request):
+            raise RuntimeError("bug")
+
+    [result] = Engine(mini_suite, Broken()).score_sync([make_item("a", GOOD, group=None)])
+    assert result.dimensions["useful"].reason == "judge_error" and not result.valid and result.reward == 0.0
+
+
+def test_calls_are_sent_group_by_group(mini_suite):
+    judge = ScriptedJudge(by_dimension({"grounded": tag_reply("1", quote=QUOTE)}))
+    items = [make_item(f"{g}{i}", f"Answer {i} for {g} [Doc 1].", group=g) for i in range(3) for g in ("x", "y")]
+    Engine(mini_suite, judge, max_concurrency=1).score_sync(items)
+    groups = [item_id[0] for item_id, _, _ in judge.calls]
+    assert groups == sorted(groups, key=lambda g: "xy".index(g))
+
+
+def test_linear_ablation_uses_all_dimensions(mini_suite):
+    linear = load_suite("mini-linear", FIXTURE_RUBRICS)
+    script = by_dimension({"grounded": tag_reply("1", quote=QUOTE), "useful": tag_reply("0")})
+    [result] = Engine(linear, ScriptedJudge(script)).score_sync([make_item("a", GOOD)])
+    assert result.gate is None and result.reward == pytest.approx((1 + 1 + 0 + 1) / 6)
+
+
+def test_concurrent_batches_share_one_engine(mini_suite):
+    engine = Engine(mini_suite, ScriptedJudge(by_dimension({"grounded": tag_reply("1", quote=QUOTE)}), latency_s=0.01))
+
+    async def both():
+        return await asyncio.gather(engine.score([make_item("a", GOOD)]), engine.score([make_item("b", "Other [Doc 1].")]))
+
+    first, second = asyncio.run(both())
+    assert first[0].id == "a" and second[0].id == "b" and first[0].valid and second[0].valid
