@@ -195,6 +195,8 @@ def load_yaml(path: Path, _stack: tuple[Path, ...] = ()) -> dict[str, Any]:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise RubricError([f"{_display(path)}: file not found"]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RubricError([f"{_display(path)}: cannot read ({type(exc).__name__}: {exc})"]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
@@ -210,7 +212,10 @@ def load_yaml(path: Path, _stack: tuple[Path, ...] = ()) -> dict[str, Any]:
         raise RubricError([f"{_display(path)}: key 'include': must be a path or a list of paths"])
     merged: dict[str, Any] = {}
     for include in includes:
-        merged = _deep_merge(merged, load_yaml(path.parent / include, (*_stack, path)))
+        target = path.parent / include
+        if not target.is_file():
+            raise RubricError([f"{_display(path)}: key 'include': {include!r} is not a file (relative to this file)"])
+        merged = _deep_merge(merged, load_yaml(target, (*_stack, path)))
     return _deep_merge(merged, data)
 
 
