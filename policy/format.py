@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import NamedTuple
 
 PARTS = ("plan", "evidence", "answer")
 
@@ -32,10 +34,14 @@ _CITATION = re.compile(r"\[\s*Doc\s*([^\[\]]{1,200}?)\s*\]", re.IGNORECASE)
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 _PLAN_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+(.*\S)\s*$")
 _NONE_WORDS = {"", "none", "n/a", "-"}
+_ID_SEPARATOR = re.compile(r"[,;，]")
+_DOC_PREFIX = re.compile(r"^Doc\s*", re.IGNORECASE)
+_STRIP_CITATION = re.compile(r"\s*" + _CITATION.pattern, re.IGNORECASE)
+_DECIMAL = re.compile(r"\d\.$")
+_ABBREVIATION = re.compile(r"(?:e\.g|i\.e|vs|etc|approx|Dr|Mr|Ms|No)\.$")
 
 
-@dataclass(frozen=True)
-class Citation:
+class Citation(NamedTuple):
     """One `[Doc ...]` marker in the answer."""
 
     ids: tuple[str, ...]
@@ -50,8 +56,7 @@ class Citation:
     """True when a part of the marker is not a valid id (e.g. `[Doc two]`)."""
 
 
-@dataclass(frozen=True)
-class Facet:
+class Facet(NamedTuple):
     """One line of the intent plan."""
 
     text: str
@@ -91,7 +96,7 @@ class ParsedResponse:
                 seen.setdefault(doc_id, None)
         return list(seen)
 
-    @property
+    @cached_property
     def answer_text(self) -> str:
         """The answer with citation markers removed, for judges and similarity checks."""
         return strip_citations(self.answer or "")
@@ -107,8 +112,11 @@ def parse_citations(text: str) -> list[Citation]:
     """
     citations = []
     for match in _CITATION.finditer(text):
-        parts = [p.strip() for p in re.split(r"[,;，]", match.group(1))]
-        parts = [re.sub(r"^Doc\s*", "", p, flags=re.IGNORECASE) for p in parts]
+        inner = match.group(1)
+        if inner.isdigit():  # the common case, "[Doc 2]"
+            citations.append(Citation(ids=(inner,), start=match.start(), end=match.end(), raw=match.group(0)))
+            continue
+        parts = [_DOC_PREFIX.sub("", p.strip()) for p in _ID_SEPARATOR.split(inner)]
         ids = tuple(p for p in parts if _ID.match(p))
         malformed = len(ids) != len(parts) or not ids
         citations.append(Citation(ids=ids, start=match.start(), end=match.end(), raw=match.group(0), malformed=malformed))
@@ -121,7 +129,7 @@ def strip_citations(text: str) -> str:
     >>> strip_citations("Free on Spotify [Doc 1,6].")
     'Free on Spotify.'
     """
-    return re.sub(r"\s*" + _CITATION.pattern, "", text, flags=re.IGNORECASE)
+    return _STRIP_CITATION.sub("", text)
 
 
 def parse_id_list(text: str) -> tuple[list[str], list[str]]:
@@ -130,7 +138,7 @@ def parse_id_list(text: str) -> tuple[list[str], list[str]]:
     tokens = [t.strip() for t in re.split(r"[,;\n，]", cleaned)]
     ids, bad = [], []
     for token in tokens:
-        token = re.sub(r"^Doc\s*", "", token, flags=re.IGNORECASE).strip()
+        token = _DOC_PREFIX.sub("", token).strip()
         if token.lower() in _NONE_WORDS:
             continue
         (ids if _ID.match(token) else bad).append(token)
@@ -265,9 +273,9 @@ def _split_keep_citations(block: str) -> list[str]:
         end = match.end()
         before = block[max(0, match.start() - 3) : match.start() + 1]
         # Do not split decimals or common abbreviations such as "e.g." / "approx.".
-        if re.search(r"\d\.$", before) and end < len(block) and block[end : end + 1].isdigit():
+        if _DECIMAL.search(before) and end < len(block) and block[end : end + 1].isdigit():
             continue
-        if re.search(r"(?:e\.g|i\.e|vs|etc|approx|Dr|Mr|Ms|No)\.$", block[max(0, match.start() - 6) : match.start() + 1]):
+        if block[match.start()] == "." and _ABBREVIATION.search(block[max(0, match.start() - 6) : match.start() + 1]):
             continue
         parts.append(block[start:end])
         start = end

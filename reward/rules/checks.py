@@ -156,6 +156,7 @@ def citations_valid(item: Item, parsed: ParsedResponse, params: CitationParams) 
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _WORD = re.compile(r"\w+", re.UNICODE)
+_PUNCTUATION = str.maketrans({ch: " " for ch in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\u2018\u2019\u201c\u201d\u2013\u2014\u2026\u00b7"})
 
 
 def tokens(text: str) -> list[str]:
@@ -164,6 +165,9 @@ def tokens(text: str) -> list[str]:
     >>> tokens("Use 2 fungicides, e.g. 多菌灵")
     ['use', '2', 'fungicides', 'e', 'g', '多', '菌', '灵']
     """
+    if not _CJK.search(text):
+        # str.translate + split is several times faster than a regex on a few KB, and this runs per rollout.
+        return text.lower().translate(_PUNCTUATION).split()
     out: list[str] = []
     for word in _WORD.findall(text.lower()):
         if _CJK.search(word):
@@ -188,16 +192,16 @@ def repetition_ngram(item: Item, parsed: ParsedResponse, params: RepetitionParam
     """
     text = parsed.answer_text if parsed.answer is not None else item.response
     words = tokens(text)
-    grams = [tuple(words[i : i + params.n]) for i in range(len(words) - params.n + 1)]
+    grams = list(zip(*(words[i:] for i in range(params.n))))
     counts = Counter(grams)
     repeated = sum(c - 1 for c in counts.values() if c > 1)
     rate = repeated / len(grams) if grams else 0.0
-    sentences = [" ".join(tokens(s)) for s in split_sentences(text)]
-    duplicate_sentences = [s for s, c in Counter(sentences).items() if c > 1 and len(s.split()) >= 3]
+    sentences = [s.strip(" -*#>.!?").lower() for line in text.split("\n") for s in line.split(". ")]
+    duplicate_sentences = [s for s, c in Counter(sentences).items() if c > 1 and s.count(" ") >= 2]
     score = max(0.0, 1.0 - rate / (2 * params.max_rate))
     if duplicate_sentences:
         score = min(score, 0.5)
-    top = [" ".join(g) for g, c in counts.most_common(3) if c > 1]
+    top = [" ".join(g) for g, c in counts.most_common(3) if c > 1] if repeated else []
     return RuleResult(
         score=round(score, 6),
         passed=rate <= params.max_rate and not duplicate_sentences,
@@ -222,6 +226,10 @@ _REFUSAL = re.compile(
 )
 
 
+# Every refusal pattern contains one of these; they gate the slower regex.
+_REFUSAL_CUES = ("n't", "n'", "not", "unable", "no ", "insufficient")
+
+
 @rule("refusal.detect")
 def refusal_detect(item: Item, parsed: ParsedResponse, params: _Params) -> RuleResult:
     """Whether the answer declines for lack of evidence. A detector: `passed` means "not a refusal".
@@ -229,8 +237,9 @@ def refusal_detect(item: Item, parsed: ParsedResponse, params: _Params) -> RuleR
     Findings: `refusal` (bool), the matched phrase, and whether any evidence was selected.
     """
     text = parsed.answer_text if parsed.answer is not None else item.response
-    head = " ".join(split_sentences(text)[:3])
-    match = _REFUSAL.search(head)
+    head = text[:600]  # a refusal comes first; the rest of a long answer is not read
+    lowered = head.lower()
+    match = _REFUSAL.search(head) if any(cue in lowered for cue in _REFUSAL_CUES) else None
     refusal = match is not None
     return RuleResult(
         score=1.0 if refusal else 0.0,
@@ -258,6 +267,14 @@ _JUDGE_ADDRESS = re.compile(
 )
 
 
+# Cheap substring checks decide whether the (slow) full pattern needs to run at all.
+_JUDGE_TRIGGERS = (
+    "ignore", "disregard", "forget", "override", "evaluat", "judge", "grader", "review", "rater", "scorer",
+    "reward model", "dear ", "attention", "give", "award", "assign", "rate", "score", "deserve", "think>",
+    "label>", "rubric>", "system>", '"label"',
+)
+
+
 def judge_addressing_spans(text: str) -> list[str]:
     """Phrases in `text` that address an evaluator or imitate the judge's output contract.
 
@@ -266,7 +283,17 @@ def judge_addressing_spans(text: str) -> list[str]:
     >>> judge_addressing_spans("Apply fungicide twice, 7 days apart.")
     []
     """
-    return [m.group(0) for m in _JUDGE_ADDRESS.finditer(text)]
+    spans: list[str] = []
+    lowered = text.lower()
+    present = [trigger for trigger in _JUDGE_TRIGGERS if trigger in lowered]
+    if not present:
+        return spans
+    # The full pattern is slow on long text; run it only on the lines that contain a trigger.
+    for line in text.splitlines():
+        lowered_line = line.lower()
+        if any(trigger in lowered_line for trigger in present):
+            spans.extend(m.group(0) for m in _JUDGE_ADDRESS.finditer(line))
+    return spans
 
 
 @rule("injection.judge_address")

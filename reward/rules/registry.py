@@ -56,11 +56,20 @@ class Rule:
         return []
 
     def __call__(self, item: Item, parsed: ParsedResponse, params: dict[str, Any] | None = None) -> RuleResult:
-        validated = self.params.model_validate(params or {})
+        # Rules run per rollout; validating the (usually default) parameters once keeps that off the hot path.
+        validated = self._defaults if not params else self.params.model_validate(params)
         return self.function(item, parsed, validated)
+
+    @property
+    def _defaults(self) -> BaseModel:
+        cached = _DEFAULTS.get(self.name)
+        if cached is None:
+            cached = _DEFAULTS[self.name] = self.params()
+        return cached
 
 
 RULES: dict[str, Rule] = {}
+_DEFAULTS: dict[str, BaseModel] = {}
 
 
 def rule(name: str, params: type[BaseModel] = NoParams) -> Callable[[RuleFunction], RuleFunction]:
@@ -75,6 +84,7 @@ def rule(name: str, params: type[BaseModel] = NoParams) -> Callable[[RuleFunctio
         if existing is not None and not same:
             raise ValueError(f"rule {name!r} is already registered by {existing.function.__module__}")
         RULES[name] = Rule(name=name, function=function, params=params)
+        _DEFAULTS.pop(name, None)
         return function
 
     return register
