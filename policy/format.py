@@ -99,7 +99,16 @@ class ParsedResponse:
     @cached_property
     def answer_text(self) -> str:
         """The answer with citation markers removed, for judges and similarity checks."""
-        return strip_citations(self.answer or "")
+        answer = self.answer or ""
+        if not self.citations:
+            return answer
+        # Cut the known marker spans (and the whitespace before each) instead of re-scanning the text.
+        pieces, position = [], 0
+        for citation in self.citations:
+            pieces.append(answer[position : citation.start].rstrip())
+            position = citation.end
+        pieces.append(answer[position:])
+        return "".join(pieces)
 
 
 def parse_citations(text: str) -> list[Citation]:

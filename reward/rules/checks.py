@@ -193,15 +193,14 @@ def repetition_ngram(item: Item, parsed: ParsedResponse, params: RepetitionParam
     text = parsed.answer_text if parsed.answer is not None else item.response
     words = tokens(text)
     grams = list(zip(*(words[i:] for i in range(params.n))))
-    counts = Counter(grams)
-    repeated = sum(c - 1 for c in counts.values() if c > 1)
+    repeated = len(grams) - len(set(grams))
     rate = repeated / len(grams) if grams else 0.0
     sentences = [s.strip(" -*#>.!?").lower() for line in text.split("\n") for s in line.split(". ")]
     duplicate_sentences = [s for s, c in Counter(sentences).items() if c > 1 and s.count(" ") >= 2]
     score = max(0.0, 1.0 - rate / (2 * params.max_rate))
     if duplicate_sentences:
         score = min(score, 0.5)
-    top = [" ".join(g) for g, c in counts.most_common(3) if c > 1] if repeated else []
+    top = [" ".join(g) for g, c in Counter(grams).most_common(3) if c > 1] if repeated else []
     return RuleResult(
         score=round(score, 6),
         passed=rate <= params.max_rate and not duplicate_sentences,
