@@ -18,7 +18,7 @@ def _fmt(value: float | None) -> str:
 
 def items_table(results: Sequence[ItemResult], suite: LoadedSuite) -> Table:
     table = Table(title=f"Rewards ({suite.name}, {suite.suite.aggregation}, version {suite.version})")
-    table.add_column("item")
+    table.add_column("item", overflow="fold")
     table.add_column("reward", justify="right")
     table.add_column("gate B", justify="right")
     table.add_column("utility U", justify="right")
@@ -40,7 +40,8 @@ def items_table(results: Sequence[ItemResult], suite: LoadedSuite) -> Table:
 
 def dimensions_table(results: Sequence[ItemResult], suite: LoadedSuite) -> Table:
     table = Table(title="Per-dimension scores")
-    for column, justify in (("dimension", "left"), ("layer", "left"), ("backend", "left"), ("mean", "right"),
+    table.add_column("dimension", no_wrap=True, min_width=len(max(suite.dimensions, key=len)))
+    for column, justify in (("layer", "left"), ("backend", "left"), ("mean", "right"),
                             ("min", "right"), ("max", "right"), ("unscored", "right")):
         table.add_column(column, justify=justify)
     for name, dimension in suite.dimensions.items():
