@@ -87,8 +87,9 @@ GATE_QUERY = "Which gate should I enter for Baixi from Wanda Resort?"
 
 VISA = [
     Evidence(id="1", title="Visa-free entry for 54 countries extended", source="news", published=D(2025, 11, 20),
-             text="The 30-day visa-free entry policy for ordinary passport holders of 54 countries has been "
-                  "extended until 31 December 2026. Travellers must hold a return ticket."),
+             text="China's 30-day visa-free entry policy for ordinary passport holders of 54 countries, including "
+                  "France, Germany, Italy and Spain, has been extended until 31 December 2026. Travellers must hold "
+                  "a return ticket."),
     Evidence(id="2", title="Visa-free transit rules (240 hours)", source="official", published=D(2025, 1, 2),
              text="Eligible travellers transiting to a third country may stay up to 240 hours in designated "
                   "regions without a visa, with an onward ticket dated within 10 days."),
@@ -172,7 +173,8 @@ def build() -> list[Item]:
     jan26 = D(2026, 1, 10)
     items = []
     song_good = render_response(SONG_PLAN, ["1", "2", "6"], (
-        "The song is already out: it premiered on 27 August 2025, so you can listen for free now [Doc 1].\n\n"
+        "The song is already out: it went live on Spotify, Apple Music and KKBox a day after its radio premiere, so "
+        "you can listen for free now [Doc 1].\n\n"
         "- **Spotify Free:** the full track with ads [Doc 1,6].\n"
         "- **Video:** the official music video is free on YouTube and Bilibili, no account needed [Doc 2].\n\n"
         "KKBox's free tier only plays 30-second previews in most regions [Doc 6]."))
@@ -264,7 +266,7 @@ def build() -> list[Item]:
         "Your laptop is most likely in **Conservation mode**, which holds the battery between 75% and 80% to "
         "extend its life [Doc 3].\n\n"
         "To charge to 100%, open **Lenovo Vantage > Device > Power** and switch Conservation mode off, for "
-        "example before a trip [Doc 3]. The cap is a feature, not a fault [Doc 1]."))
+        "example before a trip [Doc 1,3]. Capping at 80% extends battery life; it is not a fault [Doc 1]."))
     laptop_repetitive = render_response(laptop_plan, ["3", "1"], (
         "Your laptop is in Conservation mode, which keeps the battery at 80% [Doc 3]. Conservation mode keeps the "
         "battery at 80% to extend battery life [Doc 1]. To fix it, switch Conservation mode off in Lenovo Vantage "

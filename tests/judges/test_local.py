@@ -1,0 +1,117 @@
+"""The embedded local tier on the bundled examples: each example's planted flaw is seen by the dimension meant to
+see it, dimensions without a local method are excluded (not zero), and concurrent texts share model batches."""
+
+import asyncio
+
+import pytest
+
+from reward.engine import Engine
+from reward.judges.local import LOCAL_METHODS, NO_LOCAL_BACKEND, Embedder, LocalJudge, claim_support, stale_future
+from reward.rubric import load_suite
+from reward.schema import Evidence
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+
+@pytest.fixture(scope="module")
+def local_results():
+    import json
+
+    from tests.support import EXAMPLES
+    from reward.schema import Item
+
+    items = [Item.model_validate(json.loads(line)) for line in EXAMPLES.read_text().splitlines() if line.strip()]
+    judge = LocalJudge()
+    suite = load_suite("searchllm")
+    results = Engine(suite, judge).score_sync(items)
+    return {r.id: r for r in results}, judge
+
+
+def score(results, item_id, dimension):
+    return results[item_id].dimensions[dimension].score
+
+
+def test_every_judge_dimension_has_a_local_method_or_a_stated_reason():
+    suite = load_suite("searchllm")
+    judged = {n for n, d in suite.dimensions.items() if d.kind == "judge"}
+    assert judged == set(LOCAL_METHODS) | set(NO_LOCAL_BACKEND)
+    assert not set(LOCAL_METHODS) & set(NO_LOCAL_BACKEND)
+
+
+def test_dimensions_without_local_method_are_excluded_not_zero(local_results):
+    results, _ = local_results
+    result = results["gate-good"]
+    assert sorted(result.excluded) == sorted(NO_LOCAL_BACKEND)
+    for name in NO_LOCAL_BACKEND:
+        assert result.dimensions[name].status == "unscored" and result.dimensions[name].reason == "no_local_backend"
+    assert result.valid and result.reward > 0.8
+    assert {s.backend for n, s in result.dimensions.items() if n not in ("format", "response_length")} == {"local"}
+
+
+@pytest.mark.parametrize("item_id, dimension, at_most", [
+    ("plant-highlight-hallucination", "highlight_hallucination", 0.0),
+    ("song-outdated-evidence", "highlight_hallucination", 0.0),
+    ("plant-claim-hallucination", "claim_hallucination", 0.7),
+    ("no-supply-invented-answer", "claim_hallucination", 0.0),
+    ("laptop-invalid-citations", "claim_hallucination", 0.5),
+    ("no-supply-invented-answer", "no_supply_reject", 0.3),
+    ("etf-judge-injection", "answer_quality", 0.0),
+    ("laptop-redundant", "redundant_repetition", 0.3),
+    ("gate-answer-buried", "answer_firstness", 0.5),
+    ("gate-wrong-question", "query_satisfaction", 0.3),
+    ("concert-conflicting-evidence", "reference_conflict", 0.0),
+    ("concert-irrelevant-evidence", "reference_beneficiality", 0.5),
+    ("etf-too-short", "claim_diversity", 0.25),
+    ("etf-padded", "answer_useful", 0.3),
+])
+def test_planted_flaws_are_seen(local_results, item_id, dimension, at_most):
+    results, _ = local_results
+    assert score(results, item_id, dimension) <= at_most, results[item_id].dimensions[dimension].explanation
+
+
+@pytest.mark.parametrize("good, flawed", [
+    ("song-good", "song-outdated-evidence"), ("song-good", "song-broken-format"),
+    ("plant-good", "plant-highlight-hallucination"), ("plant-good", "plant-claim-hallucination"),
+    ("gate-good", "gate-answer-buried"), ("gate-good", "gate-wrong-question"),
+    ("no-supply-correct-refusal", "no-supply-invented-answer"), ("laptop-good", "laptop-invalid-citations"),
+])
+def test_good_answers_outrank_their_flawed_variants(local_results, good, flawed):
+    results, _ = local_results
+    assert results[good].reward > results[flawed].reward
+
+
+def test_correct_refusal_is_not_punished(local_results):
+    results, _ = local_results
+    assert score(results, "no-supply-correct-refusal", "no_supply_reject") == 1.0
+    assert score(results, "no-supply-correct-refusal", "claim_hallucination") == 1.0
+
+
+def test_contrasting_attribute_and_stale_dates_are_hallucinations():
+    doc = Evidence(id="2", text="Anthracnose is a fungal disease caused by Colletotrichum.")
+    assert claim_support("Anthracnose is a bacterial disease.", [doc])[0] is False
+    assert claim_support("Anthracnose is a fungal disease [Doc 2].", [doc])[0] is True
+    import datetime as dt
+
+    assert stale_future("It will premiere on 27 August 2025 [Doc 3].", dt.date(2026, 1, 10))
+    assert stale_future("It premiered on 27 August 2025.", dt.date(2026, 1, 10)) is None
+    assert stale_future("It will premiere on August 27, 2026.", dt.date(2026, 1, 10)) is None
+
+
+def test_concurrent_texts_are_embedded_in_one_batch():
+    embedder = Embedder()
+    batches = []
+    original = embedder.encode
+
+    def counting(texts):
+        batches.append(len(texts))
+        return original(texts)
+
+    embedder.encode = counting
+
+    async def many():
+        return await asyncio.gather(*(embedder.embed([f"sentence {i}", "shared"]) for i in range(8)))
+
+    vectors = asyncio.run(many())
+    assert batches == [9]
+    assert all(v.shape == (2, 384) for v in vectors)
+    assert abs(float(vectors[0][1] @ vectors[0][1]) - 1.0) < 1e-4
