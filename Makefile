@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml requirements.lock
 setup: $(STAMP)
 
 run: setup
-	$(BIN)/reward score --suite searchllm --input examples/items.jsonl --output examples/results.jsonl
+	$(BIN)/reward serve --config configs/serve/local.yaml --demo examples/items.jsonl
 
 test: setup
 	$(BIN)/reward rubric lint rubrics

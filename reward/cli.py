@@ -111,6 +111,45 @@ def schema_command(args: argparse.Namespace) -> int:
     return 0
 
 
+@_command("serve")
+def serve_command(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    import yaml
+
+    from reward.serve import ServerArgs
+    from reward.server_runner import start_server, stop_server
+
+    host, port, app_args = args.host, args.port, {}
+    if args.config:
+        config = yaml.safe_load(Path(args.config).read_text(encoding="utf-8"))
+        http = config.get("http_options") or {}
+        host, port = args.host or http.get("host"), args.port or http.get("port")
+        app_args = dict(config["applications"][0].get("args") or {})
+    for key, value in (("judge", args.judge), ("score_log", args.log_dir), ("rubrics", args.rubrics)):
+        if value is not None:
+            app_args[key] = value
+    server_args = ServerArgs.model_validate(app_args)
+    url = start_server(server_args, host=host or "127.0.0.1", port=port or 8000)
+    err.print(f"[green]serving[/green] {url} (judge {server_args.judge}, score log {server_args.score_log})")
+    if args.demo:
+        from reward.server_runner import score_file_over_http
+
+        score_file_over_http(url, Path(args.demo), suite=args.suite)
+        err.print(f"[green]reward server running at {url}[/green]  (POST /v1/score, GET /v1/suites, /metrics, "
+                  "/dashboard); Ctrl-C stops it")
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        while not stop.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
+    stop_server()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reward", description="Multi-dimensional reward server for generative search.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
@@ -125,6 +164,16 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--batch-size", type=int, default=256, help="items per engine batch (keep GRPO groups whole)")
     score.add_argument("--concurrency", type=int, default=256, help="judge calls in flight")
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bar or tables")
+
+    serve = sub.add_parser("serve", help="run the reward server (Ray Serve) until Ctrl-C")
+    serve.add_argument("--config", help="a Serve config file (configs/serve/local.yaml); flags override it")
+    serve.add_argument("--host", default=None, help="bind address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=None, help="port (default 8000)")
+    serve.add_argument("--judge", default=None, help="judge backend: local (default), mock, or configs/judges/*.yaml")
+    serve.add_argument("--log-dir", default=None, help="score log folder (default var/scores)")
+    serve.add_argument("--rubrics", default=None, help="rubric folder")
+    serve.add_argument("--demo", help="after start, score this JSONL through HTTP and print the tables")
+    serve.add_argument("--suite", default="searchllm", help="suite for --demo")
 
     rubric = sub.add_parser("rubric", help="rubric tools")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", required=True)

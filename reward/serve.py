@@ -1,0 +1,327 @@
+"""The reward server: a Ray Serve application with an HTTP ingress and a scoring deployment it fans out to.
+
+`build_app(args: ServerArgs)` is the typed builder (`serve run configs/serve/local.yaml` and `reward serve` both
+use it). The ingress (FastAPI) validates requests, enforces size limits and auth, splits a batch into chunks that
+keep GRPO groups whole, scores the chunks concurrently on `Scorer` replicas through a `DeploymentHandle`, writes
+every scored item to the durable score log before replying, and exports Prometheus metrics. Limits live in
+`user_config`, so they change without a redeploy.
+"""
+
+
+import asyncio
+import json
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from ray import serve
+from ray.serve import Application
+from ray.serve.handle import DeploymentHandle
+
+from reward.rubric import DEFAULT_RUBRIC_DIR, RubricError, UnknownSuite, did_you_mean, load_suite
+from reward.schema import Item, ItemResult, ScoreRequest, ScoreResponse
+
+log = logging.getLogger(__name__)
+
+
+class Limits(BaseModel):
+    """Request limits and fan-out, changeable at run time through `user_config`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_items: int = Field(default=4096, ge=1)
+    """Most items in one request (a GRPO step of 128 prompts x 16 rollouts is 2048)."""
+    max_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
+    """Largest request body, in bytes."""
+    chunk_items: int = Field(default=256, ge=1)
+    """Items per scoring call; groups are never split across chunks."""
+    chunk_retries: int = Field(default=2, ge=0)
+    """Retries of a chunk whose scoring replica failed (e.g. died mid-request)."""
+
+
+class ServerArgs(BaseModel):
+    """Arguments of the application builder (the `args:` of a Serve config file)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suites: list[str] = Field(default_factory=lambda: ["searchllm", "searchllm-linear", "searchllm-sum"])
+    """Suites to load; a request names one of them."""
+    rubrics: str = str(DEFAULT_RUBRIC_DIR)
+    """Rubric folder."""
+    judge: str = "local"
+    """Judge backend: `local`, `mock`, or a judge endpoint config (configs/judges/*.yaml)."""
+    judge_concurrency: int = Field(default=256, ge=1)
+    """Judge calls in flight per scoring replica."""
+    score_log: str | None = "var/scores"
+    """Folder of the durable score log; None disables it."""
+    token_env: str = "REWARD_SERVER_TOKEN"
+    """Environment variable holding the bearer token; when it is unset or empty, no auth."""
+    limits: Limits = Field(default_factory=Limits)
+    scorer_replicas: int = Field(default=1, ge=1)
+    ingress_replicas: int = Field(default=1, ge=1)
+
+
+class Metrics:
+    """Prometheus metrics of one ingress replica (scraped at its `/metrics`)."""
+
+    def __init__(self) -> None:
+        from prometheus_client import CollectorRegistry, Counter, Histogram
+
+        self.registry = CollectorRegistry()
+        buckets = [i / 10 for i in range(11)]
+        self.dimension_score = Histogram("reward_dimension_score", "Per-dimension scores", ["suite", "dimension"],
+                                         buckets=buckets, registry=self.registry)
+        self.reward = Histogram("reward_reward", "Scalar rewards", ["suite"], buckets=buckets, registry=self.registry)
+        self.unscored = Counter("reward_unscored", "Unscored dimensions by reason", ["suite", "dimension", "reason"],
+                                registry=self.registry)
+        self.items = Counter("reward_items", "Scored items", ["suite", "valid"], registry=self.registry)
+        self.requests = Counter("reward_requests", "Requests by status code", ["code"], registry=self.registry)
+        self.latency = Histogram("reward_request_latency_seconds", "Latency of /v1/score", registry=self.registry,
+                                 buckets=[0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300])
+        self.judge_calls = Counter("reward_judge_calls", "Judge calls by outcome (made, deduped, cache_hit)",
+                                   ["outcome"], registry=self.registry)
+
+    def observe(self, suite: str, results: list[ItemResult]) -> None:
+        for result in results:
+            self.reward.labels(suite).observe(result.reward)
+            self.items.labels(suite, str(result.valid).lower()).inc()
+            for name, score in result.dimensions.items():
+                if score.status == "ok":
+                    self.dimension_score.labels(suite, name).observe(score.score)
+                else:
+                    self.unscored.labels(suite, name, score.reason or "unknown").inc()
+
+    def render(self) -> bytes:
+        from prometheus_client import generate_latest
+
+        return generate_latest(self.registry)
+
+
+def chunk_by_group(items: list[Item], size: int) -> list[list[int]]:
+    """Indices of `items` in chunks of about `size`, never splitting a group (a group may exceed `size`).
+
+    >>> items = [Item(id=str(i), group=g, query="q", response="r") for i, g in enumerate("aabbbc")]
+    >>> chunk_by_group(items, 2)
+    [[0, 1], [2, 3, 4], [5]]
+    """
+    order: dict[str, list[int]] = {}
+    for index, item in enumerate(items):
+        order.setdefault(item.group if item.group is not None else f"\x00{index}", []).append(index)
+    chunks: list[list[int]] = [[]]
+    for members in order.values():
+        if chunks[-1] and len(chunks[-1]) + len(members) > size:
+            chunks.append([])
+        chunks[-1].extend(members)
+    return [c for c in chunks if c]
+
+
+@serve.deployment(ray_actor_options={"num_cpus": 1})
+class Scorer:
+    """Scores chunks of items with one engine per suite (rules on this CPU worker, judges concurrent)."""
+
+    def __init__(self, args: ServerArgs):
+        from reward.engine import Engine
+        from reward.judges.factory import make_judge
+
+        self.judge = make_judge(args.judge)
+        self.engines = {
+            name: Engine(load_suite(name, Path(args.rubrics)), self.judge, max_concurrency=args.judge_concurrency)
+            for name in args.suites
+        }
+
+    async def score(self, suite: str, items: list[dict]) -> dict[str, Any]:
+        engine = self.engines[suite]
+        before = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
+        results = await engine.score([Item.model_validate(i) for i in items])
+        after = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
+        return {
+            "results": [r.model_dump(mode="json") for r in results],
+            "judge_calls": dict(zip(("made", "deduped", "cache_hit"), (a - b for a, b in zip(after, before)), strict=True)),
+        }
+
+
+api = FastAPI(title="search-reward", description="Multi-dimensional reward server for generative search.")
+
+
+def _error(status: int, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse(status_code=status, content={"error": message, **extra})
+
+
+def _field_errors(exc: ValidationError) -> list[dict[str, str]]:
+    return [
+        {"field": ".".join(str(p) for p in e["loc"]) or "(body)",
+         "message": "unknown field" if e["type"] == "extra_forbidden" else e["msg"]}
+        for e in exc.errors()[:20]
+    ]
+
+
+@serve.deployment
+@serve.ingress(api)
+class Ingress:
+    """HTTP ingress: validation, limits, auth, fan-out to scorers, score log, metrics."""
+
+    def __init__(self, scorer: DeploymentHandle, args: ServerArgs):
+        self.scorer = scorer
+        self.args = args
+        self.limits = args.limits
+        self.suites = {name: load_suite(name, Path(args.rubrics)) for name in args.suites}
+        self.metrics = Metrics()
+        self.token = os.environ.get(args.token_env) or None
+        self.log = None
+        if args.score_log:
+            from reward.scorelog import ScoreLog
+
+            self.log = ScoreLog(args.score_log)
+
+    def reconfigure(self, config: dict) -> None:
+        self.limits = Limits.model_validate({**self.limits.model_dump(), **(config.get("limits") or config)})
+        log.info("limits now %s", self.limits)
+
+    def _unauthorised(self, request: Request) -> JSONResponse | None:
+        if self.token and request.headers.get("authorization") != f"Bearer {self.token}":
+            return _error(401, "missing or wrong bearer token")
+        return None
+
+    @api.get("/healthz")
+    def healthz(self) -> dict:
+        return {"status": "ok", "suites": sorted(self.suites)}
+
+    @api.get("/v1/suites")
+    def suites_index(self, request: Request) -> Response:
+        denied = self._unauthorised(request)
+        if denied:
+            return denied
+        return JSONResponse({"suites": [self._describe(name, brief=True) for name in sorted(self.suites)]})
+
+    @api.get("/v1/suites/{name}")
+    def suite_detail(self, name: str, request: Request) -> Response:
+        denied = self._unauthorised(request)
+        if denied:
+            return denied
+        if name not in self.suites:
+            return self._unknown_suite(name)
+        return JSONResponse(self._describe(name))
+
+    def _describe(self, name: str, brief: bool = False) -> dict:
+        loaded = self.suites[name]
+        summary = {"name": name, "aggregation": loaded.suite.aggregation, "delta": loaded.suite.delta,
+                   "version": loaded.version, "description": loaded.suite.description}
+        if brief:
+            return summary
+        summary["dimensions"] = [
+            {"name": n, "title": d.title, "layer": d.layer, "requirement": d.requirement, "subset": d.subset,
+             "kind": d.kind, "weight": loaded.weight(n), "inputs": list(d.inputs)}
+            for n, d in loaded.dimensions.items()
+        ]
+        return summary
+
+    def _unknown_suite(self, name: str) -> JSONResponse:
+        known = sorted(self.suites)
+        return _error(404, f"unknown suite {name!r}{did_you_mean(name, known)}", known_suites=known)
+
+    @api.get("/metrics")
+    def metrics(self, request: Request) -> Response:
+        denied = self._unauthorised(request)
+        if denied:
+            return denied
+        from prometheus_client import CONTENT_TYPE_LATEST
+
+        return Response(self.metrics.render(), media_type=CONTENT_TYPE_LATEST)
+
+    @api.get("/dashboard")
+    def dashboard(self, request: Request) -> Response:
+        denied = self._unauthorised(request)
+        if denied:
+            return denied
+        try:
+            from reward.dashboard import render_from_log
+        except ImportError:
+            return _error(404, "the dashboard is not installed in this build")
+        if not self.args.score_log:
+            return _error(404, "the score log is disabled, so there is nothing to chart")
+        return HTMLResponse(render_from_log(self.args.score_log))
+
+    @api.post("/v1/score")
+    async def score(self, request: Request) -> Response:
+        started = time.perf_counter()
+        response = await self._score(request)
+        self.metrics.requests.labels(str(response.status_code)).inc()
+        self.metrics.latency.observe(time.perf_counter() - started)
+        return response
+
+    async def _score(self, request: Request) -> Response:
+        denied = self._unauthorised(request)
+        if denied:
+            return denied
+        declared = request.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > self.limits.max_bytes:
+            return _error(413, f"request body of {declared} bytes exceeds the limit of {self.limits.max_bytes}")
+        body = await request.body()
+        if len(body) > self.limits.max_bytes:
+            return _error(413, f"request body of {len(body)} bytes exceeds the limit of {self.limits.max_bytes}")
+        try:
+            payload = json.loads(body)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            return _error(422, f"malformed JSON: {exc}", detail=[{"field": "(body)", "message": str(exc)}])
+        if isinstance(payload, dict) and isinstance(payload.get("items"), list) and len(payload["items"]) > self.limits.max_items:
+            return _error(413, f"{len(payload['items'])} items exceed the limit of {self.limits.max_items} per request")
+        try:
+            score_request = ScoreRequest.model_validate(payload)
+        except ValidationError as exc:
+            errors = _field_errors(exc)
+            return _error(422, "invalid request: " + "; ".join(f"{e['field']}: {e['message']}" for e in errors[:3]), detail=errors)
+        if score_request.suite not in self.suites:
+            return self._unknown_suite(score_request.suite)
+        loaded = self.suites[score_request.suite]
+        results = await self._fan_out(score_request)
+        if self.log is not None:
+            self.log.append(score_request.items, results, suite=loaded.name, suite_version=loaded.version,
+                            run=score_request.run, step=score_request.step)
+        self.metrics.observe(loaded.name, results)
+        reply = ScoreResponse(suite=loaded.name, suite_version=loaded.version, results=results)
+        return Response(reply.model_dump_json(), media_type="application/json")
+
+    async def _fan_out(self, score_request: ScoreRequest) -> list[ItemResult]:
+        items = score_request.items
+        chunks = chunk_by_group(items, self.limits.chunk_items)
+
+        async def run(indices: list[int]) -> dict:
+            payload = [items[i].model_dump(mode="json") for i in indices]
+            for attempt in range(self.limits.chunk_retries + 1):
+                try:
+                    return await self.scorer.score.remote(score_request.suite, payload)
+                except Exception:  # a dead replica: Serve routes the retry to a live one
+                    if attempt == self.limits.chunk_retries:
+                        raise
+                    log.warning("scoring chunk failed (attempt %d), retrying", attempt + 1, exc_info=True)
+                    await asyncio.sleep(0.5 * (attempt + 1))
+            raise AssertionError("unreachable")
+
+        replies = await asyncio.gather(*(run(c) for c in chunks))
+        results: list[ItemResult | None] = [None] * len(items)
+        for indices, reply in zip(chunks, replies, strict=True):
+            for outcome, count in reply["judge_calls"].items():
+                self.metrics.judge_calls.labels(outcome).inc(count)
+            for index, result in zip(indices, reply["results"], strict=True):
+                results[index] = ItemResult.model_validate(result)
+        return results  # type: ignore[return-value]
+
+
+def build_app(args: ServerArgs) -> Application:
+    """The reward application: `Ingress` fanning out to `Scorer` replicas."""
+    args = ServerArgs.model_validate(args) if not isinstance(args, ServerArgs) else args
+    for name in args.suites:  # fail at build time, naming file and key, not inside a replica
+        try:
+            load_suite(name, Path(args.rubrics))
+        except (RubricError, UnknownSuite) as exc:
+            raise ValueError(f"suite {name!r} cannot be loaded: {exc}") from None
+    scorer = Scorer.options(num_replicas=args.scorer_replicas).bind(args)
+    return Ingress.options(num_replicas=args.ingress_replicas, user_config={"limits": args.limits.model_dump()}).bind(scorer, args)
+
+
+__all__ = ["Ingress", "Limits", "Scorer", "ServerArgs", "build_app", "chunk_by_group"]

@@ -1,0 +1,123 @@
+"""The real Ray Serve app on a local Ray kept on loopback: scoring over HTTP, error codes, auth, metrics, and the
+score log across a restart. `make test` runs this inside a private network namespace."""
+
+import json
+import socket
+
+import httpx
+import pytest
+
+from reward.engine import Engine
+from reward.judges.mock import ScriptedJudge
+from reward.rubric import load_suite
+from reward.schema import Item, ScoreResponse
+from reward.scorelog import read_log
+from reward.serve import Limits, ServerArgs
+from reward.server_runner import start_server, stop_server
+from tests.support import EXAMPLES
+
+TOKEN = "test-token-123"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def example_payload(count: int | None = None) -> list[dict]:
+    items = [json.loads(line) for line in EXAMPLES.read_text().splitlines() if line.strip()]
+    return items[:count] if count else items
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    import os
+
+    log_dir = tmp_path_factory.mktemp("scores")
+    os.environ["REWARD_TEST_TOKEN"] = TOKEN
+    args = ServerArgs(judge="mock", score_log=str(log_dir), token_env="REWARD_TEST_TOKEN",
+                      limits=Limits(max_items=40, max_bytes=400_000, chunk_items=5))
+    port = free_port()
+    url = start_server(args, port=port, num_cpus=2)
+    yield {"url": url, "log": log_dir, "args": args, "port": port}
+    stop_server()
+
+
+def test_scores_over_http_match_the_engine_in_order(server):
+    items = example_payload()
+    reply = httpx.post(f"{server['url']}/v1/score", json={"suite": "searchllm", "items": items, "step": 3, "run": "gated"},
+                       headers=AUTH, timeout=120)
+    assert reply.status_code == 200, reply.text
+    body = ScoreResponse.model_validate_json(reply.content)
+    assert [r.id for r in body.results] == [i["id"] for i in items]
+    direct = Engine(load_suite("searchllm"), ScriptedJudge()).score_sync([Item.model_validate(i) for i in items])
+    assert [r.reward for r in body.results] == pytest.approx([r.reward for r in direct])
+    assert body.suite_version == load_suite("searchllm").version
+
+
+def test_bad_input_gets_clear_errors_and_the_server_keeps_serving(server):
+    url = server["url"]
+    malformed = httpx.post(f"{url}/v1/score", content=b'{"items": [', headers=AUTH, timeout=30)
+    assert malformed.status_code == 422 and "malformed JSON" in malformed.json()["error"]
+    item = example_payload(1)[0]
+    wrong_type = httpx.post(f"{url}/v1/score", json={"items": [{**item, "response": 42}]}, headers=AUTH, timeout=30)
+    assert wrong_type.status_code == 422
+    assert {"field": "items.0.response", "message": "Input should be a valid string"} in wrong_type.json()["detail"]
+    unknown_field = httpx.post(f"{url}/v1/score", json={"items": [{**item, "colour": "red"}]}, headers=AUTH, timeout=30)
+    assert unknown_field.json()["detail"][0] == {"field": "items.0.colour", "message": "unknown field"}
+    unknown = httpx.post(f"{url}/v1/score", json={"suite": "serchllm", "items": [item]}, headers=AUTH, timeout=30)
+    assert unknown.status_code == 404
+    assert "did you mean 'searchllm'" in unknown.json()["error"]
+    assert unknown.json()["known_suites"] == ["searchllm", "searchllm-linear", "searchllm-sum"]
+    too_many = httpx.post(f"{url}/v1/score", json={"items": [item] * 41}, headers=AUTH, timeout=30)
+    assert too_many.status_code == 413 and "41 items exceed the limit of 40" in too_many.json()["error"]
+    too_big = httpx.post(f"{url}/v1/score", json={"items": [{**item, "response": "x" * 500_000}]}, headers=AUTH, timeout=30)
+    assert too_big.status_code == 413 and "exceeds the limit of 400000" in too_big.json()["error"]
+    fine = httpx.post(f"{url}/v1/score", json={"items": [item]}, headers=AUTH, timeout=60)
+    assert fine.status_code == 200 and fine.json()["results"][0]["id"] == item["id"]
+
+
+def test_bearer_token_guards_everything_but_healthz(server):
+    url = server["url"]
+    assert httpx.get(f"{url}/healthz", timeout=10).status_code == 200
+    for path in ("/v1/suites", "/v1/suites/searchllm", "/metrics"):
+        assert httpx.get(f"{url}{path}", timeout=10).status_code == 401
+        assert httpx.get(f"{url}{path}", headers={"Authorization": "Bearer wrong"}, timeout=10).status_code == 401
+    assert httpx.post(f"{url}/v1/score", json={"items": example_payload(1)}, timeout=10).status_code == 401
+
+
+def test_suite_endpoints_describe_layers_weights_and_versions(server):
+    url = server["url"]
+    index = httpx.get(f"{url}/v1/suites", headers=AUTH, timeout=10).json()["suites"]
+    assert [s["name"] for s in index] == ["searchllm", "searchllm-linear", "searchllm-sum"]
+    detail = httpx.get(f"{url}/v1/suites/searchllm", headers=AUTH, timeout=10).json()
+    assert detail["aggregation"] == "gated" and detail["delta"] == 0.01 and len(detail["dimensions"]) == 20
+    layers = {d["name"]: d["layer"] for d in detail["dimensions"]}
+    assert layers["format"] == "bottom_line" and layers["answer_firstness"] == "behavioral"
+    assert httpx.get(f"{url}/v1/suites/nope", headers=AUTH, timeout=10).status_code == 404
+
+
+def test_metrics_export_per_dimension_histograms_and_counters(server):
+    httpx.post(f"{server['url']}/v1/score", json={"items": example_payload(4)}, headers=AUTH, timeout=60)
+    text = httpx.get(f"{server['url']}/metrics", headers=AUTH, timeout=10).text
+    assert 'reward_dimension_score_bucket{dimension="claim_hallucination",le="1.0",suite="searchllm"}' in text
+    assert 'reward_items_total{suite="searchllm",valid="true"}' in text
+    assert 'reward_requests_total{code="422"}' in text
+    assert 'reward_judge_calls_total{outcome="deduped"}' in text
+
+
+def test_score_log_survives_a_restart_with_every_item_exactly_once(server):
+    url, log_dir = server["url"], server["log"]
+    first = example_payload(6)
+    assert httpx.post(f"{url}/v1/score", json={"items": first, "step": 10, "run": "restart"}, headers=AUTH, timeout=60).status_code == 200
+    stop_server()
+    start_server(server["args"], port=server["port"], num_cpus=2)
+    second = [{**i, "id": f"after-{i['id']}"} for i in example_payload(6)]
+    assert httpx.post(f"{url}/v1/score", json={"items": second, "step": 11, "run": "restart"}, headers=AUTH, timeout=60).status_code == 200
+    records = [r for r in read_log(log_dir) if r.run == "restart"]
+    ids = [r.result.id for r in records]
+    assert sorted(ids) == sorted([i["id"] for i in first] + [i["id"] for i in second])
+    assert {r.step for r in records} == {10, 11}
+    assert all(r.item is not None and r.suite_version == load_suite("searchllm").version for r in records)
