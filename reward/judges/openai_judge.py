@@ -1,0 +1,200 @@
+"""The OpenAI-compatible judge backend (vLLM in production, any provider): the `openai` package's async client.
+
+Per endpoint: a concurrency limit, a request timeout, bounded retries with exponential backoff and jitter on
+timeouts, 429, 5xx and connection errors (the `should_retry` hook decides), and the client's own retries off so
+these are the only ones. Several endpoints get group affinity: a stable hash of the GRPO group picks the endpoint,
+so every call of a group lands on the same vLLM prefix cache; an endpoint that cannot answer fails over to the
+next. With `logprobs: true` the top logprobs at the label position become label probabilities, and the score is
+their probability-weighted value. Endpoints come from `configs/judges/*.yaml`; API keys only from environment
+variables named there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import math
+import os
+import random
+from pathlib import Path
+
+import openai
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from reward.judges.base import Completion, JudgeRequest, JudgeTransportError, LLMJudge
+
+log = logging.getLogger(__name__)
+
+
+class Endpoint(BaseModel):
+    """One OpenAI-compatible server."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str
+    """E.g. `http://judge-0:8000/v1`."""
+    model: str
+    """Served model name."""
+    api_key_env: str | None = None
+    """Name of the environment variable holding the API key (never the key itself)."""
+    max_concurrency: int = Field(default=64, ge=1)
+    """Requests in flight to this endpoint."""
+    timeout_s: float = Field(default=120.0, gt=0)
+    """Per-request timeout."""
+    max_retries: int = Field(default=3, ge=0)
+    """Retries of a retryable failure on this endpoint before failing over."""
+    backoff_s: float = Field(default=1.0, ge=0)
+    """First backoff; doubles per retry, with full jitter."""
+    backoff_max_s: float = Field(default=30.0, ge=0)
+    temperature: float = Field(default=0.0, ge=0)
+    max_tokens: int = Field(default=4096, ge=1)
+    logprobs: bool = False
+    """Ask for top logprobs and score by the probability-weighted label."""
+    top_logprobs: int = Field(default=10, ge=1, le=20)
+
+
+class JudgeConfig(BaseModel):
+    """A judge endpoint config file (`configs/judges/*.yaml`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    endpoints: list[Endpoint] = Field(min_length=1)
+    parse_retries: int = Field(default=2, ge=0)
+    """Re-asks after an unparseable or out-of-scale reply."""
+
+
+_REASONS = (
+    (openai.APITimeoutError, "judge_timeout"),
+    (openai.RateLimitError, "rate_limited"),
+    (openai.InternalServerError, "server_error"),
+    (openai.APIConnectionError, "connection_error"),
+    (openai.APIStatusError, "bad_request"),
+)
+
+
+def reason_of(exc: Exception) -> str:
+    for kind, reason in _REASONS:
+        if isinstance(exc, kind):
+            if reason == "bad_request" and getattr(exc, "status_code", 0) >= 500:
+                return "server_error"
+            return reason
+    return "judge_error"
+
+
+class OpenAIJudge(LLMJudge):
+    """Judge on OpenAI-compatible endpoints (backend `openai:<model>`)."""
+
+    name = "openai"
+
+    def __init__(self, config: JudgeConfig):
+        super().__init__(parse_retries=config.parse_retries)
+        self.config = config
+        self.clients = [
+            openai.AsyncOpenAI(
+                base_url=e.base_url,
+                api_key=(os.environ.get(e.api_key_env, "") if e.api_key_env else "") or "EMPTY",
+                timeout=e.timeout_s,
+                max_retries=0,  # retries are ours, with backoff that knows about failover
+            )
+            for e in config.endpoints
+        ]
+        self.limits = [asyncio.Semaphore(e.max_concurrency) for e in config.endpoints]
+
+    @classmethod
+    def from_config(cls, path: str | Path) -> OpenAIJudge:
+        path = Path(path)
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            return cls(JudgeConfig.model_validate(data))
+        except ValidationError as exc:
+            problems = "; ".join(f"key '{'.'.join(str(p) for p in e['loc'])}': {e['msg']}" for e in exc.errors())
+            raise ValueError(f"{path}: {problems}") from None
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{path}: invalid YAML: {exc}") from None
+
+    def backend_for(self, request: JudgeRequest) -> str:
+        return f"openai:{self.config.endpoints[self.affinity(request)].model}"
+
+    def affinity(self, request: JudgeRequest) -> int:
+        """The endpoint a request's group is pinned to (stable across processes, unlike `hash`)."""
+        key = request.item.group or request.item.id
+        return int(hashlib.sha1(key.encode()).hexdigest(), 16) % len(self.config.endpoints)
+
+    def should_retry(self, exc: Exception) -> bool:
+        """Whether a failed call is worth retrying: timeouts, 429, 5xx and connection errors are."""
+        return reason_of(exc) in {"judge_timeout", "rate_limited", "server_error", "connection_error"}
+
+    async def complete(self, messages: list[dict[str, str]], request: JudgeRequest, attempt: int) -> Completion:
+        first = self.affinity(request)
+        order = [(first + k) % len(self.clients) for k in range(len(self.clients))]
+        last: Exception | None = None
+        for index in order:
+            try:
+                return await self._call(index, messages, request)
+            except Exception as exc:  # noqa: BLE001 - classified below; anything unknown is not retried
+                last = exc
+                if not self.should_retry(exc):
+                    break
+                log.warning("endpoint %s failed (%s); failing over", self.config.endpoints[index].base_url, reason_of(exc))
+        assert last is not None
+        raise JudgeTransportError(reason_of(last), f"{type(last).__name__}: {str(last)[:200]}")
+
+    async def _call(self, index: int, messages: list[dict[str, str]], request: JudgeRequest) -> Completion:
+        endpoint, client = self.config.endpoints[index], self.clients[index]
+        extra = {"logprobs": True, "top_logprobs": endpoint.top_logprobs} if endpoint.logprobs else {}
+        for retry in range(endpoint.max_retries + 1):
+            try:
+                async with self.limits[index]:
+                    response = await client.chat.completions.create(
+                        model=endpoint.model,
+                        messages=messages,
+                        temperature=endpoint.temperature,
+                        max_tokens=endpoint.max_tokens,
+                        # Tracing only: servers ignore these headers; the mock server scripts by them.
+                        extra_headers={"X-Reward-Dimension": request.dimension.name, "X-Reward-Item": request.item.id,
+                                       "X-Reward-Group": request.item.group or ""},
+                        **extra,
+                    )
+                choice = response.choices[0]
+                text = choice.message.content or ""
+                probs = label_probs(choice.logprobs, request) if endpoint.logprobs else None
+                return Completion(text=text, label_probs=probs)
+            except Exception as exc:
+                if not self.should_retry(exc) or retry == endpoint.max_retries:
+                    raise
+                delay = min(endpoint.backoff_max_s, endpoint.backoff_s * 2**retry) * random.random()
+                log.info("retrying %s on %s in %.2fs (%s)", request.dimension.name, endpoint.base_url, delay, reason_of(exc))
+                await asyncio.sleep(delay)
+        raise AssertionError("unreachable")
+
+    async def close(self) -> None:
+        for client in self.clients:
+            await client.close()
+
+
+def label_probs(logprobs, request: JudgeRequest) -> dict[str, float] | None:
+    """Probabilities of the scale labels at the position where the label is written (after `<score>` or after
+    `"label":`), from the top logprobs the server returned; None when that position cannot be found."""
+    spec = request.dimension.judge
+    if logprobs is None or not getattr(logprobs, "content", None) or spec is None:
+        return None
+    labels = {entry.label for entry in spec.scale}
+    marker = "<score>" if spec.output == "tags" else '"label":'
+    text = ""
+    tokens = logprobs.content
+    for position, token in enumerate(tokens):
+        text += token.token
+        if text.rstrip().endswith(marker) or text.rstrip().endswith(marker + ' "'):
+            for candidate in tokens[position + 1 : position + 3]:
+                stripped = candidate.token.strip().strip('"')
+                if not stripped:
+                    continue
+                probs: dict[str, float] = {}
+                for top in candidate.top_logprobs or []:
+                    label = top.token.strip().strip('"')
+                    if label in labels:
+                        probs[label] = probs.get(label, 0.0) + math.exp(top.logprob)
+                return probs or None
+    return None

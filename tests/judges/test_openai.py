@@ -1,0 +1,143 @@
+"""The openai backend through real HTTP against the scripted mock server: retries, timeouts, 5xx, 429, garbage,
+out-of-scale labels, logprobs, group affinity and failover."""
+
+import pytest
+
+from reward.engine import Engine
+from reward.judges.mock_server import MockJudgeServer, MockReply
+from reward.judges.openai_judge import Endpoint, JudgeConfig, OpenAIJudge
+from tests.support import make_item
+
+GOOD = "It is free on Spotify's free tier [Doc 1]."
+
+
+def judge_for(*urls, **endpoint):
+    settings = {"model": "mock-judge", "timeout_s": 2.0, "max_retries": 2, "backoff_s": 0.01, **endpoint}
+    return OpenAIJudge(JudgeConfig(endpoints=[Endpoint(base_url=u, **settings) for u in urls], parse_retries=1))
+
+
+def reply_by(mapping):
+    def script(call):
+        answer = mapping.get(call.dimension)
+        if callable(answer):
+            return answer(call)
+        if answer is None:
+            label = "2" if call.dimension == "useful" else "1"
+            quote = '<quote doc="1">now streaming on Spotify</quote>' if call.dimension == "grounded" else ""
+            if call.dimension == "evidence_fit":
+                return '{"reasoning": "fits", "label": "1", "quotes": []}'
+            return f"<think>ok</think>{quote}<score>{label}</score>"
+        return answer
+
+    return script
+
+
+def score_one(suite, judge, item=None):
+    return Engine(suite, judge).score_sync([item or make_item("a", GOOD)])[0]
+
+
+def test_scores_through_real_http(mini_suite):
+    with MockJudgeServer(mini_suite, reply_by({})) as url:
+        result = score_one(mini_suite, judge_for(url))
+    assert result.valid and result.reward == pytest.approx(1.0)
+    assert result.dimensions["useful"].backend == "openai:mock-judge"
+    assert result.dimensions["grounded"].quotes[0].verified
+
+
+def test_5xx_and_429_are_retried_then_succeed(mini_suite):
+    def flaky(call):
+        return MockReply(status=503 if call.attempt == 1 else 429) if call.attempt < 3 else MockReply(text="<score>2</score>")
+
+    with MockJudgeServer(mini_suite, reply_by({"useful": flaky})) as url:
+        result = score_one(mini_suite, judge_for(url))
+    assert result.dimensions["useful"].score == 1.0
+
+
+def test_timeouts_exhaust_retries_and_become_unscored(mini_suite):
+    server = MockJudgeServer(mini_suite, reply_by({"useful": lambda call: MockReply(text="<score>2</score>", delay_s=5)}))
+    with server as url:
+        result = score_one(mini_suite, judge_for(url, timeout_s=0.3, max_retries=1))
+    useful = result.dimensions["useful"]
+    assert useful.status == "unscored" and useful.reason == "judge_timeout" and useful.score is None
+    assert server.attempts[("a", "useful")] == 2
+    assert result.valid  # a behavioral dimension is excluded, not zeroed
+    assert "useful" in result.excluded
+
+
+def test_persistent_server_errors_invalidate_a_bottom_line_item(mini_suite):
+    with MockJudgeServer(mini_suite, reply_by({"grounded": MockReply(status=500)})) as url:
+        result = score_one(mini_suite, judge_for(url, max_retries=1))
+    assert result.dimensions["grounded"].reason == "server_error"
+    assert not result.valid and "grounded (server_error)" in result.reason
+
+
+def test_garbage_is_retried_then_unscored_with_the_raw_reply(mini_suite):
+    with MockJudgeServer(mini_suite, reply_by({"useful": "I think it is pretty good!"})) as url:
+        result = score_one(mini_suite, judge_for(url))
+    useful = result.dimensions["useful"]
+    assert useful.reason == "unparseable" and useful.raw == "I think it is pretty good!"
+
+
+def test_out_of_scale_label_is_rejected(mini_suite):
+    with MockJudgeServer(mini_suite, reply_by({"useful": "<think>great</think><score>10</score>"})) as url:
+        result = score_one(mini_suite, judge_for(url))
+    assert result.dimensions["useful"].reason == "label_out_of_scale"
+
+
+def test_logprobs_give_the_probability_weighted_score(mini_suite):
+    weighted = MockReply(text="<think>x</think><score>2</score>", label_probs={"2": 0.6, "1": 0.3, "0": 0.1})
+    with MockJudgeServer(mini_suite, reply_by({"useful": weighted})) as url:
+        result = score_one(mini_suite, judge_for(url, logprobs=True))
+    assert result.dimensions["useful"].score == pytest.approx(0.6 * 1.0 + 0.3 * 0.5)
+    assert result.dimensions["useful"].label == "2"
+
+
+def test_groups_stick_to_one_endpoint_and_fail_over_when_it_is_down(mini_suite):
+    first, second = MockJudgeServer(mini_suite, reply_by({})), MockJudgeServer(mini_suite, reply_by({}))
+    with first as url_a, second as url_b:
+        judge = judge_for(url_a, url_b)
+        items = [make_item(f"{g}-{i}", f"Answer {i} for {g} [Doc 1].", group=g) for g in ("g1", "g2", "g3", "g4", "g5", "g6") for i in range(2)]
+        Engine(mini_suite, judge).score_sync(items)
+        seen = {}
+        for server in (first, second):
+            for call in server.calls:
+                seen.setdefault(call.group, set()).add(server.port)
+        assert all(len(ports) == 1 for ports in seen.values())
+        assert len({p for ports in seen.values() for p in ports}) == 2  # both endpoints used
+    dead = "http://127.0.0.1:9/v1"  # nothing listens on the discard port
+    with MockJudgeServer(mini_suite, reply_by({})) as url:
+        judge = judge_for(dead, url, max_retries=0)
+        results = Engine(mini_suite, judge).score_sync(
+            [make_item(f"x{i}", f"Answer {i} [Doc 1].", group=f"grp{i}") for i in range(6)])
+    assert all(r.valid for r in results)
+
+
+def test_config_errors_name_the_file_and_key(tmp_path):
+    bad = tmp_path / "judge.yaml"
+    bad.write_text("endpoints:\n  - base_url: http://x/v1\n    modle: m\n")
+    with pytest.raises(ValueError, match=r"judge.yaml: .*key 'endpoints.0.model': Field required"):
+        OpenAIJudge.from_config(bad)
+
+
+def test_bundled_configs_load():
+    from tests.support import ROOT
+
+    for path in (ROOT / "configs" / "judges").glob("*.yaml"):
+        judge = OpenAIJudge.from_config(path)
+        assert judge.config.endpoints
+
+
+def test_reward_score_uses_a_configured_endpoint(tmp_path):
+    import json
+
+    from reward.cli import main
+    from tests.support import EXAMPLES
+
+    with MockJudgeServer("searchllm") as url:
+        config = tmp_path / "judge.yaml"
+        config.write_text(f"endpoints:\n  - base_url: {url}\n    model: mock-judge\n    timeout_s: 10\n")
+        out = tmp_path / "out.jsonl"
+        assert main(["score", "--judge", str(config), "--input", str(EXAMPLES), "--output", str(out), "-q"]) == 0
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    assert all(r["dimensions"]["claim_hallucination"]["backend"] == "openai:mock-judge" for r in results)
+    assert all(r["dimensions"]["claim_hallucination"]["status"] == "ok" for r in results)
