@@ -150,6 +150,18 @@ def serve_command(args: argparse.Namespace) -> int:
     return 0
 
 
+@_command("data")
+def data_command(args: argparse.Namespace) -> int:
+    from policy.data import convert
+
+    rows, problems = convert(Path(args.input), Path(args.output), data_source=args.data_source,
+                             dedupe_prompts=not args.keep_duplicates)
+    for problem in problems:
+        err.print(f"[red]{problem}[/red]")
+    err.print(f"wrote {rows} prompts to {args.output}" + (f" ({len(problems)} bad lines skipped)" if problems else ""))
+    return 1 if problems and not rows else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reward", description="Multi-dimensional reward server for generative search.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
@@ -174,6 +186,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--rubrics", default=None, help="rubric folder")
     serve.add_argument("--demo", help="after start, score this JSONL through HTTP and print the tables")
     serve.add_argument("--suite", default="searchllm", help="suite for --demo")
+
+    data = sub.add_parser("data", help="JSONL logs of (query, history, evidence) -> verl parquet")
+    data.add_argument("--input", required=True, help="JSONL, one interaction per line")
+    data.add_argument("--output", required=True, help="parquet file to write")
+    data.add_argument("--data-source", default="search_reward", help="the rows' data_source")
+    data.add_argument("--keep-duplicates", action="store_true", help="keep lines that repeat a prompt")
 
     rubric = sub.add_parser("rubric", help="rubric tools")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", required=True)

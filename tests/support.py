@@ -13,6 +13,16 @@ from reward.schema import Evidence, Item
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_RUBRICS = ROOT / "tests" / "fixtures" / "rubrics"
 EXAMPLES = ROOT / "examples" / "items.jsonl"
+TOKEN = "test-token-123"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 EVIDENCE = [
     Evidence(id="1", title="Streaming", text="Skibidi is now streaming on Spotify, Apple Music and KKBox; the free tier is supported.",

@@ -2,7 +2,6 @@
 score log across a restart. `make test` runs this inside a private network namespace."""
 
 import json
-import socket
 
 import httpx
 import pytest
@@ -12,37 +11,13 @@ from reward.judges.mock import ScriptedJudge
 from reward.rubric import load_suite
 from reward.schema import Item, ScoreResponse
 from reward.scorelog import read_log
-from reward.serve import Limits, ServerArgs
 from reward.server_runner import start_server, stop_server
-from tests.support import EXAMPLES
-
-TOKEN = "test-token-123"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.support import AUTH, EXAMPLES
 
 
 def example_payload(count: int | None = None) -> list[dict]:
     items = [json.loads(line) for line in EXAMPLES.read_text().splitlines() if line.strip()]
     return items[:count] if count else items
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    import os
-
-    log_dir = tmp_path_factory.mktemp("scores")
-    os.environ["REWARD_TEST_TOKEN"] = TOKEN
-    args = ServerArgs(judge="mock", score_log=str(log_dir), token_env="REWARD_TEST_TOKEN",
-                      limits=Limits(max_items=40, max_bytes=400_000, chunk_items=5))
-    port = free_port()
-    url = start_server(args, port=port, num_cpus=2)
-    yield {"url": url, "log": log_dir, "args": args, "port": port}
-    stop_server()
 
 
 def test_scores_over_http_match_the_engine_in_order(server):

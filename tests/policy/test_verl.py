@@ -1,0 +1,194 @@
+"""The verl side against real verl (CPU): data -> parquet -> RLHFDataset, verl's naive and batch reward managers
+on a real DataProto scoring through the running server, the GRPO configs through Hydra, the metrics hook."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from policy.format import parse_response
+from policy.prompts import EXAMPLE, SYSTEM_PROMPT, build_messages
+from policy.verl_reward import MISSING
+from tests.support import EXAMPLES, ROOT, TOKEN
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    """A byte-level BPE tokenizer trained here on the examples (no download), with a chat template."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    texts = [line for line in EXAMPLES.read_text().splitlines()] + [SYSTEM_PROMPT]
+    bpe = Tokenizer(models.BPE(unk_token=None))
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    bpe.train_from_iterator(texts, trainers.BpeTrainer(vocab_size=2000, special_tokens=["<pad>", "<eos>"],
+                                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok = PreTrainedTokenizerFast(tokenizer_object=bpe, pad_token="<pad>", eos_token="<eos>")
+    tok.chat_template = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}\n{% endfor %}"
+                         "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
+    return tok
+
+
+@pytest.fixture(scope="module")
+def parquet(tmp_path_factory):
+    from reward.cli import main
+
+    path = tmp_path_factory.mktemp("data") / "train.parquet"
+    assert main(["data", "--input", str(EXAMPLES), "--output", str(path)]) == 0
+    return path
+
+
+def test_the_prompt_example_is_what_the_reward_parses():
+    assert parse_response(EXAMPLE).problems == []
+    messages = build_messages("q?", [], None)
+    assert messages[0]["content"] == SYSTEM_PROMPT and "Query: q?" in messages[-1]["content"]
+
+
+def test_parquet_loads_in_verls_dataset(parquet, tokenizer, tmp_path):
+    import pandas as pd
+    from omegaconf import OmegaConf
+    from verl.utils.dataset.rl_dataset import RLHFDataset
+
+    frame = pd.read_parquet(parquet)
+    queries = {json.loads(line)["query"] for line in EXAMPLES.read_text().splitlines() if line.strip()}
+    assert len(frame) == len(queries)  # rollouts of one prompt collapse to one prompt row
+    # verl tokenises every prompt with the chat template to filter overlong ones: all of ours fit.
+    config = OmegaConf.create({"max_prompt_length": 4096, "filter_overlong_prompts": True, "cache_dir": str(tmp_path),
+                               "return_raw_chat": True})
+    dataset = RLHFDataset(data_files=str(parquet), tokenizer=tokenizer, config=config)
+    assert len(dataset) == len(frame)
+    sample = dataset[0]
+    assert sample["raw_prompt"][0]["content"] == SYSTEM_PROMPT
+    assert sample["raw_prompt"][-1]["content"].endswith(f"Query: {frame.iloc[0]['extra_info']['query']}")
+    assert sample["extra_info"]["query"] == frame.iloc[0]["extra_info"]["query"]
+    assert sample["data_source"] == "search_reward"
+    assert json.loads(sample["extra_info"]["evidence"])[0]["id"] == "1"
+
+
+def _data_proto(tokenizer, parquet, responses_per_prompt=2):
+    import pandas as pd
+    from verl import DataProto
+
+    frame = pd.read_parquet(parquet).head(3)
+    examples = [json.loads(line) for line in EXAMPLES.read_text().splitlines() if line.strip()]
+    by_query = {}
+    for example in examples:
+        by_query.setdefault(example["query"], []).append(example["response"])
+    prompts, responses, extras = [], [], []
+    for _, row in frame.iterrows():
+        info = dict(row["extra_info"])
+        for k in range(responses_per_prompt):
+            pool = by_query[info["query"]]
+            prompts.append(tokenizer.apply_chat_template(list(row["prompt"]), tokenize=False, add_generation_prompt=True))
+            responses.append(pool[k % len(pool)])
+            extras.append(dict(info))
+    p_ids = [tokenizer(p)["input_ids"][-256:] for p in prompts]
+    r_ids = [tokenizer(r)["input_ids"] for r in responses]
+    p_len, r_len = max(map(len, p_ids)), max(map(len, r_ids))
+    pad = tokenizer.pad_token_id
+    prompt_tensor = torch.tensor([[pad] * (p_len - len(p)) + p for p in p_ids])
+    response_tensor = torch.tensor([r + [pad] * (r_len - len(r)) for r in r_ids])
+    mask = torch.tensor([[0] * (p_len - len(p)) + [1] * len(p) + [1] * len(r) + [0] * (r_len - len(r)) for p, r in zip(p_ids, r_ids)])
+    data = DataProto.from_dict(
+        tensors={"prompts": prompt_tensor, "responses": response_tensor, "attention_mask": mask,
+                 "input_ids": torch.cat([prompt_tensor, response_tensor], dim=1)},
+        non_tensors={"data_source": np.array(["search_reward"] * len(prompts), dtype=object),
+                     "reward_model": np.array([{"style": "rule", "ground_truth": ""}] * len(prompts), dtype=object),
+                     "extra_info": np.array(extras, dtype=object)},
+    )
+    return data, r_ids, responses
+
+
+@pytest.mark.parametrize("manager", ["naive", "batch"])
+def test_verl_reward_managers_score_through_the_server(server, tokenizer, parquet, manager):
+    from functools import partial
+
+    from verl.workers.reward_manager import BatchRewardManager, NaiveRewardManager
+
+    from policy import verl_reward
+
+    os.environ["REWARD_SERVER_TOKEN"] = TOKEN
+    kwargs = {"server_url": server["url"], "suite": "searchllm", "run": f"verl-{manager}", "step": 7}
+    data, r_ids, responses = _data_proto(tokenizer, parquet)
+    if manager == "naive":
+        reward_manager = NaiveRewardManager(tokenizer, 0, compute_score=partial(verl_reward.compute_score, **kwargs))
+    else:
+        reward_manager = BatchRewardManager(tokenizer, 0, compute_score=verl_reward.compute_score_batch, **kwargs)
+    out = reward_manager(data, return_dict=True)
+    rewards, extra = out["reward_tensor"], out["reward_extra_info"]
+    from reward.engine import Engine
+    from reward.judges.mock import ScriptedJudge
+    from reward.rubric import load_suite
+    from reward.schema import Item
+
+    expected = []
+    for i, response in enumerate(responses):
+        item = verl_reward.rollout_item(tokenizer.decode(r_ids[i], skip_special_tokens=True), data[i].non_tensor_batch["extra_info"], i)
+        expected.append(Engine(load_suite("searchllm"), ScriptedJudge()).score_sync([Item.model_validate(item)])[0].reward)
+    for i, ids in enumerate(r_ids):
+        assert rewards[i, len(ids) - 1].item() == pytest.approx(expected[i], abs=1e-6)  # placed on the last token
+        assert rewards[i, : len(ids) - 1].abs().sum().item() == 0
+    dims = load_suite("searchllm").dimensions
+    assert set(dims) <= set(extra) and {"score", "gate", "utility", "valid"} <= set(extra)
+    assert all(len(values) == len(responses) for values in extra.values())
+    assert all(v in (0.0, 1.0) for v in extra["valid"])
+    assert all(0.0 <= v <= 1.0 or v == MISSING for v in extra["format"])
+    from reward.scorelog import read_log
+
+    logged = [r for r in read_log(server["log"]) if r.run == f"verl-{manager}"]
+    assert logged and {r.step for r in logged} == {7}
+
+
+def test_unscored_dimensions_are_missing_not_zero():
+    from policy.verl_reward import to_verl
+
+    result = {"reward": 0.4, "gate": None, "utility": None, "valid": False,
+              "dimensions": {"format": {"score": 1.0}, "claim_hallucination": {"score": None}}}
+    assert to_verl(result) == {"score": 0.4, "gate": MISSING, "utility": MISSING, "valid": 0.0,
+                               "claim_hallucination": MISSING, "format": 1.0}
+
+
+def test_grpo_configs_compose_through_verls_hydra_config():
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(ROOT / "configs" / "verl"), version_base=None):
+        gated = compose("grpo_megatron")
+        linear = compose("grpo_megatron_linear")
+    actor = gated.actor_rollout_ref.actor
+    assert gated.actor_rollout_ref.model.path == "Qwen/Qwen3-30B-A3B-Instruct-2507"
+    assert gated.data.train_batch_size == 128 and gated.actor_rollout_ref.rollout.n == 16
+    assert gated.actor_rollout_ref.rollout.temperature == 1.0 and gated.actor_rollout_ref.rollout.name == "vllm"
+    assert list(actor.optim.betas) == [0.9, 0.95] and actor.optim.weight_decay == 0.1 and actor.optim.lr == 1e-6
+    assert actor.use_kl_loss and actor.kl_loss_coef == 0.01 and actor.strategy == "megatron"
+    assert gated.algorithm.adv_estimator == "grpo"
+    assert gated.reward.custom_reward_function.name == "compute_score_batch"
+    assert (ROOT / gated.reward.custom_reward_function.path).is_file()
+    assert gated.reward.reward_manager.name == "batch"
+    assert linear.reward.custom_reward_function.reward_kwargs.suite == "searchllm-linear"
+    assert linear.actor_rollout_ref.actor.optim.lr == 1e-6  # the ablation changes only the aggregation
+
+
+def test_dimension_metrics_hook_logs_means_without_missing_values():
+    from verl import DataProto
+
+    from policy.verl_hooks import dimension_metrics, install
+
+    data = DataProto.from_dict(
+        tensors={"x": torch.zeros(4, 1)},
+        non_tensors={"format": np.array([1.0, 0.0, MISSING, 1.0]), "valid": np.array([1.0, 1.0, 0.0, 1.0]),
+                     "reason": np.array(["", "", "timeout", ""], dtype=object)},
+        meta_info={"reward_extra_keys": ["format", "valid", "reason"], "global_steps": 5},
+    )
+    metrics = dimension_metrics(data)
+    assert metrics["reward_dim/format/mean"] == pytest.approx(2 / 3)
+    assert metrics["reward_dim/format/unscored_rate"] == pytest.approx(0.25)
+    assert metrics["reward_dim/valid_rate"] == pytest.approx(0.75)
+    install()
+    from verl.trainer.ppo import ray_trainer
+
+    assert getattr(ray_trainer.compute_data_metrics, "_reward_dimensions", False)

@@ -1,0 +1,43 @@
+"""Deployment files stay loadable: Serve configs build valid ServerArgs, KubeRay manifests parse, the SLURM script
+is valid bash, and every judge config the deployments name exists and loads."""
+
+import subprocess
+
+import yaml
+
+from reward.judges.openai_judge import OpenAIJudge
+from reward.serve import ServerArgs
+from tests.support import ROOT
+
+
+def serve_configs():
+    yield ROOT / "configs" / "serve" / "local.yaml", yaml.safe_load((ROOT / "configs" / "serve" / "local.yaml").read_text())
+    yield ROOT / "configs" / "serve" / "cluster.yaml", yaml.safe_load((ROOT / "configs" / "serve" / "cluster.yaml").read_text())
+    service = yaml.safe_load((ROOT / "cluster" / "kuberay" / "rayservice.yaml").read_text())
+    yield ROOT / "cluster" / "kuberay" / "rayservice.yaml", yaml.safe_load(service["spec"]["serveConfigV2"])
+
+
+def test_serve_configs_build_valid_args_and_name_existing_judges():
+    for path, config in serve_configs():
+        [app] = config["applications"]
+        assert app["import_path"] == "reward.serve:build_app", path
+        args = ServerArgs.model_validate(app["args"])
+        if args.judge.endswith(".yaml"):
+            assert OpenAIJudge.from_config(ROOT / args.judge).config.endpoints, path
+        names = {d["name"] for d in app["deployments"]}
+        assert names == {"Scorer", "Ingress"}, path
+
+
+def test_cluster_and_local_configs_agree_with_the_rayservice():
+    cluster = yaml.safe_load((ROOT / "configs" / "serve" / "cluster.yaml").read_text())["applications"][0]["args"]
+    service = yaml.safe_load(yaml.safe_load((ROOT / "cluster" / "kuberay" / "rayservice.yaml").read_text())["spec"]["serveConfigV2"])
+    assert service["applications"][0]["args"] == cluster
+
+
+def test_kuberay_manifests_and_slurm_script_parse():
+    kinds = [d["kind"] for d in yaml.safe_load_all((ROOT / "cluster" / "kuberay" / "raycluster.yaml").read_text())]
+    assert kinds == ["RayCluster", "Service"]
+    cluster = next(yaml.safe_load_all((ROOT / "cluster" / "kuberay" / "raycluster.yaml").read_text()))
+    groups = {g["groupName"]: g["replicas"] for g in cluster["spec"]["workerGroupSpecs"]}
+    assert groups == {"judge": 16, "trainer": 2}
+    subprocess.run(["bash", "-n", str(ROOT / "cluster" / "slurm" / "reward_cluster.sbatch")], check=True)
