@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml requirements.lock | sha25
 NETNS := $(shell unshare -n true 2>/dev/null && echo "unshare -n sh -c 'ip link set lo up && exec \"\$$0\" \"\$$@\"'")
 PYTEST_ARGS ?=
 
-.PHONY: setup run test lint bench clean
+.PHONY: setup run test lint bench clean chromium
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -18,7 +18,11 @@ $(STAMP): pyproject.toml requirements.lock
 	@rm -f $(VENV)/.installed-*
 	@touch $(STAMP)
 
-setup: $(STAMP)
+setup: $(STAMP) chromium
+
+# The dashboard test drives Debian's Chromium (headless); install it when it is missing and we may (root).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1 || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; }; } || { echo "chromium is required for the dashboard test: apt-get install chromium"; exit 1; }
 
 run: setup
 	$(BIN)/reward serve --config configs/serve/local.yaml --demo examples/items.jsonl

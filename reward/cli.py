@@ -162,6 +162,16 @@ def data_command(args: argparse.Namespace) -> int:
     return 1 if problems and not rows else 0
 
 
+@_command("dashboard")
+def dashboard_command(args: argparse.Namespace) -> int:
+    from reward.dashboard import render_from_log
+
+    page = render_from_log(*args.log, title=args.title)
+    Path(args.out).write_text(page, encoding="utf-8")
+    err.print(f"wrote {args.out} ({len(page) // 1024} KiB, self-contained)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reward", description="Multi-dimensional reward server for generative search.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
@@ -192,6 +202,11 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--output", required=True, help="parquet file to write")
     data.add_argument("--data-source", default="search_reward", help="the rows' data_source")
     data.add_argument("--keep-duplicates", action="store_true", help="keep lines that repeat a prompt")
+
+    dash = sub.add_parser("dashboard", help="write the training-dynamics dashboard of score logs as one HTML file")
+    dash.add_argument("--log", action="append", required=True, help="score log folder (repeat for runs side by side)")
+    dash.add_argument("--out", default="report.html", help="HTML file to write")
+    dash.add_argument("--title", default="Reward training dynamics")
 
     rubric = sub.add_parser("rubric", help="rubric tools")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", required=True)

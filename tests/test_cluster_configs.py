@@ -41,3 +41,15 @@ def test_kuberay_manifests_and_slurm_script_parse():
     groups = {g["groupName"]: g["replicas"] for g in cluster["spec"]["workerGroupSpecs"]}
     assert groups == {"judge": 16, "trainer": 2}
     subprocess.run(["bash", "-n", str(ROOT / "cluster" / "slurm" / "reward_cluster.sbatch")], check=True)
+
+
+def test_grafana_dashboard_queries_metrics_the_server_exports():
+    import json
+    import re
+
+    board = json.loads((ROOT / "cluster" / "grafana" / "reward-dashboard.json").read_text())
+    names = {m for p in board["panels"] for t in p["targets"] for m in re.findall(r"reward_[a-z_]+", t["expr"])}
+    exported = {"reward_items_total", "reward_reward_sum", "reward_reward_count", "reward_dimension_score_sum",
+                "reward_dimension_score_count", "reward_unscored_total", "reward_request_latency_seconds_bucket",
+                "reward_judge_calls_total", "reward_requests_total"}
+    assert names <= exported, names - exported

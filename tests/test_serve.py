@@ -96,3 +96,11 @@ def test_score_log_survives_a_restart_with_every_item_exactly_once(server):
     assert sorted(ids) == sorted([i["id"] for i in first] + [i["id"] for i in second])
     assert {r.step for r in records} == {10, 11}
     assert all(r.item is not None and r.suite_version == load_suite("searchllm").version for r in records)
+
+
+def test_dashboard_is_served_from_the_score_log(server):
+    httpx.post(f"{server['url']}/v1/score", json={"items": example_payload(3), "step": 1, "run": "dash"}, headers=AUTH, timeout=60)
+    page = httpx.get(f"{server['url']}/dashboard", headers=AUTH, timeout=60)
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "Reward training dynamics" in page.text and '"dash"' in page.text
+    assert httpx.get(f"{server['url']}/dashboard", timeout=10).status_code == 401

@@ -1,0 +1,79 @@
+"""A synthetic multi-step score log: two runs (gated and linear aggregation) whose dimension curves move the way
+the SearchLLM training dynamics do (under the linear sum the policy trades bottom-line dimensions for easy
+behavioral gains; under the gate they hold). For dashboard tests and the README screenshot, not for science.
+
+    python -m reward.dashboard.synthetic var/synthetic-scores --steps 30 --items 64
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+from pathlib import Path
+
+from reward.aggregate import aggregate
+from reward.rubric import load_suite
+from reward.schema import DimensionScore, Item, ItemResult
+from reward.scorelog import ScoreLog
+
+
+def _trend(name: str, layer: str, run: str, progress: float) -> float:
+    base = 0.93 if layer == "bottom_line" else 0.55
+    if run == "linear" and name in ("claim_hallucination", "highlight_hallucination", "self_consistency", "response_length"):
+        return base - 0.15 * progress  # the seesaw: easier behavioral gains bought with bottom-line losses
+    gain = 0.05 if layer == "bottom_line" else 0.3
+    return min(0.995, base + gain * (1 - math.exp(-3 * progress)))
+
+
+def write_synthetic_log(folder: str | Path, steps: int = 30, items: int = 64, seed: int = 7) -> Path:
+    rng = random.Random(seed)
+    suite = load_suite("searchllm")
+    folder = Path(folder)
+    for run, suite_name in (("gated", "searchllm"), ("linear", "searchllm-linear")):
+        log = ScoreLog(folder, writer=f"synthetic-{run}")
+        run_suite = load_suite(suite_name)
+        for step in range(steps):
+            progress = step / max(1, steps - 1)
+            batch_items, results = [], []
+            for index in range(items):
+                item = Item(id=f"{run}-s{step}-i{index}", group=f"{run}-s{step}-g{index // 16}", query=f"synthetic query {index // 16}",
+                            response=f"<plan>1. facet</plan><evidence>1</evidence><answer>Synthetic answer {index} [Doc 1].</answer>",
+                            evidence=[{"id": "1", "text": "synthetic evidence"}])
+                dims = {}
+                for name, dimension in suite.dimensions.items():
+                    if rng.random() < 0.015:
+                        reason = rng.choice(["judge_timeout", "unparseable"])
+                        dims[name] = DimensionScore.unscored(dimension.layer, "openai:judge", reason, explanation=f"scripted {reason}")
+                        continue
+                    mean = _trend(name, dimension.layer, run, progress)
+                    score = min(1.0, max(0.0, rng.gauss(mean, 0.12)))
+                    if dimension.layer == "bottom_line" and dimension.requirement == "R2" and dimension.kind == "judge":
+                        score = 1.0 if rng.random() < mean else 0.0  # binary judges
+                    dims[name] = DimensionScore(score=round(score, 4), layer=dimension.layer, backend="openai:judge",
+                                                label="1" if score >= 0.5 else "0",
+                                                explanation=f"synthetic judgment of {name} at step {step}")
+                bottom = {n: s.score for n, s in dims.items() if s.status == "ok" and s.layer == "bottom_line"}
+                behavioral = {n: s.score for n, s in dims.items() if s.status == "ok" and s.layer == "behavioral"}
+                missing = [n for n, s in dims.items() if s.status != "ok" and s.layer == "bottom_line"]
+                combined = aggregate(run_suite.suite.aggregation, bottom, behavioral, run_suite.suite.dimensions, run_suite.suite.delta)
+                results.append(ItemResult(id=item.id, reward=combined.reward, gate=combined.gate, utility=combined.utility,
+                                          valid=not missing, reason=f"bottom-line unscored: {', '.join(missing)}" if missing else None,
+                                          dimensions=dims))
+                batch_items.append(item)
+            log.append(batch_items, results, suite=run_suite.name, suite_version=run_suite.version, run=run, step=step)
+        log.close()
+    return folder
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder")
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--items", type=int, default=64)
+    args = parser.parse_args()
+    print(write_synthetic_log(args.folder, args.steps, args.items))
+
+
+if __name__ == "__main__":
+    main()
