@@ -172,6 +172,33 @@ def dashboard_command(args: argparse.Namespace) -> int:
     return 0
 
 
+@_command("probes")
+def probes_command(args: argparse.Namespace) -> int:
+    import json as _json
+
+    from rich.table import Table
+
+    from reward.engine import Engine
+    from reward.judges.factory import make_judge
+    from reward.probes import CLEAN_EXAMPLES, run_probes
+
+    items = {n: e for n, e in read_items(Path(args.input)) if not isinstance(e, str)}
+    clean = [e for e in items.values() if e.id in CLEAN_EXAMPLES] if not args.all else list(items.values())
+    rows = run_probes(clean, Engine(load_suite(args.suite), make_judge(args.judge)))
+    table = Table(title=f"Reward-hacking probes ({args.suite}, judge {args.judge})")
+    for column in ("clean item", "exploit", "clean R", "probe R", "held", "caught by"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row["clean"], row["exploit"], f"{row['clean_reward']:.3f}", f"{row['probe_reward']:.3f}",
+                      "yes" if row["held"] else "[red]NO[/red]", ", ".join(row["caught_by"]))
+    Console().print(table)
+    if args.json:
+        Path(args.json).write_text(_json.dumps(rows, indent=2))
+    failed = [r for r in rows if not r["held"]]
+    err.print(f"{len(rows) - len(failed)}/{len(rows)} probes held")
+    return 1 if failed else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reward", description="Multi-dimensional reward server for generative search.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
@@ -207,6 +234,13 @@ def build_parser() -> argparse.ArgumentParser:
     dash.add_argument("--log", action="append", required=True, help="score log folder (repeat for runs side by side)")
     dash.add_argument("--out", default="report.html", help="HTML file to write")
     dash.add_argument("--title", default="Reward training dynamics")
+
+    probes = sub.add_parser("probes", help="reward-hacking probes: each exploit must not beat its clean response")
+    probes.add_argument("--input", default="examples/items.jsonl")
+    probes.add_argument("--suite", default="searchllm")
+    probes.add_argument("--judge", default="local")
+    probes.add_argument("--all", action="store_true", help="derive probes from every input item, not only the clean ones")
+    probes.add_argument("--json", help="also write the rows as JSON")
 
     rubric = sub.add_parser("rubric", help="rubric tools")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", required=True)

@@ -95,3 +95,30 @@ def make_probes(clean: Item) -> list[tuple[str, Item]]:
         (name, clean.model_copy(update={"id": f"{clean.id}~{name}", "response": function(clean)}))
         for name, function in EXPLOITS.items()
     ]
+
+
+CLEAN_EXAMPLES = ("song-good", "plant-good", "gate-good", "laptop-good", "visa-followup-good")
+"""Examples (examples/items.jsonl) clean enough to derive probes from."""
+
+
+def run_probes(items: list[Item], engine) -> list[dict]:
+    """Score each clean item with its probes in one batch; one row per probe with both rewards."""
+    batch: list[Item] = []
+    probes: list[tuple[Item, str, Item]] = []
+    for clean in items:
+        batch.append(clean)
+        for name, probe in make_probes(clean):
+            batch.append(probe)
+            probes.append((clean, name, probe))
+    results = {r.id: r for r in engine.score_sync(batch)}
+    rows = []
+    for clean, name, probe in probes:
+        base, hacked = results[clean.id], results[probe.id]
+        caught = sorted(
+            (n for n, s in hacked.dimensions.items()
+             if s.score is not None and base.dimensions[n].score is not None and s.score < base.dimensions[n].score - 0.05),
+            key=lambda n: hacked.dimensions[n].score - base.dimensions[n].score,
+        )
+        rows.append({"clean": clean.id, "exploit": name, "clean_reward": base.reward, "probe_reward": hacked.reward,
+                     "held": hacked.reward <= base.reward + 1e-9, "caught_by": caught[:3]})
+    return rows

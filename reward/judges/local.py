@@ -312,6 +312,8 @@ def sentence_evidence(ctx: Context, sentence_with_citations: str) -> list[Eviden
     """The evidence a sentence should be checked against: what it cites, else the selected evidence."""
     cited = [i for c in re.findall(r"\[\s*Doc\s*([^\]]+)\]", sentence_with_citations, re.IGNORECASE)
              for i in re.split(r"[,;]\s*(?:Doc\s*)?", c.strip())]
+    if len(cited) > 3:
+        return []  # citing (nearly) everything supports nothing in particular
     docs = ctx.docs(cited)
     return docs or ctx.selected
 
@@ -329,7 +331,9 @@ async def _sentence_support(ctx: Context, sentences: list[str]) -> tuple[list[bo
             verdicts.append(False)
             reasons.append(f"{strip_citations(sentence)[:80]!r}: {stale}")
             continue
-        docs = sentence_evidence(ctx, sentence) or list(ctx.item.evidence)
+        docs = sentence_evidence(ctx, sentence)
+        if not docs and not re.search(r"\[\s*Doc", sentence, re.IGNORECASE):
+            docs = list(ctx.item.evidence)
         evidence_sentences = [s for d in docs for s in split_sentences(d.text)] or [doc_text(d) for d in docs]
         similarity = float((await ctx.similarity([strip_citations(sentence)], evidence_sentences)).max()) if docs else 0.0
         supported, why = claim_support(sentence, docs, context, similarity)
@@ -433,10 +437,22 @@ async def answer_quality(ctx: Context) -> tuple[float, str]:
     repetition = RULES["repetition.ngram"](ctx.item, ctx.parsed)
     if repetition.findings["rate"] > 0.5:
         return 0.2, f"degenerate loop: {repetition.explanation}"
+    copied = ctx.rule("copy.evidence")
+    if not copied.passed:
+        return 0.2, f"copies the evidence instead of answering: {copied.explanation}"
+    spam = RULES["citations.valid"](ctx.item, ctx.parsed).findings["spam"]
+    if spam:
+        return 0.3, f"citation spam: {', '.join(spam[:2])}"
     return 1.0, "readable answer"
 
 
 # -- behavioral methods ----------------------------------------------------------------------------------------
+def restates_query(sentence: str, query: str) -> bool:
+    """A sentence that mostly repeats the query's words adds nothing (and games query-similarity checks)."""
+    words, asked = set(content_words(sentence)), set(content_words(query))
+    return bool(words) and len(words & asked) / len(words) >= 0.8
+
+
 def _coverage(names: set[str], text: str) -> float:
     if not names:
         return 1.0
@@ -448,9 +464,9 @@ def _coverage(names: set[str], text: str) -> float:
 async def query_satisfaction(ctx: Context) -> tuple[float, str]:
     """Similarity of the answer's opening to the need, and the need's names (places, products, numbers) present in
     the answer: answering about a different entity loses the names."""
-    sentences = _answer_sentences(ctx)
+    sentences = [s for s in _answer_sentences(ctx) if not restates_query(s, ctx.item.query)]
     if not sentences:
-        return 0.0, "no answer"
+        return 0.0, "no answer beyond restating the query"
     opening = " ".join(strip_citations(s) for s in sentences[:3])
     similarity = float((await ctx.similarity([ctx.need], [opening]))[0, 0])
     names = {t for t in salient_terms(ctx.item.query) if not t.isdigit()}
@@ -618,7 +634,8 @@ async def answer_useful(ctx: Context) -> tuple[float, str]:
     if not sentences:
         return 0.0, "no answer"
     total = sum(len(s) for s in sentences)
-    useful = sum(len(s) for s, r in zip(sentences, relevance, strict=True) if r >= 0.2 and not _FILLER.search(s))
+    useful = sum(len(s) for s, r in zip(sentences, relevance, strict=True)
+                 if r >= 0.2 and not _FILLER.search(s) and not restates_query(s, ctx.item.query))
     share = useful / total
     return clip((share - 0.2) / 0.7), f"{share:.0%} of the answer is on-topic, non-filler text"
 
@@ -630,8 +647,11 @@ async def answer_firstness(ctx: Context) -> tuple[float, str]:
     sentences, relevance, _ = await _distinct_relevant(ctx)
     if not sentences:
         return 0.0, "no answer"
-    best = float(relevance.max())
-    first = next(i for i, r in enumerate(relevance) if r >= best - 0.05)
+    answering = [float(r) if not restates_query(s, ctx.item.query) else -1.0 for s, r in zip(sentences, relevance, strict=True)]
+    best = max(answering)
+    if best < 0:
+        return 0.0, "the answer only restates the query"
+    first = next(i for i, r in enumerate(answering) if r >= best - 0.05)
     if first == 0:
         return 1.0, "the first sentence answers"
     position = first / len(sentences)

@@ -118,6 +118,8 @@ def length_range(item: Item, parsed: ParsedResponse, params: LengthParams) -> Ru
 class CitationParams(_Params):
     uncited_tolerance: int = Field(default=1, ge=0)
     """How many selected evidence items may go uncited before it counts as a problem."""
+    max_ids_per_citation: int = Field(default=3, ge=1)
+    """A citation listing more documents than this is citation spam."""
 
 
 @rule("citations.valid", CitationParams)
@@ -132,9 +134,11 @@ def citations_valid(item: Item, parsed: ParsedResponse, params: CitationParams) 
     uncited = [i for i in parsed.selected if i not in set(cited)]
     plan_unknown = sorted({i for facet in parsed.plan for i in facet.evidence if i not in known})
     malformed = [c.raw for c in parsed.citations if c.malformed]
+    # Citing (nearly) every document after every claim makes citations meaningless: a reward-hacking pattern.
+    spam = [c.raw for c in parsed.citations if len(c.ids) > params.max_ids_per_citation]
     excess_uncited = max(0, len(uncited) - params.uncited_tolerance)
-    bad = len(unknown) + len(unselected) + len(selected_unknown) + len(malformed)
-    total = max(1, len(cited) + len(selected_unknown) + len(malformed))
+    bad = len(unknown) + len(unselected) + len(selected_unknown) + len(malformed) + len(spam)
+    total = max(1, len(cited) + len(selected_unknown) + len(malformed) + len(spam))
     score = max(0.0, 1.0 - bad / total) * (0.5 ** min(excess_uncited, 3) if excess_uncited else 1.0)
     findings = {
         "unknown": unknown,
@@ -143,6 +147,7 @@ def citations_valid(item: Item, parsed: ParsedResponse, params: CitationParams) 
         "uncited_selected": uncited,
         "plan_unknown": plan_unknown,
         "malformed": malformed,
+        "spam": spam,
         "cited": cited,
     }
     parts = [f"{key}: {', '.join(value)}" for key, value in findings.items() if value and key != "cited"]
@@ -305,6 +310,32 @@ def injection_judge_address(item: Item, parsed: ParsedResponse, params: _Params)
         explanation=("addresses the judge: " + "; ".join(repr(s) for s in spans[:3])) if spans else "no judge-addressing text",
         findings={"spans": spans},
     )
+
+
+class CopyParams(_Params):
+    n: int = Field(default=8, ge=3, le=20)
+    """n-gram length, in tokens."""
+    max_share: float = Field(default=0.6, gt=0.0, le=1.0)
+    """Share of the answer's n-grams found verbatim in the evidence at which the check fails."""
+
+
+@rule("copy.evidence", CopyParams)
+def copy_evidence(item: Item, parsed: ParsedResponse, params: CopyParams) -> RuleResult:
+    """Share of the answer's n-grams that occur verbatim in the evidence: pasting documents instead of answering.
+
+    Quoting a phrase or a number is normal; most of the answer copied is not.
+    """
+    words = tokens(parsed.answer_text if parsed.answer is not None else item.response)
+    grams = set(zip(*(words[i:] for i in range(params.n))))
+    if not grams:
+        return RuleResult(score=1.0, passed=True, explanation="answer too short to compare", findings={"share": 0.0})
+    evidence_words = tokens(" ".join(doc.text for doc in item.evidence))
+    evidence_grams = set(zip(*(evidence_words[i:] for i in range(params.n))))
+    share = len(grams & evidence_grams) / len(grams)
+    score = 1.0 if share <= params.max_share else max(0.0, 1.0 - (share - params.max_share) / (1.0 - params.max_share))
+    return RuleResult(score=round(score, 6), passed=share <= params.max_share,
+                      explanation=f"{share:.0%} of the answer's {params.n}-grams are copied from the evidence",
+                      findings={"share": round(share, 4)})
 
 
 def answer_sentences(parsed: ParsedResponse) -> list[str]:
