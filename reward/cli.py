@@ -199,6 +199,98 @@ def probes_command(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _calibration_reports(args: argparse.Namespace):
+    from reward.calibrate import load_all, systems_for
+    from reward.judges.factory import make_judge
+
+    pointwise, pairwise = load_all(args.labels)
+    reports = systems_for(args.suite, make_judge(args.judge), pointwise, pairwise, resamples=args.resamples,
+                          compare=not args.no_compare)
+    return reports, pointwise, pairwise
+
+
+@_command("calibrate")
+def calibrate_command(args: argparse.Namespace) -> int:
+    import json as _json
+
+    from rich.table import Table
+
+    from reward.calibrate import html_report, regressions, track_disagreements
+
+    reports, pointwise, pairwise = _calibration_reports(args)
+    dimensions = sorted({r.dimension for s in reports for r in s.rows})
+    table = Table(title=f"Agreement with human labels (judge {args.judge})")
+    table.add_column("dimension", no_wrap=True)
+    table.add_column("metric")
+    for system in reports:
+        table.add_column(system.name, justify="right")
+    for dimension in dimensions:
+        cells = []
+        for system in reports:
+            row = system.metric(dimension)
+            if row is None or row.value is None:
+                cells.append("—" if row is None else f"n/a ({row.note or 'no data'})")
+            else:
+                ci = f" [{row.ci[0]:.2f}, {row.ci[1]:.2f}]" if row.ci else ""
+                cells.append(f"{row.value:.3f}{ci} n={row.n}")
+        metric = next((s.metric(dimension).metric for s in reports if s.metric(dimension)), "")
+        table.add_row(dimension, metric, *cells)
+    Console().print(table)
+    tracks = track_disagreements(pointwise, pairwise) if args.tracks else None
+    if tracks:
+        for dimension, entry in sorted(tracks.items()):
+            err.print(f"tracks {dimension}: {entry['disagree']}/{entry['compared']} blind-vs-assisted disagreements to escalate")
+    payload = {"judge": args.judge, "systems": [{"name": s.name, "suite": s.suite, "suite_version": s.suite_version,
+                                                  "metrics": [r.as_dict() for r in s.rows]} for s in reports],
+               "tracks": tracks}
+    if args.out:
+        Path(args.out).write_text(_json.dumps(payload, indent=2))
+    if args.html:
+        Path(args.html).write_text(html_report(reports, tracks=tracks), encoding="utf-8")
+    if args.baseline:
+        problems = regressions(reports[0], _json.loads(Path(args.baseline).read_text()), args.max_drop)
+        for problem in problems:
+            err.print(f"[red]regression[/red] {problem}")
+        if problems:
+            return 1
+        err.print(f"[green]no regression[/green] beyond {args.max_drop} against {args.baseline}")
+    return 0
+
+
+@_command("freeze")
+def freeze_command(args: argparse.Namespace) -> int:
+    import json as _json
+
+    from reward.calibrate import freeze, load_all, systems_for
+    from reward.judges.factory import make_judge
+
+    pointwise, pairwise = load_all(args.labels)
+    [report] = systems_for(args.suite, make_judge(args.judge), pointwise, pairwise, resamples=args.resamples, compare=False)
+    frozen = freeze(report, load_suite(args.suite), args.judge, [str(p) for p in args.labels])
+    Path(args.out).write_text(_json.dumps(frozen, indent=2))
+    err.print(f"froze {len(frozen['metrics'])} metrics of {args.suite} ({frozen['suite_version']}) to {args.out}")
+    return 0
+
+
+@_command("shadow")
+def shadow_command(args: argparse.Namespace) -> int:
+    import json as _json
+
+    from reward.calibrate import shadow
+    from reward.judges.factory import make_judge
+    from reward.scorelog import read_log
+
+    records = list(read_log(args.log))
+    if args.limit:
+        records = records[-args.limit :]
+    report = shadow(records, load_suite(args.suite), make_judge(args.judge), worst=args.worst)
+    text = _json.dumps(report, indent=2)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reward", description="Multi-dimensional reward server for generative search.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
@@ -242,6 +334,31 @@ def build_parser() -> argparse.ArgumentParser:
     probes.add_argument("--all", action="store_true", help="derive probes from every input item, not only the clean ones")
     probes.add_argument("--json", help="also write the rows as JSON")
 
+    for name, helptext in (("calibrate", "agreement with human labels (and the regression gate)"),
+                           ("freeze", "write a frozen baseline of the suite's agreement")):
+        cal = sub.add_parser(name, help=helptext)
+        cal.add_argument("--suite", default="searchllm")
+        cal.add_argument("--labels", action="append", required=True, help="label JSONL (repeatable)")
+        cal.add_argument("--judge", default="local")
+        cal.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
+        if name == "calibrate":
+            cal.add_argument("--out", help="JSON report")
+            cal.add_argument("--html", help="self-contained HTML report")
+            cal.add_argument("--baseline", help="frozen baseline (reward freeze) to gate against")
+            cal.add_argument("--max-drop", type=float, default=0.01, help="largest allowed drop of a metric")
+            cal.add_argument("--tracks", action="store_true", help="report blind-vs-assisted disagreements")
+            cal.add_argument("--no-compare", action="store_true", help="skip the linear ablation and the GenRM baseline")
+        else:
+            cal.add_argument("--out", required=True, help="baseline JSON to write")
+            cal.set_defaults(no_compare=True)
+    sh = sub.add_parser("shadow", help="re-score logged traffic with a candidate evaluator")
+    sh.add_argument("--log", required=True, help="score log folder")
+    sh.add_argument("--suite", required=True, help="candidate suite")
+    sh.add_argument("--judge", default="local")
+    sh.add_argument("--limit", type=int, help="only the last N records")
+    sh.add_argument("--worst", type=int, default=10)
+    sh.add_argument("--out", help="JSON report")
+
     rubric = sub.add_parser("rubric", help="rubric tools")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", required=True)
     lint_parser = rubric_sub.add_parser("lint", help="report every problem of a rubric folder or file")
@@ -257,6 +374,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[name](args)
     except (RubricError, UnknownSuite) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        return 2
+    except ValueError as exc:  # bad label files and judge configs name file, line and field
         err.print(f"[red]error:[/red] {exc}")
         return 2
     except FileNotFoundError as exc:

@@ -40,6 +40,7 @@ NO_LOCAL_BACKEND = {
     "llm_knowledge": "checking knowledge beyond the evidence needs a model that has the knowledge",
     "self_consistency": "detecting logical contradictions needs an LLM judge",
     "multi_turn_conflict": "detecting contradictions with earlier turns needs an LLM judge",
+    "genrm_holistic": "a single holistic LLM judgment (the GenRM baseline) has no local equivalent",
 }
 
 
