@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -182,6 +183,14 @@ def tokens(text: str) -> list[str]:
     return out
 
 
+def answer_tokens(item: Item, parsed: ParsedResponse) -> list[str]:
+    """Tokens of the answer (or of the whole response when there is no answer part), computed once per parse."""
+    cached = parsed.__dict__.get("_answer_tokens")
+    if cached is None:
+        cached = parsed.__dict__["_answer_tokens"] = tokens(parsed.answer_text if parsed.answer is not None else item.response)
+    return cached
+
+
 class RepetitionParams(_Params):
     n: int = Field(default=4, ge=1, le=12)
     """n-gram length, in tokens."""
@@ -196,7 +205,7 @@ def repetition_ngram(item: Item, parsed: ParsedResponse, params: RepetitionParam
     Score 1 with no repetition, 0 at twice `max_rate` or more.
     """
     text = parsed.answer_text if parsed.answer is not None else item.response
-    words = tokens(text)
+    words = answer_tokens(item, parsed)
     grams = list(zip(*(words[i:] for i in range(params.n))))
     repeated = len(grams) - len(set(grams))
     rate = repeated / len(grams) if grams else 0.0
@@ -319,18 +328,24 @@ class CopyParams(_Params):
     """Share of the answer's n-grams found verbatim in the evidence at which the check fails."""
 
 
+@lru_cache(maxsize=1024)
+def _evidence_ngrams(text: str, n: int) -> frozenset:
+    # The rollouts of a GRPO group share their evidence: compute its n-grams once per group, not per rollout.
+    words = tokens(text)
+    return frozenset(zip(*(words[i:] for i in range(n))))
+
+
 @rule("copy.evidence", CopyParams)
 def copy_evidence(item: Item, parsed: ParsedResponse, params: CopyParams) -> RuleResult:
     """Share of the answer's n-grams that occur verbatim in the evidence: pasting documents instead of answering.
 
     Quoting a phrase or a number is normal; most of the answer copied is not.
     """
-    words = tokens(parsed.answer_text if parsed.answer is not None else item.response)
+    words = answer_tokens(item, parsed)
     grams = set(zip(*(words[i:] for i in range(params.n))))
     if not grams:
         return RuleResult(score=1.0, passed=True, explanation="answer too short to compare", findings={"share": 0.0})
-    evidence_words = tokens(" ".join(doc.text for doc in item.evidence))
-    evidence_grams = set(zip(*(evidence_words[i:] for i in range(params.n))))
+    evidence_grams = _evidence_ngrams(" ".join(doc.text for doc in item.evidence), params.n)
     share = len(grams & evidence_grams) / len(grams)
     score = 1.0 if share <= params.max_share else max(0.0, 1.0 - (share - params.max_share) / (1.0 - params.max_share))
     return RuleResult(score=round(score, 6), passed=share <= params.max_share,
