@@ -132,8 +132,11 @@ class SystemReport:
     suite_version: str
     rows: list[MetricRow] = field(default_factory=list)
 
-    def metric(self, dimension: str) -> MetricRow | None:
-        return next((r for r in self.rows if r.dimension == dimension), None)
+    def metric(self, dimension: str, metric: str | None = None) -> MetricRow | None:
+        return next((r for r in self.rows if r.dimension == dimension and metric in (None, r.metric)), None)
+
+    def keys(self) -> list[tuple[str, str]]:
+        return [(r.dimension, r.metric) for r in self.rows]
 
 
 def _pair_items(label: PairwiseLabel, index: int) -> tuple[Item, Item]:
@@ -208,17 +211,18 @@ def dimension_hashes(suite: LoadedSuite) -> dict[str, str]:
 def freeze(report: SystemReport, suite: LoadedSuite, judge_spec: str, labels: list[str]) -> dict:
     """The frozen benchmark: metrics with the rubric version hashes and the judge they were measured with."""
     return {"suite": suite.name, "suite_version": suite.version, "dimension_versions": dimension_hashes(suite),
-            "judge": judge_spec, "labels": labels, "metrics": {r.dimension: r.as_dict() for r in report.rows}}
+            "judge": judge_spec, "labels": labels, "metrics": {f"{r.dimension}:{r.metric}": r.as_dict() for r in report.rows}}
 
 
 def regressions(report: SystemReport, baseline: dict, max_drop: float) -> list[str]:
     """Messages naming each dimension whose metric fell by more than `max_drop` against the frozen baseline
     (point estimates), or that the baseline measured and the candidate can no longer score."""
     problems = []
-    for dimension, frozen in sorted(baseline["metrics"].items()):
+    for key, frozen in sorted(baseline["metrics"].items()):
         if frozen.get("value") is None:
             continue
-        current = report.metric(dimension)
+        dimension = frozen.get("dimension", key.split(":")[0])
+        current = report.metric(dimension, frozen.get("metric"))
         if current is None or current.value is None:
             problems.append(f"{dimension}: {frozen['metric']} was {frozen['value']:.4f}, now not measurable")
             continue
@@ -312,7 +316,7 @@ def shadow(records: list, candidate: LoadedSuite, judge: Judge, worst: int = 10)
 # -- reports -----------------------------------------------------------------------------------------------------
 def html_report(systems: list[SystemReport], title: str = "Evaluator calibration", tracks: dict | None = None) -> str:
     """A self-contained HTML report: one table per metric kind, systems side by side, inline SVG bars."""
-    dimensions = sorted({r.dimension for s in systems for r in s.rows})
+    keys = sorted({(r.dimension, r.metric) for s in systems for r in s.rows})
     head = "".join(f"<th>{html.escape(s.name)}<br><small>{html.escape(s.suite_version)}</small></th>" for s in systems)
 
     def bar(value: float | None) -> str:
@@ -323,10 +327,10 @@ def html_report(systems: list[SystemReport], title: str = "Evaluator calibration
                 f"<rect width='{width}' height='10' fill='#2563eb'/></svg> {value:.3f}")
 
     rows = []
-    for dimension in dimensions:
+    for dimension, metric in keys:
         cells = []
         for system in systems:
-            row = system.metric(dimension)
+            row = system.metric(dimension, metric)
             if row is None:
                 cells.append("<td class='na'>—</td>")
                 continue
@@ -334,7 +338,6 @@ def html_report(systems: list[SystemReport], title: str = "Evaluator calibration
             kappa = f"<br><small>kappa {row.kappa:.3f}</small>" if row.kappa is not None else ""
             note = f"<br><small class='note'>{html.escape(row.note)}</small>" if row.note else ""
             cells.append(f"<td>{bar(row.value)}{ci}{kappa}{note}</td>")
-        metric = next((s.metric(dimension).metric for s in systems if s.metric(dimension)), "")
         rows.append(f"<tr><th>{html.escape(dimension)}</th><td>{metric}</td>{''.join(cells)}</tr>")
     tracks_html = ""
     if tracks:

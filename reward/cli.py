@@ -218,22 +218,21 @@ def calibrate_command(args: argparse.Namespace) -> int:
     from reward.calibrate import html_report, regressions, track_disagreements
 
     reports, pointwise, pairwise = _calibration_reports(args)
-    dimensions = sorted({r.dimension for s in reports for r in s.rows})
+    keys = sorted({(r.dimension, r.metric) for s in reports for r in s.rows})
     table = Table(title=f"Agreement with human labels (judge {args.judge})")
     table.add_column("dimension", no_wrap=True)
     table.add_column("metric")
     for system in reports:
         table.add_column(system.name, justify="right")
-    for dimension in dimensions:
+    for dimension, metric in keys:
         cells = []
         for system in reports:
-            row = system.metric(dimension)
+            row = system.metric(dimension, metric)
             if row is None or row.value is None:
                 cells.append("—" if row is None else f"n/a ({row.note or 'no data'})")
             else:
                 ci = f" [{row.ci[0]:.2f}, {row.ci[1]:.2f}]" if row.ci else ""
                 cells.append(f"{row.value:.3f}{ci} n={row.n}")
-        metric = next((s.metric(dimension).metric for s in reports if s.metric(dimension)), "")
         table.add_row(dimension, metric, *cells)
     Console().print(table)
     tracks = track_disagreements(pointwise, pairwise) if args.tracks else None

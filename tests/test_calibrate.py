@@ -97,7 +97,7 @@ def test_calibrate_cli_gate_exit_codes_and_html(tmp_path, capsys):
     assert main(["calibrate", "--suite", "searchllm", "--labels", str(label_file), "--judge", "mock", "--resamples", "20",
                  "--baseline", str(baseline), "--html", str(report), "--out", str(tmp_path / "r.json")]) == 0
     data = json.loads(baseline.read_text())
-    data["metrics"]["format"]["value"] = 1.5  # a baseline no candidate can reach
+    data["metrics"]["format:accuracy"]["value"] = 1.5  # a baseline no candidate can reach
     baseline.write_text(json.dumps(data))
     assert main(["calibrate", "--suite", "searchllm", "--labels", str(label_file), "--judge", "mock", "--resamples", "20",
                  "--baseline", str(baseline), "--no-compare"]) == 1
@@ -172,3 +172,16 @@ def test_bundled_calibration_set_is_valid_and_large_enough():
     assert len(points) >= 200 and len(pairs) >= 200
     dims = set(load_suite("searchllm").dimensions)
     assert dims <= {p.dimension for p in points} | {p.dimension for p in pairs}
+
+
+def test_current_evaluator_does_not_regress_on_the_frozen_benchmark():
+    """The regression gate as CI runs it: rubrics plus the local tier against data/calibration/frozen-local.json.
+    A deliberate evaluator change re-freezes the baseline (reward freeze) in the same commit."""
+    from reward.calibrate import load_all, systems_for
+    from reward.judges.local import LocalJudge
+
+    calibration = ROOT / "data" / "calibration"
+    pointwise, pairwise = load_all([calibration / "pointwise.jsonl", calibration / "pairwise.jsonl"])
+    [report] = systems_for("searchllm", LocalJudge(), pointwise, pairwise, resamples=50, compare=False)
+    frozen = json.loads((calibration / "frozen-local.json").read_text())
+    assert regressions(report, frozen, 0.01) == []

@@ -110,10 +110,13 @@ def pointwise(items: dict[str, Item], rng: random.Random) -> list[dict]:
             add(with_response(clean, plan, selected, length), "response_length", 0)
             other = items[CLEAN[(CLEAN.index(name) + 1 + variant) % len(CLEAN)]]
             add(clean.model_copy(update={"response": other.response}), "query_satisfaction", 0)
-        # Evidence-side binary dimensions: an item unrelated to the query in the selection.
-        irrelevant_ids = [d.id for d in clean.evidence if d.id not in selected]
-        for doc_id in irrelevant_ids[:3]:
-            add(with_response(clean, plan, selected + [doc_id], answer), "reference_irrelevant", 0)
+        # Evidence-side binary dimensions: a document about another topic (from another example) added to the
+        # evidence set and selected.
+        others = [items[n] for n in CLEAN if n != name]
+        for k, other in enumerate(others[:3]):
+            foreign = other.evidence[k].model_copy(update={"id": f"x{k}"})
+            with_foreign = clean.model_copy(update={"evidence": [*clean.evidence, foreign]})
+            add(with_response(with_foreign, plan, selected + [foreign.id], answer), "reference_irrelevant", 0)
     # Outdated evidence selected next to current evidence (the Skibidi and concert cases).
     for name, stale in (("song-good", "3"), ("concert-conflicting-evidence", "2")):
         item = items[name]
@@ -188,6 +191,8 @@ def pairs_from_pointwise(point: list[dict], items: dict[str, Item]) -> list[dict
         item = label["item"]
         clean = clean_by_query.get(item["query"])
         if label["label"] != 0 or clean is None or item["response"] == clean.response or item.get("history"):
+            continue
+        if len(item["evidence"]) != len(clean.evidence):  # the flaw lives in a changed context, not the response
             continue
         context = {"query": clean.query, "history": [t.model_dump() for t in clean.history],
                    "evidence": [json.loads(d.model_dump_json(exclude_none=True)) for d in clean.evidence],

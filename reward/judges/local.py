@@ -319,6 +319,9 @@ def sentence_evidence(ctx: Context, sentence_with_citations: str) -> list[Eviden
     return docs or ctx.selected
 
 
+_HARD_FAILURE = re.compile(r"numbers not in the evidence|where the evidence says|as upcoming although")
+
+
 async def _sentence_support(ctx: Context, sentences: list[str]) -> tuple[list[bool], list[str]]:
     """Support of each sentence against the evidence it cites (else the selected evidence, else all of it), with
     the user's words as context. Sentences of a refusal are not claims about the world and are skipped."""
@@ -365,6 +368,10 @@ async def claim_hallucination(ctx: Context) -> tuple[float, str]:
     verdicts, reasons = await _sentence_support(ctx, sentences)
     unknown = ctx.rule("citations.valid").findings.get("unknown", [])
     score = sum(verdicts) / len(verdicts) if verdicts else 1.0
+    # A number the evidence does not have, a swapped attribute or a stale date is hard evidence of a
+    # hallucination (the rubric's "one clear hallucination is enough"); unfamiliar wording alone is not.
+    if any(_HARD_FAILURE.search(reason) for reason in reasons):
+        score = min(score, 0.25)
     if unknown:
         score = min(score, 0.5)
         reasons.append(f"cites unknown documents {', '.join(unknown)}")

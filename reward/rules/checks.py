@@ -69,10 +69,14 @@ def markdown_problems(markdown: str) -> list[str]:
 def format_structure(item: Item, parsed: ParsedResponse, params: _Params) -> RuleResult:
     """The three parts present, in order, once; the answer's Markdown well-formed.
 
-    Structural problems score 0 (the response cannot be consumed); each Markdown problem costs 0.25.
+    Structural problems (and an unclosed code fence) score 0: the response cannot be consumed; each other
+    Markdown problem costs 0.25.
     """
     structural = list(parsed.problems)
     markdown = markdown_problems(parsed.answer) if parsed.answer else []
+    # An unclosed code fence swallows the rest of the answer when rendered: as bad as a missing part.
+    structural += [p for p in markdown if p.startswith("unbalanced code fence")]
+    markdown = [p for p in markdown if not p.startswith("unbalanced code fence")]
     problems = structural + markdown
     if structural:
         score = 0.0

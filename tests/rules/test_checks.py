@@ -33,8 +33,10 @@ def test_format_structure_passes_a_clean_response_and_zeroes_a_broken_one():
 
 def test_format_structure_penalises_malformed_markdown():
     result = run("format.structure", item("Free on Spotify [Doc 1] [Doc 2].\n\n#Heading\n\n```bash\nopen spotify"))
-    assert result.score == 0.5
+    assert result.score == 0.0  # the unclosed fence swallows the rest of the answer
     assert any("fence" in p for p in result.findings["problems"])
+    heading_only = run("format.structure", item("Free on Spotify [Doc 1] [Doc 2].\n\n#Heading\n\n- item"))
+    assert heading_only.score == 0.75
     assert any("space after '#'" in p for p in result.findings["problems"])
 
 
