@@ -63,6 +63,8 @@ class ServerArgs(BaseModel):
     """Environment variable holding the bearer token; when it is unset or empty, no auth."""
     limits: Limits = Field(default_factory=Limits)
     scorer_replicas: int = Field(default=1, ge=1)
+    scorer_cpus: float = Field(default=1.0, gt=0)
+    """CPUs reserved per scoring replica (rules and the local tier run there)."""
     ingress_replicas: int = Field(default=1, ge=1)
 
 
@@ -320,7 +322,7 @@ def build_app(args: ServerArgs) -> Application:
             load_suite(name, Path(args.rubrics))
         except (RubricError, UnknownSuite) as exc:
             raise ValueError(f"suite {name!r} cannot be loaded: {exc}") from None
-    scorer = Scorer.options(num_replicas=args.scorer_replicas).bind(args)
+    scorer = Scorer.options(num_replicas=args.scorer_replicas, ray_actor_options={"num_cpus": args.scorer_cpus}).bind(args)
     return Ingress.options(num_replicas=args.ingress_replicas, user_config={"limits": args.limits.model_dump()}).bind(scorer, args)
 
 
