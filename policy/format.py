@@ -254,7 +254,7 @@ def render_response(plan: list[Facet], selected: list[str], answer: str) -> str:
         cite = f" [Doc {','.join(facet.evidence)}]" if facet.evidence else ""
         lines.append(f"{number}. {facet.text}{cite}")
     evidence = ", ".join(selected) if selected else "none"
-    return f"<plan>\n" + "\n".join(lines) + f"\n</plan>\n<evidence>{evidence}</evidence>\n<answer>\n{answer.strip()}\n</answer>"
+    return "<plan>\n" + "\n".join(lines) + f"\n</plan>\n<evidence>{evidence}</evidence>\n<answer>\n{answer.strip()}\n</answer>"
 
 
 def split_sentences(text: str) -> list[str]:

@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from reward.schema import Item, ItemResult
 

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from pathlib import Path
 
 from policy.format import Facet, render_response
-from reward.rubric import load_suite
 from reward.schema import Evidence, Item
 
 ROOT = Path(__file__).resolve().parent.parent

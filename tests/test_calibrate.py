@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 import pytest
 
 from reward.calibrate import (
-    accuracy, bootstrap_ci, cohen_kappa, evaluate, freeze, html_report, pairwise_auc, regressions, shadow,
+    accuracy, bootstrap_ci, cohen_kappa, evaluate, freeze, pairwise_auc, regressions, shadow,
     track_disagreements,
 )
 from reward.judges.mock import ScriptedJudge, tag_reply

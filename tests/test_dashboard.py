@@ -2,7 +2,6 @@
 no console errors, a click on a point shows that step's samples, and the page needs no network."""
 
 import shutil
-from pathlib import Path
 
 import pytest
 

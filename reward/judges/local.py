@@ -179,16 +179,6 @@ def salient_terms(text: str) -> set[str]:
     return {n for n in names if n not in STOPWORDS} | numbers(text)
 
 
-def prose_sentences(text: str) -> list[str]:
-    """Answer sentences that carry content: headings and bare list markers dropped."""
-    out = []
-    for sentence in split_sentences(text):
-        body = re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip()
-        if len(content_words(body)) >= 2:
-            out.append(body)
-    return out
-
-
 def nearest_label(request: JudgeRequest, score: float) -> str | None:
     spec = request.dimension.judge
     if spec is None:
@@ -348,7 +338,7 @@ async def _sentence_support(ctx: Context, sentences: list[str]) -> tuple[list[bo
 
 
 def _answer_sentences(ctx: Context) -> list[str]:
-    """Answer sentences with their citation markers, headings and bare markers dropped."""
+    """Answer sentences that carry content, citation markers kept; headings and bare list markers dropped."""
     out = []
     for sentence in split_sentences(ctx.parsed.answer or ""):
         body = re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip()

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from policy.format import ParsedResponse, split_sentences, strip_citations
+from policy.format import ParsedResponse
 from reward.rules.registry import RuleResult, rule
 from reward.schema import Item
 
@@ -355,13 +355,3 @@ def copy_evidence(item: Item, parsed: ParsedResponse, params: CopyParams) -> Rul
     return RuleResult(score=round(score, 6), passed=share <= params.max_share,
                       explanation=f"{share:.0%} of the answer's {params.n}-grams are copied from the evidence",
                       findings={"share": round(share, 4)})
-
-
-def answer_sentences(parsed: ParsedResponse) -> list[str]:
-    """The answer's sentences with citation markers kept (judges and local methods cite per sentence)."""
-    return split_sentences(parsed.answer or "")
-
-
-def plain(text: str) -> str:
-    """Text without citation markers, whitespace collapsed."""
-    return re.sub(r"\s+", " ", strip_citations(text)).strip()
