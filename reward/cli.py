@@ -63,7 +63,12 @@ def score_command(args: argparse.Namespace) -> int:
 
     suite = load_suite(args.suite, Path(args.rubrics))
     judge = make_judge(args.judge)
-    engine = Engine(suite, judge, max_concurrency=args.concurrency)
+    cache = None
+    if args.cache:
+        from reward.engine import SqliteReplyCache
+
+        cache = SqliteReplyCache(args.cache)
+    engine = Engine(suite, judge, max_concurrency=args.concurrency, cache=cache)
     entries = list(read_items(Path(args.input)))
     bad = [(n, e) for n, e in entries if isinstance(e, str)]
     for number, message in bad:
@@ -303,6 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--rubrics", default=str(DEFAULT_RUBRIC_DIR), help="rubric folder")
     score.add_argument("--batch-size", type=int, default=256, help="items per engine batch (keep GRPO groups whole)")
     score.add_argument("--concurrency", type=int, default=256, help="judge calls in flight")
+    score.add_argument("--cache", help="SQLite file of judge replies: re-scoring the same data reuses them")
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bar or tables")
 
     serve = sub.add_parser("serve", help="run the reward server (Ray Serve) until Ctrl-C")

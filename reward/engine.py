@@ -68,6 +68,46 @@ class ReplyCache:
         return len(self._entries)
 
 
+class SqliteReplyCache(ReplyCache):
+    """The exact-match cache on disk (SQLite), for re-scoring the same data later (calibration, audits).
+
+    Successful replies only, keyed by the same content key as the in-memory cache, which stays in front of it.
+    """
+
+    def __init__(self, path: str, max_entries: int = 200_000):
+        import sqlite3
+
+        super().__init__(max_entries)
+        self._db = sqlite3.connect(path, check_same_thread=False)
+        self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)")
+        self._db.commit()
+
+    def get(self, key: str) -> JudgeReply | None:
+        reply = super().get(key)
+        if reply is not None:
+            return reply
+        row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        data = json.loads(row[0])
+        from reward.schema import Quote
+
+        reply = JudgeReply(**{**data, "quotes": [Quote(**q) for q in data.get("quotes", [])]})
+        super().put(key, reply)
+        return reply
+
+    def put(self, key: str, reply: JudgeReply) -> None:
+        if reply.status != "ok":
+            return
+        super().put(key, reply)
+        data = {**reply.__dict__, "quotes": [q.model_dump() for q in reply.quotes], "cached": False}
+        self._db.execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (key, json.dumps(data)))
+        self._db.commit()
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
+
+
 def _hash(*parts: str) -> str:
     digest = hashlib.sha256()
     for part in parts:

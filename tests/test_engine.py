@@ -121,3 +121,18 @@ def test_concurrent_batches_share_one_engine(mini_suite):
 
     first, second = asyncio.run(both())
     assert first[0].id == "a" and second[0].id == "b" and first[0].valid and second[0].valid
+
+
+def test_sqlite_cache_serves_a_second_process(mini_suite, tmp_path):
+    from reward.engine import SqliteReplyCache
+
+    path = str(tmp_path / "replies.sqlite")
+    script = by_dimension({"grounded": tag_reply("1", quote=QUOTE)})
+    first = ScriptedJudge(script)
+    before = Engine(mini_suite, first, cache=SqliteReplyCache(path)).score_sync([make_item("a", GOOD)])
+    assert len(first.calls) == 3
+    second = ScriptedJudge(script)  # a new engine and cache object, as in a later run
+    after = Engine(mini_suite, second, cache=SqliteReplyCache(path)).score_sync([make_item("a", GOOD)])
+    assert second.calls == [] and after[0].reward == before[0].reward
+    assert after[0].dimensions["grounded"].quotes == before[0].dimensions["grounded"].quotes
+    assert len(SqliteReplyCache(path)) == 3
