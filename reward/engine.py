@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 import json
 import logging
 from collections import OrderedDict
@@ -41,6 +42,12 @@ class EngineStats:
     judge_cache_hits: int = 0
     judge_calls_made: int = 0
     unscored: dict[str, int] = field(default_factory=dict)
+    judge_latencies: list[float] = field(default_factory=list)
+    """Seconds per judge call since the last `drain_latencies()` (the server turns them into a histogram)."""
+
+    def drain_latencies(self) -> list[float]:
+        latencies, self.judge_latencies = self.judge_latencies, []
+        return latencies
 
 
 class ReplyCache:
@@ -163,11 +170,14 @@ class Engine:
 
         async def run(key: str, request: JudgeRequest) -> tuple[str, JudgeReply]:
             async with semaphore:
+                started = time.perf_counter()
                 try:
                     reply = await self.judge.judge(request)
                 except Exception as exc:  # backends return unscored replies; this guards against their bugs
                     log.exception("judge backend raised on %s/%s", request.item.id, request.dimension.name)
                     reply = JudgeReply.unscored(self.judge.name, "judge_error", explanation=f"{type(exc).__name__}: {exc}")
+                if len(self.stats.judge_latencies) < 100_000:
+                    self.stats.judge_latencies.append(time.perf_counter() - started)
             self.cache.put(key, reply)
             return key, reply
 

@@ -87,6 +87,9 @@ class Metrics:
                                  buckets=[0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300])
         self.judge_calls = Counter("reward_judge_calls", "Judge calls by outcome (made, deduped, cache_hit)",
                                    ["outcome"], registry=self.registry)
+        self.judge_latency = Histogram("reward_judge_latency_seconds", "Latency of one judge call (retries included)",
+                                       registry=self.registry,
+                                       buckets=[0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300])
 
     def observe(self, suite: str, results: list[ItemResult]) -> None:
         for result in results:
@@ -143,6 +146,7 @@ class Scorer:
         after = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
         return {
             "results": [r.model_dump(mode="json") for r in results],
+            "judge_latencies": engine.stats.drain_latencies(),
             "judge_calls": dict(zip(("made", "deduped", "cache_hit"), (a - b for a, b in zip(after, before)), strict=True)),
         }
 
@@ -309,6 +313,8 @@ class Ingress:
         for indices, reply in zip(chunks, replies, strict=True):
             for outcome, count in reply["judge_calls"].items():
                 self.metrics.judge_calls.labels(outcome).inc(count)
+            for seconds in reply.get("judge_latencies", []):
+                self.metrics.judge_latency.observe(seconds)
             for index, result in zip(indices, reply["results"], strict=True):
                 results[index] = ItemResult.model_validate(result)
         return results  # type: ignore[return-value]

@@ -81,6 +81,7 @@ def test_metrics_export_per_dimension_histograms_and_counters(server):
     assert 'reward_items_total{suite="searchllm",valid="true"}' in text
     assert 'reward_requests_total{code="422"}' in text
     assert 'reward_judge_calls_total{outcome="deduped"}' in text
+    assert "reward_judge_latency_seconds_count" in text
 
 
 def test_score_log_survives_a_restart_with_every_item_exactly_once(server):
