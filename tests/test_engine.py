@@ -136,3 +136,12 @@ def test_sqlite_cache_serves_a_second_process(mini_suite, tmp_path):
     assert second.calls == [] and after[0].reward == before[0].reward
     assert after[0].dimensions["grounded"].quotes == before[0].dimensions["grounded"].quotes
     assert len(SqliteReplyCache(path)) == 3
+
+
+def test_required_quotes_are_waived_without_evidence_and_ignored_inside_reasoning(mini_suite):
+    no_evidence = make_item("a", GOOD).model_copy(update={"evidence": []})
+    [result] = Engine(mini_suite, ScriptedJudge(by_dimension({"grounded": tag_reply("1")}))).score_sync([no_evidence])
+    assert result.dimensions["grounded"].score == 1.0
+    draft = '<think>maybe <quote doc="1">it is caused by bacteria</quote></think><quote doc="1">now streaming on Spotify</quote><score>1</score>'
+    [result] = Engine(mini_suite, ScriptedJudge(by_dimension({"grounded": draft}))).score_sync([make_item("b", GOOD)])
+    assert result.dimensions["grounded"].score == 1.0 and len(result.dimensions["grounded"].quotes) == 1

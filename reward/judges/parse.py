@@ -52,7 +52,8 @@ def _parse_tags(text: str) -> tuple[str, str | None, list[tuple[str | None, str]
         raise ParseError("unparseable", f"conflicting <score> tags {scores}")
     think = _THINK.search(text)
     explanation = think.group(1).strip() if think else _SCORE.sub("", verdict).strip() or None
-    quotes = [(doc, body.strip()) for doc, body in _QUOTE.findall(text)]
+    # Quotes count only outside the reasoning: a draft quote inside <think> is not the judge's answer.
+    quotes = [(doc, body.strip()) for doc, body in _QUOTE.findall(_THINK.sub("", text))]
     return scores[-1].strip(), explanation, quotes
 
 
@@ -89,7 +90,9 @@ def parse_reply(completion: Completion, request: JudgeRequest) -> ParsedReply:
         allowed = ", ".join(entry.label for entry in spec.scale)
         raise ParseError("label_out_of_scale", f"label {label[:40]!r} is not one of {allowed}")
     quotes = [Quote(doc=doc, text=body, verified=verify_quote(body, request.item.evidence, doc)) for doc, body in raw_quotes]
-    if spec.quotes == "required" and not quotes:
+    # With no evidence there is nothing to quote; requiring a quote would leave the item unscored exactly in the
+    # no-evidence cases where refusal behaviour matters.
+    if spec.quotes == "required" and not quotes and request.item.evidence:
         raise ParseError("missing_quote", "the rubric requires a verbatim evidence quote")
     failed = [q for q in quotes if not q.verified]
     if failed and spec.quotes != "none":
