@@ -326,3 +326,37 @@ def test_verl_reward_loop_scores_groups_through_the_server(server, tokenizer, pa
         assert rm.abs().sum().item() == pytest.approx(abs(output["reward_score"]))
     logged = [r for r in read_log(server["log"]) if r.run == "verl-loop"]
     assert sorted(r.step for r in logged) == [11] * len(rollouts) + [12, 12]
+
+
+def test_group_batcher_keeps_groups_whole_and_fails_every_waiting_rollout():
+    """Without a server: chunks of at most max_items keep groups whole; a failed request fails all its rollouts."""
+    import asyncio
+
+    from policy.verl_reward import GroupBatcher
+
+    class FakeClient:
+        def __init__(self):
+            self.calls = []
+
+        async def ascore(self, suite, items, step, run):
+            self.calls.append((suite, step, run, [item["query"] for item in items]))
+            if any(item["query"] == "boom" for item in items):
+                raise RuntimeError("reward server down")
+            return [{"id": item["id"], "reward": float(len(self.calls))} for item in items]
+
+    async def run():
+        client = FakeClient()
+        batcher = GroupBatcher(client, linger_s=0.2, max_items=4)
+        request = ("searchllm", 4, "gated")
+        jobs = [batcher.score(request, g, 3, {"id": f"{g}{k}", "query": g}) for g in ("a", "b") for k in range(3)]
+        results = await asyncio.gather(*jobs)
+        failing = [batcher.score(request, "boom", 2, {"id": f"x{k}", "query": "boom"}) for k in range(2)]
+        errors = await asyncio.gather(*failing, return_exceptions=True)
+        return client.calls, results, errors
+
+    calls, results, errors = asyncio.run(run())
+    # groups a and b (3 each) do not fit one request of 4: one request per group, each whole, with step and run
+    assert sorted(c[3] for c in calls[:2]) == [["a", "a", "a"], ["b", "b", "b"]]
+    assert all(c[:3] == ("searchllm", 4, "gated") for c in calls)
+    assert len({r["reward"] for r in results[:3]}) == 1 and len({r["reward"] for r in results[3:]}) == 1
+    assert all(isinstance(e, RuntimeError) and "down" in str(e) for e in errors)
