@@ -13,8 +13,8 @@ during training depends on the trainer:
 Either way the metrics are `reward_dim/<key>/mean` and `reward_dim/<key>/unscored_rate` for every numeric key
 (dimensions, score, gate, utility; `MISSING` values left out of the mean, so an unscored dimension does not drag it
 down) and `reward_dim/valid_rate`; they reach every configured logger (wandb, tensorboard, console) next to
-verl's own. The step reaches the server separately: `policy.verl_manager` passes verl's `global_steps` with each
-rollout. Call `install()` in the process that runs the trainer: `python -m policy.train` does it in verl's task
+verl's own. The step reaches the server separately: `policy.verl_manager` passes each rollout's `global_steps`
+(trainer V1 sets it per sample; for the legacy trainer `install()` also wraps `_get_gen_batch` to set it). Call `install()` in the process that runs the trainer: `python -m policy.train` does it in verl's task
 runner.
 """
 
@@ -106,6 +106,22 @@ def wrap_compute_data_metrics(original: Callable) -> Callable:
     return compute_data_metrics
 
 
+def wrap_get_gen_batch(original: Callable) -> Callable:
+    """Legacy `RayPPOTrainer._get_gen_batch` that also gives each sample the trainer's step as `global_steps`.
+
+    The legacy trainer puts the step only in `meta_info`, which the agent loop does not hand to the reward loop;
+    per-sample non-tensor fields it does hand on (trainer V1 already adds `global_steps` there itself)."""
+
+    @functools.wraps(original)
+    def _get_gen_batch(self, batch):
+        gen_batch = original(self, batch)
+        gen_batch.non_tensor_batch["global_steps"] = np.full(len(gen_batch), int(self.global_steps), dtype=np.int64)
+        return gen_batch
+
+    setattr(_get_gen_batch, _MARK, True)
+    return _get_gen_batch
+
+
 def install() -> list[str]:
     """Install the per-step dimension metrics in whichever verl trainers can be imported; returns their names."""
     installed = []
@@ -113,6 +129,8 @@ def install() -> list[str]:
 
     if not getattr(ray_trainer.compute_data_metrics, _MARK, False):
         ray_trainer.compute_data_metrics = wrap_compute_data_metrics(ray_trainer.compute_data_metrics)
+    if not getattr(ray_trainer.RayPPOTrainer._get_gen_batch, _MARK, False):
+        ray_trainer.RayPPOTrainer._get_gen_batch = wrap_get_gen_batch(ray_trainer.RayPPOTrainer._get_gen_batch)
     installed.append("ray_trainer")
     try:  # trainer V1 needs TransferQueue, which GPU installs of verl have and CPU test envs may not
         import transfer_queue as tq

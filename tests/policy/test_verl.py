@@ -203,6 +203,11 @@ def test_dimension_metrics_hook_logs_means_without_missing_values():
     from verl.trainer.ppo import ray_trainer
 
     assert getattr(ray_trainer.compute_data_metrics, "_reward_dimensions", False)
+    # the legacy trainer's generation batch carries the step per sample, for the reward manager
+    from types import SimpleNamespace
+
+    gen = ray_trainer.RayPPOTrainer._get_gen_batch(SimpleNamespace(global_steps=9), data)
+    assert gen.non_tensor_batch["global_steps"].tolist() == [9, 9, 9, 9]
 
 
 def test_v1_trainer_hook_reads_reward_extras_from_the_transfer_queue():
