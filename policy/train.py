@@ -2,8 +2,9 @@
 
     python -m policy.train --config-path $PWD/configs/verl --config-name grpo_megatron
 
-Same arguments and Hydra overrides as `python -m verl.trainer.main_ppo`; the only difference is that the task
-runner (the Ray actor that runs the trainer) installs `policy.verl_hooks` first.
+Same arguments and Hydra overrides as `python -m verl.trainer.main_ppo` (and the same steps: device selection,
+`validate_config`, `run_ppo`); the only difference is that the task runner (the Ray actor that runs the trainer,
+V1 or legacy per `trainer.use_v1`) installs `policy.verl_hooks` before training.
 """
 
 from __future__ import annotations
@@ -12,10 +13,13 @@ import hydra
 import ray
 
 
-def _runner_class():
-    from verl.trainer.main_ppo import TaskRunnerV1
-
-    base = TaskRunnerV1.__ray_actor_class__ if hasattr(TaskRunnerV1, "__ray_actor_class__") else TaskRunnerV1
+def runner_class(use_v1: bool):
+    """verl's task runner class (V1 or legacy) with the metrics hook installed at the start of `run`."""
+    if use_v1:
+        from verl.trainer.main_ppo import TaskRunnerV1 as runner
+    else:
+        from verl.trainer.main_ppo_v0 import TaskRunner as runner
+    base = runner.__ray_actor_class__ if hasattr(runner, "__ray_actor_class__") else runner
 
     class RewardDimensionsTaskRunner(base):
         def run(self, config):
@@ -30,10 +34,13 @@ def _runner_class():
 @hydra.main(config_path="pkg://verl.trainer.config", config_name="ppo_megatron_trainer", version_base=None)
 def main(config) -> None:
     from verl.trainer.main_ppo import run_ppo
+    from verl.trainer.ppo.utils import need_critic, need_reference_policy
+    from verl.utils.config import validate_config
     from verl.utils.device import auto_set_device
 
     auto_set_device(config)
-    run_ppo(config, task_runner_class=_runner_class())
+    validate_config(config=config, use_reference_policy=need_reference_policy(config), use_critic=need_critic(config))
+    run_ppo(config, task_runner_class=runner_class(bool(config.trainer.get("use_v1", True))))
 
 
 if __name__ == "__main__":

@@ -1,21 +1,28 @@
-"""Per-dimension training curves in verl: log the reward dimensions' means every training step, and key the
-server's score log by step.
+"""Per-dimension training curves in verl: log the reward dimensions' means every training step.
 
-verl puts a reward function's extra keys into the batch (`batch.non_tensor_batch`, named in
-`batch.meta_info["reward_extra_keys"]`) but logs them only during validation. `dimension_metrics(batch)` turns
-them into `reward_dim/<name>/mean` (skipping `MISSING` values, so an unscored dimension does not drag its mean
-down) plus the valid rate; `install()` wraps verl's `compute_data_metrics`, which the trainer calls once per
-training step, so these metrics reach every configured logger (wandb, tensorboard, console) next to verl's own.
-`install()` also exports the trainer's step as `REWARD_STEP` for reward functions running in the trainer
-process. Call it in the process that runs the trainer: `python -m policy.train` (verl's entry point with the hook
-installed in its task runner).
+verl 0.9 keeps a reward function's extra keys per rollout but logs them only in validation. Where they live
+during training depends on the trainer:
+
+- trainer V1 (`trainer.use_v1: true`, verl 0.9's default): in the TransferQueue, field `extra_fields`, key
+  `reward_extra_info` of each rollout. `install()` wraps `PPOTrainer._compute_metrics`, which the trainer calls
+  once per step right before `logger.log(metrics, step)` and before the step's data is cleared, to read them there.
+- legacy trainer (`use_v1: false`, `ray_trainer.RayPPOTrainer`): in `batch.non_tensor_batch`, named by
+  `batch.meta_info["reward_extra_keys"]`. `install()` wraps `ray_trainer.compute_data_metrics`, called once per
+  step with that batch.
+
+Either way the metrics are `reward_dim/<key>/mean` and `reward_dim/<key>/unscored_rate` for every numeric key
+(dimensions, score, gate, utility; `MISSING` values left out of the mean, so an unscored dimension does not drag it
+down) and `reward_dim/valid_rate`; they reach every configured logger (wandb, tensorboard, console) next to
+verl's own. The step reaches the server separately: `policy.verl_manager` passes each rollout's `global_steps`
+(trainer V1 sets it per sample; for the legacy trainer `install()` also wraps `_get_gen_batch` to set it). Call `install()` in the process that runs the trainer: `python -m policy.train` does it in verl's task
+runner.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import os
+from typing import Any, Callable
 
 import numpy as np
 
@@ -24,47 +31,115 @@ from policy.verl_reward import MISSING
 log = logging.getLogger(__name__)
 
 PREFIX = "reward_dim"
+_MARK = "_reward_dimensions"
 
 
-def dimension_metrics(batch) -> dict[str, float]:
-    """Means of the reward's extra keys over the batch's rollouts (MISSING values left out)."""
-    keys = list(batch.meta_info.get("reward_extra_keys", [])) or [
-        k for k in batch.non_tensor_batch if k in ("gate", "utility", "valid")
-    ]
+def column_metrics(columns: dict[str, Any]) -> dict[str, float]:
+    """Means of per-rollout reward columns (MISSING values left out); non-numeric columns are skipped."""
     metrics: dict[str, float] = {}
-    for key in keys:
-        if key not in batch.non_tensor_batch:
-            continue
+    for key, column in columns.items():
         try:
-            values = np.asarray(batch.non_tensor_batch[key], dtype=np.float64)
+            values = np.asarray(column, dtype=np.float64)
         except (TypeError, ValueError):
             continue  # a non-numeric extra key (e.g. a reason string) is not a curve
-        scored = values[values != MISSING]
+        if values.ndim != 1 or not values.size:
+            continue
         if key == "valid":
-            metrics[f"{PREFIX}/valid_rate"] = float(values.mean()) if values.size else 0.0
-        elif scored.size:
+            metrics[f"{PREFIX}/valid_rate"] = float(values.mean())
+            continue
+        scored = values[values != MISSING]
+        if scored.size:
             metrics[f"{PREFIX}/{key}/mean"] = float(scored.mean())
-            metrics[f"{PREFIX}/{key}/unscored_rate"] = float(1.0 - scored.size / values.size)
+        metrics[f"{PREFIX}/{key}/unscored_rate"] = float(1.0 - scored.size / values.size)
     return metrics
 
 
-def install() -> None:
-    """Wrap verl's per-step data metrics so the reward dimensions are logged every training step."""
-    from verl.trainer.ppo import ray_trainer
+def dimension_metrics(batch) -> dict[str, float]:
+    """Legacy trainer: the metrics of a `DataProto` batch's reward extra keys."""
+    keys = list(batch.meta_info.get("reward_extra_keys", []))
+    return column_metrics({k: batch.non_tensor_batch[k] for k in keys if k in batch.non_tensor_batch})
 
-    original = ray_trainer.compute_data_metrics
-    if getattr(original, "_reward_dimensions", False):
-        return
+
+def rows_metrics(rows: list[Any]) -> dict[str, float]:
+    """Trainer V1: the metrics of the rollouts' `extra_fields` dicts (their `reward_extra_info`)."""
+    infos = [row.get("reward_extra_info") or {} for row in rows if isinstance(row, dict)]
+    keys = sorted({key for info in infos for key in info})
+    # A rollout without a key (none should: the reward function returns the same keys for all) counts as MISSING.
+    return column_metrics({key: [info.get(key, MISSING) for info in infos] for key in keys})
+
+
+def v1_batch_metrics(batch, kv_batch_get: Callable[..., Any]) -> dict[str, float]:
+    """Trainer V1: read `extra_fields` of the step's rollouts from the TransferQueue (padding rows left out)."""
+    data = kv_batch_get(keys=batch.keys, partition_id=batch.partition_id, select_fields=["extra_fields"])
+    column = data.pop("extra_fields")
+    rows = column.tolist() if hasattr(column, "tolist") else list(column)
+    padding = [bool(tag.get("is_padding", False)) for tag in batch.tags]
+    return rows_metrics([row for row, pad in zip(rows, padding, strict=True) if not pad])
+
+
+def wrap_v1_compute_metrics(original: Callable, kv_batch_get: Callable[..., Any]) -> Callable:
+    """`PPOTrainer._compute_metrics` with the reward dimensions added to the step's metrics."""
 
     @functools.wraps(original)
-    def with_dimensions(batch, *args, **kwargs):
+    def _compute_metrics(self, batch, metrics, timing_raw, global_steps, epoch):
+        result = original(self, batch, metrics, timing_raw, global_steps, epoch)
+        try:
+            metrics.update(v1_batch_metrics(batch, kv_batch_get))
+        except Exception:  # curves are diagnostics: a failure here must not stop training
+            log.exception("per-dimension reward metrics failed at step %s", global_steps)
+        return result
+
+    setattr(_compute_metrics, _MARK, True)
+    return _compute_metrics
+
+
+def wrap_compute_data_metrics(original: Callable) -> Callable:
+    """Legacy `compute_data_metrics(batch=..., use_critic=...)` with the reward dimensions added."""
+
+    @functools.wraps(original)
+    def compute_data_metrics(batch, *args, **kwargs):
         metrics = original(batch, *args, **kwargs)
         metrics.update(dimension_metrics(batch))
-        step = batch.meta_info.get("global_steps")
-        if step is not None:
-            os.environ["REWARD_STEP"] = str(step)
         return metrics
 
-    with_dimensions._reward_dimensions = True  # type: ignore[attr-defined]
-    ray_trainer.compute_data_metrics = with_dimensions
-    log.info("per-dimension reward metrics installed")
+    setattr(compute_data_metrics, _MARK, True)
+    return compute_data_metrics
+
+
+def wrap_get_gen_batch(original: Callable) -> Callable:
+    """Legacy `RayPPOTrainer._get_gen_batch` that also gives each sample the trainer's step as `global_steps`.
+
+    The legacy trainer puts the step only in `meta_info`, which the agent loop does not hand to the reward loop;
+    per-sample non-tensor fields it does hand on (trainer V1 already adds `global_steps` there itself)."""
+
+    @functools.wraps(original)
+    def _get_gen_batch(self, batch):
+        gen_batch = original(self, batch)
+        gen_batch.non_tensor_batch["global_steps"] = np.full(len(gen_batch), int(self.global_steps), dtype=np.int64)
+        return gen_batch
+
+    setattr(_get_gen_batch, _MARK, True)
+    return _get_gen_batch
+
+
+def install() -> list[str]:
+    """Install the per-step dimension metrics in whichever verl trainers can be imported; returns their names."""
+    installed = []
+    from verl.trainer.ppo import ray_trainer
+
+    if not getattr(ray_trainer.compute_data_metrics, _MARK, False):
+        ray_trainer.compute_data_metrics = wrap_compute_data_metrics(ray_trainer.compute_data_metrics)
+    if not getattr(ray_trainer.RayPPOTrainer._get_gen_batch, _MARK, False):
+        ray_trainer.RayPPOTrainer._get_gen_batch = wrap_get_gen_batch(ray_trainer.RayPPOTrainer._get_gen_batch)
+    installed.append("ray_trainer")
+    try:  # trainer V1 needs TransferQueue, which GPU installs of verl have and CPU test envs may not
+        import transfer_queue as tq
+        from verl.trainer.ppo.v1.trainer_base import PPOTrainer
+    except ImportError as exc:
+        log.info("verl trainer V1 not importable (%s); per-dimension metrics only for the legacy trainer", exc)
+    else:
+        if not getattr(PPOTrainer._compute_metrics, _MARK, False):
+            PPOTrainer._compute_metrics = wrap_v1_compute_metrics(PPOTrainer._compute_metrics, tq.kv_batch_get)
+        installed.append("v1")
+    log.info("per-dimension reward metrics installed: %s", ", ".join(installed))
+    return installed

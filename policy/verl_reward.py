@@ -1,23 +1,29 @@
 """verl custom reward functions that score rollouts on the reward server.
 
-Point verl at this file (`reward.custom_reward_function.path`) and pick one:
+How verl 0.9 calls a reward function in training: each finished rollout is sent on its own to a reward-loop
+worker (a Ray actor), whose reward manager awaits the function for that one rollout. `policy.verl_manager`'s
+`SearchRewardManager` is that manager for this server: it hands each rollout to `compute_score_async` together with
+the training step and the prompt's uid (verl passes neither to a plain reward function), and `GroupBatcher` here
+holds rollouts until their GRPO group is complete, so a group's rollouts reach the server in one request (the
+server dedupes and orders their judge calls; vLLM's prefix cache stays warm). The configs in `configs/verl/`
+select it. For verl's legacy managers (`verl.workers.reward_manager`: naive, batch) the plain forms still work:
 
-- `compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs)`: one rollout (verl's naive
-  manager); `compute_score_async`: the same, async.
-- `compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos, **kwargs)`: verl's batch manager;
-  all rollouts of a batch in one request, so the rollouts of a GRPO group are scored together and the server
-  dedupes and orders their judge calls.
+- `compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs)`: one rollout, one request.
+- `compute_score_async(...)`: the same, awaited; rollouts sharing a group key are batched (see `GroupBatcher`).
+- `compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos, **kwargs)`: the legacy batch
+  manager; all rollouts of a batch in one request (chunked, groups kept whole).
 
 The interaction comes from the parquet's `extra_info` (written by `policy.data`): `query`, `history`, `evidence`,
 `group`, `now`. The server URL, suite, run name and token come from `reward_kwargs` or the environment
-(`REWARD_SERVER_URL`, `REWARD_SUITE`, `REWARD_RUN`, `REWARD_SERVER_TOKEN`); the training step from `step=`,
-`extra_info["global_steps"]` or `REWARD_STEP` (set by `policy.verl_hooks`). Each call returns
-`{"score": R, "gate": B, "utility": U, "valid": 1.0 or 0.0, "<dimension>": s, ...}` with the same keys for every
-rollout, so every dimension reaches verl's `reward_extra_info`. Values that do not exist are `MISSING` (-1.0):
-an unscored dimension, or gate/utility under a linear suite; the metrics hook leaves them out of the means. An
-invalid rollout (`valid` 0.0) carries its group's mean reward, so its GRPO advantage is zero: masked, not punished.
-Connections are reused per process; failed requests are retried with backoff, then raise (training stops
-rather than learning from made-up rewards).
+(`REWARD_SERVER_URL`, `REWARD_SUITE`, `REWARD_RUN`, `REWARD_SERVER_TOKEN`); the training step from `step=`
+(`SearchRewardManager` passes verl's `global_steps`), `extra_info["global_steps"]` or `REWARD_STEP`. Each call
+returns `{"score": R, "gate": B, "utility": U, "valid": 1.0 or 0.0, "<dimension>": s, ...}` with the same keys for
+every rollout of a suite, so every dimension reaches verl's `reward_extra_info` (which must hold equal-length
+numeric columns). Values that do not exist are `MISSING` (-1.0, outside every score's [0, 1] range): an unscored
+dimension, or gate/utility under a linear suite; `policy.verl_hooks` leaves them out of the means. An invalid
+rollout (`valid` 0.0) carries its group's mean reward (set by the server), so its GRPO advantage is zero: masked,
+not punished. Connections are reused per process; failed requests are retried with backoff, then raise (training
+stops rather than learning from made-up rewards).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import logging
 import os
 import threading
 import time
+import weakref
 from typing import Any
 
 import httpx
@@ -50,7 +57,9 @@ class RewardClient:
         self.backoff_s = backoff_s
         self._client = httpx.Client(timeout=self.timeout, headers=self.headers,
                                     limits=httpx.Limits(max_connections=32, max_keepalive_connections=32))
-        self._async: dict[int, httpx.AsyncClient] = {}
+        # One async client per event loop (an httpx.AsyncClient is bound to the loop it first ran on); weak keys
+        # so a closed loop's client goes with it.
+        self._async: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def _body(self, suite: str, items: list[dict], step: int | None, run: str | None) -> dict:
         return {"suite": suite, "items": items, "step": step, "run": run}
@@ -75,10 +84,10 @@ class RewardClient:
         raise AssertionError("unreachable")
 
     async def ascore(self, suite: str, items: list[dict], step: int | None = None, run: str | None = None) -> list[dict]:
-        loop_id = id(asyncio.get_running_loop())
-        client = self._async.get(loop_id)
+        loop = asyncio.get_running_loop()
+        client = self._async.get(loop)
         if client is None:
-            client = self._async[loop_id] = httpx.AsyncClient(timeout=self.timeout, headers=self.headers)
+            client = self._async[loop] = httpx.AsyncClient(timeout=self.timeout, headers=self.headers)
         for attempt in range(self.retries + 1):
             try:
                 reply = await client.post(f"{self.url}/v1/score", json=self._body(suite, items, step, run))
@@ -171,11 +180,148 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
     return to_verl(result)
 
 
+class _Pending:
+    """Rollouts of one group waiting to be sent, with the futures their callers await."""
+
+    __slots__ = ("request", "items", "futures", "last")
+
+    def __init__(self, request: tuple[str, int | None, str | None]):
+        self.request = request
+        self.items: list[dict] = []
+        self.futures: list[asyncio.Future] = []
+        self.last = 0.0
+
+
+class GroupBatcher:
+    """Holds rollouts of one event loop until their GRPO group is complete, then sends whole groups in one request.
+
+    verl 0.9 scores each rollout on its own as soon as it is generated; sending each alone would lose what the
+    server gains from a whole group (shared judge calls deduped, a group's prompts sent together for the judge's
+    prefix cache). A group is sent when `group_size` rollouts have arrived, or when none has arrived for
+    `linger_s` (a group split over several reward workers, validation with fewer samples per prompt, a failed
+    rollout). Groups that become ready in the same loop iteration share a request; a request carries at most
+    `max_items` rollouts and keeps groups whole unless one group alone exceeds it.
+    """
+
+    def __init__(self, client: RewardClient, linger_s: float = 1.0, max_items: int = MAX_ITEMS_PER_REQUEST):
+        self.client = client
+        self.linger_s = linger_s
+        self.max_items = max_items
+        self.requests = 0
+        """Requests sent so far (the batching is observable, e.g. in tests)."""
+        self._groups: dict[tuple, _Pending] = {}
+        self._ready: list[_Pending] = []
+        self._flush_scheduled = False
+        self._tasks: set[asyncio.Task] = set()
+        self._watching = False
+
+    async def score(self, request: tuple[str, int | None, str | None], group_key: str, group_size: int,
+                    item: dict) -> dict:
+        """Queue one rollout (`request` = suite, step, run) and wait for its server result."""
+        loop = asyncio.get_running_loop()
+        key = (request, group_key)
+        pending = self._groups.get(key)
+        if pending is None:
+            pending = self._groups[key] = _Pending(request)
+        future = loop.create_future()
+        pending.items.append(item)
+        pending.futures.append(future)
+        pending.last = loop.time()
+        if len(pending.items) >= max(1, group_size):
+            self._ready.append(self._groups.pop(key))
+            if not self._flush_scheduled:
+                self._flush_scheduled = True
+                loop.call_soon(self._flush_ready)  # next iteration: groups completed meanwhile join this request
+        elif not self._watching:
+            self._watching = True
+            self._spawn(self._watch_idle())
+        return await future
+
+    def _spawn(self, coro) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)  # keep a reference until done (the loop holds only weak ones)
+        task.add_done_callback(self._tasks.discard)
+
+    def _flush_ready(self) -> None:
+        self._flush_scheduled = False
+        ready, self._ready = self._ready, []
+        self._send(ready)
+
+    async def _watch_idle(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self._groups:
+                now = loop.time()
+                idle = [key for key, pending in self._groups.items() if now - pending.last >= self.linger_s]
+                if idle:
+                    self._send([self._groups.pop(key) for key in idle])
+                    continue
+                # until the longest-idle group reaches linger_s
+                await asyncio.sleep(self.linger_s - (now - min(p.last for p in self._groups.values())) + 1e-3)
+        finally:
+            self._watching = False
+
+    def _send(self, groups: list[_Pending]) -> None:
+        by_request: dict[tuple, list[_Pending]] = {}
+        for pending in groups:
+            by_request.setdefault(pending.request, []).append(pending)
+        for request, pendings in by_request.items():
+            chunk: list[_Pending] = []
+            size = 0
+            for pending in pendings:
+                if chunk and size + len(pending.items) > self.max_items:
+                    self._spawn(self._post(request, chunk))
+                    chunk, size = [], 0
+                chunk.append(pending)
+                size += len(pending.items)
+            if chunk:
+                self._spawn(self._post(request, chunk))
+
+    async def _post(self, request: tuple[str, int | None, str | None], groups: list[_Pending]) -> None:
+        suite, step, run = request
+        items = [item for pending in groups for item in pending.items]
+        futures = [future for pending in groups for future in pending.futures]
+        try:
+            results: list[dict] = []
+            for start in range(0, len(items), self.max_items):
+                self.requests += 1
+                results.extend(await self.client.ascore(suite, items[start : start + self.max_items], step, run))
+        except Exception as exc:  # every waiting rollout gets the error: verl then fails the step loudly
+            for future in futures:
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        for future, result in zip(futures, results, strict=True):
+            if not future.done():
+                future.set_result(result)
+
+
+_BATCHERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""event loop -> {client -> GroupBatcher}: futures belong to a loop, and a closed loop's batchers go with it."""
+
+
+def batcher_for(client: RewardClient, linger_s: float) -> GroupBatcher:
+    """The batcher of the running event loop for `client`."""
+    batchers = _BATCHERS.setdefault(asyncio.get_running_loop(), {})
+    batcher = batchers.get(id(client))
+    if batcher is None:
+        batcher = batchers[id(client)] = GroupBatcher(client, linger_s)
+    batcher.linger_s = linger_s
+    return batcher
+
+
 async def compute_score_async(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict | None = None,
                               **kwargs) -> dict:
-    """The async form of `compute_score` (verl awaits coroutine reward functions)."""
+    """The async form of `compute_score`: rollouts of one group are sent together (`GroupBatcher`).
+
+    Extra kwargs: `group_key` (the trainer's uid of the prompt; defaults to `extra_info["group"]`), `group_size`
+    (rollouts per prompt, i.e. `rollout.n`; default 1, which sends at once), `linger_s` (default 1.0).
+    """
     client, suite, step, run = _settings(kwargs, extra_info)
-    [result] = await client.ascore(suite, [rollout_item(solution_str, extra_info, 0)], step, run)
+    group_key = kwargs.get("group_key") or (extra_info or {}).get("group") or f"\x00{id(solution_str)}"
+    batcher = batcher_for(client, float(kwargs.get("linger_s", 1.0)))
+    item = rollout_item(solution_str, extra_info, 0)
+    result = await batcher.score((suite, step, run), str(group_key), int(kwargs.get("group_size") or 1), item)
     return to_verl(result)
 
 

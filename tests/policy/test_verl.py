@@ -166,17 +166,25 @@ def test_grpo_configs_compose_through_verls_hydra_config():
     assert list(actor.optim.betas) == [0.9, 0.95] and actor.optim.weight_decay == 0.1 and actor.optim.lr == 1e-6
     assert actor.use_kl_loss and actor.kl_loss_coef == 0.01 and actor.strategy == "megatron"
     assert gated.algorithm.adv_estimator == "grpo"
-    assert gated.reward.custom_reward_function.name == "compute_score_batch"
-    assert (ROOT / gated.reward.custom_reward_function.path).is_file()
-    assert gated.reward.reward_manager.name == "batch"
+    assert gated.reward.custom_reward_function.name == "compute_score_async"
     assert linear.reward.custom_reward_function.reward_kwargs.suite == "searchllm-linear"
     assert linear.actor_rollout_ref.actor.optim.lr == 1e-6  # the ablation changes only the aggregation
+    # verl resolves the reward manager and the function from these keys the way its reward loop does.
+    import inspect
+
+    from verl.trainer.ppo.reward import get_custom_reward_fn, resolve_reward_manager_cls
+
+    from policy.verl_manager import SearchRewardManager
+
+    for config in (gated, linear):
+        assert resolve_reward_manager_cls(config) is SearchRewardManager
+        assert inspect.iscoroutinefunction(get_custom_reward_fn(config))
 
 
 def test_dimension_metrics_hook_logs_means_without_missing_values():
     from verl import DataProto
 
-    from policy.verl_hooks import dimension_metrics, install
+    from policy.verl_hooks import dimension_metrics, install, wrap_compute_data_metrics
 
     data = DataProto.from_dict(
         tensors={"x": torch.zeros(4, 1)},
@@ -188,7 +196,172 @@ def test_dimension_metrics_hook_logs_means_without_missing_values():
     assert metrics["reward_dim/format/mean"] == pytest.approx(2 / 3)
     assert metrics["reward_dim/format/unscored_rate"] == pytest.approx(0.25)
     assert metrics["reward_dim/valid_rate"] == pytest.approx(0.75)
-    install()
+    assert not any(k.startswith("reward_dim/reason") for k in metrics)
+    wrapped = wrap_compute_data_metrics(lambda batch, use_critic: {"critic/x": 1.0})
+    assert wrapped(batch=data, use_critic=False)["reward_dim/format/mean"] == pytest.approx(2 / 3)
+    assert "ray_trainer" in install()
     from verl.trainer.ppo import ray_trainer
 
     assert getattr(ray_trainer.compute_data_metrics, "_reward_dimensions", False)
+    # the legacy trainer's generation batch carries the step per sample, for the reward manager
+    from types import SimpleNamespace
+
+    gen = ray_trainer.RayPPOTrainer._get_gen_batch(SimpleNamespace(global_steps=9), data)
+    assert gen.non_tensor_batch["global_steps"].tolist() == [9, 9, 9, 9]
+
+
+def test_v1_trainer_hook_reads_reward_extras_from_the_transfer_queue():
+    """Trainer V1 keeps each rollout's reward extras in TransferQueue `extra_fields`; the wrapped
+    `_compute_metrics` reads them for the step's keys (padding rows left out) into the logged metrics."""
+    from types import SimpleNamespace
+
+    from policy.verl_hooks import wrap_v1_compute_metrics
+
+    rows = [{"reward_extra_info": {"score": 0.5, "format": 1.0, "valid": 1.0}},
+            {"reward_extra_info": {"score": 0.3, "format": MISSING, "valid": 0.0}},
+            {"reward_extra_info": {"score": 9.0, "format": 9.0, "valid": 1.0}},  # a padding row
+            {"reward_extra_info": {"score": 0.1, "format": 0.0, "valid": 1.0}}]
+    asked = {}
+
+    def kv_batch_get(keys, partition_id, select_fields):
+        asked.update(keys=keys, partition_id=partition_id, select_fields=select_fields)
+        return {"extra_fields": np.array(rows, dtype=object)}
+
+    batch = SimpleNamespace(keys=["a", "b", "pad", "c"], partition_id="train",
+                            tags=[{}, {}, {"is_padding": True}, {}])
+
+    def original(self, batch, metrics, timing_raw, global_steps, epoch):
+        metrics["training/global_step"] = global_steps
+
+    metrics = {}
+    wrap_v1_compute_metrics(original, kv_batch_get)(object(), batch, metrics, {}, 3, 0)
+    assert asked == {"keys": ["a", "b", "pad", "c"], "partition_id": "train", "select_fields": ["extra_fields"]}
+    assert metrics["training/global_step"] == 3
+    assert metrics["reward_dim/score/mean"] == pytest.approx(0.3)
+    assert metrics["reward_dim/format/mean"] == pytest.approx(0.5)
+    assert metrics["reward_dim/format/unscored_rate"] == pytest.approx(1 / 3)
+    assert metrics["reward_dim/valid_rate"] == pytest.approx(2 / 3)
+
+
+def _rollout(tokenizer, row, response: str, uid: str, step: int):
+    """One rollout as verl's agent loop hands it to a reward-loop worker (one sample per call)."""
+    from verl import DataProto
+
+    prompt = tokenizer.apply_chat_template(list(row["prompt"]), tokenize=False, add_generation_prompt=True)
+    p_ids = tokenizer(prompt)["input_ids"][-64:]
+    r_ids = tokenizer(response)["input_ids"] + [tokenizer.pad_token_id] * 3  # right padding, as verl pads
+    mask = [1] * len(p_ids) + [1] * (len(r_ids) - 3) + [0] * 3
+    return DataProto.from_dict(
+        tensors={"prompts": torch.tensor([p_ids]), "responses": torch.tensor([r_ids]),
+                 "attention_mask": torch.tensor([mask]), "input_ids": torch.tensor([p_ids + r_ids])},
+        non_tensors={"data_source": np.array(["search_reward"], dtype=object),
+                     "reward_model": np.array([{"style": "rule", "ground_truth": ""}], dtype=object),
+                     "extra_info": np.array([dict(row["extra_info"])], dtype=object),
+                     "uid": np.array([uid], dtype=object), "global_steps": np.array([step])},
+    ), len(r_ids) - 3
+
+
+def test_verl_reward_loop_scores_groups_through_the_server(server, tokenizer, parquet, tmp_path, monkeypatch):
+    """verl 0.9's training reward path: its RewardLoopWorker, built from our GRPO config (reward manager and
+    function loaded by verl), scores rollouts one call each, as the agent loop sends them; a group's rollouts
+    reach the server in one request, with the training step; the reward lands on the last response token."""
+    import asyncio
+
+    import pandas as pd
+    from hydra import compose, initialize_config_dir
+    from verl.experimental.reward_loop.reward_loop import RewardLoopWorker
+
+    from policy import verl_reward
+    from policy.verl_manager import SearchRewardManager
+    from reward.engine import Engine
+    from reward.judges.mock import ScriptedJudge
+    from reward.rubric import load_suite
+    from reward.schema import Item
+    from reward.scorelog import read_log
+
+    tokenizer.save_pretrained(tmp_path / "tok")
+    monkeypatch.setenv("REWARD_SERVER_TOKEN", TOKEN)
+    group_size = 3
+    with initialize_config_dir(config_dir=str(ROOT / "configs" / "verl"), version_base=None):
+        config = compose("grpo_megatron", overrides=[
+            f"actor_rollout_ref.model.path={tmp_path / 'tok'}", f"actor_rollout_ref.rollout.n={group_size}",
+            f"reward.custom_reward_function.reward_kwargs.server_url={server['url']}",
+            "reward.custom_reward_function.reward_kwargs.run=verl-loop", "reward.custom_reward_function.reward_kwargs.linger_s=0.5"])
+
+    frame = pd.read_parquet(parquet).head(2)
+    examples = [json.loads(line) for line in EXAMPLES.read_text().splitlines() if line.strip()]
+    pool = {}
+    for example in examples:
+        pool.setdefault(example["query"], []).append(example["response"])
+
+    async def run():
+        worker = RewardLoopWorker(config)
+        assert isinstance(worker.reward_manager, SearchRewardManager)
+        outputs, expected_rows = [], []
+        for g, (_, row) in enumerate(frame.iterrows()):
+            responses = [pool[row["extra_info"]["query"]][k % len(pool[row["extra_info"]["query"]])] for k in range(group_size)]
+            rollouts = [_rollout(tokenizer, row, r, uid=f"uid-{g}", step=11) for r in responses]
+            # The rollouts of one group arrive concurrently; groups one after the other.
+            results = await asyncio.gather(*(worker.compute_score(data) for data, _ in rollouts))
+            outputs += results
+            expected_rows += [(data, length) for data, length in rollouts]
+        # A group that never completes (2 of 3 rollouts) is sent after linger_s without new arrivals.
+        row = frame.iloc[0]
+        partial = [_rollout(tokenizer, row, r, uid="uid-partial", step=12)[0] for r in pool[row["extra_info"]["query"]][:2]]
+        outputs += await asyncio.wait_for(asyncio.gather(*(worker.compute_score(d) for d in partial)), timeout=30)
+        batchers = verl_reward._BATCHERS[asyncio.get_running_loop()]
+        return outputs, expected_rows, sum(b.requests for b in batchers.values())
+
+    outputs, rollouts, requests = asyncio.run(run())
+    assert requests == len(frame) + 1  # one request per group (and one for the partial group), not per rollout
+    suite = load_suite("searchllm")
+    keys = set(outputs[0]["reward_extra_info"])
+    assert set(suite.dimensions) | {"score", "gate", "utility", "valid"} == keys
+    assert all(set(o["reward_extra_info"]) == keys for o in outputs)  # verl stacks them into equal columns
+    for output, (data, length) in zip(outputs, rollouts):
+        item = verl_reward.rollout_item(tokenizer.decode(data.batch["responses"][0][:length], skip_special_tokens=True),
+                                        data[0].non_tensor_batch["extra_info"], 0)
+        want = Engine(suite, ScriptedJudge()).score_sync([Item.model_validate(item)])[0].reward
+        assert output["reward_score"] == pytest.approx(want, abs=1e-6)
+        assert output["reward_extra_info"]["score"] == output["reward_score"]
+    # verl's rm_scores: the reward on the last valid response token, zero elsewhere.
+    for (data, length), output in zip(rollouts, outputs):
+        [rm] = SearchRewardManager.assemble_rm_scores(data, [output["reward_score"]])
+        assert rm[length - 1].item() == pytest.approx(output["reward_score"])
+        assert rm.abs().sum().item() == pytest.approx(abs(output["reward_score"]))
+    logged = [r for r in read_log(server["log"]) if r.run == "verl-loop"]
+    assert sorted(r.step for r in logged) == [11] * len(rollouts) + [12, 12]
+
+
+def test_group_batcher_keeps_groups_whole_and_fails_every_waiting_rollout():
+    """Without a server: chunks of at most max_items keep groups whole; a failed request fails all its rollouts."""
+    import asyncio
+
+    from policy.verl_reward import GroupBatcher
+
+    class FakeClient:
+        def __init__(self):
+            self.calls = []
+
+        async def ascore(self, suite, items, step, run):
+            self.calls.append((suite, step, run, [item["query"] for item in items]))
+            if any(item["query"] == "boom" for item in items):
+                raise RuntimeError("reward server down")
+            return [{"id": item["id"], "reward": float(len(self.calls))} for item in items]
+
+    async def run():
+        client = FakeClient()
+        batcher = GroupBatcher(client, linger_s=0.2, max_items=4)
+        request = ("searchllm", 4, "gated")
+        jobs = [batcher.score(request, g, 3, {"id": f"{g}{k}", "query": g}) for g in ("a", "b") for k in range(3)]
+        results = await asyncio.gather(*jobs)
+        failing = [batcher.score(request, "boom", 2, {"id": f"x{k}", "query": "boom"}) for k in range(2)]
+        errors = await asyncio.gather(*failing, return_exceptions=True)
+        return client.calls, results, errors
+
+    calls, results, errors = asyncio.run(run())
+    # groups a and b (3 each) do not fit one request of 4: one request per group, each whole, with step and run
+    assert sorted(c[3] for c in calls[:2]) == [["a", "a", "a"], ["b", "b", "b"]]
+    assert all(c[:3] == ("searchllm", 4, "gated") for c in calls)
+    assert len({r["reward"] for r in results[:3]}) == 1 and len({r["reward"] for r in results[3:]}) == 1
+    assert all(isinstance(e, RuntimeError) and "down" in str(e) for e in errors)
