@@ -46,6 +46,7 @@ class MockCall:
     attempt: int
     messages: list[dict]
     logprobs: bool
+    temperature: float | None = None
 
     def evidence(self) -> list[tuple[str, str]]:
         """(doc id, text) of the evidence in the prompt, in order."""
@@ -176,7 +177,7 @@ class MockJudgeServer:
         item = request.headers.get("x-reward-item") or ""
         self.attempts[(item, dimension)] += 1
         call = MockCall(dimension, item, request.headers.get("x-reward-group", ""), self.attempts[(item, dimension)],
-                        body.get("messages", []), bool(body.get("logprobs")))
+                        body.get("messages", []), bool(body.get("logprobs")), body.get("temperature"))
         self.calls.append(call)
         reply = self.script(call)
         reply = self.faults.apply(MockReply(text=reply) if isinstance(reply, str) else reply)

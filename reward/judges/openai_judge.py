@@ -52,6 +52,9 @@ class Endpoint(BaseModel):
     """First backoff; doubles per retry, with full jitter."""
     backoff_max_s: float = Field(default=30.0, ge=0)
     temperature: float = Field(default=0.0, ge=0)
+    retry_temperature: float = Field(default=0.7, ge=0)
+    """Temperature floor when re-asking after an unparseable or out-of-scale reply: at temperature 0 the same
+    prompt would mostly get the same reply again."""
     max_tokens: int = Field(default=4096, ge=1)
     logprobs: bool = False
     """Ask for top logprobs and score by the probability-weighted label."""
@@ -160,7 +163,7 @@ class OpenAIJudge(LLMJudge):
         last: Exception | None = None
         for index in order:
             try:
-                completion = await self._call(index, messages, request)
+                completion = await self._call(index, messages, request, attempt)
                 self.down_until[index] = 0.0
                 return completion
             except Exception as exc:  # noqa: BLE001 - classified below; anything unknown is not retried
@@ -172,8 +175,9 @@ class OpenAIJudge(LLMJudge):
         assert last is not None
         raise JudgeTransportError(reason_of(last), f"{type(last).__name__}: {str(last)[:200]}")
 
-    async def _call(self, index: int, messages: list[dict[str, str]], request: JudgeRequest) -> Completion:
+    async def _call(self, index: int, messages: list[dict[str, str]], request: JudgeRequest, attempt: int = 1) -> Completion:
         endpoint, client = self.config.endpoints[index], self.clients[index]
+        temperature = endpoint.temperature if attempt == 1 else max(endpoint.temperature, endpoint.retry_temperature)
         extra = {"logprobs": True, "top_logprobs": endpoint.top_logprobs} if endpoint.logprobs else {}
         for retry in range(endpoint.max_retries + 1):
             try:
@@ -181,7 +185,7 @@ class OpenAIJudge(LLMJudge):
                     response = await client.chat.completions.create(
                         model=endpoint.model,
                         messages=messages,
-                        temperature=endpoint.temperature,
+                        temperature=temperature,
                         max_tokens=endpoint.max_tokens,
                         # Tracing only: servers ignore these headers; the mock server scripts by them.
                         extra_headers={"X-Reward-Dimension": request.dimension.name, "X-Reward-Item": request.item.id,

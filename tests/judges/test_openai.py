@@ -268,3 +268,11 @@ def test_on_disk_cache_is_not_shared_between_judges(mini_suite, tmp_path):
         # The same judge again is served from disk.
         Engine(mini_suite, judge_for(url), cache=SqliteReplyCache(path)).score_sync([make_item("a", GOOD)])
         assert len(server.calls) == 6
+
+
+def test_a_reply_is_re_asked_at_a_higher_temperature(mini_suite):
+    server = MockJudgeServer(mini_suite, reply_by({"useful": lambda call: "no verdict" if call.attempt == 1 else "<score>2</score>"}))
+    with server as url:
+        result = score_one(mini_suite, judge_for(url))
+    assert result.dimensions["useful"].score == 1.0
+    assert [c.temperature for c in server.calls if c.dimension == "useful"] == [0.0, 0.7]
