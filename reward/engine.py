@@ -162,7 +162,7 @@ class Engine:
 
     # -- judge planning --------------------------------------------------------------------------------------
     def _call_key(self, name: str, request: JudgeRequest, context_hash: str) -> str:
-        return _hash(self._dimension_hash[name], context_hash, render_response_part(request), json.dumps(
+        return _hash(self.judge.identity, self._dimension_hash[name], context_hash, render_response_part(request), json.dumps(
             {rule: result.explanation for rule, result in request.prechecks.items()}, sort_keys=True))
 
     async def _run_calls(self, requests: dict[str, JudgeRequest]) -> dict[str, JudgeReply]:

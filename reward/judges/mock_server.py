@@ -2,8 +2,9 @@
 
 It serves `POST /v1/chat/completions` and `GET /v1/models` over real HTTP (starlette + uvicorn in a thread). A
 script decides each reply from a `MockCall` (dimension and item come from the `X-Reward-*` headers the `openai`
-backend sends; `attempt` counts calls per (item, dimension)): reply text, an HTTP error, a delay or a hang, and
-the label probabilities to return as logprobs. Latency can emulate a GPU judge: a fixed time per call plus a time
+backend sends; without them the dimension is found from the prompt's `# Criterion:` title; `attempt` counts calls
+per (item, dimension)): reply text, an HTTP error, a delay or a hang, and the label probabilities to return as
+logprobs. `Faults` injects 5xx, 429, hangs and malformed text into a share of calls (or all) on top of any script. Latency can emulate a GPU judge: a fixed time per call plus a time
 per prompt token that misses an emulated prefix cache (vLLM-style block hashing), so prefix reuse matters.
 
     with MockJudgeServer(suite=load_suite("searchllm")) as url: ...
@@ -15,6 +16,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
+import random
 import re
 import socket
 import threading
@@ -43,6 +46,7 @@ class MockCall:
     attempt: int
     messages: list[dict]
     logprobs: bool
+    temperature: float | None = None
 
     def evidence(self) -> list[tuple[str, str]]:
         """(doc id, text) of the evidence in the prompt, in order."""
@@ -59,6 +63,8 @@ class MockReply:
     """Extra delay before answering (a timeout when longer than the client's)."""
     label_probs: dict[str, float] | None = None
     """Probabilities to return as top logprobs at the label position."""
+    headers: dict[str, str] = field(default_factory=dict)
+    """Extra response headers (e.g. `Retry-After` with a 429)."""
 
 
 Script = Callable[[MockCall], "MockReply | str"]
@@ -105,14 +111,51 @@ class Latency:
         return self.per_call_s + uncached * self.per_uncached_token_s, len(tokens), uncached
 
 
+@dataclass
+class Faults:
+    """Faults injected into a share of calls regardless of the script (each rate in [0, 1]; 1 means every call),
+    drawn in this order from one seeded generator so a run is reproducible."""
+
+    server_error_rate: float = 0.0
+    """Answer `server_error_status` (default 503)."""
+    rate_limit_rate: float = 0.0
+    """Answer 429 with `Retry-After: 0`."""
+    hang_rate: float = 0.0
+    """Answer only after `hang_s` (the client's timeout fires first)."""
+    garbage_rate: float = 0.0
+    """Answer 200 with text that follows no output contract."""
+    server_error_status: int = 503
+    hang_s: float = 600.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("server_error_rate", "rate_limit_rate", "hang_rate", "garbage_rate"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"Faults.{name} must be in [0, 1], got {getattr(self, name)}")
+        self._random = random.Random(self.seed)
+
+    def apply(self, reply: MockReply) -> MockReply:
+        draw = self._random.random
+        if draw() < self.server_error_rate:
+            return MockReply(status=self.server_error_status)
+        if draw() < self.rate_limit_rate:
+            return MockReply(status=429, headers={"Retry-After": "0"})
+        if draw() < self.hang_rate:
+            return MockReply(text=reply.text, delay_s=self.hang_s)
+        if draw() < self.garbage_rate:
+            return MockReply(text="Honestly this answer seems fine to me, maybe a seven out of ten?")
+        return reply
+
+
 class MockJudgeServer:
     """The server, run in a background thread; a context manager yielding its base URL (`.../v1`)."""
 
     def __init__(self, suite: LoadedSuite | str = "searchllm", script: Script | None = None, *, port: int = 0,
-                 latency: Latency | None = None, model: str = "mock-judge"):
+                 latency: Latency | None = None, faults: Faults | None = None, model: str = "mock-judge"):
         self.suite = load_suite(suite) if isinstance(suite, str) else suite
         self.script = script or best_label(self.suite)
         self.latency = latency or Latency()
+        self.faults = faults or Faults()
         self.model = model
         self.port = port
         self.attempts: Counter[tuple[str, str]] = Counter()
@@ -130,14 +173,14 @@ class MockJudgeServer:
 
     async def _chat(self, request: Request) -> JSONResponse:
         body = await request.json()
-        dimension = request.headers.get("x-reward-dimension", "")
-        item = request.headers.get("x-reward-item", "")
+        dimension = request.headers.get("x-reward-dimension") or self._dimension_from_prompt(body.get("messages", []))
+        item = request.headers.get("x-reward-item") or ""
         self.attempts[(item, dimension)] += 1
         call = MockCall(dimension, item, request.headers.get("x-reward-group", ""), self.attempts[(item, dimension)],
-                        body.get("messages", []), bool(body.get("logprobs")))
+                        body.get("messages", []), bool(body.get("logprobs")), body.get("temperature"))
         self.calls.append(call)
         reply = self.script(call)
-        reply = MockReply(text=reply) if isinstance(reply, str) else reply
+        reply = self.faults.apply(MockReply(text=reply) if isinstance(reply, str) else reply)
         seconds, prompt, uncached = self.latency.cost(call.messages)
         self.prompt_tokens += prompt
         self.uncached_tokens += uncached
@@ -148,7 +191,8 @@ class MockJudgeServer:
         finally:
             self.in_flight -= 1
         if reply.status != 200:
-            return JSONResponse({"error": {"message": f"scripted {reply.status}", "type": "mock"}}, status_code=reply.status)
+            return JSONResponse({"error": {"message": f"scripted {reply.status}", "type": "mock"}}, status_code=reply.status,
+                                headers=reply.headers)
         choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply.text}}
         if call.logprobs:
             choice["logprobs"] = {"content": self._logprobs(reply)}
@@ -158,21 +202,36 @@ class MockJudgeServer:
             "usage": {"prompt_tokens": prompt, "completion_tokens": len(approx_tokens(reply.text)), "total_tokens": prompt},
         })
 
+    def _dimension_from_prompt(self, messages: list[dict]) -> str:
+        """For clients that do not send `X-Reward-Dimension`: the dimension whose title the criterion heading names."""
+        prompt = messages[-1].get("content", "") if messages else ""
+        match = re.search(r"^# Criterion: (.+)$", prompt if isinstance(prompt, str) else "", re.MULTILINE)
+        titles = {d.title: name for name, d in self.suite.dimensions.items()}
+        return titles.get(match.group(1).strip(), "") if match else ""
+
     @staticmethod
     def _logprobs(reply: MockReply) -> list[dict]:
-        match = re.search(r"(<score>|\"label\":\s*\")([^<\"]+)", reply.text)
-        if not match:
-            return [{"token": reply.text, "logprob": 0.0, "top_logprobs": []}]
-        label = match.group(2).strip()
-        probs = reply.label_probs or {label: 1.0}
-        import math
-
-        top = [{"token": k, "logprob": math.log(max(v, 1e-12))} for k, v in sorted(probs.items(), key=lambda kv: -kv[1])]
-        return [
-            {"token": reply.text[: match.end(1)], "logprob": 0.0, "top_logprobs": []},
-            {"token": label, "logprob": math.log(max(probs.get(label, 1e-12), 1e-12)), "top_logprobs": top},
-            {"token": reply.text[match.end(2) :], "logprob": 0.0, "top_logprobs": []},
-        ]
+        """Per-token logprobs of the reply, tokenised like a BPE model would (words, punctuation runs, spaces
+        apart); at the verdict's label token (the last `<score>` / `"label":` after the reasoning) the top
+        alternatives carry the scripted label probabilities."""
+        pieces = re.findall(r"\w+|[^\w\s]+|\s+", reply.text)
+        content = [{"token": piece, "logprob": 0.0, "top_logprobs": [{"token": piece, "logprob": 0.0}]} for piece in pieces]
+        end = reply.text.lower().rfind("</think>")
+        matches = list(re.finditer(r"(?:<score>|\"label\":)\s*\"?", reply.text[end + 1 if end >= 0 else 0 :], re.IGNORECASE))
+        if not matches:
+            return content
+        label_start = (end + 1 if end >= 0 else 0) + matches[-1].end()
+        offset = 0
+        for entry in content:
+            if offset == label_start:
+                label = entry["token"]
+                probs = reply.label_probs or {label: 1.0}
+                entry["logprob"] = math.log(max(probs.get(label, 1e-12), 1e-12))
+                entry["top_logprobs"] = [{"token": k, "logprob": math.log(max(v, 1e-12))}
+                                         for k, v in sorted(probs.items(), key=lambda kv: -kv[1])]
+                break
+            offset += len(entry["token"])
+        return content
 
     # -- lifecycle -----------------------------------------------------------------------------------------------
     def start(self) -> str:
@@ -181,7 +240,8 @@ class MockJudgeServer:
         sock = socket.socket()
         sock.bind(("127.0.0.1", self.port))
         self.port = sock.getsockname()[1]
-        config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_keep_alive=30)
+        # Hung calls must not hold up stop(): in-flight requests get a second, then are dropped.
+        config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_keep_alive=30, timeout_graceful_shutdown=1)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
         self._thread.start()
@@ -212,8 +272,16 @@ def main() -> None:
     parser.add_argument("--suite", default="searchllm")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per call")
     parser.add_argument("--per-token", type=float, default=0.0, help="seconds per uncached prompt token")
+    parser.add_argument("--server-error-rate", type=float, default=0.0, help="share of calls answered 503")
+    parser.add_argument("--rate-limit-rate", type=float, default=0.0, help="share of calls answered 429")
+    parser.add_argument("--hang-rate", type=float, default=0.0, help="share of calls that hang (--hang-s)")
+    parser.add_argument("--hang-s", type=float, default=600.0)
+    parser.add_argument("--garbage-rate", type=float, default=0.0, help="share of calls answered with malformed text")
+    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    server = MockJudgeServer(args.suite, port=args.port, latency=Latency(args.latency, args.per_token))
+    faults = Faults(args.server_error_rate, args.rate_limit_rate, args.hang_rate, args.garbage_rate,
+                    hang_s=args.hang_s, seed=args.seed)
+    server = MockJudgeServer(args.suite, port=args.port, latency=Latency(args.latency, args.per_token), faults=faults)
     print(f"mock judge at {server.start()}", flush=True)
     try:
         while True:

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import logging
 import math
 import os
 import random
+import re
+import time
 from pathlib import Path
 
 import openai
@@ -49,6 +52,9 @@ class Endpoint(BaseModel):
     """First backoff; doubles per retry, with full jitter."""
     backoff_max_s: float = Field(default=30.0, ge=0)
     temperature: float = Field(default=0.0, ge=0)
+    retry_temperature: float = Field(default=0.7, ge=0)
+    """Temperature floor when re-asking after an unparseable or out-of-scale reply: at temperature 0 the same
+    prompt would mostly get the same reply again."""
     max_tokens: int = Field(default=4096, ge=1)
     logprobs: bool = False
     """Ask for top logprobs and score by the probability-weighted label."""
@@ -63,6 +69,9 @@ class JudgeConfig(BaseModel):
     endpoints: list[Endpoint] = Field(min_length=1)
     parse_retries: int = Field(default=2, ge=0)
     """Re-asks after an unparseable or out-of-scale reply."""
+    down_cooldown_s: float = Field(default=30.0, ge=0)
+    """After an endpoint fails a call past its retries, calls go to the others first for this long (it is still
+    tried when every endpoint is down), so a dead node costs one call's retries, not every call's."""
 
 
 _REASONS = (
@@ -83,6 +92,15 @@ def reason_of(exc: Exception) -> str:
     return "judge_error"
 
 
+def retry_after(exc: Exception) -> float:
+    """Seconds from a `Retry-After` header of a failed response (0 when absent or given as a date)."""
+    response = getattr(exc, "response", None)
+    try:
+        return max(0.0, float(response.headers.get("retry-after", 0))) if response is not None else 0.0
+    except (TypeError, ValueError):
+        return 0.0
+
+
 class OpenAIJudge(LLMJudge):
     """Judge on OpenAI-compatible endpoints (backend `openai:<model>`)."""
 
@@ -101,6 +119,7 @@ class OpenAIJudge(LLMJudge):
             for e in config.endpoints
         ]
         self.limits = [asyncio.Semaphore(e.max_concurrency) for e in config.endpoints]
+        self.down_until = [0.0] * len(config.endpoints)
 
     @classmethod
     def from_config(cls, path: str | Path) -> OpenAIJudge:
@@ -117,6 +136,14 @@ class OpenAIJudge(LLMJudge):
     def backend_for(self, request: JudgeRequest) -> str:
         return f"openai:{self.config.endpoints[self.affinity(request)].model}"
 
+    @property
+    def identity(self) -> str:
+        # Endpoints serving the same model with the same settings are interchangeable (affinity and failover
+        # pick among them), so the URL is not part of it.
+        settings = sorted({json.dumps(e.model_dump(include={"model", "temperature", "max_tokens", "logprobs", "top_logprobs"}),
+                                      sort_keys=True) for e in self.config.endpoints})
+        return "openai:" + hashlib.sha256("\n".join(settings).encode()).hexdigest()[:16]
+
     def affinity(self, request: JudgeRequest) -> int:
         """The endpoint a request's group is pinned to (stable across processes, unlike `hash`)."""
         key = request.item.group or request.item.id
@@ -128,21 +155,29 @@ class OpenAIJudge(LLMJudge):
 
     async def complete(self, messages: list[dict[str, str]], request: JudgeRequest, attempt: int) -> Completion:
         first = self.affinity(request)
-        order = [(first + k) % len(self.clients) for k in range(len(self.clients))]
+        now = time.monotonic()
+        # The pinned endpoint, then the next ones; endpoints that failed recently go last (a stable sort keeps
+        # the affinity order among the healthy ones, so a group still lands on one endpoint while it is down).
+        order = sorted(((first + k) % len(self.clients) for k in range(len(self.clients))),
+                       key=lambda i: self.down_until[i] > now)
         last: Exception | None = None
         for index in order:
             try:
-                return await self._call(index, messages, request)
+                completion = await self._call(index, messages, request, attempt)
+                self.down_until[index] = 0.0
+                return completion
             except Exception as exc:  # noqa: BLE001 - classified below; anything unknown is not retried
                 last = exc
                 if not self.should_retry(exc):
                     break
+                self.down_until[index] = time.monotonic() + self.config.down_cooldown_s
                 log.warning("endpoint %s failed (%s); failing over", self.config.endpoints[index].base_url, reason_of(exc))
         assert last is not None
         raise JudgeTransportError(reason_of(last), f"{type(last).__name__}: {str(last)[:200]}")
 
-    async def _call(self, index: int, messages: list[dict[str, str]], request: JudgeRequest) -> Completion:
+    async def _call(self, index: int, messages: list[dict[str, str]], request: JudgeRequest, attempt: int = 1) -> Completion:
         endpoint, client = self.config.endpoints[index], self.clients[index]
+        temperature = endpoint.temperature if attempt == 1 else max(endpoint.temperature, endpoint.retry_temperature)
         extra = {"logprobs": True, "top_logprobs": endpoint.top_logprobs} if endpoint.logprobs else {}
         for retry in range(endpoint.max_retries + 1):
             try:
@@ -150,7 +185,7 @@ class OpenAIJudge(LLMJudge):
                     response = await client.chat.completions.create(
                         model=endpoint.model,
                         messages=messages,
-                        temperature=endpoint.temperature,
+                        temperature=temperature,
                         max_tokens=endpoint.max_tokens,
                         # Tracing only: servers ignore these headers; the mock server scripts by them.
                         extra_headers={"X-Reward-Dimension": request.dimension.name, "X-Reward-Item": request.item.id,
@@ -165,6 +200,8 @@ class OpenAIJudge(LLMJudge):
                 if not self.should_retry(exc) or retry == endpoint.max_retries:
                     raise
                 delay = min(endpoint.backoff_max_s, endpoint.backoff_s * 2**retry) * random.random()
+                # A server that says when to come back (429/503 Retry-After) knows better than our backoff.
+                delay = max(delay, min(endpoint.backoff_max_s, retry_after(exc)))
                 log.info("retrying %s on %s in %.2fs (%s)", request.dimension.name, endpoint.base_url, delay, reason_of(exc))
                 await asyncio.sleep(delay)
         raise AssertionError("unreachable")
@@ -174,27 +211,50 @@ class OpenAIJudge(LLMJudge):
             await client.close()
 
 
+_LABEL_AT = {"tags": re.compile(r"<score>\s*", re.IGNORECASE), "json": re.compile(r'"label"\s*:\s*"?')}
+_LABEL_END = re.compile(r'[<"\s,}]')
+
+
 def label_probs(logprobs, request: JudgeRequest) -> dict[str, float] | None:
-    """Probabilities of the scale labels at the position where the label is written (after `<score>` or after
-    `"label":`), from the top logprobs the server returned; None when that position cannot be found."""
+    """Probabilities of the scale labels at the token where the verdict's label starts, from the top logprobs the
+    server returned; None when that position cannot be found.
+
+    The position is the last `<score>` (or `"label":`) after the reasoning, as in `parse_reply`: a reasoning model
+    may write the marker while thinking. Tokenizers merge differently (`>2`, ` "2`, `2</`), so each alternative
+    token is read relative to the sampled token's start: the text before the label must match, and what follows
+    it is cut at the label's end. A token that starts several labels (a multi-token label) is ambiguous and
+    dropped; the remaining mass is renormalised by the scorer.
+    """
     spec = request.dimension.judge
     if logprobs is None or not getattr(logprobs, "content", None) or spec is None:
         return None
-    labels = {entry.label for entry in spec.scale}
-    marker = "<score>" if spec.output == "tags" else '"label":'
-    text = ""
     tokens = logprobs.content
-    for position, token in enumerate(tokens):
+    starts, text = [], ""
+    for token in tokens:
+        starts.append(len(text))
         text += token.token
-        if text.rstrip().endswith(marker) or text.rstrip().endswith(marker + ' "'):
-            for candidate in tokens[position + 1 : position + 3]:
-                stripped = candidate.token.strip().strip('"')
-                if not stripped:
-                    continue
-                probs: dict[str, float] = {}
-                for top in candidate.top_logprobs or []:
-                    label = top.token.strip().strip('"')
-                    if label in labels:
-                        probs[label] = probs.get(label, 0.0) + math.exp(top.logprob)
-                return probs or None
-    return None
+    verdict_from = text.lower().rfind("</think>")
+    verdict_from = verdict_from + len("</think>") if verdict_from >= 0 else 0
+    matches = list(_LABEL_AT[spec.output].finditer(text, verdict_from))
+    if not matches:
+        return None
+    label_start = matches[-1].end()
+    index = next((k for k in range(len(tokens) - 1, -1, -1) if starts[k] <= label_start), None)
+    if index is None or label_start >= starts[index] + len(tokens[index].token):
+        return None
+    before = text[starts[index] : label_start]
+    labels = [entry.label for entry in spec.scale]
+    probs: dict[str, float] = {}
+    for top in tokens[index].top_logprobs or []:
+        if not top.token.startswith(before):
+            continue
+        piece = _LABEL_END.split(top.token[len(before) :], maxsplit=1)[0]
+        if not piece:
+            continue
+        label = piece if piece in labels else None
+        if label is None:
+            starting = [lab for lab in labels if lab.startswith(piece)]
+            label = starting[0] if len(starting) == 1 else None
+        if label is not None:
+            probs[label] = probs.get(label, 0.0) + math.exp(top.logprob)
+    return probs or None

@@ -116,3 +116,39 @@ def test_concurrent_texts_are_embedded_in_one_batch():
     assert batches == [9]
     assert all(v.shape == (2, 384) for v in vectors)
     assert abs(float(vectors[0][1] @ vectors[0][1]) - 1.0) < 1e-4
+
+
+def test_the_model_is_loaded_once_per_process():
+    assert Embedder().model() is LocalJudge().embedder.model()
+
+
+def test_on_the_mini_suite_dimensions_without_a_local_method_are_excluded(mini_suite):
+    from tests.support import make_item
+
+    result = Engine(mini_suite, LocalJudge()).score_sync([make_item("a", "Skibidi streams free on Spotify [Doc 1].")])[0]
+    judged = sorted(n for n, d in mini_suite.dimensions.items() if d.kind == "judge")
+    assert sorted(result.excluded) == judged
+    assert all(result.dimensions[n].reason == "no_local_backend" and result.dimensions[n].backend == "local" for n in judged)
+    assert result.dimensions["format"].status == "ok"
+
+
+def test_reward_score_uses_the_local_tier_by_default_and_reuses_its_disk_cache(tmp_path):
+    import json
+
+    from reward.cli import main
+    from tests.support import EXAMPLES
+
+    source = tmp_path / "items.jsonl"
+    source.write_text("\n".join(EXAMPLES.read_text().splitlines()[:3]) + "\n")
+    cache = tmp_path / "replies.sqlite"
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    assert main(["score", "--input", str(source), "--output", str(first), "--cache", str(cache), "-q"]) == 0
+    assert main(["score", "--input", str(source), "--output", str(second), "--cache", str(cache), "-q"]) == 0
+    results = [json.loads(line) for line in first.read_text().splitlines()]
+    assert len(results) == 3
+    for result in results:
+        assert result["dimensions"]["claim_hallucination"]["backend"] == "local"
+        assert result["dimensions"]["claim_hallucination"]["explanation"]
+        assert set(result["excluded"]) == set(NO_LOCAL_BACKEND) & set(result["dimensions"])
+    again = [json.loads(line) for line in second.read_text().splitlines()]
+    assert [r["reward"] for r in again] == [r["reward"] for r in results]

@@ -1,6 +1,9 @@
 """The openai backend through real HTTP against the scripted mock server: retries, timeouts, 5xx, 429, garbage,
 out-of-scale labels, logprobs, group affinity and failover."""
 
+import math
+import time
+
 import pytest
 
 from reward.engine import Engine
@@ -141,3 +144,135 @@ def test_reward_score_uses_a_configured_endpoint(tmp_path):
     results = [json.loads(line) for line in out.read_text().splitlines()]
     assert all(r["dimensions"]["claim_hallucination"]["backend"] == "openai:mock-judge" for r in results)
     assert all(r["dimensions"]["claim_hallucination"]["status"] == "ok" for r in results)
+
+
+def test_logprobs_are_read_at_the_verdict_not_in_the_reasoning(mini_suite):
+    # A reasoning model may write the marker while thinking; the label probabilities are those of the verdict.
+    text = "<think>Is it <score>0</score>? No, it fits.</think><score>2</score>"
+    reply = MockReply(text=text, label_probs={"2": 0.5, "1": 0.5})
+    with MockJudgeServer(mini_suite, reply_by({"useful": reply})) as url:
+        result = score_one(mini_suite, judge_for(url, logprobs=True))
+    assert result.dimensions["useful"].score == pytest.approx(0.5 * 1.0 + 0.5 * 0.5)
+
+
+def test_label_probs_handle_merged_tokens_and_multi_token_labels(mini_suite):
+    from openai.types.chat.chat_completion_token_logprob import ChatCompletionTokenLogprob, TopLogprob
+
+    from reward.judges.base import JudgeRequest
+    from reward.judges.openai_judge import label_probs
+    from policy.format import parse_response
+
+    def logprobs(tokens, at, tops):
+        return type("L", (), {"content": [ChatCompletionTokenLogprob(
+            token=t, logprob=0.0, top_logprobs=[TopLogprob(token=k, logprob=v) for k, v in (tops if i == at else [])])
+            for i, t in enumerate(tokens)]})()
+
+    item = make_item("a", GOOD)
+    useful = JudgeRequest(mini_suite.dimensions["useful"], item, parse_response(item.response))
+    # `>2` is one token: the alternatives are read after the same `>`; `>x` is no label and is dropped.
+    merged = logprobs(["<think>ok</think>", "<score", ">2", "</score>"], 2, [(">2", -0.5), (">1", -1.5), (">x", -2.0), ("2", -3.0)])
+    probs = label_probs(merged, useful)
+    assert set(probs) == {"2", "1"} and probs["2"] == pytest.approx(math.exp(-0.5))
+    # JSON with a number label, split as `": ` then `1`.
+    fit = JudgeRequest(mini_suite.dimensions["evidence_fit"], item, parse_response(item.response))
+    json_probs = label_probs(logprobs(['{"reasoning": "x", "', 'label', '": ', '1', '}'], 3, [("1", -0.1), ("0", -2.3)]), fit)
+    assert json_probs == pytest.approx({"1": math.exp(-0.1), "0": math.exp(-2.3)})
+    assert label_probs(logprobs(["no verdict here"], 0, []), useful) is None
+
+
+def test_retry_after_of_a_429_is_honoured(mini_suite):
+    def limited(call):
+        if call.attempt == 1:
+            return MockReply(status=429, headers={"Retry-After": "0.5"})
+        return MockReply(text="<score>2</score>")
+
+    with MockJudgeServer(mini_suite, reply_by({"useful": limited})) as url:
+        started = time.perf_counter()
+        result = score_one(mini_suite, judge_for(url, backoff_s=0.001))
+        elapsed = time.perf_counter() - started
+    assert result.dimensions["useful"].score == 1.0
+    assert elapsed >= 0.5  # backoff alone would have waited at most 1 ms
+
+
+def test_a_failing_endpoint_is_skipped_after_one_call_fails_over(mini_suite):
+    broken = MockJudgeServer(mini_suite, lambda call: MockReply(status=503))
+    healthy = MockJudgeServer(mini_suite, reply_by({}))
+    with broken as url_bad, healthy as url_good:
+        judge = judge_for(url_bad, url_good, max_retries=1)
+        items = [make_item(f"x{i}", f"Answer {i} [Doc 1].", group=f"grp{i}") for i in range(8)]
+        results = Engine(mini_suite, judge, max_concurrency=1).score_sync(items)
+    assert all(r.valid for r in results)
+    assert len(broken.calls) == 2  # the first call pinned there (and its retry); later calls went elsewhere first
+    assert judge.down_until[0] > 0 and judge.down_until[1] == 0
+
+
+def test_injected_faults_for_all_calls(mini_suite):
+    from reward.judges.mock_server import Faults
+
+    with MockJudgeServer(mini_suite, reply_by({}), faults=Faults(garbage_rate=1.0)) as url:
+        result = score_one(mini_suite, judge_for(url))
+    assert all(s.reason == "unparseable" and "seven out of ten" in s.raw
+               for n, s in result.dimensions.items() if n != "format")
+    server = MockJudgeServer(mini_suite, reply_by({}), faults=Faults(hang_rate=1.0, hang_s=3))
+    with server as url:
+        result = score_one(mini_suite, judge_for(url, timeout_s=0.2, max_retries=0))
+    assert result.dimensions["useful"].reason == "judge_timeout"
+    with pytest.raises(ValueError, match="hang_rate"):
+        Faults(hang_rate=1.5)
+
+
+def test_injected_faults_for_a_share_of_calls_are_retried_away(mini_suite):
+    from reward.judges.mock_server import Faults
+
+    faults = Faults(server_error_rate=0.3, rate_limit_rate=0.2, garbage_rate=0.2, seed=7)
+    server = MockJudgeServer(mini_suite, reply_by({}), faults=faults)
+    with server as url:
+        items = [make_item(f"f{i}", f"Answer {i} [Doc 1].", group=f"f{i}") for i in range(10)]
+        judge = OpenAIJudge(JudgeConfig(endpoints=[Endpoint(base_url=url, model="mock-judge", max_retries=6, backoff_s=0.001)],
+                                        parse_retries=4))
+        results = Engine(mini_suite, judge).score_sync(items)
+    planned = sum(1 for r in results for n in ("useful", "grounded", "evidence_fit"))
+    assert len(server.calls) > planned  # some calls failed and were retried
+    assert sum(r.valid for r in results) >= 9
+
+
+def test_dimension_is_found_from_the_prompt_without_tracing_headers(mini_suite):
+    import httpx
+
+    from reward.judges.base import JudgeRequest
+    from reward.judges.prompt import render_messages
+    from policy.format import parse_response
+
+    item = make_item("a", GOOD)
+    messages = render_messages(JudgeRequest(mini_suite.dimensions["evidence_fit"], item, parse_response(item.response)))
+    server = MockJudgeServer(mini_suite, reply_by({}))
+    with server as url:
+        body = httpx.post(f"{url}/chat/completions", json={"model": "mock-judge", "messages": messages}).json()
+    assert server.calls[0].dimension == "evidence_fit"
+    assert '"label": "1"' in body["choices"][0]["message"]["content"]
+
+
+def test_on_disk_cache_is_not_shared_between_judges(mini_suite, tmp_path):
+    from reward.engine import SqliteReplyCache
+    from reward.judges import ScriptedJudge
+
+    path = str(tmp_path / "replies.sqlite")
+    Engine(mini_suite, ScriptedJudge(), cache=SqliteReplyCache(path)).score_sync([make_item("a", GOOD)])
+    server = MockJudgeServer(mini_suite, reply_by({}))
+    with server as url:
+        result = Engine(mini_suite, judge_for(url), cache=SqliteReplyCache(path)).score_sync([make_item("a", GOOD)])[0]
+        assert len(server.calls) == 3 and result.dimensions["useful"].backend == "openai:mock-judge"
+        # Another model behind the same URL is another judge.
+        Engine(mini_suite, judge_for(url, model="other"), cache=SqliteReplyCache(path)).score_sync([make_item("a", GOOD)])
+        assert len(server.calls) == 6
+        # The same judge again is served from disk.
+        Engine(mini_suite, judge_for(url), cache=SqliteReplyCache(path)).score_sync([make_item("a", GOOD)])
+        assert len(server.calls) == 6
+
+
+def test_a_reply_is_re_asked_at_a_higher_temperature(mini_suite):
+    server = MockJudgeServer(mini_suite, reply_by({"useful": lambda call: "no verdict" if call.attempt == 1 else "<score>2</score>"}))
+    with server as url:
+        result = score_one(mini_suite, judge_for(url))
+    assert result.dimensions["useful"].score == 1.0
+    assert [c.temperature for c in server.calls if c.dimension == "useful"] == [0.0, 0.7]
