@@ -91,20 +91,49 @@ class Metrics:
                                        registry=self.registry,
                                        buckets=[0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300])
 
+        # The same series through Ray's metrics agent: with several ingress replicas, /metrics shows one replica's
+        # counts, while Ray exports every replica's series (prefixed `ray_`) for cluster-wide Prometheus scraping.
+        self.ray = _ray_metrics(buckets)
+
     def observe(self, suite: str, results: list[ItemResult]) -> None:
         for result in results:
             self.reward.labels(suite).observe(result.reward)
             self.items.labels(suite, str(result.valid).lower()).inc()
+            if self.ray:
+                self.ray["reward"].observe(result.reward, tags={"suite": suite})
+                self.ray["items"].inc(tags={"suite": suite, "valid": str(result.valid).lower()})
             for name, score in result.dimensions.items():
                 if score.status == "ok":
                     self.dimension_score.labels(suite, name).observe(score.score)
+                    if self.ray:
+                        self.ray["dimension_score"].observe(score.score, tags={"suite": suite, "dimension": name})
                 else:
                     self.unscored.labels(suite, name, score.reason or "unknown").inc()
+                    if self.ray:
+                        self.ray["unscored"].inc(tags={"suite": suite, "dimension": name, "reason": score.reason or "unknown"})
 
     def render(self) -> bytes:
         from prometheus_client import generate_latest
 
         return generate_latest(self.registry)
+
+
+def _ray_metrics(buckets: list[float]) -> dict | None:
+    try:
+        from ray.util import metrics
+    except ImportError:
+        return None
+    try:
+        return {
+            "dimension_score": metrics.Histogram("reward_dimension_score", "Per-dimension scores", boundaries=buckets[1:],
+                                                 tag_keys=("suite", "dimension")),
+            "reward": metrics.Histogram("reward_reward", "Scalar rewards", boundaries=buckets[1:], tag_keys=("suite",)),
+            "unscored": metrics.Counter("reward_unscored", "Unscored dimensions by reason", tag_keys=("suite", "dimension", "reason")),
+            "items": metrics.Counter("reward_items", "Scored items", tag_keys=("suite", "valid")),
+        }
+    except Exception:  # outside a Ray worker (unit tests): the replica-local registry is enough
+        log.debug("Ray metrics unavailable", exc_info=True)
+        return None
 
 
 def chunk_by_group(items: list[Item], size: int) -> list[list[int]]:
