@@ -14,7 +14,7 @@ from pathlib import Path
 
 from reward.aggregate import aggregate
 from reward.rubric import load_suite
-from reward.schema import DimensionScore, Item, ItemResult
+from reward.schema import DimensionScore, Item, ItemResult, Quote
 from reward.scorelog import ScoreLog
 
 
@@ -50,8 +50,12 @@ def write_synthetic_log(folder: str | Path, steps: int = 30, items: int = 64, se
                     score = min(1.0, max(0.0, rng.gauss(mean, 0.12)))
                     if dimension.layer == "bottom_line" and dimension.requirement == "R2" and dimension.kind == "judge":
                         score = 1.0 if rng.random() < mean else 0.0  # binary judges
+                    # Judges quote the evidence behind a low score; now and then a quote is not found in it.
+                    quotes = [Quote(doc="1", text="synthetic evidence", verified=True)] if score < 0.5 else []
+                    if quotes and rng.random() < 0.2:
+                        quotes.append(Quote(doc="2", text="a sentence no document contains", verified=False))
                     dims[name] = DimensionScore(score=round(score, 4), layer=dimension.layer, backend="openai:judge",
-                                                label="1" if score >= 0.5 else "0",
+                                                label="1" if score >= 0.5 else "0", quotes=quotes,
                                                 explanation=f"synthetic judgment of {name} at step {step}")
                 bottom = {n: s.score for n, s in dims.items() if s.status == "ok" and s.layer == "bottom_line"}
                 behavioral = {n: s.score for n, s in dims.items() if s.status == "ok" and s.layer == "behavioral"}
