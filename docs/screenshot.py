@@ -14,7 +14,7 @@ from playwright.sync_api import sync_playwright
 from reward.dashboard import render_from_log
 from reward.dashboard.synthetic import write_synthetic_log
 
-FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 parser = argparse.ArgumentParser()

@@ -162,3 +162,20 @@ def test_dashboard_draws_in_headless_chromium(log_folder, tmp_path):
         assert "lowest-reward" in page.inner_text("#drilldown") and "gate " in page.inner_text("#drilldown")
         browser.close()
     assert errors == [] and requests == []
+
+
+def test_cli_writes_one_page_for_several_logs(tmp_path, log_folder):
+    from reward.cli import main
+
+    other = tmp_path / "other"
+    log = ScoreLog(other, writer="test")
+    records = [_record(i, step=2, score=0.4, run="candidate") for i in range(4)]
+    log.append([r.item for r in records], [r.result for r in records], suite="mini", suite_version="v",
+               run="candidate", step=2)
+    log.close()
+    out = tmp_path / "report.html"
+    assert main(["dashboard", "--log", str(log_folder), "--log", str(other), "--out", str(out), "--smoothing", "0"]) == 0
+    data = json.loads(out.read_text().split('id="dashboard-data">')[1].split("</script>")[0])
+    assert sorted(data["runs"]) == ["candidate", "gated", "linear"] and data["smoothing"] == 0
+    assert main(["dashboard", "--log", str(tmp_path / "nowhere"), "--out", str(out)]) == 2
+    assert main(["dashboard", "--log", str(other), "--smoothing", "1.5", "--out", str(out)]) == 2
