@@ -130,7 +130,10 @@ def test_dashboard_draws_in_headless_chromium(log_folder, tmp_path):
         series = page.eval_on_selector_all(
             ".chart[data-channel]:not(#chart-reward)", "els => els.map(e => [e.dataset.channel, e.data.length, e.dataset.series])")
         assert len(series) == len(dimensions)
-        assert all(traces == 6 and named == "2" for _, traces, named in series)  # band pair + mean, per run
+        binary = {name for name, d in summarise(read_log(log_folder))["runs"]["gated"]["dimensions"].items() if d["binary"]}
+        assert binary and len(binary) < len(dimensions)  # the synthetic log has pass/fail judges and graded ones
+        # Per run: a p10/p90 band pair and the mean; pass/fail dimensions draw the mean (pass rate) alone.
+        assert all(traces == (2 if name in binary else 6) and named == "2" for name, traces, named in series)
         assert page.evaluate("document.getElementById('chart-gate').dataset.series") == "1"  # only gated has a gate
         drawn = page.eval_on_selector_all(
             ".chart[data-channel]", "els => els.map(e => e.querySelectorAll('.scatterlayer .trace path.js-line').length)")

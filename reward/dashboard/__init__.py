@@ -163,7 +163,7 @@ _SCRIPT = r"""
   const runs = Object.keys(data.runs);
   const colors = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#4b5563', '#be185d'];
   const color = (i) => colors[i % colors.length];
-  const fill = (i) => color(i) + '22';
+  const fill = (i) => color(i) + '1a';
   const title = (name) => data.titles[name] || name;
   const anyUnstepped = runs.some((r) => data.runs[r].unstepped);
   const xTitle = anyUnstepped ? `training step (runs without steps: batches of ${data.bucket} records in log order)` : 'training step';
@@ -186,27 +186,34 @@ _SCRIPT = r"""
     });
   }
 
-  function layoutFor(text, percent) {
-    return {title: {text: text, font: {size: 14}}, margin: {l: 48, r: 12, t: 34, b: 40},
+  function layoutFor(text, percent, secondary) {
+    const layout = {title: {text: text, font: {size: 14}}, margin: {l: 48, r: 12, t: 34, b: 40},
       xaxis: {title: {text: xTitle, font: {size: 11}}, zeroline: false},
       yaxis: {zeroline: false, tickformat: percent ? '.1%' : undefined},
       legend: {orientation: 'h', y: -0.28, font: {size: 11}}, hovermode: 'closest', uirevision: 'keep'};
+    if (secondary) {
+      layout.yaxis2 = {overlaying: 'y', side: 'right', zeroline: false, showgrid: false, tickformat: '.1f',
+        title: {text: secondary, font: {size: 10}}};
+      layout.margin.r = 48;
+    }
+    return layout;
   }
 
-  function bandTraces(series, steps, run, i, channel) {
+  function bandTraces(series, steps, run, i, channel, axis) {
     const w = state.smoothing;
     const mean = smooth(series.mean, w);
     const counts = series.count || data.runs[run].items;
     const traces = [];
-    if (state.bands) traces.push(
+    if (state.bands && !series.binary) traces.push(
       {x: steps, y: smooth(series.p10, w), mode: 'lines', line: {width: 0, shape: 'spline'}, showlegend: false,
-       hoverinfo: 'skip', legendgroup: run, name: run + ' p10', meta: {run: run, role: 'band'}},
+       hoverinfo: 'skip', legendgroup: run, name: run + ' p10', meta: {run: run, role: 'band'}, yaxis: axis || 'y'},
       {x: steps, y: smooth(series.p90, w), mode: 'lines', line: {width: 0, shape: 'spline'}, fill: 'tonexty',
        fillcolor: fill(i), showlegend: false, hoverinfo: 'skip', legendgroup: run, name: run + ' p90',
-       meta: {run: run, role: 'band'}});
+       meta: {run: run, role: 'band'}, yaxis: axis || 'y'});
     traces.push({x: steps, y: mean, mode: steps.length > 60 ? 'lines' : 'lines+markers',
       line: {color: color(i), width: 2, shape: 'spline', smoothing: 0.6}, marker: {size: 4},
       name: run, legendgroup: run, meta: {run: run, role: 'mean', channel: channel},
+      yaxis: axis || 'y',
       customdata: steps.map((_, k) => [series.mean[k], series.p10[k], series.p90[k], counts[k]]),
       hovertemplate: `<b>${run}</b> step %{x}<br>mean %{customdata[0]:.3f} (smoothed %{y:.3f})` +
         '<br>p10 %{customdata[1]:.3f} · p90 %{customdata[2]:.3f}<br>n %{customdata[3]}<extra></extra>'});
@@ -232,17 +239,21 @@ _SCRIPT = r"""
   }
 
   function draw(chart) {
-    const [text, traces] = chart.build();
-    Plotly.react(chart.div, traces, layoutFor(text, chart.percent), config);
+    const [text, traces, secondary] = chart.build();
+    Plotly.react(chart.div, traces, layoutFor(text, chart.percent, secondary), config);
     chart.div.dataset.series = String(traces.filter((t) => t.showlegend !== false).length);
   }
 
   const curveTitles = {reward: 'reward R', gate: 'gate B (bottom-line)', utility: 'utility U (behavioral)'};
+  // A summed reward (searchllm-sum) lives on another scale than [0, 1]: such runs get the right-hand axis.
+  const outOfUnit = (run) => data.runs[run].curves.reward.p90.some((v) => v !== null && v > 1.0001);
   ['reward', 'gate', 'utility'].forEach((key) => {
     const present = runs.filter((run) => data.runs[run].curves[key].mean.some((v) => v !== null));
     if (!present.length) return;
+    const split = key === 'reward' && present.some(outOfUnit) && !present.every(outOfUnit);
     addChart('overall', 'chart-' + key, () => [curveTitles[key], present.flatMap((run) =>
-      bandTraces(data.runs[run].curves[key], data.runs[run].steps, run, runs.indexOf(run), key))], '',
+      bandTraces(data.runs[run].curves[key], data.runs[run].steps, run, runs.indexOf(run), key,
+        split && outOfUnit(run) ? 'y2' : 'y')), split ? 'summed reward: ' + present.filter(outOfUnit).join(', ') : null], '',
       key === 'reward' ? 'reward' : null);
   });
   addChart('overall', 'chart-valid', () => ['valid rate (masked items excluded from GRPO)', runs.map((run, i) => ({
@@ -256,7 +267,9 @@ _SCRIPT = r"""
     title(a).localeCompare(title(b)));
   dimensions.forEach((name) => {
     const layer = data.layers[name];
-    addChart(layer === 'bottom_line' ? 'bottom_line' : 'behavioral', 'chart-dim-' + name, () => [title(name),
+    const binary = runs.some((run) => data.runs[run].dimensions[name] && data.runs[run].dimensions[name].binary);
+    addChart(layer === 'bottom_line' ? 'bottom_line' : 'behavioral', 'chart-dim-' + name, () => [title(name) +
+      (binary ? ' <span style="font-size:11px;color:#6b7280">(pass/fail: pass rate)</span>' : ''),
       runs.flatMap((run, i) => data.runs[run].dimensions[name] ?
         bandTraces(data.runs[run].dimensions[name], data.runs[run].steps, run, i, name) : [])], layer, name);
   });

@@ -236,7 +236,11 @@ def _finish(run: _Run) -> dict:
     for name in names:
         triples = [_stats(s.scores[name]) if name in s.scores else (None, None, None) for s in steps]
         reasons = sorted({reason for s in steps for reason in s.unscored.get(name, {})})
+        arrays = [np.frombuffer(s.scores[name], dtype=np.float64) for s in steps if name in s.scores]
+        # A pass/fail judge's p10-p90 band is [0, 1] or a point: the page draws its mean as a pass rate instead.
+        binary = bool(arrays) and all(bool(np.all((a == 0) | (a == 1))) for a in arrays)
         dimensions[name] = {
+            "binary": binary,
             "mean": [t[0] for t in triples], "p10": [t[1] for t in triples], "p90": [t[2] for t in triples],
             "count": [len(s.scores[name]) if name in s.scores else 0 for s in steps],
             "seen": [s.seen[name] for s in steps],
