@@ -333,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
     dash.add_argument("--out", default="report.html", help="HTML file to write")
     dash.add_argument("--title", default="Reward training dynamics")
     dash.add_argument("--smoothing", type=float, default=0.6, help="initial EMA weight of the curves, 0 = raw (0-0.99)")
-    dash.add_argument("--sample-steps", type=int, default=60, help="steps per run that keep drill-down samples")
+    dash.add_argument("--sample-steps", type=int, default=30, help="steps per run that keep drill-down samples")
     dash.add_argument("--seed", type=int, default=0, help="seed of the random drill-down samples")
 
     probes = sub.add_parser("probes", help="reward-hacking probes: each exploit must not beat its clean response")

@@ -56,7 +56,7 @@ def test_summary_has_bands_counts_samples_and_unscored_reasons(log_folder):
     assert claim["p90"][3] == pytest.approx(np.percentile(raw, 90), abs=1e-4)
     samples = gated["samples"]["claim_hallucination"]["3"]
     assert len(samples) == SAMPLES_LOWEST + SAMPLES_RANDOM
-    lowest = [-1.0 if s["score"] is None else s["score"] for s in samples[:SAMPLES_LOWEST]]
+    lowest = [-1.0 if s.get("score") is None else s["score"] for s in samples[:SAMPLES_LOWEST]]
     assert lowest == sorted(lowest) and lowest[0] <= min(raw)
     assert all(gated["sample_items"][s["item"]]["id"].startswith("gated-s3-") for s in samples)
     assert set(gated["unscored"]) <= {"judge_timeout", "unparseable"} and gated["unscored"]

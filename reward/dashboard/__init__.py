@@ -340,13 +340,13 @@ _SCRIPT = r"""
     box.innerHTML = `<b>${escapeHtml(label)}</b> · run <b>${escapeHtml(run)}</b> · step <b>${escapeHtml(nearest)}</b>${note} · ${samples.length} samples` +
       samples.map((s) => {
         const item = info.sample_items[s.item];
-        const verdict = s.score === null ? `unscored (${escapeHtml(s.reason)})` :
+        const verdict = s.score == null ? `unscored (${escapeHtml(s.reason)})` :
           `score ${s.score.toFixed(3)}${s.label ? ' · label ' + escapeHtml(s.label) : ''}${s.status === 'invalid' ? ' · invalid: ' + escapeHtml(s.reason) : ''}`;
         return `<div class="sample ${escapeHtml(s.status)}"><div><b>${escapeHtml(item.id)}</b> ${verdict} · reward ${item.reward.toFixed(3)}` +
           `${item.valid ? '' : ' (masked)'} · ${escapeHtml(s.backend)}${item.group ? ' · group ' + escapeHtml(item.group) : ''}</div>` +
           `<div><i>query</i>: ${escapeHtml(item.query)}</div><div><i>answer</i>: ${escapeHtml(item.answer)}</div>` +
           (s.explanation ? `<div><i>${channel === 'reward' ? 'aggregate' : 'judge'}</i>: ${escapeHtml(s.explanation)}</div>` : '') +
-          s.quotes.map((q) => `<div class="quote ${q.verified ? '' : 'unverified'}"><i>quote [Doc ${escapeHtml(q.doc)}]${
+          (s.quotes || []).map((q) => `<div class="quote ${q.verified ? '' : 'unverified'}"><i>quote [Doc ${escapeHtml(q.doc)}]${
             q.verified ? '' : ' (not found in evidence)'}</i>: “${escapeHtml(q.text)}”</div>`).join('') + '</div>';
       }).join('');
     box.dataset.samples = String(samples.length);

@@ -27,7 +27,7 @@ from reward.scorelog import ScoreRecord
 UNSTEPPED_BUCKET = 64
 SAMPLES_LOWEST = 3
 SAMPLES_RANDOM = 2
-SAMPLE_STEPS = 60
+SAMPLE_STEPS = 30
 EXCERPT_CHARS = 280
 REWARD = "reward"
 """The key of the reward channel's drill-down samples (lowest rewards of a step), beside the dimensions'."""
@@ -196,8 +196,8 @@ def _item_entry(item: tuple) -> dict:
 def _dimension_sample(score) -> dict:
     return {
         "score": score.score, "status": score.status, "reason": score.reason, "backend": score.backend,
-        "label": score.label, "explanation": _excerpt(score.explanation, 600),
-        "quotes": [{"doc": q.doc, "text": _excerpt(q.text, 200), "verified": q.verified} for q in score.quotes[:3]],
+        "label": score.label, "explanation": _excerpt(score.explanation, 300),
+        "quotes": [{"doc": q.doc, "text": _excerpt(q.text, 120), "verified": q.verified} for q in score.quotes[:2]],
     }
 
 
@@ -271,7 +271,8 @@ def _finish(run: _Run) -> dict:
                     index_of[key] = len(items)
                     items.append(_item_entry(item))
                 sample = _reward_sample(verdict) if channel == REWARD else _dimension_sample(verdict)
-                chosen.append({**sample, "item": index_of[key]})
+                # Empty fields are left out: a long run's page carries thousands of samples.
+                chosen.append({**{k: v for k, v in sample.items() if v not in (None, [], "")}, "item": index_of[key]})
             samples[channel][str(number)] = chosen
     return {
         "steps": ordered,
