@@ -163,6 +163,12 @@ def test_dashboard_draws_in_headless_chromium(log_folder, tmp_path):
         assert page.evaluate("document.getElementById('chart-dim-format').data.length") == 2
         page.evaluate("window.dashboard.showSamples('reward', 'gated', 5)")
         assert "lowest-reward" in page.inner_text("#drilldown") and "gate " in page.inner_text("#drilldown")
+        # An empty log (a server that has scored nothing yet) still gives a working page.
+        empty = tmp_path / "empty.html"
+        empty.write_text(render([]), encoding="utf-8")
+        page.goto(empty.as_uri())
+        page.wait_for_function("window.dashboardReady === true", timeout=30000)
+        assert "0 run(s)" in page.inner_text("#summary")
         browser.close()
     assert errors == [] and requests == []
 
@@ -182,3 +188,17 @@ def test_cli_writes_one_page_for_several_logs(tmp_path, log_folder):
     assert sorted(data["runs"]) == ["candidate", "gated", "linear"] and data["smoothing"] == 0
     assert main(["dashboard", "--log", str(tmp_path / "nowhere"), "--out", str(out)]) == 2
     assert main(["dashboard", "--log", str(other), "--smoothing", "1.5", "--out", str(out)]) == 2
+
+
+def test_render_from_log_is_cached_until_the_log_changes(tmp_path):
+    log = ScoreLog(tmp_path / "log", writer="test")
+    first = [_record(i, step=0, score=0.5) for i in range(3)]
+    log.append([r.item for r in first], [r.result for r in first], suite="mini", suite_version="v", run="r", step=0)
+    page = render_from_log(tmp_path / "log")
+    assert render_from_log(tmp_path / "log") is page  # nothing changed: the cached page
+    more = [_record(10 + i, step=1, score=0.9) for i in range(3)]
+    log.append([r.item for r in more], [r.result for r in more], suite="mini", suite_version="v", run="r", step=1)
+    log.close()
+    data = json.loads(render_from_log(tmp_path / "log").split('id="dashboard-data">')[1].split("</script>")[0])
+    assert data["runs"]["r"]["steps"] == [0, 1]
+    assert "Format!" in render_from_log(tmp_path / "log", titles={"format": "Format!"})  # unhashable option: no cache

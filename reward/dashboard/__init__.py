@@ -92,8 +92,12 @@ def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE, **options)
         if not path.exists():
             raise FileNotFoundError(f"score log {path} does not exist")
     state = tuple((str(seg), seg.stat().st_size, seg.stat().st_mtime_ns) for path in paths for seg in segments(path))
-    key = (tuple(map(str, paths)), state, title, tuple(sorted(options.items())))
-    if key in _CACHE:
+    key: tuple | None = (tuple(map(str, paths)), state, title, tuple(sorted(options.items())))
+    try:
+        hash(key)
+    except TypeError:  # e.g. a `titles` dict: render without the cache
+        key = None
+    if key is not None and key in _CACHE:
         return _CACHE[key]
     names = [path.name or str(path) for path in paths]
     if len(set(names)) < len(names):
@@ -103,8 +107,9 @@ def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE, **options)
     else:
         records = itertools.chain.from_iterable(_named(path, name) for path, name in zip(paths, names, strict=True))
     page = render(records, title=title, **options)
-    _CACHE.clear()
-    _CACHE[key] = page
+    if key is not None:
+        _CACHE.clear()
+        _CACHE[key] = page
     return page
 
 
