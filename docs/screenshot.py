@@ -33,4 +33,8 @@ with tempfile.TemporaryDirectory() as tmp:
         page.wait_for_timeout(500)
         page.screenshot(path=args.out)
         browser.close()
+# 256 colours are plenty for flat charts and keep the repository's PNG small.
+from PIL import Image  # noqa: E402
+
+Image.open(args.out).convert("RGB").quantize(256).save(args.out, optimize=True)
 print(args.out)

@@ -152,7 +152,7 @@ def test_dashboard_draws_in_headless_chromium(log_folder, tmp_path):
         page.wait_for_function("document.getElementById('drilldown').dataset.samples !== undefined", timeout=10000)
         text = page.inner_text("#drilldown")
         assert "Claim hallucination" in text and "run linear" in text and "step 3" in text
-        assert "synthetic judgment" in text and "linear-s3-" in text
+        assert "synthetic judgment" in text and "linear-s3-" in text and f"of {ITEMS} scored" in text
         assert page.evaluate("document.getElementById('drilldown').dataset.samples") == str(SAMPLES_LOWEST + SAMPLES_RANDOM)
         # The smoothing slider redraws every curve: raw (weight 0) means equal the summary's.
         page.evaluate("window.dashboard.setSmoothing(0)")

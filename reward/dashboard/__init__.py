@@ -342,7 +342,13 @@ _SCRIPT = r"""
     const box = document.getElementById('drilldown');
     const label = channel === 'reward' ? 'Reward (lowest-reward items)' : title(channel);
     const note = nearest !== null && nearest !== step ? ` <span class="note">(no samples kept at step ${step}; nearest step shown)</span>` : '';
-    box.innerHTML = `<b>${escapeHtml(label)}</b> · run <b>${escapeHtml(run)}</b> · step <b>${escapeHtml(nearest)}</b>${note} · ${samples.length} samples` +
+    // The step's unscored counts by reason for this dimension (all items, not only the samples).
+    const series = info.dimensions[channel], at = info.steps.indexOf(nearest);
+    const reasons = series && at >= 0 ? Object.entries(series.unscored).filter(([, c]) => c[at] > 0)
+      .map(([reason, c]) => `${escapeHtml(reason)} ${c[at]}`) : [];
+    const counts = series && at >= 0 ? ` · ${series.count[at]} of ${series.seen[at]} scored` +
+      (reasons.length ? ` (unscored: ${reasons.join(', ')})` : '') : '';
+    box.innerHTML = `<b>${escapeHtml(label)}</b> · run <b>${escapeHtml(run)}</b> · step <b>${escapeHtml(nearest)}</b>${note}${counts} · ${samples.length} samples` +
       samples.map((s) => {
         const item = info.sample_items[s.item];
         const verdict = s.score == null ? `unscored (${escapeHtml(s.reason)})` :
