@@ -2,7 +2,7 @@
 
     .venv/bin/python docs/screenshot.py [LOG_FOLDER] [--out docs/dashboard.png]
 
-Without a folder it draws a synthetic two-run log (reward/dashboard/synthetic.py).
+Without a folder it draws a synthetic three-run log (gated, linear, sum: reward/dashboard/synthetic.py).
 """
 
 import argparse
@@ -14,7 +14,7 @@ from playwright.sync_api import sync_playwright
 from reward.dashboard import render_from_log
 from reward.dashboard.synthetic import write_synthetic_log
 
-FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 parser = argparse.ArgumentParser()
@@ -22,7 +22,7 @@ parser.add_argument("log", nargs="?")
 parser.add_argument("--out", default="docs/dashboard.png")
 args = parser.parse_args()
 with tempfile.TemporaryDirectory() as tmp:
-    folder = args.log or write_synthetic_log(Path(tmp) / "scores", steps=40, items=48)
+    folder = args.log or write_synthetic_log(Path(tmp) / "scores", steps=60, items=32, runs=3)
     page_path = Path(tmp) / "dashboard.html"
     page_path.write_text(render_from_log(folder), encoding="utf-8")
     with sync_playwright() as playwright:
@@ -33,4 +33,8 @@ with tempfile.TemporaryDirectory() as tmp:
         page.wait_for_timeout(500)
         page.screenshot(path=args.out)
         browser.close()
+# 256 colours are plenty for flat charts and keep the repository's PNG small.
+from PIL import Image  # noqa: E402
+
+Image.open(args.out).convert("RGB").quantize(256).save(args.out, optimize=True)
 print(args.out)

@@ -171,7 +171,8 @@ def data_command(args: argparse.Namespace) -> int:
 def dashboard_command(args: argparse.Namespace) -> int:
     from reward.dashboard import render_from_log
 
-    page = render_from_log(*args.log, title=args.title)
+    page = render_from_log(*args.log, title=args.title, smoothing=args.smoothing, sample_steps=args.sample_steps,
+                           seed=args.seed)
     Path(args.out).write_text(page, encoding="utf-8")
     err.print(f"wrote {args.out} ({len(page) // 1024} KiB, self-contained)")
     return 0
@@ -331,6 +332,9 @@ def build_parser() -> argparse.ArgumentParser:
     dash.add_argument("--log", action="append", required=True, help="score log folder (repeat for runs side by side)")
     dash.add_argument("--out", default="report.html", help="HTML file to write")
     dash.add_argument("--title", default="Reward training dynamics")
+    dash.add_argument("--smoothing", type=float, default=0.6, help="initial EMA weight of the curves, 0 = raw (0-0.99)")
+    dash.add_argument("--sample-steps", type=int, default=30, help="steps per run that keep drill-down samples")
+    dash.add_argument("--seed", type=int, default=0, help="seed of the random drill-down samples")
 
     probes = sub.add_parser("probes", help="reward-hacking probes: each exploit must not beat its clean response")
     probes.add_argument("--input", default="examples/items.jsonl")

@@ -10,7 +10,6 @@ hash, the run name and training step, and every dimension's score and status.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import os
 import threading
@@ -119,6 +118,8 @@ def read_log(folder: str | Path) -> Iterator[ScoreRecord]:
                 if not line.strip():
                     continue
                 try:
-                    yield ScoreRecord.model_validate(json.loads(line))
-                except (json.JSONDecodeError, ValueError) as exc:
+                    # Parsing and validating in one pass (pydantic-core) is ~3x faster than json.loads first,
+                    # which matters when the dashboard reads a long run's log.
+                    yield ScoreRecord.model_validate_json(line)
+                except ValueError as exc:  # pydantic's ValidationError covers bad JSON too
                     log.warning("%s:%d: skipping unreadable record (%s)", path, number, type(exc).__name__)

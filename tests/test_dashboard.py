@@ -1,35 +1,110 @@
 """The dashboard rendered from a synthetic multi-step score log in headless Chromium: every chart drew its series,
-no console errors, a click on a point shows that step's samples, and the page needs no network."""
+no console errors, a click on a point shows that step's samples, and the page needs no network. Plus the
+aggregation it draws from: per-step statistics, capped drill-down samples for long runs, runs without steps."""
 
+import datetime as dt
+import json
 import shutil
 
+import numpy as np
 import pytest
 
-from reward.dashboard import render_from_log, summarise
+from reward.dashboard import render, render_from_log, summarise
+from reward.dashboard.stats import SAMPLES_LOWEST, SAMPLES_RANDOM, UNSTEPPED_BUCKET
 from reward.dashboard.synthetic import write_synthetic_log
 from reward.rubric import load_suite
-from reward.scorelog import read_log
+from reward.schema import DimensionScore, Item, ItemResult
+from reward.scorelog import ScoreLog, ScoreRecord, read_log
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+STEPS, ITEMS = 8, 24
 
 
 @pytest.fixture(scope="module")
 def log_folder(tmp_path_factory):
-    return write_synthetic_log(tmp_path_factory.mktemp("synthetic"), steps=8, items=24)
+    return write_synthetic_log(tmp_path_factory.mktemp("synthetic"), steps=STEPS, items=ITEMS)
 
 
-def test_summary_has_bands_samples_and_unscored_rates(log_folder):
+def _record(index: int, step: int | None, score: float | None, run: str | None = "r", reason: str = "judge_timeout"):
+    dimension = (DimensionScore(score=score, layer="bottom_line", backend="mock") if score is not None
+                 else DimensionScore.unscored("bottom_line", "mock", reason))
+    result = ItemResult(id=f"i{index}", reward=score or 0.0, valid=score is not None,
+                        dimensions={"format": dimension,
+                                    "claim_diversity": DimensionScore(score=0.5, layer="behavioral", backend="mock")})
+    item = Item(id=f"i{index}", query=f"query {index}", response=f"<answer>answer {index}</answer>")
+    return ScoreRecord(time=dt.datetime(2026, 1, 1, tzinfo=dt.UTC) + dt.timedelta(seconds=index), suite="mini",
+                       suite_version="v", run=run, step=step, result=result, item=item)
+
+
+def test_summary_has_bands_counts_samples_and_unscored_reasons(log_folder):
     data = summarise(read_log(log_folder))
-    assert sorted(data["runs"]) == ["gated", "linear"]
+    assert sorted(data["runs"]) == ["gated", "linear"] and data["records"] == 2 * STEPS * ITEMS
     gated = data["runs"]["gated"]
-    assert gated["steps"] == list(range(8)) and gated["items"] == [24] * 8
+    assert gated["steps"] == list(range(STEPS)) and gated["items"] == [ITEMS] * STEPS
     claim = gated["dimensions"]["claim_hallucination"]
-    assert all(0 <= lo <= hi <= 1 and 0 <= mean <= 1 for lo, mean, hi in zip(claim["p10"], claim["mean"], claim["p90"]))
-    assert 1 <= len(claim["samples"]["3"]) <= 5
-    assert set(gated["unscored"]) <= {"judge_timeout", "unparseable"}
-    assert data["runs"]["linear"]["curves"]["gate"]["mean"] == [None] * 8  # linear has no gate
+    # A binary judge's mean may lie outside its p10-p90 band (e.g. 95% ones), so only the order of the band holds.
+    assert all(0 <= lo <= hi <= 1 and 0 <= mean <= 1
+               for lo, mean, hi in zip(claim["p10"], claim["mean"], claim["p90"], strict=True))
+    unscored = [sum(counts[k] for counts in claim["unscored"].values()) for k in range(STEPS)]
+    assert [c + u for c, u in zip(claim["count"], unscored, strict=True)] == claim["seen"] == [ITEMS] * STEPS
+    # Mean and percentiles agree with numpy on the raw scores of one step.
+    raw = [r.result.dimensions["claim_hallucination"].score for r in read_log(log_folder)
+           if r.run == "gated" and r.step == 3 and r.result.dimensions["claim_hallucination"].score is not None]
+    assert claim["mean"][3] == pytest.approx(np.mean(raw), abs=1e-4)
+    assert claim["p90"][3] == pytest.approx(np.percentile(raw, 90), abs=1e-4)
+    samples = gated["samples"]["claim_hallucination"]["3"]
+    assert len(samples) == SAMPLES_LOWEST + SAMPLES_RANDOM
+    lowest = [-1.0 if s.get("score") is None else s["score"] for s in samples[:SAMPLES_LOWEST]]
+    assert lowest == sorted(lowest) and lowest[0] <= min(raw)
+    assert all(gated["sample_items"][s["item"]]["id"].startswith("gated-s3-") for s in samples)
+    assert set(gated["unscored"]) <= {"judge_timeout", "unparseable"} and gated["unscored"]
+    assert data["runs"]["linear"]["curves"]["gate"]["mean"] == [None] * STEPS  # linear has no gate
+    assert gated["samples"]["reward"]["3"][0]["score"] == min(gated["samples"]["reward"]["3"][k]["score"]
+                                                               for k in range(SAMPLES_LOWEST))
+    # Seeded: the same log gives the same samples.
+    assert summarise(read_log(log_folder))["runs"]["gated"]["samples"] == gated["samples"]
+
+
+def test_long_run_keeps_samples_for_a_capped_set_of_steps_including_the_latest():
+    records = (_record(i, step=i // 2, score=(i % 10) / 10) for i in range(2 * 500))
+    data = summarise(records, sample_steps=40)
+    run = data["runs"]["r"]
+    assert run["steps"] == list(range(500))
+    assert 20 <= len(run["sampled_steps"]) <= 40 and run["sampled_steps"][-1] == 499
+    assert sorted(run["samples"]["format"]) == sorted(map(str, run["sampled_steps"]))
+    # Every step still has its statistics; item excerpts are stored once however many channels pick them.
+    assert len(run["dimensions"]["format"]["mean"]) == 500
+    ids = [item["id"] for item in run["sample_items"]]
+    assert len(ids) == len(set(ids)) <= 2 * len(run["sampled_steps"])
+    page = render(_record(i, step=i // 32, score=(i % 10) / 10) for i in range(32 * 300))
+    assert len(page) < 6_000_000  # plotly.js is ~4.7 MB of it; 300 steps of samples stay small
+
+
+def test_records_without_steps_are_bucketed_in_log_order_apart_from_stepped_ones():
+    records = [_record(i, step=None, score=0.2 if i < UNSTEPPED_BUCKET else 0.8) for i in range(UNSTEPPED_BUCKET + 5)]
+    records += [_record(1000 + i, step=7, score=0.5) for i in range(3)]
+    data = summarise(records)
+    assert sorted(data["runs"]) == ["r", "r (no step)"]
+    unstepped = data["runs"]["r (no step)"]
+    assert unstepped["unstepped"] and unstepped["steps"] == [0, 1] and unstepped["items"] == [UNSTEPPED_BUCKET, 5]
+    assert unstepped["dimensions"]["format"]["mean"] == [0.2, 0.8]
+    assert data["runs"]["r"]["steps"] == [7] and not data["runs"]["r"]["unstepped"]
+
+
+def test_several_logs_without_run_names_stay_apart(tmp_path):
+    for name, score in (("baseline", 0.3), ("candidate", 0.9)):
+        log = ScoreLog(tmp_path / name, writer="test")
+        records = [_record(i, step=i // 4, score=score, run=None) for i in range(8)]
+        log.append([r.item for r in records], [r.result for r in records], suite="mini", suite_version="v", step=None)
+        log.close()
+    page = render_from_log(tmp_path / "baseline", tmp_path / "candidate", smoothing=0.0)
+    data = json.loads(page.split('id="dashboard-data">')[1].split("</script>")[0])
+    assert sorted(data["runs"]) == ["baseline (no step)", "candidate (no step)"]
+    assert data["runs"]["candidate (no step)"]["dimensions"]["format"]["mean"] == [0.9]
+    with pytest.raises(FileNotFoundError, match="missing"):
+        render_from_log(tmp_path / "missing")
 
 
 def test_dashboard_draws_in_headless_chromium(log_folder, tmp_path):
@@ -37,8 +112,10 @@ def test_dashboard_draws_in_headless_chromium(log_folder, tmp_path):
 
     page_path = tmp_path / "dashboard.html"
     page_path.write_text(render_from_log(log_folder), encoding="utf-8")
-    assert "https://" not in page_path.read_text().split('<script type="application/json"')[0].split("</script>", 1)[1]
-    dimensions = len(load_suite("searchllm").dimensions)
+    head = page_path.read_text().split('<script type="application/json"')[0].split("</script>", 1)[1]
+    assert "https://" not in head and "http://" not in head
+    dimensions = load_suite("searchllm").dimensions
+    bottom_line = sum(d.layer == "bottom_line" for d in dimensions.values())
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -47,25 +124,81 @@ def test_dashboard_draws_in_headless_chromium(log_folder, tmp_path):
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("request", lambda r: requests.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
         page.goto(page_path.as_uri())
-        page.wait_for_function("window.dashboardReady === true", timeout=30000)
-        assert page.evaluate("window.dashboard.charts") == 4 + dimensions + 2
-        series = page.eval_on_selector_all(".chart[data-dimension]", "els => els.map(e => [e.dataset.dimension, e.data.length, e.dataset.series])")
-        assert len(series) == dimensions
-        assert all(traces == 6 and named == "2" for _, traces, named in series)  # band + mean per run, two runs
-        drawn = page.eval_on_selector_all(".chart[data-dimension]", "els => els.map(e => e.querySelectorAll('.scatterlayer .trace path.js-line').length)")
+        page.wait_for_function("window.dashboardReady === true", timeout=60000)
+        # reward, gate, utility, valid rate; one per dimension; one unscored chart per run.
+        assert page.evaluate("window.dashboard.charts") == 4 + len(dimensions) + 2
+        series = page.eval_on_selector_all(
+            ".chart[data-channel]:not(#chart-reward)", "els => els.map(e => [e.dataset.channel, e.data.length, e.dataset.series])")
+        assert len(series) == len(dimensions)
+        binary = {name for name, d in summarise(read_log(log_folder))["runs"]["gated"]["dimensions"].items() if d["binary"]}
+        assert binary and len(binary) < len(dimensions)  # the synthetic log has pass/fail judges and graded ones
+        # Per run: a p10/p90 band pair and the mean; pass/fail dimensions draw the mean (pass rate) alone.
+        assert all(traces == (2 if name in binary else 6) and named == "2" for name, traces, named in series)
+        assert page.evaluate("document.getElementById('chart-gate').dataset.series") == "1"  # only gated has a gate
+        drawn = page.eval_on_selector_all(
+            ".chart[data-channel]", "els => els.map(e => e.querySelectorAll('.scatterlayer .trace path.js-line').length)")
         assert all(count >= 2 for count in drawn)
-        assert page.eval_on_selector_all(".card.bottom_line", "els => els.length") == 9
-        # A real click on the gated run's mean point at step 3 of claim_hallucination.
+        assert page.eval_on_selector_all("#bottom_line .card.bottom_line", "els => els.length") == bottom_line
+        assert page.eval_on_selector_all("#latest-table tr.bottom_line", "els => els.length") == bottom_line
+        # A real click on the linear run's mean point at step 3 of claim_hallucination.
         box = page.evaluate("""() => {
             const gd = document.getElementById('chart-dim-claim_hallucination');
             const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, rect = gd.getBoundingClientRect();
-            const trace = gd.data[2];
+            const trace = gd.data.find((t) => t.meta.run === 'linear' && t.meta.role === 'mean');
             return {x: rect.left + xa._offset + xa.l2p(trace.x[3]), y: rect.top + ya._offset + ya.l2p(trace.y[3])};
         }""")
         page.mouse.move(box["x"], box["y"])
         page.mouse.click(box["x"], box["y"])
         page.wait_for_function("document.getElementById('drilldown').dataset.samples !== undefined", timeout=10000)
         text = page.inner_text("#drilldown")
-        assert "Claim hallucination" in text and "step 3" in text and "synthetic judgment" in text
+        assert "Claim hallucination" in text and "run linear" in text and "step 3" in text
+        assert "synthetic judgment" in text and "linear-s3-" in text and f"of {ITEMS} scored" in text
+        assert page.evaluate("document.getElementById('drilldown').dataset.samples") == str(SAMPLES_LOWEST + SAMPLES_RANDOM)
+        # The smoothing slider redraws every curve: raw (weight 0) means equal the summary's.
+        page.evaluate("window.dashboard.setSmoothing(0)")
+        raw = page.evaluate("document.getElementById('chart-dim-claim_hallucination').data"
+                            ".find((t) => t.meta.run === 'gated' && t.meta.role === 'mean').y")
+        assert raw == summarise(read_log(log_folder))["runs"]["gated"]["dimensions"]["claim_hallucination"]["mean"]
+        page.uncheck("#bands")
+        assert page.evaluate("document.getElementById('chart-dim-format').data.length") == 2
+        page.evaluate("window.dashboard.showSamples('reward', 'gated', 5)")
+        assert "lowest-reward" in page.inner_text("#drilldown") and "gate " in page.inner_text("#drilldown")
+        # An empty log (a server that has scored nothing yet) still gives a working page.
+        empty = tmp_path / "empty.html"
+        empty.write_text(render([]), encoding="utf-8")
+        page.goto(empty.as_uri())
+        page.wait_for_function("window.dashboardReady === true", timeout=30000)
+        assert "0 run(s)" in page.inner_text("#summary")
         browser.close()
     assert errors == [] and requests == []
+
+
+def test_cli_writes_one_page_for_several_logs(tmp_path, log_folder):
+    from reward.cli import main
+
+    other = tmp_path / "other"
+    log = ScoreLog(other, writer="test")
+    records = [_record(i, step=2, score=0.4, run="candidate") for i in range(4)]
+    log.append([r.item for r in records], [r.result for r in records], suite="mini", suite_version="v",
+               run="candidate", step=2)
+    log.close()
+    out = tmp_path / "report.html"
+    assert main(["dashboard", "--log", str(log_folder), "--log", str(other), "--out", str(out), "--smoothing", "0"]) == 0
+    data = json.loads(out.read_text().split('id="dashboard-data">')[1].split("</script>")[0])
+    assert sorted(data["runs"]) == ["candidate", "gated", "linear"] and data["smoothing"] == 0
+    assert main(["dashboard", "--log", str(tmp_path / "nowhere"), "--out", str(out)]) == 2
+    assert main(["dashboard", "--log", str(other), "--smoothing", "1.5", "--out", str(out)]) == 2
+
+
+def test_render_from_log_is_cached_until_the_log_changes(tmp_path):
+    log = ScoreLog(tmp_path / "log", writer="test")
+    first = [_record(i, step=0, score=0.5) for i in range(3)]
+    log.append([r.item for r in first], [r.result for r in first], suite="mini", suite_version="v", run="r", step=0)
+    page = render_from_log(tmp_path / "log")
+    assert render_from_log(tmp_path / "log") is page  # nothing changed: the cached page
+    more = [_record(10 + i, step=1, score=0.9) for i in range(3)]
+    log.append([r.item for r in more], [r.result for r in more], suite="mini", suite_version="v", run="r", step=1)
+    log.close()
+    data = json.loads(render_from_log(tmp_path / "log").split('id="dashboard-data">')[1].split("</script>")[0])
+    assert data["runs"]["r"]["steps"] == [0, 1]
+    assert "Format!" in render_from_log(tmp_path / "log", titles={"format": "Format!"})  # unhashable option: no cache

@@ -11,17 +11,20 @@ explanations and quotes. Plotly.js (from the `plotly` package) is inlined, so th
 from __future__ import annotations
 
 import html
+import itertools
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
 
-from reward.dashboard.stats import summarise
-from reward.scorelog import ScoreRecord, read_log
+from reward.dashboard.stats import SAMPLE_STEPS, UNSTEPPED_BUCKET, summarise
+from reward.scorelog import ScoreRecord, read_log, segments
 
 __all__ = ["render", "render_from_log", "summarise"]
 
-_TITLES = None
+DEFAULT_TITLE = "Reward training dynamics"
+DEFAULT_SMOOTHING = 0.6
+"""Exponential-moving-average weight of the curves when the page opens (TensorBoard's convention; 0 = raw)."""
 
 
 def _plotly_js() -> str:
@@ -40,22 +43,74 @@ def _titles() -> dict[str, str]:
     return titles
 
 
-def render(records: Iterable[ScoreRecord], *, title: str = "Reward training dynamics", seed: int = 0) -> str:
-    """A complete HTML page for the records (any iterable of `ScoreRecord`)."""
-    data = summarise(records, seed=seed)
-    data["titles"] = _titles()
+def render(
+    records: Iterable[ScoreRecord],
+    *,
+    title: str = DEFAULT_TITLE,
+    seed: int = 0,
+    sample_steps: int = SAMPLE_STEPS,
+    smoothing: float = DEFAULT_SMOOTHING,
+    titles: dict[str, str] | None = None,
+) -> str:
+    """A complete HTML page for the records (any iterable of `ScoreRecord`, read once as a stream).
+
+    `seed` fixes the random drill-down samples; `sample_steps` caps the steps per run that keep samples;
+    `smoothing` is the initial EMA weight of the curves (the page has a slider); `titles` maps dimension names to
+    display titles (default: the titles of the rubrics in `rubrics/dimensions`).
+    """
+    if not 0 <= smoothing < 1:
+        raise ValueError(f"smoothing must be in [0, 1), got {smoothing}")
+    data = summarise(records, seed=seed, sample_steps=sample_steps)
+    data["titles"] = _titles() if titles is None else titles
     data["title"] = title
-    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    return _PAGE.replace("%TITLE%", html.escape(title)).replace("%DATA%", payload).replace("%PLOTLY%", _plotly_js()).replace(
-        "%SCRIPT%", _SCRIPT)
+    data["smoothing"] = smoothing
+    data["bucket"] = UNSTEPPED_BUCKET
+    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    return (_PAGE.replace("%TITLE%", html.escape(title)).replace("%DATA%", payload)
+            .replace("%PLOTLY%", _plotly_js()).replace("%SCRIPT%", _SCRIPT))
 
 
-def render_from_log(*folders: str | Path, title: str = "Reward training dynamics") -> str:
-    """The page for one or more score-log folders (their runs side by side)."""
-    records: list[ScoreRecord] = []
-    for folder in folders:
-        records.extend(read_log(folder))
-    return render(records, title=title)
+def _named(folder: Path, name: str) -> Iterator[ScoreRecord]:
+    for record in read_log(folder):
+        yield record if record.run else record.model_copy(update={"run": name})
+
+
+_CACHE: dict[tuple, str] = {}
+
+
+def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE, **options) -> str:
+    """The page for one or more score-log folders (their runs side by side; `options` as for `render`).
+
+    With several folders, records without a run name are named after their folder, so two offline logs of the
+    same suite stay apart. The last page is cached until a segment of the logs changes (size or mtime), so
+    repeated `GET /dashboard` calls on an idle server do not re-read the log.
+    """
+    if not folders:
+        raise ValueError("render_from_log needs at least one score-log folder")
+    paths = [Path(folder) for folder in folders]
+    for path in paths:
+        if not path.exists():
+            raise FileNotFoundError(f"score log {path} does not exist")
+    state = tuple((str(seg), seg.stat().st_size, seg.stat().st_mtime_ns) for path in paths for seg in segments(path))
+    key: tuple | None = (tuple(map(str, paths)), state, title, tuple(sorted(options.items())))
+    try:
+        hash(key)
+    except TypeError:  # e.g. a `titles` dict: render without the cache
+        key = None
+    if key is not None and key in _CACHE:
+        return _CACHE[key]
+    names = [path.name or str(path) for path in paths]
+    if len(set(names)) < len(names):
+        names = [str(path) for path in paths]
+    if len(paths) == 1:
+        records: Iterable[ScoreRecord] = read_log(paths[0])
+    else:
+        records = itertools.chain.from_iterable(_named(path, name) for path, name in zip(paths, names, strict=True))
+    page = render(records, title=title, **options)
+    if key is not None:
+        _CACHE.clear()
+        _CACHE[key] = page
+    return page
 
 
 _PAGE = """<!doctype html>
@@ -63,29 +118,44 @@ _PAGE = """<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;background:#f7f7f9;color:#222}
-header{padding:16px 24px;background:#1f2937;color:#fff}header h1{margin:0;font-size:20px}
-header p{margin:4px 0 0;color:#cbd5e1;font-size:13px}
-main{padding:16px 24px}h2{font-size:16px;margin:24px 0 8px}
+header{padding:14px 24px;background:#1f2937;color:#fff;display:flex;flex-wrap:wrap;align-items:center;gap:8px 32px}
+header h1{margin:0;font-size:20px}header p{margin:2px 0 0;color:#cbd5e1;font-size:13px}
+#controls{font-size:13px;color:#e5e7eb;display:flex;gap:18px;align-items:center}
+#controls input[type=range]{vertical-align:middle;width:140px}
+main{padding:8px 24px 24px}h2{font-size:16px;margin:22px 0 8px}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(380px,1fr));gap:12px}
-.card{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:4px}
-.card.bottom_line{border:2px solid #dc2626}.chart{height:260px}
+.card{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:4px;position:relative}
+.card.bottom_line{border:2px solid #dc2626;background:#fffafa}
+.card.bottom_line::before{content:'bottom-line';position:absolute;top:6px;left:8px;z-index:2;font-size:10px;
+ font-weight:600;color:#fff;background:#dc2626;border-radius:3px;padding:1px 5px;letter-spacing:.02em}
+.chart{height:250px}
 table{border-collapse:collapse;background:#fff;font-size:13px}th,td{border:1px solid #e5e7eb;padding:4px 8px;text-align:right}
-th:first-child,td:first-child{text-align:left}tr.bottom_line td:first-child{color:#b91c1c;font-weight:600}
+th{background:#f3f4f6}th:first-child,td:first-child{text-align:left}
+tr.bottom_line td:first-child{color:#b91c1c;font-weight:600}tr.section td{background:#f9fafb;font-weight:600;text-align:left}
+td .delta{color:#6b7280;font-size:11px;margin-left:4px}td .warn{color:#b45309;font-size:11px;margin-left:4px}
 #drilldown{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:12px;min-height:40px;font-size:13px}
-#drilldown .sample{border-top:1px solid #eee;padding:8px 0}#drilldown .unscored{color:#b45309}
-.legend-note{font-size:12px;color:#555}
+#drilldown .sample{border-top:1px solid #eee;padding:8px 0}#drilldown .unscored,#drilldown .invalid{color:#b45309}
+#drilldown .note{color:#6b7280}.quote.unverified{color:#b91c1c}
+.legend-note{font-size:12px;color:#555;font-weight:normal}
 </style>
 <script>%PLOTLY%</script>
 </head><body>
-<header><h1>%TITLE%</h1><p id="summary"></p></header>
+<header><div><h1>%TITLE%</h1><p id="summary"></p></div>
+<div id="controls"><label>smoothing <input type="range" id="smoothing" min="0" max="0.99" step="0.01">
+<span id="smoothing-value"></span></label><label><input type="checkbox" id="bands" checked> p10-p90 bands</label></div>
+</header>
 <main>
-<h2>Reward, gate and utility</h2><div class="grid" id="overall"></div>
+<h2>Reward, gate and utility <span class="legend-note">(click a reward point for the lowest-reward items of that step)</span></h2>
+<div class="grid" id="overall"></div>
 <h2>Bottom-line dimensions <span class="legend-note">(gated: a low score here suppresses the whole reward)</span></h2>
 <div class="grid" id="bottom_line"></div>
 <h2>Behavioral dimensions</h2><div class="grid" id="behavioral"></div>
-<h2>Unscored rates by reason</h2><div class="grid" id="unscored"></div>
-<h2>Latest values</h2><div id="latest"></div>
-<h2>Drill-down <span class="legend-note">(click a point)</span></h2><div id="drilldown">Click a point on a dimension chart to see sample items of that step.</div>
+<h2>Unscored rates by reason <span class="legend-note">(share of the step's dimension scores)</span></h2>
+<div class="grid" id="unscored"></div>
+<h2>Latest values <span class="legend-note">(mean at the last step; change since the first step; unscored share)</span></h2>
+<div id="latest"></div>
+<h2>Drill-down <span class="legend-note">(click a point on a chart)</span></h2>
+<div id="drilldown">Click a point on a dimension or reward chart to see sample items of that step.</div>
 </main>
 <script type="application/json" id="dashboard-data">%DATA%</script>
 <script>%SCRIPT%</script>
@@ -96,106 +166,215 @@ _SCRIPT = r"""
 (function () {
   const data = JSON.parse(document.getElementById('dashboard-data').textContent);
   const runs = Object.keys(data.runs);
-  const colors = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2'];
+  const colors = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#4b5563', '#be185d'];
   const color = (i) => colors[i % colors.length];
-  const fill = (i) => color(i) + '26';
+  const fill = (i) => color(i) + '1a';
   const title = (name) => data.titles[name] || name;
-  const layoutFor = (text) => ({title: {text: text, font: {size: 14}}, margin: {l: 40, r: 10, t: 36, b: 32},
-    xaxis: {title: {text: 'training step', font: {size: 11}}}, yaxis: {rangemode: 'tozero'},
-    legend: {orientation: 'h', y: -0.25, font: {size: 11}}, hovermode: 'x unified'});
-  const config = {displaylogo: false, responsive: true};
-  let charts = 0;
-  const total = runs.reduce((n, r) => n + data.runs[r].items.reduce((a, b) => a + b, 0), 0);
+  const anyUnstepped = runs.some((r) => data.runs[r].unstepped);
+  const xTitle = anyUnstepped ? `training step (runs without steps: batches of ${data.bucket} records in log order)` : 'training step';
+  const config = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ['lasso2d', 'select2d']};
+  const state = {smoothing: data.smoothing, bands: true};
+  const charts = [];  // {div, build}: build() gives the traces for the current state
+  const records = runs.reduce((n, r) => n + data.runs[r].items.reduce((a, b) => a + b, 0), 0);
+  const stepCount = Math.max(0, ...runs.map((r) => data.runs[r].steps.length));
   document.getElementById('summary').textContent =
-    `${runs.length} run(s): ${runs.join(', ')} · ${total} scored items`;
+    `${runs.length} run(s): ${runs.join(', ')} · ${records} scored items · up to ${stepCount} steps`;
 
-  function bandTraces(series, steps, name, i, group) {
-    return [
-      {x: steps, y: series.p10, mode: 'lines', line: {width: 0}, showlegend: false,
-       hoverinfo: 'skip', legendgroup: group, name: name + ' p10'},
-      {x: steps, y: series.p90, mode: 'lines', line: {width: 0}, fill: 'tonexty',
-       fillcolor: fill(i), showlegend: false, hoverinfo: 'skip', legendgroup: group, name: name + ' p90'},
-      {x: steps, y: series.mean, mode: 'lines+markers', line: {color: color(i), width: 2, shape: 'spline'},
-       marker: {size: 4}, name: name, legendgroup: group, customdata: steps.map(() => name)},
-    ];
+  // Exponential moving average that skips missing points and corrects the start-up bias (as TensorBoard does).
+  function smooth(values, weight) {
+    if (!weight) return values;
+    let last = 0, norm = 0;
+    return values.map((v) => {
+      if (v === null || v === undefined) return null;
+      last = last * weight + (1 - weight) * v; norm = norm * weight + (1 - weight);
+      return last / norm;
+    });
   }
 
-  function addChart(container, id, text, traces, cls, dimension) {
+  function layoutFor(text, percent, secondary) {
+    const layout = {title: {text: text, font: {size: 14}}, margin: {l: 48, r: 12, t: 34, b: 40},
+      xaxis: {title: {text: xTitle, font: {size: 11}}, zeroline: false},
+      yaxis: {zeroline: false, tickformat: percent ? '.1%' : undefined},
+      legend: {orientation: 'h', y: -0.28, font: {size: 11}}, hovermode: 'closest', uirevision: 'keep'};
+    if (secondary) {
+      layout.yaxis2 = {overlaying: 'y', side: 'right', zeroline: false, showgrid: false, tickformat: '.1f',
+        title: {text: secondary, font: {size: 10}}};
+      layout.margin.r = 48;
+    }
+    return layout;
+  }
+
+  function bandTraces(series, steps, run, i, channel, axis) {
+    const w = state.smoothing;
+    const mean = smooth(series.mean, w);
+    const counts = series.count || data.runs[run].items;
+    const traces = [];
+    if (state.bands && !series.binary) traces.push(
+      {x: steps, y: smooth(series.p10, w), mode: 'lines', line: {width: 0, shape: 'spline'}, showlegend: false,
+       hoverinfo: 'skip', legendgroup: run, name: run + ' p10', meta: {run: run, role: 'band'}, yaxis: axis || 'y'},
+      {x: steps, y: smooth(series.p90, w), mode: 'lines', line: {width: 0, shape: 'spline'}, fill: 'tonexty',
+       fillcolor: fill(i), showlegend: false, hoverinfo: 'skip', legendgroup: run, name: run + ' p90',
+       meta: {run: run, role: 'band'}, yaxis: axis || 'y'});
+    traces.push({x: steps, y: mean, mode: steps.length > 60 ? 'lines' : 'lines+markers',
+      line: {color: color(i), width: 2, shape: 'spline', smoothing: 0.6}, marker: {size: 4},
+      name: run, legendgroup: run, meta: {run: run, role: 'mean', channel: channel},
+      yaxis: axis || 'y',
+      customdata: steps.map((_, k) => [series.mean[k], series.p10[k], series.p90[k], counts[k]]),
+      hovertemplate: `<b>${run}</b> step %{x}<br>mean %{customdata[0]:.3f} (smoothed %{y:.3f})` +
+        '<br>p10 %{customdata[1]:.3f} · p90 %{customdata[2]:.3f}<br>n %{customdata[3]}<extra></extra>'});
+    return traces;
+  }
+
+  function addChart(container, id, build, cls, channel, percent) {
     const card = document.createElement('div');
     card.className = 'card ' + (cls || '');
     const div = document.createElement('div');
     div.className = 'chart'; div.id = id;
-    if (dimension) div.dataset.dimension = dimension;
+    if (channel) div.dataset.channel = channel;
     card.appendChild(div);
     document.getElementById(container).appendChild(card);
-    Plotly.newPlot(div, traces, layoutFor(text), config);
-    div.dataset.series = String(traces.filter((t) => t.showlegend !== false).length);
-    charts += 1;
-    if (dimension) div.on('plotly_click', (event) => showSamples(dimension, event.points[0]));
+    const chart = {div: div, build: build, percent: percent};
+    draw(chart);
+    charts.push(chart);
+    if (channel) div.on('plotly_click', (event) => {
+      const point = event.points.find((p) => p.data.meta && p.data.meta.role === 'mean');
+      if (point) showSamples(channel, point.data.meta.run, point.x);
+    });
     return div;
   }
 
-  ['reward', 'gate', 'utility'].forEach((key) => {
-    const traces = [];
-    runs.forEach((run, i) => {
-      const curve = data.runs[run].curves[key];
-      if (curve.mean.some((v) => v !== null)) traces.push(...bandTraces(curve, data.runs[run].steps, run, i, run));
-    });
-    if (traces.length) addChart('overall', 'chart-' + key, key === 'gate' ? 'gate B' : key === 'utility' ? 'utility U' : 'reward R', traces);
-  });
-  addChart('overall', 'chart-valid', 'valid rate', runs.map((run, i) => ({x: data.runs[run].steps,
-    y: data.runs[run].valid_rate, mode: 'lines', line: {color: color(i), shape: 'spline'}, name: run})));
+  function draw(chart) {
+    const [text, traces, secondary] = chart.build();
+    Plotly.react(chart.div, traces, layoutFor(text, chart.percent, secondary), config);
+    chart.div.dataset.series = String(traces.filter((t) => t.showlegend !== false).length);
+  }
 
-  const dimensions = Object.keys(data.layers).sort();
+  const curveTitles = {reward: 'reward R', gate: 'gate B (bottom-line)', utility: 'utility U (behavioral)'};
+  // A summed reward (searchllm-sum) lives on another scale than [0, 1]: such runs get the right-hand axis.
+  const outOfUnit = (run) => data.runs[run].curves.reward.p90.some((v) => v !== null && v > 1.0001);
+  ['reward', 'gate', 'utility'].forEach((key) => {
+    const present = runs.filter((run) => data.runs[run].curves[key].mean.some((v) => v !== null));
+    if (!present.length) return;
+    const split = key === 'reward' && present.some(outOfUnit) && !present.every(outOfUnit);
+    addChart('overall', 'chart-' + key, () => [curveTitles[key], present.flatMap((run) =>
+      bandTraces(data.runs[run].curves[key], data.runs[run].steps, run, runs.indexOf(run), key,
+        split && outOfUnit(run) ? 'y2' : 'y')), split ? 'summed reward: ' + present.filter(outOfUnit).join(', ') : null], '',
+      key === 'reward' ? 'reward' : null);
+  });
+  addChart('overall', 'chart-valid', () => ['valid rate (masked items excluded from GRPO)', runs.map((run, i) => ({
+    x: data.runs[run].steps, y: smooth(data.runs[run].valid_rate, state.smoothing), mode: 'lines',
+    line: {color: color(i), shape: 'spline', width: 2}, name: run, meta: {run: run, role: 'rate'},
+    hovertemplate: `<b>${run}</b> step %{x}<br>valid %{y:.1%}<extra></extra>`}))], '', null, true);
+
+  // Bottom-line dimensions first, then behavioral; each group alphabetical by title.
+  const dimensions = Object.keys(data.layers).sort((a, b) =>
+    (data.layers[a] === 'bottom_line' ? 0 : 1) - (data.layers[b] === 'bottom_line' ? 0 : 1) ||
+    title(a).localeCompare(title(b)));
   dimensions.forEach((name) => {
-    const traces = [];
-    runs.forEach((run, i) => {
-      const series = data.runs[run].dimensions[name];
-      if (series) traces.push(...bandTraces(series, data.runs[run].steps, run, i, run));
-    });
     const layer = data.layers[name];
-    addChart(layer === 'bottom_line' ? 'bottom_line' : 'behavioral', 'chart-dim-' + name, title(name), traces, layer, name);
+    const binary = runs.some((run) => data.runs[run].dimensions[name] && data.runs[run].dimensions[name].binary);
+    addChart(layer === 'bottom_line' ? 'bottom_line' : 'behavioral', 'chart-dim-' + name, () => [title(name) +
+      (binary ? ' <span style="font-size:11px;color:#6b7280">(pass/fail: pass rate)</span>' : ''),
+      runs.flatMap((run, i) => data.runs[run].dimensions[name] ?
+        bandTraces(data.runs[run].dimensions[name], data.runs[run].steps, run, i, name) : [])], layer, name);
   });
 
   runs.forEach((run, i) => {
-    const traces = Object.entries(data.runs[run].unscored).map(([reason, rates], j) => ({x: data.runs[run].steps,
-      y: rates, mode: 'lines', stackgroup: 'one', name: reason, line: {color: colors[(i + j + 1) % colors.length]}}));
-    if (!traces.length) traces.push({x: data.runs[run].steps, y: data.runs[run].steps.map(() => 0), mode: 'lines', name: 'none'});
-    addChart('unscored', 'chart-unscored-' + i, 'unscored share of dimension scores: ' + run, traces);
+    addChart('unscored', 'chart-unscored-' + i, () => {
+      const entries = Object.entries(data.runs[run].unscored);
+      const traces = entries.map(([reason, rates], j) => ({x: data.runs[run].steps, y: smooth(rates, state.smoothing),
+        mode: 'lines', stackgroup: 'one', name: reason, line: {color: colors[(j + 3) % colors.length], shape: 'spline'},
+        hovertemplate: `${reason}: %{y:.2%}<extra>step %{x}</extra>`}));
+      if (!traces.length) traces.push({x: data.runs[run].steps, y: data.runs[run].steps.map(() => 0), mode: 'lines',
+        name: 'none unscored', line: {color: '#9ca3af'}});
+      return ['unscored: ' + run, traces];
+    }, '', null, true);
   });
-
-  const table = document.createElement('table');
-  const head = '<tr><th>dimension</th>' + runs.map((r) => `<th>${r}</th>`).join('') + '</tr>';
-  const cell = (v) => (v === null || v === undefined) ? '—' : v.toFixed(3);
-  const last = (arr) => { for (let k = arr.length - 1; k >= 0; k--) if (arr[k] !== null) return arr[k]; return null; };
-  const rows = ['reward', 'gate', 'utility'].map((key) => `<tr><td>${key}</td>` +
-    runs.map((r) => `<td>${cell(last(data.runs[r].curves[key].mean))}</td>`).join('') + '</tr>');
-  dimensions.forEach((name) => rows.push(`<tr class="${data.layers[name]}"><td>${title(name)}</td>` + runs.map((r) =>
-    `<td>${cell(data.runs[r].dimensions[name] ? last(data.runs[r].dimensions[name].mean) : null)}</td>`).join('') + '</tr>'));
-  table.innerHTML = head + rows.join('');
-  document.getElementById('latest').appendChild(table);
 
   function escapeHtml(text) {
     return String(text === null || text === undefined ? '' : text).replace(/[&<>"']/g,
       (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}[c]));
   }
+  const fmt = (v) => (v === null || v === undefined) ? '—' : v.toFixed(3);
+  const lastIndex = (arr) => { for (let k = arr.length - 1; k >= 0; k--) if (arr[k] !== null) return k; return -1; };
+  const firstIndex = (arr) => arr.findIndex((v) => v !== null);
 
-  function showSamples(dimension, point) {
-    const run = point.data.legendgroup;
-    const step = String(point.x);
-    const series = data.runs[run] && data.runs[run].dimensions[dimension];
-    const samples = (series && series.samples[step]) || [];
+  function latestCell(series, unscoredOf) {
+    if (!series) return '<td>—</td>';
+    const k = lastIndex(series.mean), f = firstIndex(series.mean);
+    if (k < 0) return '<td>—</td>';
+    const delta = series.mean[k] - series.mean[f];
+    let extra = k !== f ? `<span class="delta">${delta >= 0 ? '+' : ''}${delta.toFixed(3)}</span>` : '';
+    if (unscoredOf) {
+      const seen = series.seen[k], scored = series.count[k];
+      if (seen && scored < seen) extra += `<span class="warn">${((seen - scored) / seen * 100).toFixed(1)}% unscored</span>`;
+    }
+    return `<td>${fmt(series.mean[k])}${extra}</td>`;
+  }
+  const table = document.createElement('table');
+  table.id = 'latest-table';
+  const rows = ['<tr><th>channel</th>' + runs.map((r) => `<th>${escapeHtml(r)}<br><span class="legend-note">step ${
+    data.runs[r].steps[data.runs[r].steps.length - 1]}</span></th>`).join('') + '</tr>'];
+  ['reward', 'gate', 'utility'].forEach((key) => rows.push(`<tr><td>${key}</td>` +
+    runs.map((r) => latestCell(data.runs[r].curves[key], false)).join('') + '</tr>'));
+  rows.push(`<tr><td>valid rate</td>` + runs.map((r) => `<td>${
+    (data.runs[r].valid_rate[data.runs[r].valid_rate.length - 1] * 100).toFixed(1)}%</td>`).join('') + '</tr>');
+  let section = null;
+  dimensions.forEach((name) => {
+    if (data.layers[name] !== section) {
+      section = data.layers[name];
+      rows.push(`<tr class="section"><td colspan="${runs.length + 1}">${section === 'bottom_line' ? 'Bottom-line' : 'Behavioral'}</td></tr>`);
+    }
+    rows.push(`<tr class="${data.layers[name]}"><td>${escapeHtml(title(name))}</td>` +
+      runs.map((r) => latestCell(data.runs[r].dimensions[name], true)).join('') + '</tr>');
+  });
+  table.innerHTML = rows.join('');
+  document.getElementById('latest').appendChild(table);
+
+  function showSamples(channel, run, x) {
+    const info = data.runs[run];
+    if (!info) return;
+    const step = Number(x);
+    // Long runs keep samples for a thinned set of steps: show the nearest one that has them.
+    let nearest = null;
+    (info.sampled_steps || []).forEach((s) => { if (nearest === null || Math.abs(s - step) < Math.abs(nearest - step)) nearest = s; });
+    const samples = (nearest !== null && info.samples[channel] && info.samples[channel][String(nearest)]) || [];
     const box = document.getElementById('drilldown');
-    box.innerHTML = `<b>${escapeHtml(title(dimension))}</b> · run <b>${escapeHtml(run)}</b> · step <b>${escapeHtml(step)}</b> · ${samples.length} samples` +
-      samples.map((s) => `<div class="sample ${s.status}"><div><b>${escapeHtml(s.id)}</b> score ${s.score === null ? 'unscored (' + escapeHtml(s.reason) + ')' : s.score.toFixed(3)} · reward ${s.reward.toFixed(3)} · ${escapeHtml(s.backend)}</div>` +
-        `<div><i>query</i>: ${escapeHtml(s.query)}</div><div><i>answer</i>: ${escapeHtml(s.answer)}</div>` +
-        `<div><i>judge</i>: ${escapeHtml(s.explanation)}</div>` +
-        s.quotes.map((q) => `<div><i>quote [Doc ${escapeHtml(q.doc)}]${q.verified ? '' : ' (not found in evidence)'}</i>: “${escapeHtml(q.text)}”</div>`).join('') +
-        '</div>').join('');
+    const label = channel === 'reward' ? 'Reward (lowest-reward items)' : title(channel);
+    const note = nearest !== null && nearest !== step ? ` <span class="note">(no samples kept at step ${step}; nearest step shown)</span>` : '';
+    // The step's unscored counts by reason for this dimension (all items, not only the samples).
+    const series = info.dimensions[channel], at = info.steps.indexOf(nearest);
+    const reasons = series && at >= 0 ? Object.entries(series.unscored).filter(([, c]) => c[at] > 0)
+      .map(([reason, c]) => `${escapeHtml(reason)} ${c[at]}`) : [];
+    const counts = series && at >= 0 ? ` · ${series.count[at]} of ${series.seen[at]} scored` +
+      (reasons.length ? ` (unscored: ${reasons.join(', ')})` : '') : '';
+    box.innerHTML = `<b>${escapeHtml(label)}</b> · run <b>${escapeHtml(run)}</b> · step <b>${escapeHtml(nearest)}</b>${note}${counts} · ${samples.length} samples` +
+      samples.map((s) => {
+        const item = info.sample_items[s.item];
+        const verdict = s.score == null ? `unscored (${escapeHtml(s.reason)})` :
+          `score ${s.score.toFixed(3)}${s.label ? ' · label ' + escapeHtml(s.label) : ''}${s.status === 'invalid' ? ' · invalid: ' + escapeHtml(s.reason) : ''}`;
+        return `<div class="sample ${escapeHtml(s.status)}"><div><b>${escapeHtml(item.id)}</b> ${verdict} · reward ${item.reward.toFixed(3)}` +
+          `${item.valid ? '' : ' (masked)'} · ${escapeHtml(s.backend)}${item.group ? ' · group ' + escapeHtml(item.group) : ''}</div>` +
+          `<div><i>query</i>: ${escapeHtml(item.query)}</div><div><i>answer</i>: ${escapeHtml(item.answer)}</div>` +
+          (s.explanation ? `<div><i>${channel === 'reward' ? 'aggregate' : 'judge'}</i>: ${escapeHtml(s.explanation)}</div>` : '') +
+          (s.quotes || []).map((q) => `<div class="quote ${q.verified ? '' : 'unverified'}"><i>quote [Doc ${escapeHtml(q.doc)}]${
+            q.verified ? '' : ' (not found in evidence)'}</i>: “${escapeHtml(q.text)}”</div>`).join('') + '</div>';
+      }).join('');
     box.dataset.samples = String(samples.length);
+    box.dataset.step = String(nearest);
   }
 
-  window.dashboard = {charts: charts, runs: runs, showSamples: showSamples};
+  const slider = document.getElementById('smoothing');
+  const sliderValue = document.getElementById('smoothing-value');
+  slider.value = String(state.smoothing); sliderValue.textContent = state.smoothing.toFixed(2);
+  function setSmoothing(weight) {
+    state.smoothing = weight; slider.value = String(weight); sliderValue.textContent = weight.toFixed(2);
+    charts.forEach(draw);
+  }
+  slider.addEventListener('input', () => setSmoothing(Number(slider.value)));
+  document.getElementById('bands').addEventListener('change', (e) => { state.bands = e.target.checked; charts.forEach(draw); });
+
+  window.dashboard = {charts: charts.length, runs: runs, showSamples: showSamples, setSmoothing: setSmoothing};
   window.dashboardReady = true;
 })();
 """

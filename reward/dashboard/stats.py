@@ -1,14 +1,23 @@
 """Per-run, per-step, per-dimension statistics of a score log, and the drill-down samples behind each point.
 
 Runs are keyed by the record's `run` (the trainer's run name), or by suite when a record has none. Steps come from
-the record's `step`; records without one are bucketed in arrival order, `UNSTEPPED_BUCKET` records per step, so a
-log of offline scoring still draws as a curve.
+the record's `step`. Records without one (offline scoring) are bucketed in log order, `UNSTEPPED_BUCKET` records
+per bucket, under the run name plus " (no step)" so they never mix with a run's real steps; log order is the
+order `read_log` yields, segment by segment, and segment names start with their opening time.
+
+The records are consumed as a stream: a long run's log never sits in memory. Per (run, step) only the numbers are
+kept (scores as packed float arrays) plus a bounded set of drill-down candidates per dimension: the lowest-scoring
+few (unscored first) and a seeded reservoir sample of a few more. Samples are kept for at most `sample_steps`
+steps per run (an evenly thinned set, always including the latest step), so the page stays small for a run of
+thousands of steps; the drill-down on a step without samples shows the nearest step that has them.
 """
 
 from __future__ import annotations
 
+import heapq
 import random
-from collections import defaultdict
+from array import array
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 import numpy as np
@@ -18,7 +27,11 @@ from reward.scorelog import ScoreRecord
 UNSTEPPED_BUCKET = 64
 SAMPLES_LOWEST = 3
 SAMPLES_RANDOM = 2
+SAMPLE_STEPS = 30
 EXCERPT_CHARS = 280
+REWARD = "reward"
+"""The key of the reward channel's drill-down samples (lowest rewards of a step), beside the dimensions'."""
+UNSTEPPED_SUFFIX = " (no step)"
 
 
 def _excerpt(text: str | None, limit: int = EXCERPT_CHARS) -> str:
@@ -26,105 +39,258 @@ def _excerpt(text: str | None, limit: int = EXCERPT_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _answer_of(record: ScoreRecord) -> str:
-    if record.item is None:
+def _r(value: float) -> float:
+    return round(float(value), 4)
+
+
+def _answer_of(response: str) -> str:
+    if not response:
         return ""
     from policy.format import parse_response
 
-    parsed = parse_response(record.item.response)
-    return parsed.answer if parsed.answer is not None else record.item.response
+    parsed = parse_response(response)
+    return parsed.answer if parsed.answer is not None else response
 
 
-def summarise(records: Iterable[ScoreRecord], seed: int = 0) -> dict:
-    """Everything the dashboard draws, as plain JSON-ready data."""
-    rng = random.Random(seed)
-    by_run: dict[str, list[ScoreRecord]] = defaultdict(list)
-    for record in records:
-        by_run[record.run or record.suite].append(record)
-    runs = {}
-    layers: dict[str, str] = {}
-    for run, run_records in sorted(by_run.items()):
-        steps: dict[int, list[ScoreRecord]] = defaultdict(list)
-        for index, record in enumerate(run_records):
-            step = record.step if record.step is not None else index // UNSTEPPED_BUCKET
-            steps[step].append(record)
-        ordered = sorted(steps)
-        dims: dict[str, dict] = {}
-        curves = {key: {"mean": [], "p10": [], "p90": []} for key in ("reward", "gate", "utility")}
-        valid_rate, unscored_reasons = [], defaultdict(lambda: [0] * len(ordered))
-        counts = []
-        for position, step in enumerate(ordered):
-            group = steps[step]
-            counts.append(len(group))
-            for key in curves:
-                values = [getattr(r.result, key) for r in group if getattr(r.result, key) is not None]
-                _append_stats(curves[key], values)
-            valid_rate.append(sum(r.result.valid for r in group) / len(group))
-            per_dim: dict[str, list[tuple[float | None, ScoreRecord]]] = defaultdict(list)
-            for record in group:
-                for name, score in record.result.dimensions.items():
-                    layers.setdefault(name, score.layer)
-                    per_dim[name].append((score.score, record))
-                    if score.status == "unscored":
-                        unscored_reasons[score.reason or "unknown"][position] += 1
-            for name, entries in per_dim.items():
-                series = dims.setdefault(name, {"mean": [None] * len(ordered), "p10": [None] * len(ordered),
-                                                "p90": [None] * len(ordered), "unscored_rate": [0.0] * len(ordered),
-                                                "samples": {}})
-                values = [s for s, _ in entries if s is not None]
-                if values:
-                    array = np.asarray(values)
-                    series["mean"][position] = round(float(array.mean()), 5)
-                    series["p10"][position] = round(float(np.percentile(array, 10)), 5)
-                    series["p90"][position] = round(float(np.percentile(array, 90)), 5)
-                series["unscored_rate"][position] = round(1 - len(values) / len(entries), 5)
-                series["samples"][str(step)] = _samples(name, entries, rng)
-        total = np.asarray(counts, dtype=float)
-        runs[run] = {
-            "steps": ordered,
-            "items": counts,
-            "suites": sorted({r.suite for r in run_records}),
-            "curves": curves,
-            "valid_rate": [round(v, 5) for v in valid_rate],
-            "unscored": {reason: [round(c / n, 5) if n else 0.0 for c, n in zip(values, total, strict=True)]
-                         for reason, values in unscored_reasons.items()},
-            "dimensions": dims,
+class _Candidates:
+    """Drill-down candidates of one (run, step, channel): the lowest few and a seeded reservoir of the others."""
+
+    __slots__ = ("lowest", "reservoir", "seen")
+
+    def __init__(self):
+        # Entries are (item, score) references; excerpts are made at the end, only for the chosen ones.
+        self.lowest: list[tuple[float, int, tuple]] = []  # max-heap on rank via negation
+        self.reservoir: list[tuple[int, tuple]] = []
+        self.seen = 0
+
+    def offer(self, rank: float, seq: int, entry: tuple, rng: random.Random) -> None:
+        self.seen += 1
+        if len(self.lowest) < SAMPLES_LOWEST or rank < -self.lowest[0][0]:
+            item = (-rank, seq, entry)
+            if len(self.lowest) < SAMPLES_LOWEST:
+                heapq.heappush(self.lowest, item)
+            else:
+                heapq.heapreplace(self.lowest, item)
+        # Reservoir of SAMPLES_LOWEST + SAMPLES_RANDOM so that enough remain after removing the lowest ones.
+        size = SAMPLES_LOWEST + SAMPLES_RANDOM
+        if len(self.reservoir) < size:
+            self.reservoir.append((seq, entry))
+        else:
+            slot = int(rng.random() * self.seen)
+            if slot < size:
+                self.reservoir[slot] = (seq, entry)
+
+    def chosen(self) -> list[tuple]:
+        lowest = [entry for _, _, entry in sorted(self.lowest, key=lambda t: (-t[0], t[1]))]
+        taken = {seq for _, seq, _ in self.lowest}
+        extra = [entry for seq, entry in sorted(self.reservoir, key=lambda t: t[0]) if seq not in taken]
+        return lowest + extra[:SAMPLES_RANDOM]
+
+
+class _Step:
+    __slots__ = ("count", "valid", "reward", "gate", "utility", "scores", "seen", "unscored", "candidates")
+
+    def __init__(self, sampled: bool):
+        self.count = 0
+        self.valid = 0
+        self.reward, self.gate, self.utility = array("d"), array("d"), array("d")
+        self.scores: dict[str, array] = defaultdict(lambda: array("d"))
+        self.seen: Counter = Counter()  # dimension -> scores seen (scored or not)
+        self.unscored: dict[str, Counter] = defaultdict(Counter)  # dimension -> reason -> count
+        self.candidates: dict[str, _Candidates] | None = defaultdict(_Candidates) if sampled else None
+
+
+class _Run:
+    def __init__(self):
+        self.steps: dict[int, _Step] = {}
+        self.suites: set[str] = set()
+        self.arrivals = 0
+        self.stride = 1
+        self.latest: int | None = None
+
+    def step(self, step: int, sample_steps: int) -> _Step:
+        current = self.steps.get(step)
+        if current is None:
+            previous_latest = self.latest
+            if self.latest is None or step > self.latest:
+                self.latest = step
+            current = self.steps[step] = _Step(sampled=step % self.stride == 0 or step == self.latest)
+            if previous_latest is not None and previous_latest != self.latest:
+                self._drop_unless_on_stride(previous_latest)
+            self._thin(sample_steps)
+        return current
+
+    def _drop_unless_on_stride(self, step: int) -> None:
+        if step % self.stride and step != self.latest:
+            self.steps[step].candidates = None
+
+    def _thin(self, sample_steps: int) -> None:
+        # Doubling the stride halves the sampled steps; the latest step always keeps its samples.
+        while sum(1 for s in self.steps.values() if s.candidates is not None) > sample_steps:
+            self.stride *= 2
+            for step in self.steps:
+                self._drop_unless_on_stride(step)
+
+
+class Summary:
+    """Consumes score records one by one; `result()` gives everything the dashboard draws as JSON-ready data."""
+
+    def __init__(self, *, seed: int = 0, sample_steps: int = SAMPLE_STEPS):
+        if sample_steps < 1:
+            raise ValueError(f"sample_steps must be at least 1, got {sample_steps}")
+        self.rng = random.Random(seed)
+        self.sample_steps = sample_steps
+        self.runs: dict[str, _Run] = defaultdict(_Run)
+        self.layers: dict[str, str] = {}
+        self.records = 0
+
+    def add(self, record: ScoreRecord) -> None:
+        base = record.run or record.suite
+        if record.step is None:
+            run = self.runs[base + UNSTEPPED_SUFFIX]
+            step_number = run.arrivals // UNSTEPPED_BUCKET
+        else:
+            run = self.runs[base]
+            step_number = record.step
+        run.arrivals += 1
+        run.suites.add(record.suite)
+        step = run.step(step_number, self.sample_steps)
+        seq = self.records
+        self.records += 1
+        result = record.result
+        step.count += 1
+        step.valid += bool(result.valid)
+        step.reward.append(result.reward)
+        if result.gate is not None:
+            step.gate.append(result.gate)
+        if result.utility is not None:
+            step.utility.append(result.utility)
+        # Holds references only (not the evidence), so evicted candidates free their record.
+        item = (result.id, record.group, result.reward, result.valid, record.item.query if record.item else "",
+                record.item.response if record.item else "") if step.candidates is not None else None
+        for name, score in result.dimensions.items():
+            self.layers.setdefault(name, score.layer)
+            step.seen[name] += 1
+            if score.score is None:
+                step.unscored[name][score.reason or "unknown"] += 1
+            else:
+                step.scores[name].append(score.score)
+            if step.candidates is not None:
+                rank = -1.0 if score.score is None else score.score
+                step.candidates[name].offer(rank, seq, (item, score), self.rng)
+        if step.candidates is not None:
+            step.candidates[REWARD].offer(result.reward, seq, (item, result), self.rng)
+
+    def result(self) -> dict:
+        runs = {name: {**_finish(run), "unstepped": name.endswith(UNSTEPPED_SUFFIX)}
+                for name, run in sorted(self.runs.items())}
+        return {"runs": runs, "layers": self.layers, "records": self.records}
+
+
+def _item_entry(item: tuple) -> dict:
+    key, group, reward, valid, query, response = item
+    return {"id": key, "group": group, "reward": _r(reward), "valid": valid, "query": _excerpt(query),
+            "answer": _excerpt(_answer_of(response))}
+
+
+def _dimension_sample(score) -> dict:
+    return {
+        "score": score.score, "status": score.status, "reason": score.reason, "backend": score.backend,
+        "label": score.label, "explanation": _excerpt(score.explanation, 300),
+        "quotes": [{"doc": q.doc, "text": _excerpt(q.text, 120), "verified": q.verified} for q in score.quotes[:2]],
+    }
+
+
+def _reward_sample(result) -> dict:
+    scored = sorted((s.score, n) for n, s in result.dimensions.items() if s.score is not None)
+    unscored = [n for n, s in result.dimensions.items() if s.score is None]
+    parts = []
+    if result.gate is not None:
+        parts.append(f"gate {result.gate:.3f} · utility {result.utility if result.utility is not None else float('nan'):.3f}")
+    parts.append("lowest: " + ", ".join(f"{n} {v:.2f}" for v, n in scored[:3]))
+    if unscored:
+        parts.append("unscored: " + ", ".join(unscored))
+    return {
+        "score": _r(result.reward), "status": "ok" if result.valid else "invalid", "reason": result.reason,
+        "backend": "aggregate", "label": None, "explanation": " · ".join(parts), "quotes": [],
+    }
+
+
+def _stats(values: array) -> tuple[float | None, float | None, float | None]:
+    if not values:
+        return None, None, None
+    data = np.frombuffer(values, dtype=np.float64)
+    p10, p90 = np.percentile(data, [10, 90])
+    return _r(data.mean()), _r(p10), _r(p90)
+
+
+def _finish(run: _Run) -> dict:
+    ordered = sorted(run.steps)
+    steps = [run.steps[s] for s in ordered]
+    curves = {}
+    for key in ("reward", "gate", "utility"):
+        triples = [_stats(getattr(s, key)) for s in steps]
+        curves[key] = {"mean": [t[0] for t in triples], "p10": [t[1] for t in triples], "p90": [t[2] for t in triples]}
+    names = sorted({name for s in steps for name in s.seen})
+    dimensions = {}
+    for name in names:
+        triples = [_stats(s.scores[name]) if name in s.scores else (None, None, None) for s in steps]
+        reasons = sorted({reason for s in steps for reason in s.unscored.get(name, {})})
+        arrays = [np.frombuffer(s.scores[name], dtype=np.float64) for s in steps if name in s.scores]
+        # A pass/fail judge's p10-p90 band is [0, 1] or a point: the page draws its mean as a pass rate instead.
+        binary = bool(arrays) and all(bool(np.all((a == 0) | (a == 1))) for a in arrays)
+        dimensions[name] = {
+            "binary": binary,
+            "mean": [t[0] for t in triples], "p10": [t[1] for t in triples], "p90": [t[2] for t in triples],
+            "count": [len(s.scores[name]) if name in s.scores else 0 for s in steps],
+            "seen": [s.seen[name] for s in steps],
+            "unscored": {reason: [s.unscored[name][reason] if name in s.unscored else 0 for s in steps]
+                         for reason in reasons},
         }
-    return {"runs": runs, "layers": layers}
+    # Unscored share of all dimension scores of a step, by reason.
+    totals = [sum(s.seen.values()) for s in steps]
+    by_reason: dict[str, list[float]] = {}
+    for position, s in enumerate(steps):
+        for counts in s.unscored.values():
+            for reason, count in counts.items():
+                by_reason.setdefault(reason, [0.0] * len(steps))[position] += count
+    unscored = {reason: [_r(c / n) if n else 0.0 for c, n in zip(counts, totals, strict=True)]
+                for reason, counts in sorted(by_reason.items())}
+    # Drill-down samples: item excerpts are stored once per run and referenced by index from each channel.
+    items: list[dict] = []
+    index_of: dict[int, int] = {}
+    samples: dict[str, dict[str, list[dict]]] = defaultdict(dict)
+    for number, s in zip(ordered, steps, strict=True):
+        if s.candidates is None:
+            continue
+        for channel, candidates in s.candidates.items():
+            chosen = []
+            for item, verdict in candidates.chosen():
+                key = id(item)
+                if key not in index_of:
+                    index_of[key] = len(items)
+                    items.append(_item_entry(item))
+                sample = _reward_sample(verdict) if channel == REWARD else _dimension_sample(verdict)
+                # Empty fields are left out: a long run's page carries thousands of samples.
+                chosen.append({**{k: v for k, v in sample.items() if v not in (None, [], "")}, "item": index_of[key]})
+            samples[channel][str(number)] = chosen
+    return {
+        "steps": ordered,
+        "items": [s.count for s in steps],
+        "suites": sorted(run.suites),
+        "curves": curves,
+        "valid_rate": [_r(s.valid / s.count) for s in steps],
+        "unscored": unscored,
+        "dimensions": dimensions,
+        "samples": dict(samples),
+        "sample_items": items,
+        "sampled_steps": [n for n, s in zip(ordered, steps, strict=True) if s.candidates is not None],
+    }
 
 
-def _append_stats(target: dict, values: list[float]) -> None:
-    if values:
-        array = np.asarray(values)
-        target["mean"].append(round(float(array.mean()), 5))
-        target["p10"].append(round(float(np.percentile(array, 10)), 5))
-        target["p90"].append(round(float(np.percentile(array, 90)), 5))
-    else:
-        for key in ("mean", "p10", "p90"):
-            target[key].append(None)
-
-
-def _samples(name: str, entries: list[tuple[float | None, ScoreRecord]], rng: random.Random) -> list[dict]:
-    """The lowest-scoring few (unscored first) and a random few, capped, for the drill-down."""
-    ranked = sorted(range(len(entries)), key=lambda i: -1.0 if entries[i][0] is None else entries[i][0])
-    chosen = ranked[:SAMPLES_LOWEST]
-    rest = [i for i in range(len(entries)) if i not in chosen]
-    chosen += rng.sample(rest, min(SAMPLES_RANDOM, len(rest)))
-    out = []
-    for index in chosen:
-        _, record = entries[index]
-        score = record.result.dimensions[name]
-        out.append({
-            "id": record.result.id,
-            "group": record.group,
-            "score": score.score,
-            "status": score.status,
-            "reason": score.reason,
-            "backend": score.backend,
-            "explanation": _excerpt(score.explanation, 600),
-            "quotes": [{"doc": q.doc, "text": _excerpt(q.text, 200), "verified": q.verified} for q in score.quotes[:3]],
-            "reward": round(record.result.reward, 5),
-            "query": _excerpt(record.item.query if record.item else ""),
-            "answer": _excerpt(_answer_of(record)),
-        })
-    return out
+def summarise(records: Iterable[ScoreRecord], seed: int = 0, sample_steps: int = SAMPLE_STEPS) -> dict:
+    """Everything the dashboard draws, as plain JSON-ready data (the records are read once, as a stream)."""
+    summary = Summary(seed=seed, sample_steps=sample_steps)
+    for record in records:
+        summary.add(record)
+    return summary.result()

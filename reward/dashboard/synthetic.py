@@ -1,6 +1,7 @@
-"""A synthetic multi-step score log: two runs (gated and linear aggregation) whose dimension curves move the way
-the SearchLLM training dynamics do (under the linear sum the policy trades bottom-line dimensions for easy
-behavioral gains; under the gate they hold). For dashboard tests and the README screenshot, not for science.
+"""A synthetic multi-step score log: runs under gated, linear and summed aggregation whose dimension curves move
+the way the SearchLLM training dynamics of Section 4.4 do: under the gate the bottom line locks in first and the
+behavioral dimensions rise after it; the linear runs trade bottom-line dimensions for behavioral gains, and the
+plain sum seesaws between richness and conciseness. For dashboard tests and the README screenshot, not for science.
 
     python -m reward.dashboard.synthetic var/synthetic-scores --steps 30 --items 64
 """
@@ -14,23 +15,39 @@ from pathlib import Path
 
 from reward.aggregate import aggregate
 from reward.rubric import load_suite
-from reward.schema import DimensionScore, Item, ItemResult
+from reward.schema import DimensionScore, Item, ItemResult, Quote
 from reward.scorelog import ScoreLog
 
 
+SEESAW = ("claim_hallucination", "highlight_hallucination", "self_consistency", "response_length")
+"""Bottom-line dimensions the linear runs trade away for behavioral gains (Section 4.4's seesaw)."""
+VERBOSITY = ("answer_useful", "redundant_repetition")
+"""Conciseness dimensions that drop under the plain sum while richness grows (the richness/conciseness seesaw)."""
+RUNS = (("gated", "searchllm"), ("linear", "searchllm-linear"), ("sum", "searchllm-sum"))
+
+
 def _trend(name: str, layer: str, run: str, progress: float) -> float:
-    base = 0.93 if layer == "bottom_line" else 0.55
-    if run == "linear" and name in ("claim_hallucination", "highlight_hallucination", "self_consistency", "response_length"):
-        return base - 0.15 * progress  # the seesaw: easier behavioral gains bought with bottom-line losses
-    gain = 0.05 if layer == "bottom_line" else 0.3
-    return min(0.995, base + gain * (1 - math.exp(-3 * progress)))
+    """The mean score of a dimension at a point of training (0 = start, 1 = end) for one run."""
+    if layer == "bottom_line":
+        if run == "gated":  # locked in early and held
+            return min(0.995, 0.9 + 0.08 * (1 - math.exp(-8 * progress)))
+        if name in SEESAW:  # sacrificed for marginal utility, with occasional slumps
+            slump = 0.05 * math.sin(9 * progress) ** 8
+            return 0.9 - (0.1 if run == "linear" else 0.16) * progress - slump
+        return min(0.995, 0.9 + 0.05 * progress)
+    if run == "gated":  # behavioral gains start once the bottom line has stabilised
+        return 0.5 + 0.34 / (1 + math.exp(-10 * (progress - 0.35)))
+    if run == "sum" and name in VERBOSITY:  # covers more, gets verbose: rises, then falls back
+        return 0.5 + 0.25 * math.sin(math.pi * min(1.0, progress * 1.2)) - 0.08 * progress
+    return 0.5 + (0.3 if run == "linear" else 0.33) * (1 - math.exp(-4 * progress))
 
 
-def write_synthetic_log(folder: str | Path, steps: int = 30, items: int = 64, seed: int = 7) -> Path:
+def write_synthetic_log(folder: str | Path, steps: int = 30, items: int = 64, seed: int = 7, runs: int = 2) -> Path:
+    """Write `runs` runs (gated, linear, then sum) of `steps` steps x `items` items into a score-log folder."""
     rng = random.Random(seed)
     suite = load_suite("searchllm")
     folder = Path(folder)
-    for run, suite_name in (("gated", "searchllm"), ("linear", "searchllm-linear")):
+    for run, suite_name in RUNS[:runs]:
         log = ScoreLog(folder, writer=f"synthetic-{run}")
         run_suite = load_suite(suite_name)
         for step in range(steps):
@@ -50,8 +67,12 @@ def write_synthetic_log(folder: str | Path, steps: int = 30, items: int = 64, se
                     score = min(1.0, max(0.0, rng.gauss(mean, 0.12)))
                     if dimension.layer == "bottom_line" and dimension.requirement == "R2" and dimension.kind == "judge":
                         score = 1.0 if rng.random() < mean else 0.0  # binary judges
+                    # Judges quote the evidence behind a low score; now and then a quote is not found in it.
+                    quotes = [Quote(doc="1", text="synthetic evidence", verified=True)] if score < 0.5 else []
+                    if quotes and rng.random() < 0.2:
+                        quotes.append(Quote(doc="2", text="a sentence no document contains", verified=False))
                     dims[name] = DimensionScore(score=round(score, 4), layer=dimension.layer, backend="openai:judge",
-                                                label="1" if score >= 0.5 else "0",
+                                                label="1" if score >= 0.5 else "0", quotes=quotes,
                                                 explanation=f"synthetic judgment of {name} at step {step}")
                 bottom = {n: s.score for n, s in dims.items() if s.status == "ok" and s.layer == "bottom_line"}
                 behavioral = {n: s.score for n, s in dims.items() if s.status == "ok" and s.layer == "behavioral"}
@@ -71,8 +92,9 @@ def main() -> None:
     parser.add_argument("folder")
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--items", type=int, default=64)
+    parser.add_argument("--runs", type=int, default=2, choices=(1, 2, 3), help="gated, + linear, + sum")
     args = parser.parse_args()
-    print(write_synthetic_log(args.folder, args.steps, args.items))
+    print(write_synthetic_log(args.folder, args.steps, args.items, runs=args.runs))
 
 
 if __name__ == "__main__":
