@@ -28,8 +28,9 @@ from reward.schema import DimensionScore, Item, ItemResult
 
 log = logging.getLogger(__name__)
 
-EXCLUDED_REASONS = frozenset({"no_local_backend"})
-"""Unscored reasons that leave a dimension out of the aggregation instead of invalidating the item."""
+EXCLUDED_REASONS = frozenset({"no_local_backend", "unsupported_language"})
+"""Unscored reasons that leave a dimension out of the aggregation instead of invalidating the item: the backend
+cannot judge it at all (no local method; a language the local model does not read), whatever the response says."""
 
 
 @dataclass
@@ -229,21 +230,39 @@ class Engine:
         for index, name, key in slots:
             scores[index][name] = replies[key].to_dimension_score(suite.dimensions[name])
 
-        results = [self._assemble(item, vector) for item, vector in zip(items, scores, strict=True)]
+        group_means = self._group_means(items, scores)
+        results = [
+            self._assemble(item, vector, group_means.get(item.group, {}) if item.group is not None else {})
+            for item, vector in zip(items, scores, strict=True)
+        ]
         filled = fill_invalid_rewards([r.reward if r.valid else None for r in results], [i.group for i in items])
         for result, reward in zip(results, filled, strict=True):
             result.reward = reward
         self.stats.items += len(items)
         return results
 
-    def _assemble(self, item: Item, vector: dict[str, DimensionScore]) -> ItemResult:
+    @staticmethod
+    def _group_means(items: Sequence[Item], scores: list[dict[str, DimensionScore]]) -> dict[str, dict[str, float]]:
+        """Mean of each dimension's scored values per GRPO group: what a tolerated unscored dimension is scored as."""
+        sums: dict[str, dict[str, list[float]]] = {}
+        for item, vector in zip(items, scores, strict=True):
+            if item.group is None:
+                continue
+            for name, score in vector.items():
+                if score.status == "ok" and score.score is not None:
+                    sums.setdefault(item.group, {}).setdefault(name, []).append(score.score)
+        return {group: {name: sum(v) / len(v) for name, v in dims.items()} for group, dims in sums.items()}
+
+    def _assemble(self, item: Item, vector: dict[str, DimensionScore], group_means: dict[str, float]) -> ItemResult:
         suite = self.suite
-        bottom_line, behavioral, excluded, missing = {}, {}, [], []
+        bottom_line, behavioral, excluded, missing, failed_behavioral = {}, {}, [], [], []
         for name, score in vector.items():
             if score.status == "unscored":
                 self.stats.unscored[score.reason or "unknown"] = self.stats.unscored.get(score.reason or "unknown", 0) + 1
-                if score.reason in EXCLUDED_REASONS or score.layer == "behavioral":
+                if score.reason in EXCLUDED_REASONS:
                     excluded.append(name)
+                elif score.layer == "behavioral":
+                    failed_behavioral.append(name)
                 else:
                     missing.append(f"{name} ({score.reason})")
                 continue
@@ -252,6 +271,20 @@ class Engine:
             return ItemResult(
                 id=item.id, reward=0.0, valid=False, reason="bottom-line unscored: " + ", ".join(missing),
                 dimensions=vector, excluded=excluded,
+            )
+        # A behavioral judgment that failed is not dropped from the utility: a policy that provokes parse failures on
+        # its weak dimensions would have them removed. Within the suite's tolerance it takes its group's mean.
+        imputable = [name for name in failed_behavioral if name in group_means]
+        if failed_behavioral and (len(failed_behavioral) > suite.suite.behavioral_tolerance or len(imputable) < len(failed_behavioral)):
+            why = ", ".join(f"{name} ({vector[name].reason})" for name in failed_behavioral)
+            return ItemResult(
+                id=item.id, reward=0.0, valid=False, reason="behavioral unscored: " + why, dimensions=vector, excluded=excluded,
+            )
+        for name in failed_behavioral:
+            behavioral[name] = group_means[name]
+            vector[name].explanation = (
+                f"unscored ({vector[name].reason}); scored as its group's mean {group_means[name]:.3f} within the "
+                f"suite's behavioral_tolerance {suite.suite.behavioral_tolerance}"
             )
         if suite.suite.aggregation == "gated" and not any(suite.weight(n) > 0 for n in behavioral):
             return ItemResult(

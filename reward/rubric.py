@@ -138,6 +138,11 @@ class Suite(_Strict):
     """Smoothing of the bottom-line geometric mean."""
     dimensions: dict[str, float] = Field(min_length=1)
     """Dimension name -> weight. Gated aggregation uses the weights of behavioral dimensions only."""
+    behavioral_tolerance: int = Field(default=0, ge=0)
+    """How many behavioral dimensions of an item may fail to be scored (judge timeout, unparseable reply) before the
+    item is invalid. Each tolerated one is scored as the mean of its GRPO group's scored values for that dimension,
+    never dropped: a dropped dimension would let a policy that provokes parse failures on its weak dimensions have
+    them removed from the utility. 0 (the default): any unscored behavioral dimension invalidates the item."""
 
     @field_validator("dimensions")
     @classmethod

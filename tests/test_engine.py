@@ -145,3 +145,57 @@ def test_required_quotes_are_waived_without_evidence_and_ignored_inside_reasonin
     draft = '<think>maybe <quote doc="1">it is caused by bacteria</quote></think><quote doc="1">now streaming on Spotify</quote><score>1</score>'
     [result] = Engine(mini_suite, ScriptedJudge(by_dimension({"grounded": draft}))).score_sync([make_item("b", GOOD)])
     assert result.dimensions["grounded"].score == 1.0 and len(result.dimensions["grounded"].quotes) == 1
+
+
+def _tolerant(suite, tolerance):
+    import dataclasses
+
+    return dataclasses.replace(suite, suite=suite.suite.model_copy(update={"behavioral_tolerance": tolerance}))
+
+
+def test_an_unparseable_behavioral_dimension_invalidates_the_item_instead_of_being_dropped(mini_suite):
+    # A policy that provokes garbage from the judge on its weak dimension must not have that dimension removed.
+    script = by_dimension({"grounded": tag_reply("1", quote=QUOTE), "useful": "garbage, no verdict"})
+    items = [make_item("a", GOOD, group="g"), make_item("b", "Free on Spotify [Doc 1].", group="g")]
+    results = Engine(mini_suite, ScriptedJudge(script, parse_retries=0)).score_sync(items)
+    for result in results:
+        assert not result.valid and result.reason == "behavioral unscored: useful (unparseable)"
+        assert "useful" not in result.excluded and result.reward == 0.0  # no valid item in the group
+
+
+def test_a_tolerated_unscored_behavioral_dimension_takes_its_group_mean(mini_suite):
+    def script(request, attempt):
+        if request.item.id == "b" and request.dimension.name == "useful":
+            return "garbage"
+        if request.dimension.name == "useful":
+            return tag_reply("2" if request.item.id == "a" else "0")
+        return by_dimension({"grounded": tag_reply("1", quote=QUOTE)})(request, attempt)
+
+    items = [make_item("a", GOOD, group="g"), make_item("b", GOOD + " More.", group="g"), make_item("c", "Free [Doc 1].", group="g")]
+    a, b, c = Engine(_tolerant(mini_suite, 1), ScriptedJudge(script, parse_retries=0)).score_sync(items)
+    assert b.valid and b.dimensions["useful"].status == "unscored" and "group's mean 0.500" in b.dimensions["useful"].explanation
+    u = (3 * 0.5 + 1 * b.dimensions["evidence_fit"].score) / 4
+    assert b.utility == pytest.approx(u)
+    # Beyond the tolerance, or with no scored value in the group to stand in, the item is invalid.
+    lone = Engine(_tolerant(mini_suite, 1), ScriptedJudge(script, parse_retries=0)).score_sync([make_item("b", GOOD + " More.", group="h")])
+    assert not lone[0].valid and "useful (unparseable)" in lone[0].reason
+
+
+def test_a_judge_returning_garbage_never_leaves_a_dimension_dropped_from_a_valid_item(mini_suite):
+    import random
+
+    rng = random.Random(7)
+    garbage = {}
+
+    def script(request, attempt):
+        key = (request.item.id, request.dimension.name)
+        if key not in garbage:
+            garbage[key] = rng.random() < 0.4
+        return "%%% not a verdict" if garbage[key] else by_dimension({"grounded": tag_reply("1", quote=QUOTE)})(request, attempt)
+
+    items = [make_item(f"i{n}", f"Answer {n} is free on Spotify [Doc 1].", group=f"g{n % 4}") for n in range(24)]
+    results = Engine(mini_suite, ScriptedJudge(script, parse_retries=0)).score_sync(items)
+    assert any(not r.valid for r in results) and any(r.valid for r in results)
+    for result in results:
+        unscored = [n for n, d in result.dimensions.items() if d.status == "unscored"]
+        assert result.valid == (not unscored), (result.id, unscored, result.reason)

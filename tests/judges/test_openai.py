@@ -63,8 +63,9 @@ def test_timeouts_exhaust_retries_and_become_unscored(mini_suite):
     useful = result.dimensions["useful"]
     assert useful.status == "unscored" and useful.reason == "judge_timeout" and useful.score is None
     assert server.attempts[("a", "useful")] == 2
-    assert result.valid  # a behavioral dimension is excluded, not zeroed
-    assert "useful" in result.excluded
+    # Neither zeroed nor silently dropped: the item is invalid (masked, zero advantage) with the reason.
+    assert not result.valid and result.reason == "behavioral unscored: useful (judge_timeout)"
+    assert "useful" not in result.excluded
 
 
 def test_persistent_server_errors_invalidate_a_bottom_line_item(mini_suite):
