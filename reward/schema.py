@@ -7,6 +7,7 @@ adapter and the dashboard agree on one shape. Field docstrings double as the JSO
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -16,6 +17,21 @@ Layer = Literal["bottom_line", "behavioral"]
 
 Status = Literal["ok", "unscored"]
 """`ok`: the score is real. `unscored`: no score could be produced; `reason` says why."""
+
+# Per-item ceilings. They bound what one item can cost a scorer (memory and time grow with the answer's sentences
+# and the evidence), far above what a search answer needs (a long answer is ~5k characters and ~40 sentences, a
+# search returns tens of documents), so only runaway generations and hostile clients meet them: a request over one
+# is refused with a 422 naming the item, the field and the limit.
+MAX_QUERY_CHARS = 10_000
+MAX_HISTORY_TURNS = 100
+MAX_TURN_CHARS = 100_000
+MAX_RESPONSE_CHARS = 100_000
+MAX_RESPONSE_SENTENCES = 1_000
+MAX_EVIDENCE_DOCS = 512
+MAX_EVIDENCE_CHARS = 200_000
+"""Per evidence document (title and text each)."""
+MAX_STEP = 10**9
+_SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f](?:\s|$)|\n+")
 
 
 class _Strict(BaseModel):
@@ -27,7 +43,7 @@ class Turn(_Strict):
 
     role: Literal["user", "assistant", "system"]
     """Who spoke."""
-    content: str
+    content: str = Field(max_length=MAX_TURN_CHARS)
     """What was said (the assistant's earlier answers included, so cross-turn conflicts can be judged)."""
 
 
@@ -36,9 +52,9 @@ class Evidence(_Strict):
 
     id: str = Field(min_length=1, max_length=64)
     """Identifier the response cites, e.g. `"2"` for `[Doc 2]`."""
-    title: str = ""
+    title: str = Field(default="", max_length=MAX_EVIDENCE_CHARS)
     """Document title."""
-    text: str
+    text: str = Field(max_length=MAX_EVIDENCE_CHARS)
     """Document body as the policy saw it."""
     source: str = ""
     """Where it came from (note search, web, a tool)."""
@@ -59,14 +75,15 @@ class Item(_Strict):
     """Caller's identifier, echoed in the result."""
     group: str | None = Field(default=None, max_length=256)
     """All rollouts of one prompt share a group (GRPO); judges route a group to one endpoint."""
-    query: str = Field(min_length=1)
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     """The user's current query."""
-    history: list[Turn] = Field(default_factory=list)
+    history: list[Turn] = Field(default_factory=list, max_length=MAX_HISTORY_TURNS)
     """Earlier turns of the session, oldest first."""
-    evidence: list[Evidence] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list, max_length=MAX_EVIDENCE_DOCS)
     """The candidate evidence set E offered to the policy."""
-    response: str
-    """The policy's whole output: intent plan, selected evidence and answer (see `policy.format`)."""
+    response: str = Field(max_length=MAX_RESPONSE_CHARS)
+    """The policy's whole output: intent plan, selected evidence and answer (see `policy.format`); at most
+    `MAX_RESPONSE_CHARS` characters and `MAX_RESPONSE_SENTENCES` sentences."""
     now: dt.date | None = None
     """Date of the interaction, for time-sensitive checks."""
 
@@ -80,6 +97,14 @@ class Item(_Strict):
             seen.add(doc.id)
         return evidence
 
+    @field_validator("response")
+    @classmethod
+    def _bounded_sentences(cls, response: str) -> str:
+        count = sum(1 for _ in _SENTENCE_END.finditer(response))
+        if count > MAX_RESPONSE_SENTENCES:
+            raise ValueError(f"{count} sentences exceed the limit of {MAX_RESPONSE_SENTENCES} per response")
+        return response
+
     def evidence_by_id(self) -> dict[str, Evidence]:
         return {doc.id: doc for doc in self.evidence}
 
@@ -91,10 +116,21 @@ class ScoreRequest(_Strict):
     """Name of the rubric suite to score with."""
     items: list[Item] = Field(min_length=1)
     """Items to score; results come back in the same order."""
-    step: int | None = Field(default=None, ge=0)
+    step: int | None = Field(default=None, ge=0, le=MAX_STEP)
     """Training step the items belong to, so the score log and dashboard can key curves by step."""
     run: str | None = Field(default=None, max_length=128)
     """Name of the training run (e.g. `gated` or `linear`), for side-by-side dashboards."""
+
+    @field_validator("items")
+    @classmethod
+    def _unique_item_ids(cls, items: list[Item]) -> list[Item]:
+        # Two items with one id cannot be told apart in the reply or the score log (and would be logged twice).
+        seen: set[str] = set()
+        duplicates = sorted({item.id for item in items if item.id in seen or seen.add(item.id)})
+        if duplicates:
+            shown = ", ".join(repr(d) for d in duplicates[:5]) + (f" and {len(duplicates) - 5} more" if len(duplicates) > 5 else "")
+            raise ValueError(f"duplicate item ids: {shown}")
+        return items
 
 
 class Quote(_Strict):

@@ -32,6 +32,21 @@ def test_scores_over_http_match_the_engine_in_order(server):
     assert body.suite_version == load_suite("searchllm").version
 
 
+def test_items_over_the_per_item_ceilings_are_refused_quickly_by_name(server):
+    url, item = server["url"], example_payload(1)[0]
+    loop = {**item, "response": item["response"] + " The answer is yes." * 15_000}  # a repetition loop (~285 KB)
+    docs = {**item, "evidence": [{"id": str(i), "text": "t"} for i in range(10_000)]}
+    twice = [item, {**item}]
+    for payload, field, words in ((loop, "items.0.response", "at most 100000 characters"),
+                                  (docs, "items.0.evidence", "at most 512 items"),
+                                  (twice, "items", "duplicate item ids: '" + item["id"] + "'")):
+        reply = httpx.post(f"{url}/v1/score", json={"items": payload if isinstance(payload, list) else [payload]},
+                           headers=AUTH, timeout=60)
+        assert reply.status_code == 422, reply.text[:300]
+        assert any(d["field"] == field and words in d["message"] for d in reply.json()["detail"]), reply.json()["detail"]
+    assert httpx.post(f"{url}/v1/score", json={"items": [item]}, headers=AUTH, timeout=120).status_code == 200
+
+
 def test_bad_input_gets_clear_errors_and_the_server_keeps_serving(server):
     url = server["url"]
     malformed = httpx.post(f"{url}/v1/score", content=b'{"items": [', headers=AUTH, timeout=30)
