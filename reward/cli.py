@@ -123,20 +123,30 @@ def serve_command(args: argparse.Namespace) -> int:
 
     import yaml
 
-    from reward.serve import ServerArgs
-    from reward.server_runner import start_server, stop_server
+    from pydantic import ValidationError
 
-    host, port, app_args = args.host, args.port, {}
+    from reward.server_runner import ServeConfig, require_auth_off_loopback, start_server, stop_server
+
+    config = ServeConfig(applications=[{}])
     if args.config:
-        config = yaml.safe_load(Path(args.config).read_text(encoding="utf-8"))
-        http = config.get("http_options") or {}
-        host, port = args.host or http.get("host"), args.port or http.get("port")
-        app_args = dict(config["applications"][0].get("args") or {})
+        try:
+            config = ServeConfig.model_validate(yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {})
+        except (OSError, yaml.YAMLError, ValidationError) as exc:
+            err.print(f"[red]{args.config}[/red]: {exc}")
+            return 2
+    app_args = config.applications[0].args
     for key, value in (("judge", args.judge), ("score_log", args.log_dir), ("rubrics", args.rubrics)):
         if value is not None:
             app_args[key] = value
-    server_args = ServerArgs.model_validate(app_args)
-    url = start_server(server_args, host=host or "127.0.0.1", port=port or 8000)
+    try:
+        server_args = config.server_args()
+        host = args.host or config.http_options.host
+        require_auth_off_loopback(host, server_args.token_env, args.insecure)
+    except (ValueError, PermissionError) as exc:
+        err.print(f"[red]{args.config or 'reward serve'}[/red]: {exc}")
+        return 2
+    url = start_server(server_args, host=host, port=args.port or config.http_options.port, http=config.http_options,
+                       proxy_location=config.proxy_location)
     err.print(f"[green]serving[/green] {url} (judge {server_args.judge}, score log {server_args.score_log})")
     if args.demo:
         from reward.server_runner import score_file_over_http
@@ -316,6 +326,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--config", help="a Serve config file (configs/serve/local.yaml); flags override it")
     serve.add_argument("--host", default=None, help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=None, help="port (default 8000)")
+    serve.add_argument("--insecure", action="store_true",
+                       help="allow a non-loopback bind without a bearer token (refused otherwise)")
     serve.add_argument("--judge", default=None, help="judge backend: local (default), mock, or configs/judges/*.yaml")
     serve.add_argument("--log-dir", default=None, help="score log folder (default var/scores)")
     serve.add_argument("--rubrics", default=None, help="rubric folder")

@@ -14,13 +14,92 @@ from pathlib import Path
 
 import httpx
 
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
 from reward.serve import ServerArgs, build_app
 
 log = logging.getLogger(__name__)
 
+LOOPBACK = ("127.", "::1", "localhost")
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class HttpOptions(_Config):
+    """`http_options` of a Serve config file, as `reward serve` applies them."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    request_timeout_s: float | None = Field(default=None, gt=0)
+    """End-to-end timeout of one HTTP request at the proxy (a GRPO step's batch may take minutes of judge time)."""
+    keep_alive_timeout_s: float | None = Field(default=None, gt=0)
+
+
+class ActorOptions(_Config):
+    num_cpus: float = Field(gt=0)
+
+
+class DeploymentOptions(_Config):
+    """A `deployments:` entry: the options `reward serve` honours for its two deployments."""
+
+    name: Literal["Scorer", "Ingress"]
+    num_replicas: int = Field(default=1, ge=1)
+    ray_actor_options: ActorOptions | None = None
+    """Only for Scorer: CPUs per scoring replica."""
+
+
+class Application(_Config):
+    name: str = "reward"
+    route_prefix: Literal["/"] = "/"
+    import_path: Literal["reward.serve:build_app"] = "reward.serve:build_app"
+    args: dict = Field(default_factory=dict)
+    deployments: list[DeploymentOptions] = Field(default_factory=list)
+
+
+class ServeConfig(_Config):
+    """A Serve config file (configs/serve/*.yaml) as `reward serve --config` reads it: every key it documents is
+    applied, any other key is refused (`serve run CONFIG` takes Serve's full schema)."""
+
+    proxy_location: Literal["EveryNode", "HeadOnly", "Disabled"] = "EveryNode"
+    http_options: HttpOptions = Field(default_factory=HttpOptions)
+    applications: list[Application] = Field(min_length=1, max_length=1)
+
+    def server_args(self) -> ServerArgs:
+        app = self.applications[0]
+        args = dict(app.args)
+        for deployment in app.deployments:
+            if deployment.name == "Scorer":
+                args["scorer_replicas"] = deployment.num_replicas
+                if deployment.ray_actor_options is not None:
+                    args["scorer_cpus"] = deployment.ray_actor_options.num_cpus
+            else:
+                if deployment.ray_actor_options is not None:
+                    raise ValueError("deployments.Ingress.ray_actor_options: not applied to the ingress; remove it")
+                args["ingress_replicas"] = deployment.num_replicas
+        return ServerArgs.model_validate(args)
+
+
+def is_loopback(host: str) -> bool:
+    return host.startswith(LOOPBACK)
+
+
+def require_auth_off_loopback(host: str, token_env: str, insecure: bool = False) -> None:
+    """Refuse to serve on a non-loopback address without a bearer token, unless told `insecure` explicitly."""
+    if is_loopback(host) or insecure or os.environ.get(token_env):
+        return
+    raise PermissionError(
+        f"refusing to bind {host} without a token: set {token_env} (every client then sends "
+        f"'Authorization: Bearer <token>'), bind 127.0.0.1, or pass --insecure on a network you trust"
+    )
+
 
 def start_server(args: ServerArgs, *, host: str = "127.0.0.1", port: int = 8000, num_cpus: int | None = None,
-                 timeout_s: float = 120.0) -> str:
+                 timeout_s: float = 120.0, http: HttpOptions | None = None,
+                 proxy_location: str = "EveryNode") -> str:
     """Start a local Ray (unless RAY_ADDRESS names a cluster), deploy the app, wait until healthy; returns its URL."""
     import ray
     from ray import serve
@@ -35,7 +114,8 @@ def start_server(args: ServerArgs, *, host: str = "127.0.0.1", port: int = 8000,
             # Workers import this project from the working tree, like the driver.
             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [str(Path.cwd()), os.environ.get("PYTHONPATH")]))}},
         )
-    serve.start(http_options={"host": host, "port": port})
+    extra = http.model_dump(exclude={"host", "port"}, exclude_none=True) if http else {}
+    serve.start(http_options={"host": host, "port": port, **extra}, proxy_location=proxy_location)
     serve.run(build_app(args), name="reward", route_prefix="/", blocking=False)
     url = f"http://{host}:{port}"
     deadline = time.monotonic() + timeout_s

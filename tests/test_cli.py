@@ -68,3 +68,33 @@ def test_bad_lines_are_reported_with_their_number_and_the_rest_scored(tmp_path, 
 def test_unknown_suite_is_a_clear_error(tmp_path, capsys):
     assert main(["score", "--suite", "serchllm", "--judge", "mock", "--input", str(EXAMPLES), "--output", str(tmp_path / "o")]) == 2
     assert "did you mean 'searchllm'" in capsys.readouterr().err
+
+
+def test_serve_configs_are_read_whole_and_unknown_settings_refused(tmp_path, capsys, monkeypatch):
+    import yaml
+
+    from reward.server_runner import ServeConfig
+
+    cluster = ServeConfig.model_validate(yaml.safe_load(open("configs/serve/cluster.yaml")))
+    assert cluster.http_options.request_timeout_s == 600
+    args = cluster.server_args()
+    assert (args.scorer_replicas, args.scorer_cpus, args.ingress_replicas) == (8, 2, 4)
+    for path in ("configs/serve/local.yaml",):
+        ServeConfig.model_validate(yaml.safe_load(open(path))).server_args()
+    bad = yaml.safe_load(open("configs/serve/local.yaml"))
+    bad["http_options"]["request_timout_s"] = 30  # a typo must not be ignored silently
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump(bad))
+    assert main(["serve", "--config", str(tmp_path / "bad.yaml")]) == 2
+    assert "request_timout_s" in capsys.readouterr().err
+
+
+def test_serve_refuses_a_public_bind_without_a_token(monkeypatch, capsys):
+    from reward.server_runner import require_auth_off_loopback
+
+    monkeypatch.delenv("REWARD_SERVER_TOKEN", raising=False)
+    assert main(["serve", "--host", "0.0.0.0"]) == 2
+    assert "refusing to bind 0.0.0.0 without a token" in capsys.readouterr().err
+    require_auth_off_loopback("127.0.0.1", "REWARD_SERVER_TOKEN")  # loopback: fine without a token
+    require_auth_off_loopback("0.0.0.0", "REWARD_SERVER_TOKEN", insecure=True)
+    monkeypatch.setenv("REWARD_SERVER_TOKEN", "s3cret")
+    require_auth_off_loopback("0.0.0.0", "REWARD_SERVER_TOKEN")
