@@ -165,6 +165,11 @@ class DimensionScore(_Strict):
     """Evidence quotes the judge gave, with their verification."""
     raw: str | None = None
     """The judge's raw reply, kept when it could not be parsed."""
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    """The cheap tier's confidence in its own score, when a judge cascade routed this dimension (see `backend` for
+    which tier decided)."""
+    audit: float | None = Field(default=None, ge=0.0, le=1.0)
+    """The LLM judge's score when a cascade audited the cheap tier's decision."""
 
     @classmethod
     def unscored(cls, layer: Layer, backend: str, reason: str, **extra: Any) -> DimensionScore:

@@ -91,6 +91,11 @@ class Metrics:
                                        registry=self.registry,
                                        buckets=[0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300])
 
+        self.cascade_decisions = Counter("reward_cascade_decisions", "Judge cascade: which tier decided a call",
+                                         ["dimension", "tier"], registry=self.registry)
+        self.cascade_audits = Counter("reward_cascade_audits", "Judge cascade audits by cheap and LLM pass/fail",
+                                      ["dimension", "cheap_pass", "llm_pass"], registry=self.registry)
+
         # The same series through Ray's metrics agent: with several ingress replicas, /metrics shows one replica's
         # counts, while Ray exports every replica's series (prefixed `ray_`) for cluster-wide Prometheus scraping.
         self.ray = _ray_metrics(buckets)
@@ -112,6 +117,19 @@ class Metrics:
                     if self.ray:
                         self.ray["unscored"].inc(tags={"suite": suite, "dimension": name, "reason": score.reason or "unknown"})
 
+    def observe_cascade(self, counts: dict[str, list]) -> None:
+        """Decision and audit counts a cascade judge reported (accuracy and kappa per dimension follow from the
+        audit counts in PromQL)."""
+        for name, tier, count in counts.get("decisions", []):
+            self.cascade_decisions.labels(name, tier).inc(count)
+            if self.ray:
+                self.ray["cascade_decisions"].inc(count, tags={"dimension": name, "tier": tier})
+        for name, cheap, llm, count in counts.get("audits", []):
+            tags = {"dimension": name, "cheap_pass": str(cheap).lower(), "llm_pass": str(llm).lower()}
+            self.cascade_audits.labels(*tags.values()).inc(count)
+            if self.ray:
+                self.ray["cascade_audits"].inc(count, tags=tags)
+
     def render(self) -> bytes:
         from prometheus_client import generate_latest
 
@@ -130,6 +148,10 @@ def _ray_metrics(buckets: list[float]) -> dict | None:
             "reward": metrics.Histogram("reward_reward", "Scalar rewards", boundaries=buckets[1:], tag_keys=("suite",)),
             "unscored": metrics.Counter("reward_unscored", "Unscored dimensions by reason", tag_keys=("suite", "dimension", "reason")),
             "items": metrics.Counter("reward_items", "Scored items", tag_keys=("suite", "valid")),
+            "cascade_decisions": metrics.Counter("reward_cascade_decisions", "Judge cascade: which tier decided a call",
+                                                 tag_keys=("dimension", "tier")),
+            "cascade_audits": metrics.Counter("reward_cascade_audits", "Judge cascade audits by cheap and LLM pass/fail",
+                                              tag_keys=("dimension", "cheap_pass", "llm_pass")),
         }
     except Exception:  # outside a Ray worker (unit tests): the replica-local registry is enough
         log.debug("Ray metrics unavailable", exc_info=True)
@@ -173,8 +195,10 @@ class Scorer:
         before = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
         results = await engine.score([Item.model_validate(i) for i in items])
         after = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
+        drain_cascade = getattr(self.judge, "drain_counts", None)
         return {
             "results": [r.model_dump(mode="json") for r in results],
+            "cascade": drain_cascade() if drain_cascade else {},
             "judge_latencies": engine.stats.drain_latencies(),
             "judge_calls": dict(zip(("made", "deduped", "cache_hit"), (a - b for a, b in zip(after, before)), strict=True)),
         }
@@ -344,6 +368,7 @@ class Ingress:
                 self.metrics.judge_calls.labels(outcome).inc(count)
             for seconds in reply.get("judge_latencies", []):
                 self.metrics.judge_latency.observe(seconds)
+            self.metrics.observe_cascade(reply.get("cascade", {}))
             for index, result in zip(indices, reply["results"], strict=True):
                 results[index] = ItemResult.model_validate(result)
         return results  # type: ignore[return-value]

@@ -53,6 +53,10 @@ class JudgeReply:
     raw: str | None = None
     attempts: int = 1
     cached: bool = False
+    confidence: float | None = None
+    """How sure the backend is of `score`, in [0, 1] (the cascade routes on it); None when it does not say."""
+    audit: float | None = None
+    """The LLM judge's score on an audited cheap-tier decision (cascade)."""
 
     @classmethod
     def unscored(cls, backend: str, reason: str, **extra: Any) -> JudgeReply:
@@ -69,6 +73,8 @@ class JudgeReply:
             label=self.label,
             quotes=self.quotes,
             raw=self.raw,
+            confidence=self.confidence,
+            audit=self.audit,
         )
 
 

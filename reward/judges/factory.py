@@ -8,7 +8,8 @@ from reward.judges.base import Judge
 
 
 def make_judge(spec: str) -> Judge:
-    """`mock` (scripted best labels), `local` (embedded CPU tier) or a path to a judge endpoint config."""
+    """`mock` (scripted best labels), `local` (embedded CPU tier), a path to a judge endpoint config, or a cascade
+    config (a YAML with a `cascade:` block: the cheap tier decides what it is sure of, the LLM judge the rest)."""
     if spec == "mock":
         from reward.judges.mock import ScriptedJudge
 
@@ -19,6 +20,12 @@ def make_judge(spec: str) -> Judge:
         return LocalJudge()
     path = Path(spec)
     if path.suffix in (".yaml", ".yml"):
+        import yaml
+
+        if path.exists() and "cascade" in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}):
+            from reward.judges.cascade import CascadeJudge
+
+            return CascadeJudge.from_config(path)
         from reward.judges.openai_judge import OpenAIJudge
 
         return OpenAIJudge.from_config(path)
