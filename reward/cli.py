@@ -165,6 +165,49 @@ def serve_command(args: argparse.Namespace) -> int:
     return 0
 
 
+@_command("cascade fit")
+def cascade_fit_command(args: argparse.Namespace) -> int:
+    import yaml
+    from rich.table import Table
+
+    from reward.calibrate import load_all
+    from reward.engine import Engine
+    from reward.judges.cascade import confidence_of, fit_thresholds
+    from reward.judges.base import JudgeReply
+    from reward.judges.factory import make_judge
+
+    suite = load_suite(args.suite)
+    pointwise, _ = load_all(args.labels)
+    labelled = [p for p in pointwise if p.dimension in suite.dimensions and suite.dimensions[p.dimension].judge is not None]
+    if not labelled:
+        err.print(f"[red]error:[/red] no pointwise labels for judge dimensions of {suite.name} in {', '.join(args.labels)}")
+        return 2
+    items = list({p.item.id: p.item for p in labelled}.values())
+    results = {r.id: r for r in Engine(suite, make_judge(args.cheap)).score_sync(items)}
+    observations: dict[str, list[tuple[float, float, int]]] = {}
+    for label in labelled:
+        score = results[label.item.id].dimensions[label.dimension]
+        if score.status != "ok" or score.score is None:
+            continue  # the cheap tier cannot judge it: the LLM judge keeps these calls
+        confidence = score.confidence if score.confidence is not None else confidence_of(JudgeReply("cheap", score.score))
+        observations.setdefault(label.dimension, []).append((confidence, score.score, label.label))
+    fitted = fit_thresholds(observations, args.target, args.min_support)
+    table = Table(title=f"Cascade thresholds for {suite.name} (cheap tier {args.cheap}, target agreement {args.target})")
+    for column in ("dimension", "labels", "threshold", "decided by cheap tier", "agreement there"):
+        table.add_column(column, justify="left" if column == "dimension" else "right")
+    for name, row in fitted.items():
+        agreement = "—" if row["agreement"] is None else f"{row['agreement']:.3f}"
+        table.add_row(name, str(row["n"]), f"{row['threshold']:.3f}", f"{row['decided']:.0%}", agreement)
+    Console().print(table)
+    total = sum(int(row["n"]) for row in fitted.values())
+    saved = sum(float(row["decided"]) * int(row["n"]) for row in fitted.values())
+    err.print(f"LLM-judge calls saved on these labels: {saved / total:.0%} of {total}" if total else "no labels scored")
+    thresholds = {name: row["threshold"] for name, row in fitted.items() if float(row["threshold"]) < 1.0}
+    if args.out:
+        Path(args.out).write_text(yaml.safe_dump({"thresholds": thresholds}, sort_keys=True), encoding="utf-8")
+    return 0
+
+
 @_command("data")
 def data_command(args: argparse.Namespace) -> int:
     from policy.data import convert
@@ -385,13 +428,25 @@ def build_parser() -> argparse.ArgumentParser:
     lint_parser = rubric_sub.add_parser("lint", help="report every problem of a rubric folder or file")
     lint_parser.add_argument("path", nargs="?", default=str(DEFAULT_RUBRIC_DIR))
     rubric_sub.add_parser("schema", help="print the JSON Schema of dimension and suite files")
+
+    cascade = sub.add_parser("cascade", help="judge cascade tools")
+    cascade_sub = cascade.add_subparsers(dest="cascade_command", required=True)
+    fit = cascade_sub.add_parser("fit", help="per-dimension confidence thresholds of the cheap tier from labels")
+    fit.add_argument("--labels", nargs="+", required=True,
+                     help="pointwise label files (human labels, or an LLM judge's verdicts in the same format)")
+    fit.add_argument("--suite", default="searchllm")
+    fit.add_argument("--cheap", default="local", help="the cheap tier: local (default) or mock")
+    fit.add_argument("--target", type=float, default=0.95, help="agreement the cheap tier must reach where it decides")
+    fit.add_argument("--min-support", type=int, default=10, help="fewest decided items a threshold may rest on")
+    fit.add_argument("--out", help="write the `thresholds:` block (YAML) here, for a cascade config")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    name = args.command + (f" {args.rubric_command}" if args.command == "rubric" else "")
+    sub_command = getattr(args, f"{args.command}_command", None)
+    name = args.command + (f" {sub_command}" if sub_command else "")
     try:
         return COMMANDS[name](args)
     except (RubricError, UnknownSuite) as exc:

@@ -214,3 +214,33 @@ class CascadeJudge(Judge):
     async def close(self) -> None:
         await self.cheap.close()
         await self.llm.close()
+
+
+def fit_thresholds(observations: dict[str, list[tuple[float, float, int]]], target: float = 0.95,
+                   min_support: int = 10) -> dict[str, dict[str, float | int | None]]:
+    """Per dimension, the lowest confidence threshold at which the cheap tier's pass/fail decisions agree with the
+    reference (human labels, or an LLM judge's logged verdicts) at least `target` of the time on at least
+    `min_support` items. `observations[dimension]` holds (cheap confidence, cheap score, reference label 0/1).
+
+    Returns, per dimension: `threshold` (1.0 when no threshold reaches the target: the LLM judge keeps every call),
+    `decided` (share of calls the cheap tier would decide), `agreement` (on those calls), `n`.
+
+    >>> obs = {"d": [(0.9, 1.0, 1), (0.8, 0.9, 1), (0.7, 0.1, 0), (0.2, 0.6, 0), (0.1, 0.45, 1)]}
+    >>> fit_thresholds(obs, target=1.0, min_support=2)["d"]
+    {'threshold': 0.2, 'decided': 0.6, 'agreement': 1.0, 'n': 5}
+    """
+    fitted: dict[str, dict[str, float | int | None]] = {}
+    for name, rows in sorted(observations.items()):
+        rows = sorted(rows, key=lambda r: -r[0])
+        best: dict[str, float | int | None] = {"threshold": 1.0, "decided": 0.0, "agreement": None, "n": len(rows)}
+        agree = 0
+        for k, (confidence, score, label) in enumerate(rows, start=1):
+            agree += int((score >= 0.5) == bool(label))
+            cutoff = rows[k][0] if k < len(rows) else 0.0
+            if cutoff == confidence:
+                continue  # ties: a threshold cannot split equal confidences
+            if k >= min_support and agree / k >= target:
+                best = {"threshold": round(cutoff, 6), "decided": round(k / len(rows), 6), "agreement": round(agree / k, 6),
+                        "n": len(rows)}
+        fitted[name] = best
+    return fitted

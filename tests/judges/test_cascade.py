@@ -112,3 +112,36 @@ def test_the_shipped_cascade_config_builds_both_tiers():
     judge = make_judge("configs/judges/cascade.yaml")
     assert isinstance(judge, CascadeJudge) and isinstance(judge.llm, OpenAIJudge)
     assert judge.cheap.name == "local" and judge.identity.startswith("cascade:local:")
+
+
+def test_fit_picks_thresholds_from_labels_and_writes_them(tmp_path, capsys):
+    import json
+
+    import yaml
+
+    from reward.cli import main
+    from tests.support import EXAMPLES
+
+    # The scripted mock as the cheap tier gives every dimension its top label (confidence 1): it agrees with a
+    # label of 1 and disagrees with a label of 0, so its threshold is found where the labels say pass.
+    items = [json.loads(line) for line in EXAMPLES.read_text().splitlines() if line.strip()][:4]
+    rows = [{"kind": "pointwise", "item": item, "dimension": "query_satisfaction", "label": 1} for item in items]
+    rows += [{"kind": "pointwise", "item": item, "dimension": "reference_irrelevant", "label": n % 2}
+             for n, item in enumerate(items)]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("\n".join(json.dumps(r) for r in rows))
+    out = tmp_path / "thresholds.yaml"
+    assert main(["cascade", "fit", "--labels", str(labels), "--cheap", "mock", "--min-support", "2", "--out", str(out)]) == 0
+    assert yaml.safe_load(out.read_text()) == {"thresholds": {"query_satisfaction": 0.0}}
+    assert "calls saved on these labels: 50% of 8" in capsys.readouterr().err
+
+
+def test_cascade_counts_become_prometheus_series():
+    from reward.serve import Metrics
+
+    metrics = Metrics()
+    metrics.observe_cascade({"decisions": [["useful", "cheap", 5], ["useful", "llm", 2]],
+                             "audits": [["useful", True, False, 1]], "fallback": []})
+    text = metrics.render().decode()
+    assert 'reward_cascade_decisions_total{dimension="useful",tier="cheap"} 5.0' in text
+    assert 'reward_cascade_audits_total{cheap_pass="true",dimension="useful",llm_pass="false"} 1.0' in text
