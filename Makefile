@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml requirements.lock | sha25
 NETNS := $(shell unshare -n true 2>/dev/null && echo "unshare -n sh -c 'ip link set lo up && exec \"\$$0\" \"\$$@\"'")
 PYTEST_ARGS ?=
 
-.PHONY: setup run test lint bench clean chromium
+.PHONY: setup run test lint bench clean chromium shellcheck
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -24,10 +24,14 @@ setup: $(STAMP) chromium
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1 || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; }; } || { echo "chromium is required for the dashboard test: apt-get install chromium"; exit 1; }
 
+# The cluster test runs shellcheck on the SLURM script; install it when missing and we may (root), else say so.
+shellcheck:
+	@command -v shellcheck >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && { DEBIAN_FRONTEND=noninteractive apt-get install -y -q shellcheck >/dev/null 2>&1 || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q shellcheck >/dev/null; }; }; } || echo "WARNING: shellcheck is missing and cannot be installed without root: the SLURM script test skips it (apt-get install shellcheck)"
+
 run: setup
 	$(BIN)/reward serve --config configs/serve/local.yaml --demo examples/items.jsonl
 
-test: setup
+test: setup shellcheck
 	$(BIN)/reward rubric lint rubrics
 	$(NETNS) $(BIN)/python -m pytest $(PYTEST_ARGS)
 

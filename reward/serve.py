@@ -9,13 +9,16 @@ every scored item to the durable score log before replying, and exports Promethe
 
 
 import asyncio
+import hashlib
 import json
 import logging
 import os
+import socket
 import time
 from pathlib import Path
 from typing import Any
 
+import yaml
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -61,11 +64,19 @@ class ServerArgs(BaseModel):
     """Folder of the durable score log; None disables it."""
     token_env: str = "REWARD_SERVER_TOKEN"
     """Environment variable holding the bearer token; when it is unset or empty, no auth."""
+    require_token: bool = False
+    """Refuse to build or start when `token_env` is unset (cluster configs set it: no replica serves without auth)."""
+    secrets: dict[str, str] = Field(default_factory=dict)
+    """Filled by `build_app`: the SHA-256 of each secret variable (`token_env`, the judge config's `api_key_env`s)
+    that was set where the app was built. A replica where one is unset or different refuses to start."""
     limits: Limits = Field(default_factory=Limits)
     scorer_replicas: int = Field(default=1, ge=1)
     scorer_cpus: float = Field(default=1.0, gt=0)
     """CPUs reserved per scoring replica (rules and the local tier run there)."""
     ingress_replicas: int = Field(default=1, ge=1)
+    replica_resources: dict[str, float] = Field(default_factory=dict)
+    """Custom Ray resources every replica asks for. Cluster configs ask for `reward`, which only the judge nodes
+    offer, so the app never takes CPUs on trainer nodes (see cluster/)."""
 
 
 class Metrics:
@@ -154,6 +165,39 @@ def chunk_by_group(items: list[Item], size: int) -> list[list[int]]:
     return [c for c in chunks if c]
 
 
+def _fingerprint(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+def secret_names(args: ServerArgs) -> list[str]:
+    """The environment variables the replicas need: the server token and the judge endpoints' API keys."""
+    names = [args.token_env]
+    if args.judge.endswith((".yaml", ".yml")):
+        from reward.judges.openai_judge import JudgeConfig
+
+        try:
+            config = JudgeConfig.model_validate(yaml.safe_load(Path(args.judge).read_text(encoding="utf-8")))
+        except (OSError, yaml.YAMLError, ValidationError):
+            return names  # the Scorer reports the broken judge config, naming the file
+        names += sorted({e.api_key_env for e in config.endpoints if e.api_key_env} - {args.token_env})
+    return names
+
+
+def check_secrets(args: ServerArgs, role: str) -> None:
+    """Refuse to start a replica that lacks a secret the app was built with (or that `require_token` asks for)."""
+    where = f"{role} replica on {socket.gethostname()}"
+    hint = ("set it on every node that runs the reward app (cluster/kuberay: the `reward-secrets` Secret; "
+            "cluster/slurm: the job environment)")
+    if args.require_token and not os.environ.get(args.token_env):
+        raise RuntimeError(f"{where}: {args.token_env} is unset but require_token is on; {hint}")
+    for name, digest in args.secrets.items():
+        value = os.environ.get(name)
+        if not value:
+            raise RuntimeError(f"{where}: {name} is unset here but was set where the app was built; {hint}")
+        if _fingerprint(value) != digest:
+            raise RuntimeError(f"{where}: {name} differs from its value where the app was built; {hint}")
+
+
 @serve.deployment(ray_actor_options={"num_cpus": 1})
 class Scorer:
     """Scores chunks of items with one engine per suite (rules on this CPU worker, judges concurrent)."""
@@ -162,6 +206,7 @@ class Scorer:
         from reward.engine import Engine
         from reward.judges.factory import make_judge
 
+        check_secrets(args, "Scorer")
         self.judge = make_judge(args.judge)
         self.engines = {
             name: Engine(load_suite(name, Path(args.rubrics)), self.judge, max_concurrency=args.judge_concurrency)
@@ -201,6 +246,7 @@ class Ingress:
     """HTTP ingress: validation, limits, auth, fan-out to scorers, score log, metrics."""
 
     def __init__(self, scorer: DeploymentHandle, args: ServerArgs):
+        check_secrets(args, "Ingress")
         self.scorer = scorer
         self.args = args
         self.limits = args.limits
@@ -352,13 +398,21 @@ class Ingress:
 def build_app(args: ServerArgs) -> Application:
     """The reward application: `Ingress` fanning out to `Scorer` replicas."""
     args = ServerArgs.model_validate(args) if not isinstance(args, ServerArgs) else args
+    if args.require_token and not os.environ.get(args.token_env):
+        raise ValueError(f"require_token is on but {args.token_env} is unset where the app is built")
+    found = {name: _fingerprint(os.environ[name]) for name in secret_names(args) if os.environ.get(name)}
+    args = args.model_copy(update={"secrets": {**found, **args.secrets}})
     for name in args.suites:  # fail at build time, naming file and key, not inside a replica
         try:
             load_suite(name, Path(args.rubrics))
         except (RubricError, UnknownSuite) as exc:
             raise ValueError(f"suite {name!r} cannot be loaded: {exc}") from None
-    scorer = Scorer.options(num_replicas=args.scorer_replicas, ray_actor_options={"num_cpus": args.scorer_cpus}).bind(args)
-    return Ingress.options(num_replicas=args.ingress_replicas, user_config={"limits": args.limits.model_dump()}).bind(scorer, args)
+    resources = {"resources": args.replica_resources} if args.replica_resources else {}
+    scorer = Scorer.options(num_replicas=args.scorer_replicas,
+                            ray_actor_options={"num_cpus": args.scorer_cpus, **resources}).bind(args)
+    placement = {"ray_actor_options": {"num_cpus": 1, **resources}} if resources else {}
+    return Ingress.options(num_replicas=args.ingress_replicas, **placement,
+                           user_config={"limits": args.limits.model_dump()}).bind(scorer, args)
 
 
-__all__ = ["Ingress", "Limits", "Scorer", "ServerArgs", "build_app", "chunk_by_group"]
+__all__ = ["Ingress", "Limits", "Scorer", "ServerArgs", "build_app", "check_secrets", "chunk_by_group"]
