@@ -26,8 +26,9 @@ from ray import serve
 from ray.serve import Application
 from ray.serve.handle import DeploymentHandle
 
-from reward.rubric import DEFAULT_RUBRIC_DIR, RubricError, UnknownSuite, did_you_mean, load_suite
+from reward.rubric import DEFAULT_RUBRIC_DIR, LoadedSuite, RubricError, UnknownSuite, did_you_mean, lint_report, load_suite
 from reward.schema import Item, ItemResult, ScoreRequest, ScoreResponse
+from reward.shipped import resolve_config
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,9 @@ class ServerArgs(BaseModel):
     """Suites to load; a request names one of them."""
     rubrics: str = str(DEFAULT_RUBRIC_DIR)
     """Rubric folder."""
+    rubric_poll_s: float = Field(default=2.0, ge=0)
+    """Hot reload: a request checks the rubric files for changes at most this often; 0 turns the watch off
+    (`POST /v1/admin/reload` still reloads)."""
     judge: str = "local"
     """Judge backend: `local`, `mock`, or a judge endpoint config (configs/judges/*.yaml)."""
     judge_concurrency: int = Field(default=256, ge=1)
@@ -147,6 +151,18 @@ def _ray_metrics(buckets: list[float]) -> dict | None:
         return None
 
 
+def rubric_stamp(root: Path) -> tuple[tuple[str, int, int], ...]:
+    """Name, modification time and size of every rubric file: what the hot-reload watch compares."""
+    stamps = []
+    for path in sorted(root.rglob("*.yaml")):
+        try:
+            stat = path.stat()
+        except OSError:  # removed between listing and stat: the next check sees it gone
+            continue
+        stamps.append((str(path.relative_to(root)), stat.st_mtime_ns, stat.st_size))
+    return tuple(stamps)
+
+
 def chunk_by_group(items: list[Item], size: int) -> list[list[int]]:
     """Indices of `items` in chunks of about `size`, never splitting a group (a group may exceed `size`).
 
@@ -176,7 +192,7 @@ def secret_names(args: ServerArgs) -> list[str]:
         from reward.judges.openai_judge import JudgeConfig
 
         try:
-            config = JudgeConfig.model_validate(yaml.safe_load(Path(args.judge).read_text(encoding="utf-8")))
+            config = JudgeConfig.model_validate(yaml.safe_load(resolve_config(args.judge).read_text(encoding="utf-8")))
         except (OSError, yaml.YAMLError, ValidationError):
             return names  # the Scorer reports the broken judge config, naming the file
         names += sorted({e.api_key_env for e in config.endpoints if e.api_key_env} - {args.token_env})
@@ -212,9 +228,27 @@ class Scorer:
             name: Engine(load_suite(name, Path(args.rubrics)), self.judge, max_concurrency=args.judge_concurrency)
             for name in args.suites
         }
+        self.judge_concurrency = args.judge_concurrency
+        self.reloaded: dict[tuple[str, str], Any] = {}  # engines of suite versions loaded after start
 
-    async def score(self, suite: str, items: list[dict]) -> dict[str, Any]:
-        engine = self.engines[suite]
+    def _engine(self, suite: str | LoadedSuite) -> Any:
+        """The engine of a suite name (as loaded at start) or of the exact suite version the ingress sends."""
+        from reward.engine import Engine
+
+        if isinstance(suite, str):
+            return self.engines[suite]
+        current = self.engines.get(suite.name)
+        if current is not None and current.suite.version == suite.version:
+            return current
+        key = (suite.name, suite.version)
+        if key not in self.reloaded:
+            while len(self.reloaded) >= 8:  # a few recent versions: requests in flight may still use them
+                self.reloaded.pop(next(iter(self.reloaded)))
+            self.reloaded[key] = Engine(suite, self.judge, max_concurrency=self.judge_concurrency)
+        return self.reloaded[key]
+
+    async def score(self, suite: str | LoadedSuite, items: list[dict]) -> dict[str, Any]:
+        engine = self._engine(suite)
         before = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
         results = await engine.score([Item.model_validate(i) for i in items])
         after = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
@@ -251,6 +285,8 @@ class Ingress:
         self.args = args
         self.limits = args.limits
         self.suites = {name: load_suite(name, Path(args.rubrics)) for name in args.suites}
+        self.rubric_stamp = rubric_stamp(Path(args.rubrics))
+        self.rubric_checked = time.monotonic()
         self.metrics = Metrics()
         self.token = os.environ.get(args.token_env) or None
         self.log = None
@@ -262,6 +298,47 @@ class Ingress:
     def reconfigure(self, config: dict) -> None:
         self.limits = Limits.model_validate({**self.limits.model_dump(), **(config.get("limits") or config)})
         log.info("limits now %s", self.limits)
+
+    def reload_rubrics(self) -> dict[str, Any]:
+        """Load the served suites again. A rubric tree with lint errors is refused and the old versions keep
+        serving; otherwise the new versions replace the old in one assignment, so a request in flight finishes on
+        the suite it started with and the next one gets the new version."""
+        root = Path(self.args.rubrics)
+        self.rubric_stamp = rubric_stamp(root)
+        report = lint_report(root)
+        problems, suites = list(report.errors), {}
+        for name in self.args.suites if not problems else ():
+            try:
+                suites[name] = load_suite(name, root)
+            except (RubricError, UnknownSuite) as exc:
+                problems += getattr(exc, "problems", [str(exc)])
+        if problems:
+            log.error("rubric reload refused, still serving %s:\n%s", self._versions(), "\n".join(problems))
+            return {"reloaded": False, "versions": self._versions(), "errors": problems, "warnings": report.warnings}
+        changed = sorted(n for n, s in suites.items() if s.version != self.suites[n].version)
+        self.suites = suites
+        log.info("rubrics reloaded: %s (changed: %s)", self._versions(), ", ".join(changed) or "none")
+        return {"reloaded": True, "versions": self._versions(), "changed": changed, "warnings": report.warnings}
+
+    def _versions(self) -> dict[str, str]:
+        return {name: loaded.version for name, loaded in self.suites.items()}
+
+    def _watch_rubrics(self) -> None:
+        poll = self.args.rubric_poll_s
+        if poll and time.monotonic() - self.rubric_checked >= poll:
+            self.rubric_checked = time.monotonic()
+            if rubric_stamp(Path(self.args.rubrics)) != self.rubric_stamp:
+                self.reload_rubrics()
+
+    @api.post("/v1/admin/reload")
+    def admin_reload(self, request: Request) -> Response:
+        denied = self._unauthorised(request)
+        if denied:
+            return denied
+        outcome = self.reload_rubrics()
+        if not outcome["reloaded"]:
+            return _error(422, "rubric lint failed; the previous versions keep serving", **outcome)
+        return JSONResponse(outcome)
 
     def _unauthorised(self, request: Request) -> JSONResponse | None:
         if self.token and request.headers.get("authorization") != f"Bearer {self.token}":
@@ -277,6 +354,7 @@ class Ingress:
         denied = self._unauthorised(request)
         if denied:
             return denied
+        self._watch_rubrics()
         return JSONResponse({"suites": [self._describe(name, brief=True) for name in sorted(self.suites)]})
 
     @api.get("/v1/suites/{name}")
@@ -284,6 +362,7 @@ class Ingress:
         denied = self._unauthorised(request)
         if denied:
             return denied
+        self._watch_rubrics()
         if name not in self.suites:
             return self._unknown_suite(name)
         return JSONResponse(self._describe(name))
@@ -330,6 +409,7 @@ class Ingress:
     @api.post("/v1/score")
     async def score(self, request: Request) -> Response:
         started = time.perf_counter()
+        self._watch_rubrics()
         response = await self._score(request)
         self.metrics.requests.labels(str(response.status_code)).inc()
         self.metrics.latency.observe(time.perf_counter() - started)
@@ -359,7 +439,7 @@ class Ingress:
         if score_request.suite not in self.suites:
             return self._unknown_suite(score_request.suite)
         loaded = self.suites[score_request.suite]
-        results = await self._fan_out(score_request)
+        results = await self._fan_out(score_request, loaded)
         if self.log is not None:
             self.log.append(score_request.items, results, suite=loaded.name, suite_version=loaded.version,
                             run=score_request.run, step=score_request.step)
@@ -367,7 +447,7 @@ class Ingress:
         reply = ScoreResponse(suite=loaded.name, suite_version=loaded.version, results=results)
         return Response(reply.model_dump_json(), media_type="application/json")
 
-    async def _fan_out(self, score_request: ScoreRequest) -> list[ItemResult]:
+    async def _fan_out(self, score_request: ScoreRequest, loaded: LoadedSuite) -> list[ItemResult]:
         items = score_request.items
         chunks = chunk_by_group(items, self.limits.chunk_items)
 
@@ -375,7 +455,7 @@ class Ingress:
             payload = [items[i].model_dump(mode="json") for i in indices]
             for attempt in range(self.limits.chunk_retries + 1):
                 try:
-                    return await self.scorer.score.remote(score_request.suite, payload)
+                    return await self.scorer.score.remote(loaded, payload)  # this exact version
                 except Exception:  # a dead replica: Serve routes the retry to a live one
                     if attempt == self.limits.chunk_retries:
                         raise
