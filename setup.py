@@ -5,7 +5,8 @@ tables cannot map a folder outside the package into it, hence this file."""
 from setuptools import find_namespace_packages, setup
 
 setup(
-    packages=[*find_namespace_packages(include=["reward*", "policy*"], exclude=["reward.rubrics*", "reward.configs*"]), "reward.rubrics", "reward.configs"],
+    packages=[*find_namespace_packages(include=["reward*", "policy*"], exclude=["reward.rubrics*", "reward.configs*"]),
+              "reward.rubrics", "reward.configs"],
     package_dir={"reward.rubrics": "rubrics", "reward.configs": "configs"},
     package_data={
         "reward": ["py.typed"],

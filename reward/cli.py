@@ -13,7 +13,8 @@ from pathlib import Path
 from pydantic import ValidationError
 from rich.console import Console
 
-from reward.rubric import SCHEMA_KINDS, DEFAULT_RUBRIC_DIR, RubricError, UnknownSuite, json_schema, lint_report, load_suite
+from reward.rubric import (DEFAULT_RUBRIC_DIR, SCHEMA_KINDS, RubricError, UnknownSuite, json_schema, lint_report,
+                           load_suite)
 from reward.schema import Item
 
 Command = Callable[[argparse.Namespace], int]

@@ -416,7 +416,8 @@ def suite_warnings(path: Path, loaded: LoadedSuite) -> list[str]:
         inherited = [name for name in loaded.suite.dimensions if name not in listed]
         if inherited:
             warnings.append(f"{_display(path)}: key 'dimensions': {', '.join(inherited)} come only from the include "
-                            f"{own['include']!r}; list them here, or a dimension added there joins this suite unnoticed")
+                            f"{own['include']!r}; list them here, or a dimension added there joins this suite "
+                            "unnoticed")
     return warnings
 
 

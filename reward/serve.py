@@ -4,7 +4,8 @@
 use it). The ingress (FastAPI) validates requests, enforces size limits and auth, splits a batch into chunks that
 keep GRPO groups whole, scores the chunks concurrently on `Scorer` replicas through a `DeploymentHandle`, writes
 every scored item to the durable score log before replying, and exports Prometheus metrics. Limits live in
-`user_config`, so they change without a redeploy.
+`user_config`, so they change without a redeploy; rubrics reload without one (a watch on the rubric files, or
+`POST /v1/admin/reload`), and the ingress sends each chunk's exact suite version to the scorers.
 """
 
 
@@ -26,7 +27,8 @@ from ray import serve
 from ray.serve import Application
 from ray.serve.handle import DeploymentHandle
 
-from reward.rubric import DEFAULT_RUBRIC_DIR, LoadedSuite, RubricError, UnknownSuite, did_you_mean, lint_report, load_suite
+from reward.rubric import (DEFAULT_RUBRIC_DIR, LoadedSuite, RubricError, UnknownSuite, did_you_mean, lint_report,
+                           load_suite)
 from reward.schema import Item, ItemResult, ScoreRequest, ScoreResponse
 from reward.shipped import resolve_config
 

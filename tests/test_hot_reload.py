@@ -65,7 +65,8 @@ def app(tmp_path, monkeypatch):
 
 
 def body(n: int = 2) -> dict:
-    return {"suite": "mini", "items": [make_item(f"i{k}", "Skibidi streams on Spotify [1].", group="g").model_dump(mode="json") for k in range(n)]}
+    items = [make_item(f"i{k}", "Skibidi streams on Spotify [1].", group="g") for k in range(n)]
+    return {"suite": "mini", "items": [item.model_dump(mode="json") for item in items]}
 
 
 def reply(response) -> dict:
@@ -100,7 +101,8 @@ def test_a_changed_weight_takes_effect_while_in_flight_requests_finish_on_their_
     assert after["suite_version"] == detail["version"] != first["suite_version"]
     assert {d["name"]: d["weight"] for d in detail["dimensions"]}["useful"] == 5.0
     assert handle.seen == [first["suite_version"], first["suite_version"], after["suite_version"]]
-    logged = [json.loads(line)["suite_version"] for f in sorted(scores.rglob("*.jsonl")) for line in f.read_text().splitlines()]
+    logged = [json.loads(line)["suite_version"]
+              for f in sorted(scores.rglob("*.jsonl")) for line in f.read_text().splitlines()]
     assert sorted(logged) == sorted([first["suite_version"]] * 4 + [after["suite_version"]] * 2)
 
 
@@ -111,7 +113,8 @@ def test_a_rubric_that_fails_lint_is_refused_and_the_old_version_keeps_serving(a
     denied = ingress.admin_reload(request("POST", "/v1/admin/reload", token=None))
     assert denied.status_code == 401
     set_weight(rubrics, "-1.0")
-    (rubrics / "dimensions" / "useful.yaml").write_text((rubrics / "dimensions" / "useful.yaml").read_text() + "colour: red\n")
+    useful = rubrics / "dimensions" / "useful.yaml"
+    useful.write_text(useful.read_text() + "colour: red\n")
     refused = ingress.admin_reload(request("POST", "/v1/admin/reload"))
     assert refused.status_code == 422
     errors = "\n".join(reply(refused)["errors"])
@@ -121,6 +124,6 @@ def test_a_rubric_that_fails_lint_is_refused_and_the_old_version_keeps_serving(a
     assert scored["suite_version"] == before and all(r["valid"] for r in scored["results"])
     set_weight(rubrics, "3.0")  # undo the weight; the unknown key is still there
     assert not ingress.reload_rubrics()["reloaded"]
-    (rubrics / "dimensions" / "useful.yaml").write_text((rubrics / "dimensions" / "useful.yaml").read_text().replace("colour: red\n", ""))
+    useful.write_text(useful.read_text().replace("colour: red\n", ""))
     outcome = ingress.reload_rubrics()
     assert outcome["reloaded"] and outcome["versions"] == {"mini": before} and outcome["changed"] == []

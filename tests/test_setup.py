@@ -90,7 +90,8 @@ def test_the_demo_sends_the_servers_token(monkeypatch):
     monkeypatch.setattr(runner, "stop_server", lambda: None)
     monkeypatch.setattr(runner, "score_file_over_http", lambda url, path, suite, token=None: sent.update(token=token))
     monkeypatch.setattr(signal, "signal", lambda sig, handler: handler())  # SIGTERM at once: the command returns
-    assert main(["serve", "--config", "configs/serve/local.yaml", "--demo", str(ROOT / "examples" / "items.jsonl")]) == 0
+    demo = str(ROOT / "examples" / "items.jsonl")
+    assert main(["serve", "--config", "configs/serve/local.yaml", "--demo", demo]) == 0
     assert sent == {"token": "s3cret"}
 
 
@@ -98,8 +99,10 @@ def test_a_non_editable_install_finds_the_shipped_rubrics_and_configs(tmp_path):
     source = tmp_path / "src"
     source.mkdir()
     for name in ("pyproject.toml", "setup.py", "README.md", "reward", "policy", "rubrics", "configs"):
-        copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy
-        copy(ROOT / name, source / name, **({"ignore": shutil.ignore_patterns("__pycache__")} if copy is shutil.copytree else {}))
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(ROOT / name, source / name)
     wheels = tmp_path / "wheels"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w",
                     str(wheels), str(source)], check=True, capture_output=True, timeout=300)
