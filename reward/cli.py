@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,7 +13,8 @@ from pathlib import Path
 from pydantic import ValidationError
 from rich.console import Console
 
-from reward.rubric import DEFAULT_RUBRIC_DIR, RubricError, UnknownSuite, json_schema, lint, load_suite
+from reward.rubric import (DEFAULT_RUBRIC_DIR, SCHEMA_KINDS, RubricError, UnknownSuite, json_schema, lint_report,
+                           load_suite)
 from reward.schema import Item
 
 Command = Callable[[argparse.Namespace], int]
@@ -100,19 +102,32 @@ def score_command(args: argparse.Namespace) -> int:
 
 @_command("rubric lint")
 def lint_command(args: argparse.Namespace) -> int:
-    problems = lint(Path(args.path))
-    for problem in problems:
-        print(problem)
-    if problems:
-        err.print(f"[red]{len(problems)} problem{'s' if len(problems) != 1 else ''}[/red] in {args.path}")
-        return 1
-    err.print(f"[green]ok[/green]: {args.path}")
-    return 0
+    report = lint_report(Path(args.path))
+    for problem in report.errors:
+        print(f"error: {problem}")
+    for problem in report.warnings:
+        print(f"warning: {problem}")
+    if report.errors or report.warnings:
+        err.print(f"[red]{len(report.errors)} error(s)[/red], [yellow]{len(report.warnings)} warning(s)[/yellow] "
+                  f"in {args.path}")
+    else:
+        err.print(f"[green]ok[/green]: {args.path}")
+    return report.exit_code
 
 
 @_command("rubric schema")
 def schema_command(args: argparse.Namespace) -> int:
-    print(json.dumps(json_schema(), indent=2))
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        for kind in (args.kind,) if args.kind else SCHEMA_KINDS:
+            (out / f"{kind}.schema.json").write_text(json.dumps(json_schema(kind), indent=2) + "\n", encoding="utf-8")
+            err.print(f"wrote {out / f'{kind}.schema.json'}")
+        return 0
+    if not args.kind:
+        err.print("[red]give --kind dimension|suite (one schema to stdout) or --out DIR (both files)[/red]")
+        return 2
+    print(json.dumps(json_schema(args.kind), indent=2))
     return 0
 
 
@@ -129,8 +144,10 @@ def serve_command(args: argparse.Namespace) -> int:
 
     config = ServeConfig(applications=[{}])
     if args.config:
+        from reward.shipped import resolve_config
+
         try:
-            config = ServeConfig.model_validate(yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {})
+            config = ServeConfig.model_validate(yaml.safe_load(resolve_config(args.config).read_text(encoding="utf-8")) or {})
         except (OSError, yaml.YAMLError, ValidationError) as exc:
             err.print(f"[red]{args.config}[/red]: {exc}")
             return 2
@@ -151,7 +168,9 @@ def serve_command(args: argparse.Namespace) -> int:
     if args.demo:
         from reward.server_runner import score_file_over_http
 
-        score_file_over_http(url, Path(args.demo), suite=args.suite)
+        # The demo sends the server's own token, so `make run` works with REWARD_SERVER_TOKEN set.
+        token = os.environ.get(server_args.token_env) or None
+        score_file_over_http(url, Path(args.demo), suite=args.suite, token=token)
         err.print(f"[green]reward server running at {url}[/green]  (POST /v1/score, GET /v1/suites, /metrics, "
                   "/dashboard); Ctrl-C stops it")
     stop = threading.Event()
@@ -427,7 +446,10 @@ def build_parser() -> argparse.ArgumentParser:
     rubric_sub = rubric.add_subparsers(dest="rubric_command", required=True)
     lint_parser = rubric_sub.add_parser("lint", help="report every problem of a rubric folder or file")
     lint_parser.add_argument("path", nargs="?", default=str(DEFAULT_RUBRIC_DIR))
-    rubric_sub.add_parser("schema", help="print the JSON Schema of dimension and suite files")
+    lint_parser.description = "Exit status: 0 clean, 1 errors (the rubric does not load), 2 warnings only."
+    schema = rubric_sub.add_parser("schema", help="JSON Schema of dimension or suite files, for editors and CI")
+    schema.add_argument("--kind", choices=SCHEMA_KINDS, help="print this kind's schema to stdout")
+    schema.add_argument("--out", help="write <kind>.schema.json files into this folder (both kinds unless --kind)")
 
     cascade = sub.add_parser("cascade", help="judge cascade tools")
     cascade_sub = cascade.add_subparsers(dest="cascade_command", required=True)

@@ -20,8 +20,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from reward.schema import Layer
+from reward.shipped import shipped
 
-DEFAULT_RUBRIC_DIR = Path(__file__).resolve().parent.parent / "rubrics"
+DEFAULT_RUBRIC_DIR = shipped("rubrics")
 
 Input = Literal["query", "history", "evidence", "response", "plan", "selected_evidence", "answer", "now"]
 """Parts of (x, y) a dimension may read. `response` is the whole output; `plan`, `selected_evidence` and
@@ -37,7 +38,7 @@ class RubricError(Exception):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
 class ScaleLabel(_Strict):
@@ -190,38 +191,91 @@ def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any
     return merged
 
 
-def load_yaml(path: Path, _stack: tuple[Path, ...] = ()) -> dict[str, Any]:
-    """Read one YAML mapping with its includes resolved; raises `RubricError` naming the file."""
-    path = path.resolve()
-    if path in _stack:
-        cycle = " -> ".join(_display(p) for p in (*_stack, path))
-        raise RubricError([f"{_display(_stack[0])}: key 'include': include cycle {cycle}"])
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, recording duplicate mapping keys (where PyYAML lets the last value win silently)."""
+
+    def __init__(self, stream: str):
+        super().__init__(stream)
+        self.duplicates: list[str] = []
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge" or not isinstance(key_node, yaml.ScalarNode):
+                continue
+            key, line = self.construct_scalar(key_node), key_node.start_mark.line + 1
+            if key in seen:
+                self.duplicates.append(f"key '{key}': duplicate key (lines {seen[key]} and {line}); the last value "
+                                       "would win silently")
+            else:
+                seen[key] = line
+        return super().construct_mapping(node, deep)
+
+
+def _parse(path: Path, problems: list[str]) -> dict[str, Any] | None:
+    """One file's own mapping (includes not resolved); None when it cannot be read. Problems are appended."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        loader = _UniqueKeyLoader(path.read_text(encoding="utf-8"))
+        try:
+            data = loader.get_single_data()
+        finally:
+            loader.dispose()
     except FileNotFoundError:
-        raise RubricError([f"{_display(path)}: file not found"]) from None
+        problems.append(f"{_display(path)}: file not found")
+        return None
     except (OSError, UnicodeDecodeError) as exc:
-        raise RubricError([f"{_display(path)}: cannot read ({type(exc).__name__}: {exc})"]) from None
+        problems.append(f"{_display(path)}: cannot read ({type(exc).__name__}: {exc})")
+        return None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        raise RubricError([f"{_display(path)}: invalid YAML{where}: {getattr(exc, 'problem', exc)}"]) from None
+        problems.append(f"{_display(path)}: invalid YAML{where}: {getattr(exc, 'problem', exc)}")
+        return None
+    problems.extend(f"{_display(path)}: {message}" for message in loader.duplicates)
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise RubricError([f"{_display(path)}: top level must be a mapping, got {type(data).__name__}"])
+        problems.append(f"{_display(path)}: top level must be a mapping, got {type(data).__name__}")
+        return None
+    return data
+
+
+def _read_yaml(path: Path, problems: list[str], _stack: tuple[Path, ...] = ()) -> dict[str, Any] | None:
+    """A file's mapping with its includes merged. Every problem is appended, and a broken include does not stop
+    the rest of the file from being read (so lint reports the file's other problems too)."""
+    path = path.resolve()
+    if path in _stack:
+        cycle = " -> ".join(_display(p) for p in (*_stack, path))
+        problems.append(f"{_display(_stack[0])}: key 'include': include cycle {cycle}")
+        return None
+    data = _parse(path, problems)
+    if data is None:
+        return None
     includes = data.pop("include", [])
     if isinstance(includes, str):
         includes = [includes]
     if not isinstance(includes, list) or not all(isinstance(i, str) for i in includes):
-        raise RubricError([f"{_display(path)}: key 'include': must be a path or a list of paths"])
+        problems.append(f"{_display(path)}: key 'include': must be a path or a list of paths")
+        includes = []
     merged: dict[str, Any] = {}
     for include in includes:
         target = path.parent / include
         if not target.is_file():
-            raise RubricError([f"{_display(path)}: key 'include': {include!r} is not a file (relative to this file)"])
-        merged = _deep_merge(merged, load_yaml(target, (*_stack, path)))
+            problems.append(f"{_display(path)}: key 'include': {include!r} is not a file (relative to this file)")
+            continue
+        included = _read_yaml(target, problems, (*_stack, path))
+        if included is not None:
+            merged = _deep_merge(merged, included)
     return _deep_merge(merged, data)
+
+
+def load_yaml(path: Path) -> dict[str, Any]:
+    """Read one YAML mapping with its includes resolved; raises `RubricError` naming the file."""
+    problems: list[str] = []
+    data = _read_yaml(path, problems)
+    if problems or data is None:
+        raise RubricError(problems)
+    return data
 
 
 def _validation_problems(path: Path, exc: ValidationError) -> list[str]:
@@ -236,14 +290,17 @@ def _validation_problems(path: Path, exc: ValidationError) -> list[str]:
 
 
 def load_dimension(path: Path) -> Dimension:
-    data = load_yaml(path)
+    problems: list[str] = []
+    data = _read_yaml(path, problems)
+    if data is None:
+        raise RubricError(problems)
     try:
         dimension = Dimension.model_validate(data)
     except ValidationError as exc:
-        raise RubricError(_validation_problems(path, exc)) from None
-    problems = _check_references(path, dimension)
+        raise RubricError(problems + _validation_problems(path, exc)) from None
+    problems += _check_references(path, dimension)
     if dimension.name != path.stem:
-        problems.insert(0, f"{_display(path)}: key 'name': {dimension.name!r} must equal the file name {path.stem!r}")
+        problems.append(f"{_display(path)}: key 'name': {dimension.name!r} must equal the file name {path.stem!r}")
     if problems:
         raise RubricError(problems)
     return dimension
@@ -296,12 +353,14 @@ def load_suite(name_or_path: str | Path, root: Path = DEFAULT_RUBRIC_DIR) -> Loa
             raise UnknownSuite(str(name_or_path), list_suites(root))
     else:
         root = path.resolve().parent.parent
-    data = load_yaml(path)
+    problems: list[str] = []
+    data = _read_yaml(path, problems)
+    if data is None:
+        raise RubricError(problems)
     try:
         suite = Suite.model_validate(data)
     except ValidationError as exc:
-        raise RubricError(_validation_problems(path, exc)) from None
-    problems = []
+        raise RubricError(problems + _validation_problems(path, exc)) from None
     if suite.name != path.stem:
         problems.append(f"{_display(path)}: key 'name': {suite.name!r} must equal the file name {path.stem!r}")
     dimensions: dict[str, Dimension] = {}
@@ -335,35 +394,119 @@ def load_suite(name_or_path: str | Path, root: Path = DEFAULT_RUBRIC_DIR) -> Loa
     return LoadedSuite(suite=suite, dimensions=dimensions, version=version, files=tuple(files))
 
 
-def lint(root: Path = DEFAULT_RUBRIC_DIR) -> list[str]:
-    """Every problem of a rubric tree (dimension files, then suites), at once. Empty means clean."""
+@dataclass(frozen=True)
+class LintReport:
+    """What `lint` found: errors (the rubric does not load) and warnings (it loads, but likely not as meant)."""
+
+    errors: list[str]
+    warnings: list[str]
+
+    @property
+    def exit_code(self) -> int:
+        """0 clean, 1 errors, 2 warnings only (`reward rubric lint`)."""
+        return 1 if self.errors else 2 if self.warnings else 0
+
+
+def suite_warnings(path: Path, loaded: LoadedSuite) -> list[str]:
+    """Suite settings that load but do not do what they say."""
+    warnings = []
+    if loaded.suite.aggregation == "gated":
+        for name, weight in loaded.suite.dimensions.items():
+            if loaded.dimensions[name].layer == "bottom_line" and weight != 1.0:
+                warnings.append(f"{_display(path)}: key 'dimensions.{name}': weight {weight:g} has no effect: gated "
+                                "aggregation ignores bottom-line weights (the gate is an unweighted geometric mean)")
+    own = _parse(path.resolve(), []) or {}
+    if own.get("include"):
+        listed = own.get("dimensions") if isinstance(own.get("dimensions"), dict) else {}
+        inherited = [name for name in loaded.suite.dimensions if name not in listed]
+        if inherited:
+            warnings.append(f"{_display(path)}: key 'dimensions': {', '.join(inherited)} come only from the include "
+                            f"{own['include']!r}; list them here, or a dimension added there joins this suite "
+                            "unnoticed")
+    return warnings
+
+
+def lint_report(root: Path = DEFAULT_RUBRIC_DIR) -> LintReport:
+    """Every problem of a rubric tree (dimension files, then suites) or of one file, at once."""
     root = Path(root)
-    problems: list[str] = []
-    if root.is_file():
+    errors: list[str] = []
+    warnings: list[str] = []
+
+    def check_suite(path: Path) -> None:
         try:
-            if root.parent.name == "suites":
-                load_suite(root)
-            else:
-                load_dimension(root)
+            warnings.extend(suite_warnings(path, load_suite(path)))
         except RubricError as exc:
-            problems.extend(exc.problems)
-        return problems
-    dim_dir, suite_dir = root / "dimensions", root / "suites"
-    if not dim_dir.is_dir() and not suite_dir.is_dir():
-        return [f"{_display(root)}: no 'dimensions/' or 'suites/' folder"]
-    for path in sorted(dim_dir.glob("*.yaml")):
+            errors.extend(p for p in exc.problems if p not in errors)
+
+    def check_dimension(path: Path) -> None:
         try:
             load_dimension(path)
         except RubricError as exc:
-            problems.extend(exc.problems)
+            errors.extend(exc.problems)
+
+    if root.is_file():
+        (check_suite if root.parent.name == "suites" else check_dimension)(root)
+        return LintReport(errors, warnings)
+    dim_dir, suite_dir = root / "dimensions", root / "suites"
+    if not dim_dir.is_dir() and not suite_dir.is_dir():
+        return LintReport([f"{_display(root)}: no 'dimensions/' or 'suites/' folder"], [])
+    for path in sorted(dim_dir.glob("*.yaml")):
+        check_dimension(path)
     for path in sorted(suite_dir.glob("*.yaml")):
-        try:
-            load_suite(path)
-        except RubricError as exc:
-            problems.extend(p for p in exc.problems if p not in problems)
-    return problems
+        check_suite(path)
+    return LintReport(errors, warnings)
 
 
-def json_schema() -> dict[str, Any]:
-    """JSON Schemas of dimension and suite files, for editor validation (yaml-language-server)."""
-    return {"dimension": Dimension.model_json_schema(), "suite": Suite.model_json_schema()}
+def lint(root: Path = DEFAULT_RUBRIC_DIR) -> list[str]:
+    """The errors of `lint_report` (empty means the tree loads)."""
+    return lint_report(root).errors
+
+
+SCHEMA_KINDS = ("dimension", "suite")
+_INCLUDE = {
+    "description": "A path, or a list of paths, relative to this file, whose keys are merged in first (this file's "
+                   "keys win). Keys may then come from the included files, so none is required here.",
+    "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+}
+
+
+def _without_required(schema: Any, suffix: str) -> Any:
+    """A copy of a schema with nothing required and every `$ref` pointing at the suffixed copy of its target."""
+    if isinstance(schema, dict):
+        return {key: (value + suffix if key == "$ref" else _without_required(value, suffix))
+                for key, value in schema.items() if key != "required"}
+    if isinstance(schema, list):
+        return [_without_required(value, suffix) for value in schema]
+    return schema
+
+
+def json_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema of a dimension or suite file, for editors (yaml-language-server) and CI.
+
+    A file with `include:` (or one with no `name:`, a fragment meant to be included) is checked for known keys and
+    value types only, since its required keys may come from the included files; a file without either must be
+    complete.
+    """
+    if kind not in SCHEMA_KINDS:
+        raise ValueError(f"unknown schema kind {kind!r}: expected one of {', '.join(SCHEMA_KINDS)}")
+    model = Dimension if kind == "dimension" else Suite
+    full = model.model_json_schema()
+    defs = full.pop("$defs", {})
+    title = full["title"]
+    if kind == "suite":  # negative weights are refused by the loader
+        full["properties"]["dimensions"]["additionalProperties"] = {"type": "number", "minimum": 0}
+    for schema in (full,):
+        schema["properties"] = {"include": _INCLUDE, **schema["properties"]}
+    partial_suffix = "Partial"
+    partial = _without_required(full, partial_suffix)
+    all_defs = {**defs, **{name + partial_suffix: _without_required(d, partial_suffix) for name, d in defs.items()},
+                title: full, title + partial_suffix: partial}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"search-reward {kind} file",
+        "description": (model.__doc__ or "").strip(),
+        "$defs": all_defs,
+        "if": {"anyOf": [{"required": ["include"]}, {"not": {"required": ["name"]}}]},
+        "then": {"$ref": f"#/$defs/{title}{partial_suffix}"},
+        "else": {"$ref": f"#/$defs/{title}"},
+    }

@@ -4,18 +4,22 @@
 use it). The ingress (FastAPI) validates requests, enforces size limits and auth, splits a batch into chunks that
 keep GRPO groups whole, scores the chunks concurrently on `Scorer` replicas through a `DeploymentHandle`, writes
 every scored item to the durable score log before replying, and exports Prometheus metrics. Limits live in
-`user_config`, so they change without a redeploy.
+`user_config`, so they change without a redeploy; rubrics reload without one (a watch on the rubric files, or
+`POST /v1/admin/reload`), and the ingress sends each chunk's exact suite version to the scorers.
 """
 
 
 import asyncio
+import hashlib
 import json
 import logging
 import os
+import socket
 import time
 from pathlib import Path
 from typing import Any
 
+import yaml
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -23,8 +27,10 @@ from ray import serve
 from ray.serve import Application
 from ray.serve.handle import DeploymentHandle
 
-from reward.rubric import DEFAULT_RUBRIC_DIR, RubricError, UnknownSuite, did_you_mean, load_suite
+from reward.rubric import (DEFAULT_RUBRIC_DIR, LoadedSuite, RubricError, UnknownSuite, did_you_mean, lint_report,
+                           load_suite)
 from reward.schema import Item, ItemResult, ScoreRequest, ScoreResponse
+from reward.shipped import resolve_config
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +59,9 @@ class ServerArgs(BaseModel):
     """Suites to load; a request names one of them."""
     rubrics: str = str(DEFAULT_RUBRIC_DIR)
     """Rubric folder."""
+    rubric_poll_s: float = Field(default=2.0, ge=0)
+    """Hot reload: a request checks the rubric files for changes at most this often; 0 turns the watch off
+    (`POST /v1/admin/reload` still reloads)."""
     judge: str = "local"
     """Judge backend: `local`, `mock`, or a judge endpoint config (configs/judges/*.yaml)."""
     judge_concurrency: int = Field(default=256, ge=1)
@@ -61,11 +70,19 @@ class ServerArgs(BaseModel):
     """Folder of the durable score log; None disables it."""
     token_env: str = "REWARD_SERVER_TOKEN"
     """Environment variable holding the bearer token; when it is unset or empty, no auth."""
+    require_token: bool = False
+    """Refuse to build or start when `token_env` is unset (cluster configs set it: no replica serves without auth)."""
+    secrets: dict[str, str] = Field(default_factory=dict)
+    """Filled by `build_app`: the SHA-256 of each secret variable (`token_env`, the judge config's `api_key_env`s)
+    that was set where the app was built. A replica where one is unset or different refuses to start."""
     limits: Limits = Field(default_factory=Limits)
     scorer_replicas: int = Field(default=1, ge=1)
     scorer_cpus: float = Field(default=1.0, gt=0)
     """CPUs reserved per scoring replica (rules and the local tier run there)."""
     ingress_replicas: int = Field(default=1, ge=1)
+    replica_resources: dict[str, float] = Field(default_factory=dict)
+    """Custom Ray resources every replica asks for. Cluster configs ask for `reward`, which only the judge nodes
+    offer, so the app never takes CPUs on trainer nodes (see cluster/)."""
 
 
 class Metrics:
@@ -158,6 +175,18 @@ def _ray_metrics(buckets: list[float]) -> dict | None:
         return None
 
 
+def rubric_stamp(root: Path) -> tuple[tuple[str, int, int], ...]:
+    """Name, modification time and size of every rubric file: what the hot-reload watch compares."""
+    stamps = []
+    for path in sorted(root.rglob("*.yaml")):
+        try:
+            stat = path.stat()
+        except OSError:  # removed between listing and stat: the next check sees it gone
+            continue
+        stamps.append((str(path.relative_to(root)), stat.st_mtime_ns, stat.st_size))
+    return tuple(stamps)
+
+
 def chunk_by_group(items: list[Item], size: int) -> list[list[int]]:
     """Indices of `items` in chunks of about `size`, never splitting a group (a group may exceed `size`).
 
@@ -176,6 +205,39 @@ def chunk_by_group(items: list[Item], size: int) -> list[list[int]]:
     return [c for c in chunks if c]
 
 
+def _fingerprint(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+def secret_names(args: ServerArgs) -> list[str]:
+    """The environment variables the replicas need: the server token and the judge endpoints' API keys."""
+    names = [args.token_env]
+    if args.judge.endswith((".yaml", ".yml")):
+        from reward.judges.openai_judge import JudgeConfig
+
+        try:
+            config = JudgeConfig.model_validate(yaml.safe_load(resolve_config(args.judge).read_text(encoding="utf-8")))
+        except (OSError, yaml.YAMLError, ValidationError):
+            return names  # the Scorer reports the broken judge config, naming the file
+        names += sorted({e.api_key_env for e in config.endpoints if e.api_key_env} - {args.token_env})
+    return names
+
+
+def check_secrets(args: ServerArgs, role: str) -> None:
+    """Refuse to start a replica that lacks a secret the app was built with (or that `require_token` asks for)."""
+    where = f"{role} replica on {socket.gethostname()}"
+    hint = ("set it on every node that runs the reward app (cluster/kuberay: the `reward-secrets` Secret; "
+            "cluster/slurm: the job environment)")
+    if args.require_token and not os.environ.get(args.token_env):
+        raise RuntimeError(f"{where}: {args.token_env} is unset but require_token is on; {hint}")
+    for name, digest in args.secrets.items():
+        value = os.environ.get(name)
+        if not value:
+            raise RuntimeError(f"{where}: {name} is unset here but was set where the app was built; {hint}")
+        if _fingerprint(value) != digest:
+            raise RuntimeError(f"{where}: {name} differs from its value where the app was built; {hint}")
+
+
 @serve.deployment(ray_actor_options={"num_cpus": 1})
 class Scorer:
     """Scores chunks of items with one engine per suite (rules on this CPU worker, judges concurrent)."""
@@ -184,14 +246,33 @@ class Scorer:
         from reward.engine import Engine
         from reward.judges.factory import make_judge
 
+        check_secrets(args, "Scorer")
         self.judge = make_judge(args.judge)
         self.engines = {
             name: Engine(load_suite(name, Path(args.rubrics)), self.judge, max_concurrency=args.judge_concurrency)
             for name in args.suites
         }
+        self.judge_concurrency = args.judge_concurrency
+        self.reloaded: dict[tuple[str, str], Any] = {}  # engines of suite versions loaded after start
 
-    async def score(self, suite: str, items: list[dict]) -> dict[str, Any]:
-        engine = self.engines[suite]
+    def _engine(self, suite: str | LoadedSuite) -> Any:
+        """The engine of a suite name (as loaded at start) or of the exact suite version the ingress sends."""
+        from reward.engine import Engine
+
+        if isinstance(suite, str):
+            return self.engines[suite]
+        current = self.engines.get(suite.name)
+        if current is not None and current.suite.version == suite.version:
+            return current
+        key = (suite.name, suite.version)
+        if key not in self.reloaded:
+            while len(self.reloaded) >= 8:  # a few recent versions: requests in flight may still use them
+                self.reloaded.pop(next(iter(self.reloaded)))
+            self.reloaded[key] = Engine(suite, self.judge, max_concurrency=self.judge_concurrency)
+        return self.reloaded[key]
+
+    async def score(self, suite: str | LoadedSuite, items: list[dict]) -> dict[str, Any]:
+        engine = self._engine(suite)
         before = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
         results = await engine.score([Item.model_validate(i) for i in items])
         after = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
@@ -225,10 +306,13 @@ class Ingress:
     """HTTP ingress: validation, limits, auth, fan-out to scorers, score log, metrics."""
 
     def __init__(self, scorer: DeploymentHandle, args: ServerArgs):
+        check_secrets(args, "Ingress")
         self.scorer = scorer
         self.args = args
         self.limits = args.limits
         self.suites = {name: load_suite(name, Path(args.rubrics)) for name in args.suites}
+        self.rubric_stamp = rubric_stamp(Path(args.rubrics))
+        self.rubric_checked = time.monotonic()
         self.metrics = Metrics()
         self.token = os.environ.get(args.token_env) or None
         self.log = None
@@ -240,6 +324,47 @@ class Ingress:
     def reconfigure(self, config: dict) -> None:
         self.limits = Limits.model_validate({**self.limits.model_dump(), **(config.get("limits") or config)})
         log.info("limits now %s", self.limits)
+
+    def reload_rubrics(self) -> dict[str, Any]:
+        """Load the served suites again. A rubric tree with lint errors is refused and the old versions keep
+        serving; otherwise the new versions replace the old in one assignment, so a request in flight finishes on
+        the suite it started with and the next one gets the new version."""
+        root = Path(self.args.rubrics)
+        self.rubric_stamp = rubric_stamp(root)
+        report = lint_report(root)
+        problems, suites = list(report.errors), {}
+        for name in self.args.suites if not problems else ():
+            try:
+                suites[name] = load_suite(name, root)
+            except (RubricError, UnknownSuite) as exc:
+                problems += getattr(exc, "problems", [str(exc)])
+        if problems:
+            log.error("rubric reload refused, still serving %s:\n%s", self._versions(), "\n".join(problems))
+            return {"reloaded": False, "versions": self._versions(), "errors": problems, "warnings": report.warnings}
+        changed = sorted(n for n, s in suites.items() if s.version != self.suites[n].version)
+        self.suites = suites
+        log.info("rubrics reloaded: %s (changed: %s)", self._versions(), ", ".join(changed) or "none")
+        return {"reloaded": True, "versions": self._versions(), "changed": changed, "warnings": report.warnings}
+
+    def _versions(self) -> dict[str, str]:
+        return {name: loaded.version for name, loaded in self.suites.items()}
+
+    def _watch_rubrics(self) -> None:
+        poll = self.args.rubric_poll_s
+        if poll and time.monotonic() - self.rubric_checked >= poll:
+            self.rubric_checked = time.monotonic()
+            if rubric_stamp(Path(self.args.rubrics)) != self.rubric_stamp:
+                self.reload_rubrics()
+
+    @api.post("/v1/admin/reload")
+    def admin_reload(self, request: Request) -> Response:
+        denied = self._unauthorised(request)
+        if denied:
+            return denied
+        outcome = self.reload_rubrics()
+        if not outcome["reloaded"]:
+            return _error(422, "rubric lint failed; the previous versions keep serving", **outcome)
+        return JSONResponse(outcome)
 
     def _unauthorised(self, request: Request) -> JSONResponse | None:
         if self.token and request.headers.get("authorization") != f"Bearer {self.token}":
@@ -255,6 +380,7 @@ class Ingress:
         denied = self._unauthorised(request)
         if denied:
             return denied
+        self._watch_rubrics()
         return JSONResponse({"suites": [self._describe(name, brief=True) for name in sorted(self.suites)]})
 
     @api.get("/v1/suites/{name}")
@@ -262,6 +388,7 @@ class Ingress:
         denied = self._unauthorised(request)
         if denied:
             return denied
+        self._watch_rubrics()
         if name not in self.suites:
             return self._unknown_suite(name)
         return JSONResponse(self._describe(name))
@@ -308,6 +435,7 @@ class Ingress:
     @api.post("/v1/score")
     async def score(self, request: Request) -> Response:
         started = time.perf_counter()
+        self._watch_rubrics()
         response = await self._score(request)
         self.metrics.requests.labels(str(response.status_code)).inc()
         self.metrics.latency.observe(time.perf_counter() - started)
@@ -337,7 +465,7 @@ class Ingress:
         if score_request.suite not in self.suites:
             return self._unknown_suite(score_request.suite)
         loaded = self.suites[score_request.suite]
-        results = await self._fan_out(score_request)
+        results = await self._fan_out(score_request, loaded)
         if self.log is not None:
             self.log.append(score_request.items, results, suite=loaded.name, suite_version=loaded.version,
                             run=score_request.run, step=score_request.step)
@@ -345,7 +473,7 @@ class Ingress:
         reply = ScoreResponse(suite=loaded.name, suite_version=loaded.version, results=results)
         return Response(reply.model_dump_json(), media_type="application/json")
 
-    async def _fan_out(self, score_request: ScoreRequest) -> list[ItemResult]:
+    async def _fan_out(self, score_request: ScoreRequest, loaded: LoadedSuite) -> list[ItemResult]:
         items = score_request.items
         chunks = chunk_by_group(items, self.limits.chunk_items)
 
@@ -353,7 +481,7 @@ class Ingress:
             payload = [items[i].model_dump(mode="json") for i in indices]
             for attempt in range(self.limits.chunk_retries + 1):
                 try:
-                    return await self.scorer.score.remote(score_request.suite, payload)
+                    return await self.scorer.score.remote(loaded, payload)  # this exact version
                 except Exception:  # a dead replica: Serve routes the retry to a live one
                     if attempt == self.limits.chunk_retries:
                         raise
@@ -377,13 +505,21 @@ class Ingress:
 def build_app(args: ServerArgs) -> Application:
     """The reward application: `Ingress` fanning out to `Scorer` replicas."""
     args = ServerArgs.model_validate(args) if not isinstance(args, ServerArgs) else args
+    if args.require_token and not os.environ.get(args.token_env):
+        raise ValueError(f"require_token is on but {args.token_env} is unset where the app is built")
+    found = {name: _fingerprint(os.environ[name]) for name in secret_names(args) if os.environ.get(name)}
+    args = args.model_copy(update={"secrets": {**found, **args.secrets}})
     for name in args.suites:  # fail at build time, naming file and key, not inside a replica
         try:
             load_suite(name, Path(args.rubrics))
         except (RubricError, UnknownSuite) as exc:
             raise ValueError(f"suite {name!r} cannot be loaded: {exc}") from None
-    scorer = Scorer.options(num_replicas=args.scorer_replicas, ray_actor_options={"num_cpus": args.scorer_cpus}).bind(args)
-    return Ingress.options(num_replicas=args.ingress_replicas, user_config={"limits": args.limits.model_dump()}).bind(scorer, args)
+    resources = {"resources": args.replica_resources} if args.replica_resources else {}
+    scorer = Scorer.options(num_replicas=args.scorer_replicas,
+                            ray_actor_options={"num_cpus": args.scorer_cpus, **resources}).bind(args)
+    placement = {"ray_actor_options": {"num_cpus": 1, **resources}} if resources else {}
+    return Ingress.options(num_replicas=args.ingress_replicas, **placement,
+                           user_config={"limits": args.limits.model_dump()}).bind(scorer, args)
 
 
-__all__ = ["Ingress", "Limits", "Scorer", "ServerArgs", "build_app", "chunk_by_group"]
+__all__ = ["Ingress", "Limits", "Scorer", "ServerArgs", "build_app", "check_secrets", "chunk_by_group"]

@@ -4,7 +4,10 @@ aggregation it draws from: per-step statistics, capped drill-down samples for lo
 
 import datetime as dt
 import json
+import os
 import shutil
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -108,6 +111,12 @@ def test_several_logs_without_run_names_stay_apart(tmp_path):
 
 
 def test_dashboard_draws_in_headless_chromium(log_folder, tmp_path):
+    if not Path(CHROMIUM).exists():
+        if os.geteuid() == 0:  # CI runs as root, and `make test` installs Chromium there: missing is a failure
+            pytest.fail("chromium is missing although this runs as root: apt-get install chromium (make test does)")
+        reason = "chromium is missing and installing it needs root: apt-get install chromium (make test does, as root)"
+        warnings.warn(reason, stacklevel=1)
+        pytest.skip(reason)
     from playwright.sync_api import sync_playwright
 
     page_path = tmp_path / "dashboard.html"

@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from reward.cli import main
-from reward.rubric import DEFAULT_RUBRIC_DIR, RubricError, UnknownSuite, json_schema, lint, load_suite
+from reward.rubric import DEFAULT_RUBRIC_DIR, RubricError, UnknownSuite, json_schema, lint, lint_report, load_suite
 from tests.support import FIXTURE_RUBRICS, ROOT
 
 BROKEN = ROOT / "tests" / "fixtures" / "broken_rubrics"
@@ -68,18 +68,134 @@ def test_broken_suite_fails_loudly_at_load():
 
 
 def test_json_schema_describes_fields_for_editors():
-    schema = json_schema()
-    assert "criterion" in json.dumps(schema["dimension"])
-    assert schema["suite"]["properties"]["aggregation"]["enum"] == ["gated", "linear", "sum"]
+    dimension, suite = json_schema("dimension"), json_schema("suite")
+    judge = dimension["$defs"]["JudgeSpec"]["properties"]
+    assert judge["criterion"]["description"].startswith("What to check")  # from the field's docstring
+    assert suite["$defs"]["Suite"]["properties"]["aggregation"]["enum"] == ["gated", "linear", "sum"]
+    assert "include" in dimension["$defs"]["Dimension"]["properties"]
 
 
-def test_lint_command_exit_codes(capsys):
-    assert main(["rubric", "lint", str(FIXTURE_RUBRICS)]) == 0
+def shipped_files():
+    return sorted(DEFAULT_RUBRIC_DIR.glob("*/*.yaml"))
+
+
+def test_every_shipped_rubric_file_validates_against_its_schema_named_in_its_modeline():
+    import jsonschema
+    import yaml
+
+    schemas = DEFAULT_RUBRIC_DIR / "schemas"
+    for kind in ("dimension", "suite"):  # the committed schemas are what the code generates
+        assert json.loads((schemas / f"{kind}.schema.json").read_text()) == json_schema(kind), kind
+    assert len(shipped_files()) >= 25
+    for path in shipped_files():
+        kind = "suite" if path.parent.name == "suites" else "dimension"
+        first = path.read_text().splitlines()[0]
+        assert first == f"# yaml-language-server: $schema=../schemas/{kind}.schema.json", path
+        validator = jsonschema.Draft202012Validator(json_schema(kind))
+        errors = [e.message for e in validator.iter_errors(yaml.safe_load(path.read_text()))]
+        assert not errors, (path, errors)
+
+
+def test_schemas_reject_what_the_loader_rejects():
+    import jsonschema
+    import yaml
+
+    dimension = jsonschema.Draft202012Validator(json_schema("dimension"))
+    suite = jsonschema.Draft202012Validator(json_schema("suite"))
+    complete = yaml.safe_load((FIXTURE_RUBRICS / "suites" / "mini.yaml").read_text())
+    assert not list(suite.iter_errors(complete))
+    assert list(suite.iter_errors({**complete, "dimensions": {"grounded": -1.0}}))  # negative weight
+    assert list(suite.iter_errors({**complete, "aggregation": "mean"}))
+    assert list(suite.iter_errors({**complete, "colour": "red"}))  # unknown key, also beside an include
+    assert list(suite.iter_errors({"include": "mini.yaml", "colour": "red"}))
+    assert not list(suite.iter_errors({"include": "mini.yaml", "name": "x"}))  # the rest may come from the include
+    shipped = yaml.safe_load((DEFAULT_RUBRIC_DIR / "dimensions" / "claim_hallucination.yaml").read_text())
+    del shipped["include"]
+    messages = all_messages(dimension.iter_errors(shipped))  # without the include, judge.system is missing
+    assert "'system' is a required property" in messages, messages
+    shipped["include"] = "../common/judge.yaml"
+    shipped["judge"]["scale"][0]["score"] = 1.5
+    assert "1.5 is greater than the maximum of 1" in all_messages(dimension.iter_errors(shipped))
+
+
+def all_messages(errors) -> str:
+    """Messages of errors and of the alternatives they were chosen from (`anyOf` branches)."""
+    return "\n".join(m for e in errors for m in [e.message, all_messages(e.context)] if m)
+
+
+def test_schema_command_prints_one_kind_or_writes_both(tmp_path, capsys):
+    assert main(["rubric", "schema", "--kind", "suite"]) == 0
+    assert json.loads(capsys.readouterr().out) == json_schema("suite")
+    assert main(["rubric", "schema", "--out", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dimension.schema.json", "suite.schema.json"]
+    assert main(["rubric", "schema"]) == 2
+
+
+def test_ablations_list_the_gated_suites_dimensions_themselves():
+    gated = load_suite("searchllm")
+    for name in ("searchllm-linear", "searchllm-sum"):
+        text = (DEFAULT_RUBRIC_DIR / "suites" / f"{name}.yaml").read_text()
+        assert "include:" not in text, name
+        assert set(load_suite(name).dimensions) == set(gated.dimensions), name
+    assert load_suite("searchllm-linear").suite.dimensions == gated.suite.dimensions
+
+
+def copy_rubrics(tmp_path):
+    import shutil
+
+    copy = tmp_path / "rubrics"
+    shutil.copytree(FIXTURE_RUBRICS, copy)
+    (copy / "suites" / "mini-linear.yaml").unlink()
+    return copy
+
+
+def test_lint_reports_a_duplicate_key(tmp_path):
+    copy = copy_rubrics(tmp_path)
+    path = copy / "suites" / "mini.yaml"
+    path.write_text(path.read_text() + "delta: 0.5\n")
+    [error] = lint_report(copy).errors
+    assert error.endswith("mini.yaml: key 'delta': duplicate key (lines 4 and 6); the last value would win silently")
+    with pytest.raises(RubricError, match="duplicate key"):
+        load_suite("mini", copy)
+
+
+def test_lint_warns_on_ineffective_weights_and_implicitly_inherited_dimensions(tmp_path):
+    copy = copy_rubrics(tmp_path)
+    mini = copy / "suites" / "mini.yaml"
+    mini.write_text(mini.read_text().replace("grounded: 1.0", "grounded: 2.0"))
+    (copy / "suites" / "mini-sum.yaml").write_text("include: mini.yaml\nname: mini-sum\naggregation: sum\n"
+                                                   "dimensions: {grounded: 1.0, format: 1.0, useful: 1.0}\n")
+    report = lint_report(copy)
+    assert report.errors == [] and report.exit_code == 2
+    assert any("mini.yaml: key 'dimensions.grounded': weight 2 has no effect: gated aggregation ignores bottom-line"
+               in w for w in report.warnings), report.warnings
+    assert any("mini-sum.yaml: key 'dimensions': evidence_fit come only from the include 'mini.yaml'" in w
+               for w in report.warnings), report.warnings
+    assert len(report.warnings) == 2
+
+
+def test_a_file_with_an_include_error_still_reports_its_other_errors(tmp_path):
+    copy = copy_rubrics(tmp_path)
+    path = copy / "dimensions" / "grounded.yaml"
+    text = path.read_text()
+    path.write_text(text.replace("include: ../common/judge.yaml", "include: ../common/missing.yaml") + "colour: red\n")
+    problems = "\n".join(lint(path))
+    assert "key 'include': '../common/missing.yaml' is not a file" in problems
+    assert "key 'colour': unknown key" in problems
+
+
+def test_lint_command_distinguishes_errors_and_warnings(capsys, tmp_path):
+    copy = copy_rubrics(tmp_path)
+    assert main(["rubric", "lint", str(copy)]) == 0
+    assert main(["rubric", "lint", str(FIXTURE_RUBRICS)]) == 2  # mini-linear takes its dimensions from an include
+    out = capsys.readouterr().out
+    assert out.startswith("warning: ") and "error: " not in out
     assert main(["rubric", "lint", str(BROKEN)]) == 1
     out = capsys.readouterr().out
-    assert "unknown key" in out and "include cycle" in out
+    assert "error: " in out and "unknown key" in out and "include cycle" in out
 
 
 def test_console_script_is_installed():
-    done = subprocess.run([sys.executable, "-m", "reward.cli", "rubric", "schema"], capture_output=True, text=True, check=True)
-    assert "dimension" in json.loads(done.stdout)
+    done = subprocess.run([sys.executable, "-m", "reward.cli", "rubric", "schema", "--kind", "dimension"],
+                          capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout)["title"] == "search-reward dimension file"

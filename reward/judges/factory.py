@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from reward.judges.base import Judge
+from reward.shipped import resolve_config
 
 
 def make_judge(spec: str) -> Judge:
@@ -18,7 +17,7 @@ def make_judge(spec: str) -> Judge:
         from reward.judges.local import LocalJudge
 
         return LocalJudge()
-    path = Path(spec)
+    path = resolve_config(spec)
     if path.suffix in (".yaml", ".yml"):
         import yaml
 

@@ -20,6 +20,7 @@ import os
 import random
 import re
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import openai
@@ -37,7 +38,11 @@ class Endpoint(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     base_url: str
-    """E.g. `http://judge-0:8000/v1`."""
+    """E.g. `http://judge-0:8000/v1`; with `hosts_env`, a template with `{host}` (`http://{host}:8100/v1`)."""
+    hosts_env: str | None = None
+    """Name of an environment variable listing judge hosts (comma or space separated; `judge-{0..15}.judge`
+    ranges expand): the entry becomes one endpoint per host. The deployment sets it (the SLURM script from its node
+    list, the KubeRay manifests from the judge StatefulSet), so the list follows the number of judge nodes."""
     model: str
     """Served model name."""
     api_key_env: str | None = None
@@ -67,11 +72,54 @@ class JudgeConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     endpoints: list[Endpoint] = Field(min_length=1)
+    """Judge servers; a GRPO group's calls are pinned to one of them by hash."""
     parse_retries: int = Field(default=2, ge=0)
     """Re-asks after an unparseable or out-of-scale reply."""
     down_cooldown_s: float = Field(default=30.0, ge=0)
     """After an endpoint fails a call past its retries, calls go to the others first for this long (it is still
     tried when every endpoint is down), so a dead node costs one call's retries, not every call's."""
+
+    def expanded(self, environ: Mapping[str, str] | None = None) -> JudgeConfig:
+        """The config with each `hosts_env` entry replaced by one endpoint per listed host.
+
+        >>> config = JudgeConfig(endpoints=[Endpoint(base_url="http://{host}:8100/v1", model="m", hosts_env="H")])
+        >>> [e.base_url for e in config.expanded({"H": "judge-{0..1}.judge, node7"}).endpoints]
+        ['http://judge-0.judge:8100/v1', 'http://judge-1.judge:8100/v1', 'http://node7:8100/v1']
+        """
+        environ = os.environ if environ is None else environ
+        endpoints: list[Endpoint] = []
+        for index, endpoint in enumerate(self.endpoints):
+            if endpoint.hosts_env is None:
+                endpoints.append(endpoint)
+                continue
+            if "{host}" not in endpoint.base_url:
+                raise ValueError(f"endpoints.{index}.base_url: must contain {{host}} when hosts_env is set")
+            hosts = expand_hosts(environ.get(endpoint.hosts_env, ""))
+            if not hosts:
+                raise ValueError(f"endpoints.{index}.hosts_env: environment variable {endpoint.hosts_env} is unset or "
+                                 "empty; the deployment sets it to the judge hosts (see cluster/)")
+            endpoints += [endpoint.model_copy(update={"base_url": endpoint.base_url.replace("{host}", host),
+                                                      "hosts_env": None}) for host in hosts]
+        return self.model_copy(update={"endpoints": endpoints})
+
+
+def expand_hosts(spec: str) -> list[str]:
+    """Hosts from a comma- or space-separated list whose entries may hold one bash-style `{a..b}` range.
+
+    >>> expand_hosts("judge-{0..2}.judge")
+    ['judge-0.judge', 'judge-1.judge', 'judge-2.judge']
+    >>> expand_hosts("gpu01,gpu02 gpu03")
+    ['gpu01', 'gpu02', 'gpu03']
+    """
+    hosts: list[str] = []
+    for entry in re.split(r"[\s,]+", spec.strip()):
+        match = re.search(r"\{(\d+)\.\.(\d+)\}", entry)
+        if match is None:
+            hosts += [entry] if entry else []
+            continue
+        first, last = int(match.group(1)), int(match.group(2))
+        hosts += [entry[:match.start()] + str(i) + entry[match.end():] for i in range(first, last + 1)]
+    return hosts
 
 
 _REASONS = (
@@ -108,6 +156,7 @@ class OpenAIJudge(LLMJudge):
 
     def __init__(self, config: JudgeConfig):
         super().__init__(parse_retries=config.parse_retries)
+        config = config.expanded()
         self.config = config
         self.clients = [
             openai.AsyncOpenAI(
@@ -132,6 +181,8 @@ class OpenAIJudge(LLMJudge):
             raise ValueError(f"{path}: {problems}") from None
         except yaml.YAMLError as exc:
             raise ValueError(f"{path}: invalid YAML: {exc}") from None
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
 
     def backend_for(self, request: JudgeRequest) -> str:
         return f"openai:{self.config.endpoints[self.affinity(request)].model}"

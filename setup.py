@@ -1,0 +1,16 @@
+"""Packaging beyond pyproject.toml: `rubrics/` and `configs/` ship inside the package as `reward/rubrics` and
+`reward/configs` (package data), so a non-editable install finds them (see reward/shipped.py). pyproject.toml's
+tables cannot map a folder outside the package into it, hence this file."""
+
+from setuptools import find_namespace_packages, setup
+
+setup(
+    packages=[*find_namespace_packages(include=["reward*", "policy*"], exclude=["reward.rubrics*", "reward.configs*"]),
+              "reward.rubrics", "reward.configs"],
+    package_dir={"reward.rubrics": "rubrics", "reward.configs": "configs"},
+    package_data={
+        "reward": ["py.typed"],
+        "reward.rubrics": ["*/*.yaml", "schemas/*.json"],
+        "reward.configs": ["*/*.yaml", "*/*/*.yaml"],
+    },
+)
