@@ -105,8 +105,10 @@ def test_kappa_on_a_hand_computed_case():
     assert agreement.accuracy == pytest.approx(2 / 3) and agreement.kappa == pytest.approx(1 / 3)
 
 
-def test_the_shipped_cascade_config_builds_both_tiers():
+def test_the_shipped_cascade_config_builds_both_tiers(monkeypatch):
     from reward.judges.factory import make_judge
+
+    monkeypatch.setenv("JUDGE_HOSTS", "judge-0.judge")  # set by the deployment (cluster/)
     from reward.judges.openai_judge import OpenAIJudge
 
     judge = make_judge("configs/judges/cascade.yaml")
