@@ -99,7 +99,7 @@ class RowError:
 def _message(exc: ValidationError) -> str:
     first = exc.errors()[0]
     if first["type"] == "json_invalid":
-        return f"invalid JSON: {first['msg']}"
+        return f"invalid JSON: {first['msg'].removeprefix('Invalid JSON: ')}"
     return "; ".join(
         f"{'.'.join(str(p) for p in e['loc']) or '(row)'}: {'unknown field' if e['type'] == 'extra_forbidden' else e['msg']}"
         for e in exc.errors()[:3]

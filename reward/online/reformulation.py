@@ -95,15 +95,25 @@ class QuerySimilarity:
 
     def cosines(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """Cosine per (query, next query) pair; 1.0 for an exact repeat (case and spacing aside)."""
-        keys = [(text_key(a), text_key(b)) for a, b in pairs]
+        index: dict[str, int] = {}
+        keys: list[bytes] = []
         texts: dict[bytes, str] = {}
-        for (ka, kb), (a, b) in zip(keys, pairs, strict=True):
-            if ka != kb:
-                texts.setdefault(ka, a)
-                texts.setdefault(kb, b)
+        left, right = np.empty(len(pairs), dtype=np.int64), np.empty(len(pairs), dtype=np.int64)
+        for i, (a, b) in enumerate(pairs):
+            for side, text in ((left, a), (right, b)):
+                position = index.get(text)
+                if position is None:
+                    position = index[text] = len(keys)
+                    key = text_key(text)
+                    keys.append(key)
+                    texts.setdefault(key, text)
+                side[i] = position
         self._ensure(texts)
-        out = np.ones(len(pairs), dtype=np.float64)
-        for i, (ka, kb) in enumerate(keys):
-            if ka != kb:
-                out[i] = float(np.dot(self._vectors[ka], self._vectors[kb]))
+        unique = list(dict.fromkeys(keys))
+        slot = {key: k for k, key in enumerate(unique)}
+        matrix = np.stack([self._vectors[key] for key in unique]) if unique else np.zeros((0, 1), dtype=np.float32)
+        rows = np.array([slot[key] for key in keys], dtype=np.int64)
+        a, b = rows[left], rows[right]
+        out = np.einsum("ij,ij->i", matrix[a].astype(np.float64), matrix[b].astype(np.float64)) if len(pairs) else np.ones(0)
+        out[a == b] = 1.0  # the same text after normalisation: a repeated query
         return np.clip(out, -1.0, 1.0)

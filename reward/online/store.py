@@ -56,8 +56,6 @@ CREATE TABLE IF NOT EXISTS embeddings(key BLOB PRIMARY KEY, vector BLOB NOT NULL
 CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, rows INTEGER,
   inserted INTEGER, duplicates INTEGER, bad INTEGER, ingested_at TEXT);
 CREATE TABLE IF NOT EXISTS row_errors(path TEXT NOT NULL, line INTEGER NOT NULL, message TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS sessions_day ON sessions(day);
-CREATE INDEX IF NOT EXISTS sessions_response ON sessions(response_id);
 """
 
 
