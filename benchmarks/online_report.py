@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
@@ -52,21 +53,30 @@ def main() -> None:
         result["generate_s"] = round(time.perf_counter() - started, 1)
     result["log_bytes"] = log_path.stat().st_size
     if not store_path.exists():
+        cpu = time.process_time()
         with OnlineStore(store_path) as store:
             summary = store.ingest([log_path])
         result["ingest"] = summary.model_dump(exclude={"errors"})
+        result["ingest_cpu_s"] = round(time.process_time() - cpu, 1)
         result["ingest_rows_per_s"] = round(summary.rows / summary.seconds)
+        result["load_average_after_ingest"] = os.getloadavg()
     result["store_bytes"] = store_path.stat().st_size
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "reward.cli", "online", "report", "--store", str(store_path),
                "--experiment", "reward-v2", "--experiments", str(ROOT / "configs/online/experiments.yaml"),
                "--json", str(folder / "report.json")]
-    times = []
+    times, cpu_times, loads = [], [], []
     for _ in range(args.repeats):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
         times.append(round(time.perf_counter() - started, 2))
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu_times.append(round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 2))
+        loads.append(os.getloadavg()[0])
     result["report_s"] = times
+    result["report_cpu_s"] = cpu_times
+    result["load_average_during_report"] = loads
     result["report_median_s"] = sorted(times)[len(times) // 2]
     result["report"] = json.loads((folder / "report.json").read_text())
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")

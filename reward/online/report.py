@@ -20,6 +20,7 @@ from reward.online.store import METRICS, SKIP_DWELL_MS, VALID_DWELL_MS, OnlineSt
 
 METRIC_TITLES = {"vcr": "VCR (dwell > 5 s)", "skip_rate": "Skip rate (dwell < 1.5 s)",
                  "research_rate": "Re-search rate"}
+METRIC_SHORT = {"vcr": "VCR", "skip_rate": "skip", "research_rate": "re-search"}
 HIGHER_IS_BETTER = {"vcr": True, "skip_rate": False, "research_rate": False}
 
 
@@ -119,11 +120,12 @@ def print_report(report: OnlineReport, console: Console | None = None) -> None:
     console = console or Console()
     span = f"{report.days[0]} – {report.days[1]}" if report.days else "no data"
     table = Table(title=f"Experiment {report.experiment} ({span}), control = {report.control}")
-    for column in ("metric", "arm", "users", "sessions", "rate [95% CI]", "lift vs control [95% CI]", "p"):
+    for column in ("metric", "arm", "users", "sessions", "rate [95% CI]", "lift [95% CI]", "p"):
         table.add_column(column, justify="left" if column in ("metric", "arm") else "right")
     lifts = {(row.metric, row.arm): row for row in report.lifts}
     for row in report.arms:
         rate = _pct(row.rate) + (f" [{_pct(row.ci[0])}, {_pct(row.ci[1])}]" if row.ci else "")
+        # lifts are relative (treatment / control - 1); the caption says so
         lift = lifts.get((row.metric, row.arm))
         if lift is None:
             lift_cell, p_cell = "(control)" if row.arm == report.control else "—", ""
@@ -132,8 +134,9 @@ def print_report(report: OnlineReport, console: Console | None = None) -> None:
             lift_cell = colour + _pct(lift.lift, signed=True) + (
                 f" [{_pct(lift.ci[0], True)}, {_pct(lift.ci[1], True)}]" if lift.ci else "")
             p_cell = "—" if lift.p_value is None else f"{lift.p_value:.3g}"
-        table.add_row(METRIC_TITLES[row.metric], row.arm, f"{row.users:,}", f"{row.sessions:,}", rate, lift_cell, p_cell)
+        table.add_row(METRIC_SHORT[row.metric], row.arm, f"{row.users:,}", f"{row.sessions:,}", rate, lift_cell, p_cell)
     console.print(table)
+    console.print("lift = arm rate / control rate - 1; VCR: dwell > 5 s; skip: dwell < 1.5 s; intervals: delta method over users")
     srm = report.srm
     observed = ", ".join(f"{arm} {count:,}" for arm, count in srm.observed.items())
     verdict = (f"[red]SAMPLE RATIO MISMATCH[/red] (p = {srm.p_value:.2g}{', unknown arms ' + str(srm.unknown_arms) if srm.unknown_arms else ''}):"
