@@ -4,7 +4,9 @@ The score log (offline scores per response) is joined with the online store's se
 for every dimension (and the aggregate reward, gate and utility) the AUC of its score for three good outcomes is
 computed with DeLong's 95% interval: valid consumption (dwell > 5 s), no skip, no re-search. AUC 0.5 means the
 dimension says nothing about that behaviour; above 0.5, higher scores go with the good outcome. Sessions showing
-the same response share its scores; unscored dimensions are left out of that dimension's AUC and counted.
+the same response share its scores; unscored dimensions are left out of that dimension's AUC and counted. The
+intervals treat sessions as independent: where many sessions show the same cached response (as in the synthetic
+example, 66 distinct responses), they are too narrow.
 """
 
 from __future__ import annotations

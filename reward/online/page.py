@@ -36,7 +36,7 @@ def _forest(report: OnlineReport, metric: str) -> str:
     width, left, height = 520, 120, 28 * len(rows) + 30
 
     def x(value: float) -> float:
-        return left + (value + bound) / (2 * bound) * (width - left - 20)
+        return left + (value + bound) / (2 * bound) * (width - left - 50)
 
     parts = [f"<svg width='{width}' height='{height}' role='img' aria-label='lift of {html.escape(metric)}'>",
              f"<line x1='{x(0):.1f}' x2='{x(0):.1f}' y1='5' y2='{height - 22}' stroke='#9ca3af' stroke-dasharray='3'/>"]
@@ -104,10 +104,11 @@ def render_page(report: OnlineReport, *, bcr: list[ArmBCR] | None = None, link: 
 
         body = "".join(f"<tr><td>{html.escape(name)}</td><td class='muted'>{html.escape(rows_[OUTCOMES[0]].layer or 'aggregate')}</td>"
                        + "".join(cell(rows_.get(o)) for o in OUTCOMES)
-                       + f"<td>{rows_[OUTCOMES[0]].sessions:,}</td></tr>" for name, rows_ in by_dimension.items())
+                       + f"<td>{rows_[OUTCOMES[0]].sessions:,}</td><td>{rows_[OUTCOMES[0]].unscored:,}</td></tr>"
+                       for name, rows_ in by_dimension.items())
         sections.append("<section id='link'><h2>Which reward dimensions predict user behaviour (AUC, DeLong 95% CI)</h2>"
                         "<p class='muted'>Above 0.5: higher scores go with the good outcome.</p><table><tr><th>dimension</th>"
-                        "<th>layer</th><th>valid consumption</th><th>no skip</th><th>no re-search</th><th>sessions</th></tr>"
+                        "<th>layer</th><th>valid consumption</th><th>no skip</th><th>no re-search</th><th>sessions</th><th>unscored</th></tr>"
                         f"{body}</table></section>")
     t = report.thresholds
     counts = report.ingest
@@ -117,5 +118,5 @@ def render_page(report: OnlineReport, *, bcr: list[ArmBCR] | None = None, link: 
               f"{counts['duplicates']:,} duplicate ids, {counts['bad']:,} bad rows.</p>")
     notice_html = f"<p class='bad'>{html.escape(notice)}</p>" if notice else ""
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{_STYLE}</style></head><body><header><h1>{html.escape(title)}</h1><p>{html.escape(span)} · control "
+            f"<style>{_STYLE}</style></head><body><header><h1>{html.escape(title)}</h1><p>{html.escape(span)} · control arm: "
             f"{html.escape(report.control)}</p></header><main>{notice_html}{srm_html}{''.join(sections)}{footer}</main></body></html>")

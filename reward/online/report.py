@@ -85,7 +85,7 @@ def _rate_ci(rate: float | None, variance: float | None) -> tuple[float, float] 
 
 def build_report(store: OnlineStore, experiment: Experiment, *, window_s: float = RESEARCH_WINDOW_S,
                  similarity: float = RESEARCH_SIMILARITY, days: tuple[dt.date, dt.date] | None = None) -> OnlineReport:
-    moments = store.arm_moments(experiment.name, window_s, similarity, days)
+    moments, seen = store.arm_moments(experiment.name, window_s, similarity, days)
     srm = sample_ratio_check({arm: m["vcr"].users for arm, m in moments.items()}, experiment)
     arms: list[ArmMetric] = []
     lifts: list[LiftRow] = []
@@ -106,7 +106,7 @@ def build_report(store: OnlineStore, experiment: Experiment, *, window_s: float 
                 ci=None if lift is None else lift.ci, p_value=None if lift is None else lift.p_value,
                 difference=None if lift is None else lift.difference, significant=significant,
                 better=((lift.lift > 0) == HIGHER_IS_BETTER[metric]) if significant else None))
-    return OnlineReport(experiment=experiment.name, control=experiment.control, days=days or store.span(),
+    return OnlineReport(experiment=experiment.name, control=experiment.control, days=seen,
                         thresholds=Thresholds(research_window_s=window_s, research_similarity=similarity),
                         arms=arms, lifts=lifts, srm=srm, ingest=store.ingest_counts())
 

@@ -208,50 +208,61 @@ class OnlineStore:
             if row.session not in seen:
                 seen.add(row.session)
                 unique.append(row)
-        gaps = [row.gap_ms for row in unique]
+        # Sessions stored by an earlier batch or file are duplicates: they are counted, and neither their row nor
+        # their arms are written again.
+        names = [row.session for row in unique]
+        stored: set[str] = set()
+        for start in range(0, len(names), 900):
+            chunk = names[start : start + 900]
+            stored.update(s for (s,) in self.conn.execute(
+                f"SELECT session FROM sessions WHERE session IN ({','.join('?' * len(chunk))})", chunk))
+        new = [row for row in unique if row.session not in stored]
+        gaps = [row.gap_ms for row in new]
         near = [i for i, gap in enumerate(gaps) if gap is not None and gap <= MAX_WINDOW_S * 1000]
-        cosines: list[float | None] = [None] * len(unique)
+        cosines: list[float | None] = [None] * len(new)
         if near:
-            for i, value in zip(near, similarity.cosines([(unique[i].query, unique[i].next_query) for i in near]),
-                                strict=True):
+            for i, value in zip(near, similarity.cosines([(new[i].query, new[i].next_query) for i in near]), strict=True):
                 cosines[i] = round(float(value), 4)
-        policy = {name: self.name_id("policy", name) for name in {row.policy for row in unique}}
-        before = self.conn.execute("SELECT IFNULL(MAX(id), 0) FROM sessions").fetchone()[0]
-        changes = self.conn.total_changes
+        first_id = self.conn.execute("SELECT IFNULL(MAX(id), 0) + 1 FROM sessions").fetchone()[0]
+        window_ms = int(RESEARCH_WINDOW_S * 1000)
+        sessions, exposures = [], []
+        user_days: dict[tuple[int, int, int, int], list[int]] = {}
+        for offset, (row, gap, cosine) in enumerate(zip(new, gaps, cosines, strict=True)):
+            session_id, user, day = first_id + offset, user_key(row.user), day_number(row.day)
+            sessions.append((session_id, row.session, user, day, self.name_id("policy", row.policy), row.response_id,
+                             row.dwell_ms, gap, cosine, _FEEDBACK[row.feedback]))
+            outcome = (row.dwell_ms > VALID_DWELL_MS, row.dwell_ms < SKIP_DWELL_MS,
+                       gap is not None and gap <= window_ms and cosine is not None and cosine >= RESEARCH_SIMILARITY)
+            for experiment, arm in row.arms.items():
+                key = (self.name_id("experiment", experiment), self.name_id("arm", arm), user, day)
+                exposures.append((*key[:3], session_id, day, row.dwell_ms, gap, cosine))
+                counts = user_days.get(key)
+                if counts is None:
+                    user_days[key] = [1, *outcome]
+                else:
+                    counts[0] += 1
+                    counts[1] += outcome[0]
+                    counts[2] += outcome[1]
+                    counts[3] += outcome[2]
+        self.conn.executemany("INSERT INTO sessions(id, session, user, day, policy, response_id, dwell_ms, gap_ms, cosine,"
+                              " feedback) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", sessions)
+        self.conn.executemany("INSERT INTO exposures VALUES (?, ?, ?, ?, ?, ?, ?, ?)", exposures)
+        # `user_days` counts under the default re-search thresholds (what a default report reads).
         self.conn.executemany(
-            "INSERT OR IGNORE INTO sessions(session, user, day, policy, response_id, dwell_ms, gap_ms, cosine, feedback)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(row.session, user_key(row.user), day_number(row.day), policy[row.policy], row.response_id, row.dwell_ms,
-              gap, cosine, _FEEDBACK[row.feedback]) for row, gap, cosine in zip(unique, gaps, cosines, strict=True)])
-        inserted = self.conn.total_changes - changes
-        stage = [(row.session, self.name_id("experiment", experiment), self.name_id("arm", arm))
-                 for row in unique for experiment, arm in row.arms.items()]
-        if stage:
-            self.conn.execute("CREATE TEMP TABLE IF NOT EXISTS stage(session TEXT, experiment INTEGER, arm INTEGER)")
-            self.conn.executemany("INSERT INTO stage VALUES (?, ?, ?)", stage)
-            # Only sessions this batch inserted (id above the previous maximum) get exposures: a duplicate row's
-            # arms are not counted a second time.
-            self.conn.execute(
-                "INSERT INTO exposures SELECT st.experiment, st.arm, s.user, s.id, s.day, s.dwell_ms, s.gap_ms, s.cosine"
-                " FROM stage st JOIN sessions s ON s.session = st.session WHERE s.id > ?", (before,))
-            self.conn.execute(
-                "INSERT INTO user_days SELECT st.experiment, st.arm, s.user, s.day, COUNT(*), SUM(s.dwell_ms > :valid),"
-                " SUM(s.dwell_ms < :skip), SUM(s.gap_ms IS NOT NULL AND s.gap_ms <= :w AND s.cosine >= :t)"
-                " FROM stage st JOIN sessions s ON s.session = st.session WHERE s.id > :before GROUP BY 1, 2, 3, 4"
-                " ON CONFLICT(experiment, arm, user, day) DO UPDATE SET n = n + excluded.n, v = v + excluded.v,"
-                " k = k + excluded.k, r = r + excluded.r",
-                {"valid": VALID_DWELL_MS, "skip": SKIP_DWELL_MS, "w": int(RESEARCH_WINDOW_S * 1000),
-                 "t": RESEARCH_SIMILARITY, "before": before})
-            self.conn.execute("DELETE FROM stage")
-        return inserted, len(batch) - inserted
+            "INSERT INTO user_days VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(experiment, arm, user, day) DO UPDATE"
+            " SET n = n + excluded.n, v = v + excluded.v, k = k + excluded.k, r = r + excluded.r",
+            [(*key, *map(int, counts)) for key, counts in user_days.items()])
+        return len(new), len(batch) - len(new)
 
     # -- queries ---------------------------------------------------------------------------------------------------
     def experiments(self) -> list[str]:
         return sorted(self.names("experiment").values())
 
     def arm_moments(self, experiment: str, window_s: float, similarity: float,
-                    days: tuple[dt.date, dt.date] | None = None) -> dict[str, dict[str, RatioMoments]]:
-        """Per arm and metric, the user-level sufficient statistics of VCR, skip rate and re-search rate."""
+                    days: tuple[dt.date, dt.date] | None = None,
+                    ) -> tuple[dict[str, dict[str, RatioMoments]], tuple[dt.date, dt.date] | None]:
+        """Per arm and metric, the user-level sufficient statistics of VCR, skip rate and re-search rate; and the
+        first and last day seen (one ordered scan of the experiment's rows for both)."""
         if window_s > MAX_WINDOW_S:
             raise ValueError(f"window: at most {MAX_WINDOW_S:g} s (pairs further apart are not embedded at ingest)")
         experiment_id = self.name_id("experiment", experiment, create=False)
@@ -264,21 +275,23 @@ class OnlineStore:
             params.update(d0=day_number(days[0]), d1=day_number(days[1]))
         sums = ", ".join(f"SUM({m}), SUM({m}*{m}), SUM(n*{m})" for m in "vkr")
         if window_s == RESEARCH_WINDOW_S and similarity == RESEARCH_SIMILARITY:
-            inner = f"SELECT arm, user, SUM(n) AS n, SUM(v) AS v, SUM(k) AS k, SUM(r) AS r FROM user_days WHERE {where}"
+            inner = ("SELECT arm, user, SUM(n) AS n, SUM(v) AS v, SUM(k) AS k, SUM(r) AS r, MIN(day) AS d0, MAX(day) AS d1"
+                     f" FROM user_days WHERE {where}")
         else:  # other thresholds: from the sessions themselves
             inner = ("SELECT arm, user, COUNT(*) AS n, SUM(dwell_ms > :valid) AS v, SUM(dwell_ms < :skip) AS k,"
-                     f" SUM(gap_ms IS NOT NULL AND gap_ms <= :w AND cosine >= :t) AS r FROM exposures WHERE {where}")
-        query = f"SELECT arm, COUNT(*), SUM(n), SUM(n*n), {sums} FROM ({inner} GROUP BY arm, user) GROUP BY arm"
+                     f" SUM(gap_ms IS NOT NULL AND gap_ms <= :w AND cosine >= :t) AS r, MIN(day) AS d0, MAX(day) AS d1"
+                     f" FROM exposures WHERE {where}")
+        query = (f"SELECT arm, COUNT(*), SUM(n), SUM(n*n), {sums}, MIN(d0), MAX(d1)"
+                 f" FROM ({inner} GROUP BY arm, user) GROUP BY arm")
         arms = self.names("arm")
         out: dict[str, dict[str, RatioMoments]] = {}
+        first = last = None
         for arm, users, n, nn, *rest in self.conn.execute(query, params):
             out[arms[arm]] = {metric: RatioMoments(users, n, rest[3 * i], nn, rest[3 * i + 1], rest[3 * i + 2])
                               for i, metric in enumerate(METRICS)}
-        return out
-
-    def span(self, experiment: str | None = None) -> tuple[dt.date, dt.date] | None:
-        first, last = self.conn.execute("SELECT MIN(day), MAX(day) FROM sessions").fetchone()
-        return None if first is None else (day_of(first), day_of(last))
+            first = rest[-2] if first is None else min(first, rest[-2])
+            last = rest[-1] if last is None else max(last, rest[-1])
+        return out, (None if first is None else (day_of(first), day_of(last)))
 
     def ingest_counts(self) -> dict[str, int]:
         """Rows, sessions stored, duplicates and bad rows over every ingested file."""

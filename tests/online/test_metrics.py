@@ -44,7 +44,9 @@ def _rates(report):
 
 
 def test_hand_computed_rates(store):
-    rates = _rates(build_report(store, EXPERIMENT))
+    report = build_report(store, EXPERIMENT)
+    assert report.days == (dt.date(2026, 1, 12), dt.date(2026, 1, 13))
+    rates = _rates(report)
     assert rates[("vcr", "control")] == (pytest.approx(1 / 4), 2, 4)
     assert rates[("skip_rate", "control")] == (pytest.approx(1 / 4), 2, 4)
     assert rates[("research_rate", "control")] == (pytest.approx(1 / 4), 2, 4)
