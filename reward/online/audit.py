@@ -22,7 +22,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from reward.labels import PointwiseLabel
-from reward.online.stats import Z95, wilson_interval
+from reward.online.stats import wilson_interval
 from reward.online.store import OnlineStore
 from reward.schema import Item, ItemResult
 
@@ -192,6 +192,3 @@ def bad_case_rates(manifest: AuditManifest, label_paths: list[str | Path], contr
             rows.append(row)
     return rows
 
-
-__all__ = ["AuditDraw", "AuditManifest", "ArmBCR", "bad_case_rates", "draw_sample", "items_from_score_log",
-           "write_sheet", "Z95"]

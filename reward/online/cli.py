@@ -6,14 +6,12 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import logging
 from pathlib import Path
 
 from rich.console import Console
 
 from reward.online.reformulation import MAX_WINDOW_S, RESEARCH_SIMILARITY, RESEARCH_WINDOW_S
 
-log = logging.getLogger(__name__)
 err = Console(stderr=True, soft_wrap=True)  # file:line messages stay whole, greppable
 DEFAULT_STORE = "var/online.sqlite"
 DEFAULT_EXPERIMENTS = "configs/online/experiments.yaml"
