@@ -61,7 +61,7 @@ def build_aggregates(store_path: Path, t: Traffic) -> dict:
     day = rng.integers(0, t.days, t.sessions)
     keys = np.array([user_key(u) for u in users], dtype=np.int64)
     with OnlineStore(store_path) as store:
-        store.conn.execute("INSERT INTO files VALUES (?, 0, 0, ?, ?, 0, 0, ?)",
+        store.conn.execute("INSERT INTO online_files VALUES (?, 0, 0, ?, ?, 0, 0, ?)",
                            ("synthetic-aggregates", t.sessions, t.sessions, dt.datetime.now(dt.UTC).isoformat()))
         first_day = day_number(t.start)
         rows = 0
@@ -88,7 +88,7 @@ def build_aggregates(store_path: Path, t: Traffic) -> dict:
             g_arm = order_keys // (t.days * t.users)
             experiment_id = store.name_id("experiment", experiment.name)
             arm_ids = np.array([store.name_id("arm", name) for name in names])
-            store.conn.executemany("INSERT INTO user_days VALUES (?, ?, ?, ?, ?, ?, ?, ?)", zip(
+            store.conn.executemany("INSERT INTO online_user_days VALUES (?, ?, ?, ?, ?, ?, ?, ?)", zip(
                 itertools.repeat(experiment_id), arm_ids[g_arm].tolist(), keys[g_user].tolist(),
                 (g_day + first_day).tolist(), *(c.tolist() for c in counts)))
             rows += len(order_keys)

@@ -13,7 +13,7 @@ answer" (typing a reformulation takes seconds, a new need after a minute of read
 Both are indicative, not calibrated on labelled traffic; `reward online report --window/--similarity` move them.
 
 Embedding cost is per distinct query text, not per session: texts are embedded once (batched), kept in memory and
-in the store's `embeddings` table, so a day of traffic only embeds the texts it has not seen before.
+in the store's `online_embeddings` table, so a day of traffic only embeds the texts it has not seen before.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def minilm_encoder(batch_size: int = 256) -> Encoder:
 class QuerySimilarity:
     """Cosine similarity of query pairs with an embedding cache (memory, plus an optional persistent backing store).
 
-    `load(keys)` and `save(rows)` connect the persistent cache (the online store's `embeddings` table).
+    `load(keys)` and `save(rows)` connect the persistent cache (the online store's `online_embeddings` table).
     """
 
     def __init__(self, encoder: Encoder | None = None, load: Callable[[list[bytes]], dict[bytes, np.ndarray]] | None = None,

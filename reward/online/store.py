@@ -3,13 +3,13 @@
 SQLite, like the score log's aggregate store, so both can later live in one file that one query reaches. Ingest is
 incremental: a file already ingested (same path, size and modification time) is skipped, a session id already
 stored is a duplicate (counted, the first row kept), and every bad row is recorded with its file and line in
-`row_errors`. Each file is ingested in one transaction, so a crash leaves a file either wholly in or wholly out.
+`online_row_errors`. Each file is ingested in one transaction, so a crash leaves a file either wholly in or wholly out.
 
-Tables: `sessions` (one row per session: user, day, policy, response id, dwell, gap to the next query and the
-query similarity), `exposures` (one row per session and experiment, clustered by (experiment, arm, user) so the
-per-user sums a report needs come out of one ordered scan), `user_days` (sessions, valid, skips and re-searches
+Tables: `online_sessions` (one row per session: user, day, policy, response id, dwell, gap to the next query and the
+query similarity), `online_exposures` (one row per session and experiment, clustered by (experiment, arm, user) so the
+per-user sums a report needs come out of one ordered scan), `online_user_days` (sessions, valid, skips and re-searches
 per experiment, arm, user and day under the default re-search thresholds: what a default report reads, a tenth of
-the rows of `exposures`), `embeddings` (query-text cache), `files`, `row_errors`.
+the rows of `online_exposures`), `online_embeddings` (query-text cache), `online_files`, `online_row_errors`.
 """
 
 from __future__ import annotations
@@ -39,23 +39,23 @@ EPOCH = dt.date(1970, 1, 1)
 _FEEDBACK = {None: None, "up": 1, "down": -1}
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS names(id INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, UNIQUE(kind, name));
-CREATE TABLE IF NOT EXISTS sessions(
+CREATE TABLE IF NOT EXISTS online_names(id INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, UNIQUE(kind, name));
+CREATE TABLE IF NOT EXISTS online_sessions(
   id INTEGER PRIMARY KEY, session TEXT NOT NULL UNIQUE, user INTEGER NOT NULL, day INTEGER NOT NULL,
   policy INTEGER NOT NULL, response_id TEXT NOT NULL, dwell_ms INTEGER NOT NULL, gap_ms INTEGER, cosine REAL,
   feedback INTEGER);
-CREATE TABLE IF NOT EXISTS exposures(
+CREATE TABLE IF NOT EXISTS online_exposures(
   experiment INTEGER NOT NULL, arm INTEGER NOT NULL, user INTEGER NOT NULL, session INTEGER NOT NULL,
   day INTEGER NOT NULL, dwell_ms INTEGER NOT NULL, gap_ms INTEGER, cosine REAL,
   PRIMARY KEY(experiment, arm, user, session)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS user_days(
+CREATE TABLE IF NOT EXISTS online_user_days(
   experiment INTEGER NOT NULL, arm INTEGER NOT NULL, user INTEGER NOT NULL, day INTEGER NOT NULL,
   n INTEGER NOT NULL, v INTEGER NOT NULL, k INTEGER NOT NULL, r INTEGER NOT NULL,
   PRIMARY KEY(experiment, arm, user, day)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS embeddings(key BLOB PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, rows INTEGER,
+CREATE TABLE IF NOT EXISTS online_embeddings(key BLOB PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS online_files(path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, rows INTEGER,
   inserted INTEGER, duplicates INTEGER, bad INTEGER, ingested_at TEXT);
-CREATE TABLE IF NOT EXISTS row_errors(path TEXT NOT NULL, line INTEGER NOT NULL, message TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS online_row_errors(path TEXT NOT NULL, line INTEGER NOT NULL, message TEXT NOT NULL);
 """
 
 
@@ -86,7 +86,7 @@ class IngestSummary(BaseModel):
     duplicates: int = 0
     """Rows whose session id was already stored (the first row is kept)."""
     bad: int = 0
-    """Rows that failed validation (recorded in `row_errors`)."""
+    """Rows that failed validation (recorded in `online_row_errors`)."""
     errors: list[str] = Field(default_factory=list)
     """The first bad rows, as `file:line: field: message`."""
     embedded_texts: int = 0
@@ -106,7 +106,7 @@ class OnlineStore:
         self.conn.execute("PRAGMA temp_store=MEMORY")
         self.conn.executescript(_SCHEMA)
         self._names: dict[tuple[str, str], int] = {
-            (kind, name): id_ for id_, kind, name in self.conn.execute("SELECT id, kind, name FROM names")}
+            (kind, name): id_ for id_, kind, name in self.conn.execute("SELECT id, kind, name FROM online_names")}
 
     def close(self) -> None:
         self.conn.close()
@@ -122,7 +122,7 @@ class OnlineStore:
         if key not in self._names:
             if not create:
                 return None
-            self._names[key] = self.conn.execute("INSERT INTO names(kind, name) VALUES (?, ?)", key).lastrowid
+            self._names[key] = self.conn.execute("INSERT INTO online_names(kind, name) VALUES (?, ?)", key).lastrowid
         return self._names[key]
 
     def names(self, kind: str) -> dict[int, str]:
@@ -133,16 +133,16 @@ class OnlineStore:
         found = {}
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
-            query = f"SELECT key, vector FROM embeddings WHERE key IN ({','.join('?' * len(chunk))})"
+            query = f"SELECT key, vector FROM online_embeddings WHERE key IN ({','.join('?' * len(chunk))})"
             found.update({k: np.frombuffer(v, dtype=np.float32) for k, v in self.conn.execute(query, chunk)})
         return found
 
     def save_embeddings(self, rows: list[tuple[bytes, np.ndarray]]) -> None:
-        self.conn.executemany("INSERT OR IGNORE INTO embeddings VALUES (?, ?)",
+        self.conn.executemany("INSERT OR IGNORE INTO online_embeddings VALUES (?, ?)",
                               [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in rows])
 
     def similarity(self, encoder=None) -> QuerySimilarity:
-        """A query-similarity cache backed by this store's `embeddings` table."""
+        """A query-similarity cache backed by this store's `online_embeddings` table."""
         return QuerySimilarity(encoder, load=self.load_embeddings, save=self.save_embeddings)
 
     # -- ingest ----------------------------------------------------------------------------------------------------
@@ -154,15 +154,15 @@ class OnlineStore:
         summary = IngestSummary()
         for path in log_files(list(paths)):
             stat = path.stat()
-            known = self.conn.execute("SELECT size, mtime_ns FROM files WHERE path = ?", (str(path),)).fetchone()
+            known = self.conn.execute("SELECT size, mtime_ns FROM online_files WHERE path = ?", (str(path),)).fetchone()
             if known == (stat.st_size, stat.st_mtime_ns):
                 summary.skipped_files += 1
                 continue
             summary.files += 1
             with self.conn:  # one transaction per file
-                self.conn.execute("DELETE FROM row_errors WHERE path = ?", (str(path),))
+                self.conn.execute("DELETE FROM online_row_errors WHERE path = ?", (str(path),))
                 counts = self._ingest_file(path, similarity, chunk_rows, summary, keep_errors)
-                self.conn.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                self.conn.execute("INSERT OR REPLACE INTO online_files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                   (str(path), stat.st_size, stat.st_mtime_ns, *counts, dt.datetime.now(dt.UTC).isoformat()))
         summary.embedded_texts = similarity.encoded
         summary.seconds = round(time.perf_counter() - started, 3)
@@ -183,7 +183,7 @@ class OnlineStore:
         for number, entry in read_interactions(path):
             if isinstance(entry, RowError):
                 bad += 1
-                self.conn.execute("INSERT INTO row_errors VALUES (?, ?, ?)", (entry.path, entry.line, entry.message))
+                self.conn.execute("INSERT INTO online_row_errors VALUES (?, ?, ?)", (entry.path, entry.line, entry.message))
                 if len(summary.errors) < keep_errors:
                     summary.errors.append(str(entry))
                 continue
@@ -215,7 +215,7 @@ class OnlineStore:
         for start in range(0, len(names), 900):
             chunk = names[start : start + 900]
             stored.update(s for (s,) in self.conn.execute(
-                f"SELECT session FROM sessions WHERE session IN ({','.join('?' * len(chunk))})", chunk))
+                f"SELECT session FROM online_sessions WHERE session IN ({','.join('?' * len(chunk))})", chunk))
         new = [row for row in unique if row.session not in stored]
         gaps = [row.gap_ms for row in new]
         near = [i for i, gap in enumerate(gaps) if gap is not None and gap <= MAX_WINDOW_S * 1000]
@@ -223,7 +223,7 @@ class OnlineStore:
         if near:
             for i, value in zip(near, similarity.cosines([(new[i].query, new[i].next_query) for i in near]), strict=True):
                 cosines[i] = round(float(value), 4)
-        first_id = self.conn.execute("SELECT IFNULL(MAX(id), 0) + 1 FROM sessions").fetchone()[0]
+        first_id = self.conn.execute("SELECT IFNULL(MAX(id), 0) + 1 FROM online_sessions").fetchone()[0]
         window_ms = int(RESEARCH_WINDOW_S * 1000)
         sessions, exposures = [], []
         user_days: dict[tuple[int, int, int, int], list[int]] = {}
@@ -244,12 +244,12 @@ class OnlineStore:
                     counts[1] += outcome[0]
                     counts[2] += outcome[1]
                     counts[3] += outcome[2]
-        self.conn.executemany("INSERT INTO sessions(id, session, user, day, policy, response_id, dwell_ms, gap_ms, cosine,"
+        self.conn.executemany("INSERT INTO online_sessions(id, session, user, day, policy, response_id, dwell_ms, gap_ms, cosine,"
                               " feedback) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", sessions)
-        self.conn.executemany("INSERT INTO exposures VALUES (?, ?, ?, ?, ?, ?, ?, ?)", exposures)
-        # `user_days` counts under the default re-search thresholds (what a default report reads).
+        self.conn.executemany("INSERT INTO online_exposures VALUES (?, ?, ?, ?, ?, ?, ?, ?)", exposures)
+        # `online_user_days` counts under the default re-search thresholds (what a default report reads).
         self.conn.executemany(
-            "INSERT INTO user_days VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(experiment, arm, user, day) DO UPDATE"
+            "INSERT INTO online_user_days VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(experiment, arm, user, day) DO UPDATE"
             " SET n = n + excluded.n, v = v + excluded.v, k = k + excluded.k, r = r + excluded.r",
             [(*key, *map(int, counts)) for key, counts in user_days.items()])
         return len(new), len(batch) - len(new)
@@ -276,11 +276,11 @@ class OnlineStore:
         sums = ", ".join(f"SUM({m}), SUM({m}*{m}), SUM(n*{m})" for m in "vkr")
         if window_s == RESEARCH_WINDOW_S and similarity == RESEARCH_SIMILARITY:
             inner = ("SELECT arm, user, SUM(n) AS n, SUM(v) AS v, SUM(k) AS k, SUM(r) AS r, MIN(day) AS d0, MAX(day) AS d1"
-                     f" FROM user_days WHERE {where}")
+                     f" FROM online_user_days WHERE {where}")
         else:  # other thresholds: from the sessions themselves
             inner = ("SELECT arm, user, COUNT(*) AS n, SUM(dwell_ms > :valid) AS v, SUM(dwell_ms < :skip) AS k,"
                      f" SUM(gap_ms IS NOT NULL AND gap_ms <= :w AND cosine >= :t) AS r, MIN(day) AS d0, MAX(day) AS d1"
-                     f" FROM exposures WHERE {where}")
+                     f" FROM online_exposures WHERE {where}")
         query = (f"SELECT arm, COUNT(*), SUM(n), SUM(n*n), {sums}, MIN(d0), MAX(d1)"
                  f" FROM ({inner} GROUP BY arm, user) GROUP BY arm")
         arms = self.names("arm")
@@ -296,12 +296,12 @@ class OnlineStore:
     def ingest_counts(self) -> dict[str, int]:
         """Rows, sessions stored, duplicates and bad rows over every ingested file."""
         row = self.conn.execute("SELECT COUNT(*), IFNULL(SUM(rows), 0), IFNULL(SUM(inserted), 0), "
-                                "IFNULL(SUM(duplicates), 0), IFNULL(SUM(bad), 0) FROM files").fetchone()
+                                "IFNULL(SUM(duplicates), 0), IFNULL(SUM(bad), 0) FROM online_files").fetchone()
         return dict(zip(("files", "rows", "sessions", "duplicates", "bad"), row, strict=True))
 
     def row_errors(self, limit: int = 20) -> list[str]:
         return [f"{p}:{n}: {m}" for p, n, m in
-                self.conn.execute("SELECT path, line, message FROM row_errors ORDER BY path, line LIMIT ?", (limit,))]
+                self.conn.execute("SELECT path, line, message FROM online_row_errors ORDER BY path, line LIMIT ?", (limit,))]
 
     def day_responses(self, experiment: str, day: dt.date) -> Iterator[tuple[str, str, str]]:
         """(arm, response id, session) of every session of the day in the experiment."""
@@ -310,7 +310,7 @@ class OnlineStore:
             raise ValueError(f"experiment {experiment!r} is not in the store (known: {self.experiments()})")
         arms = self.names("arm")
         for arm, response_id, session in self.conn.execute(
-                "SELECT e.arm, s.response_id, s.session FROM exposures e JOIN sessions s ON s.id = e.session "
+                "SELECT e.arm, s.response_id, s.session FROM online_exposures e JOIN online_sessions s ON s.id = e.session "
                 "WHERE e.experiment = ? AND e.day = ? ORDER BY s.id", (experiment_id, day_number(day))):
             yield arms[arm], response_id, session
 
@@ -318,5 +318,5 @@ class OnlineStore:
         """(response id, valid consumption, skip, re-search) per stored session."""
         for response_id, valid, skip, research in self.conn.execute(
                 "SELECT response_id, dwell_ms > ?, dwell_ms < ?, gap_ms IS NOT NULL AND gap_ms <= ? AND cosine >= ? "
-                "FROM sessions", (VALID_DWELL_MS, SKIP_DWELL_MS, int(window_s * 1000), similarity)):
+                "FROM online_sessions", (VALID_DWELL_MS, SKIP_DWELL_MS, int(window_s * 1000), similarity)):
             yield response_id, bool(valid), bool(skip), bool(research)

@@ -34,7 +34,7 @@ def test_sample_is_stratified_by_arm_and_reproducible(example_world):
     assert [d.arm for d in draws].count("control") == 20 and [d.arm for d in draws].count("treatment") == 20
     assert len({d.session for d in draws}) == 40
     assert sum(population.values()) == store.conn.execute(
-        "SELECT COUNT(*) FROM sessions WHERE day = ?", ((DAY - dt.date(1970, 1, 1)).days,)).fetchone()[0]
+        "SELECT COUNT(*) FROM online_sessions WHERE day = ?", ((DAY - dt.date(1970, 1, 1)).days,)).fetchone()[0]
     assert draw_sample(store, "reward-v2", DAY, n=40, seed=1)[0] == draws
     assert draw_sample(store, "reward-v2", DAY, n=40, seed=2)[0] != draws
     with pytest.raises(ValueError, match="no sessions"):

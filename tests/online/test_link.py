@@ -53,7 +53,7 @@ def _item(rid):
 
 def test_example_world_link_ranks_a_flaw_detector_above_chance(example_world):
     link, joined = dimension_link(example_world["store"], example_world["scores"], 60.0, 0.6)
-    assert joined == example_world["store"].conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+    assert joined == example_world["store"].conn.execute("SELECT COUNT(*) FROM online_sessions").fetchone()[0]
     reward = next(r for r in link if r.dimension == "reward" and r.outcome == "valid_consumption")
     # flawed example answers lower both the mock judge's reward and (by construction) dwell
     assert reward.auc > 0.5 and reward.ci[0] > 0.5

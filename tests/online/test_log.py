@@ -55,8 +55,8 @@ def test_ingest_counts_bad_rows_and_duplicates_and_skips_unchanged_files(tmp_pat
         assert store.row_errors() == [f"{path}:2: dwell_ms: Input should be greater than or equal to 0",
                                       f"{path}:3: invalid JSON: expected ident at line 1 column 2"]
         # the duplicate's dwell (9000) did not replace the first row's (3000), nor count twice
-        assert store.conn.execute("SELECT dwell_ms FROM sessions WHERE session = 's1'").fetchone() == (3000,)
-        assert store.conn.execute("SELECT COUNT(*) FROM exposures").fetchone() == (2,)
+        assert store.conn.execute("SELECT dwell_ms FROM online_sessions WHERE session = 's1'").fetchone() == (3000,)
+        assert store.conn.execute("SELECT COUNT(*) FROM online_exposures").fetchone() == (2,)
         again = store.ingest([path], similarity=similarity_factory({}))
         assert (again.files, again.skipped_files, again.rows) == (0, 1, 0)
         # a new file repeating stored sessions adds nothing
