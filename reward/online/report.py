@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import sys
 
 from pydantic import BaseModel
 from rich.console import Console
@@ -117,7 +118,8 @@ def _pct(value: float | None, signed: bool = False) -> str:
 
 def print_report(report: OnlineReport, console: Console | None = None) -> None:
     """The terminal view: one table of rates and lifts, the SRM verdict, the ingest counts."""
-    console = console or Console()
+    # piped output gets room for the whole table rather than rich's 80-column default
+    console = console or (Console() if sys.stdout.isatty() else Console(width=140))
     span = f"{report.days[0]} – {report.days[1]}" if report.days else "no data"
     table = Table(title=f"Experiment {report.experiment} ({span}), control = {report.control}")
     for column in ("metric", "arm", "users", "sessions", "rate [95% CI]", "lift [95% CI]", "p"):
