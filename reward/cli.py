@@ -368,6 +368,13 @@ def shadow_command(args: argparse.Namespace) -> int:
     return 0
 
 
+@_command("online")
+def online_command(args: argparse.Namespace) -> int:
+    from reward.online.cli import run
+
+    return run(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reward", description="Multi-dimensional reward server for generative search.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
@@ -441,6 +448,10 @@ def build_parser() -> argparse.ArgumentParser:
     sh.add_argument("--limit", type=int, help="only the last N records")
     sh.add_argument("--worst", type=int, default=10)
     sh.add_argument("--out", help="JSON report")
+
+    from reward.online.cli import add_parser as add_online_parser
+
+    add_online_parser(sub)
 
     rubric = sub.add_parser("rubric", help="rubric tools")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", required=True)

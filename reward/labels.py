@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -41,6 +41,8 @@ class PointwiseLabel(_Strict):
     """1: the response meets the dimension's requirement; 0: it violates it."""
     annotator: str | None = None
     track: Literal["blind", "assisted"] | None = None
+    hints: dict[str, Any] | None = None
+    """What an assisted-track annotator was shown (the judge's verdict, explanation and quotes); never scored."""
 
 
 class Context(_Strict):

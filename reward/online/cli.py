@@ -1,0 +1,214 @@
+"""`reward online ...`: ingest interaction logs, the A/B report, the daily bad-case audit and its BCR, and the
+offline-online link. Registered in `reward/cli.py` as one subcommand so that file stays small."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+from pathlib import Path
+
+from rich.console import Console
+
+from reward.online.reformulation import MAX_WINDOW_S, RESEARCH_SIMILARITY, RESEARCH_WINDOW_S
+
+err = Console(stderr=True, soft_wrap=True)  # file:line messages stay whole, greppable
+DEFAULT_STORE = "var/online.sqlite"
+DEFAULT_EXPERIMENTS = "configs/online/experiments.yaml"
+
+
+def _date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    online = sub.add_parser("online", help="online evaluation: A/B metrics, bad-case audit, offline-online link")
+    commands = online.add_subparsers(dest="online_command", required=True)
+
+    def common(parser: argparse.ArgumentParser, logs_required: bool = False) -> None:
+        parser.add_argument("--logs", nargs="+", required=logs_required, default=[],
+                            help="interaction logs (JSONL, .jsonl.gz, or folders of them) to ingest first")
+        parser.add_argument("--store", default=DEFAULT_STORE, help=f"SQLite online store (default {DEFAULT_STORE})")
+
+    ingest = commands.add_parser("ingest", help="validate interaction logs and add them to the store")
+    common(ingest, logs_required=True)
+
+    report = commands.add_parser("report", help="VCR, skip and re-search rate per arm, lifts with 95%% CIs, SRM")
+    common(report)
+    report.add_argument("--experiment", required=True)
+    report.add_argument("--experiments", default=DEFAULT_EXPERIMENTS, help="experiments file (arms, split, control)")
+    report.add_argument("--day", type=_date, help="only this day (UTC)")
+    report.add_argument("--since", type=_date, help="first day (UTC)")
+    report.add_argument("--until", type=_date, help="last day (UTC)")
+    report.add_argument("--window", type=float, default=RESEARCH_WINDOW_S,
+                        help=f"re-search window in seconds after the answer view (default {RESEARCH_WINDOW_S:g}, at most {MAX_WINDOW_S:g})")
+    report.add_argument("--similarity", type=float, default=RESEARCH_SIMILARITY,
+                        help=f"minimum MiniLM cosine of a reformulation (default {RESEARCH_SIMILARITY:g})")
+    report.add_argument("--json", help="write the report as JSON")
+    report.add_argument("--html", help="write the dashboard page")
+    report.add_argument("--scores", help="score log: add the offline-online link to the page and JSON")
+    report.add_argument("--audit", help="audit folder with returned labels: add the bad-case rates")
+
+    audit = commands.add_parser("audit", help="draw the day's audit sample, pre-score it, write the annotation sheet")
+    common(audit)
+    audit.add_argument("--experiment", required=True)
+    audit.add_argument("--day", type=_date, required=True)
+    audit.add_argument("--n", type=int, default=200, help="sessions to sample (split evenly over arms)")
+    audit.add_argument("--scores", required=True, help="score log holding the responses' items")
+    audit.add_argument("--out", required=True, help="folder for blind.jsonl, assisted.jsonl and manifest.json")
+    audit.add_argument("--suite", default="searchllm")
+    audit.add_argument("--judge", default="local", help="judge that pre-scores the sample: local, mock, or a config file")
+    audit.add_argument("--seed", type=int, default=0)
+
+    bcr = commands.add_parser("bcr", help="bad-case rate per arm from a returned audit sheet")
+    bcr.add_argument("audit", help="audit folder (manifest.json and the labelled *.jsonl files)")
+    bcr.add_argument("--labels", nargs="+", help="labelled files (default: the folder's *.jsonl)")
+    bcr.add_argument("--experiments", default=DEFAULT_EXPERIMENTS)
+    bcr.add_argument("--json", help="write the rates as JSON")
+
+    link = commands.add_parser("link", help="AUC of each reward dimension for VCR, no-skip and no-re-search")
+    common(link)
+    link.add_argument("--scores", required=True, help="score log folder (or segment) of the shown responses")
+    link.add_argument("--window", type=float, default=RESEARCH_WINDOW_S)
+    link.add_argument("--similarity", type=float, default=RESEARCH_SIMILARITY)
+    link.add_argument("--json", help="write the rows as JSON")
+
+
+def _store(args: argparse.Namespace):
+    from reward.online.store import OnlineStore
+
+    store = OnlineStore(args.store)
+    if args.logs:
+        summary = store.ingest(args.logs)
+        for error in summary.errors:
+            err.print(f"[red]{error}[/red]")
+        err.print(f"ingested {summary.files} files ({summary.skipped_files} unchanged, skipped): {summary.rows:,} rows, "
+                  f"{summary.inserted:,} new sessions, {summary.duplicates:,} duplicate ids, {summary.bad:,} bad rows"
+                  f"{' (first ones above; all in the store table row_errors)' if summary.bad else ''}, "
+                  f"{summary.embedded_texts:,} query texts embedded, {summary.seconds:.1f} s")
+    return store
+
+
+def _experiment(path: str, name: str):
+    from reward.online.experiments import load_experiments
+
+    experiments = load_experiments(path)
+    if name not in experiments:
+        raise ValueError(f"{path}: no experiment {name!r} (known: {sorted(experiments)})")
+    return experiments[name]
+
+
+def _bcr_rows(folder: str, labels: list[str] | None, control: str | None):
+    from reward.online.audit import MANIFEST, AuditManifest, bad_case_rates
+
+    manifest = AuditManifest.model_validate_json((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
+    paths = labels or sorted(str(p) for p in Path(folder).glob("*.jsonl"))
+    return manifest, bad_case_rates(manifest, paths, control=control)
+
+
+def run(args: argparse.Namespace) -> int:
+    command = args.online_command
+    if command == "ingest":
+        store = _store(args)
+        store.close()
+        return 0
+    if command == "report":
+        from reward.online.report import build_report, print_report
+
+        experiment = _experiment(args.experiments, args.experiment)
+        days = (args.day, args.day) if args.day else None
+        if args.since or args.until:
+            days = (args.since or dt.date.min, args.until or dt.date.max)
+        with _store(args) as store:
+            report = build_report(store, experiment, window_s=args.window, similarity=args.similarity, days=days)
+            print_report(report)
+            payload = report.model_dump(mode="json")
+            link_rows = bcr = None
+            if args.scores:
+                from reward.online.link import dimension_link
+
+                link_rows, joined = dimension_link(store, args.scores, args.window, args.similarity)
+                payload["link"] = {"joined_sessions": joined, "rows": [r.model_dump(mode="json") for r in link_rows]}
+            if args.audit:
+                _, bcr = _bcr_rows(args.audit, None, experiment.control)
+                payload["bcr"] = [r.model_dump(mode="json") for r in bcr]
+        if args.json:
+            Path(args.json).write_text(json.dumps(payload, indent=2), encoding="utf-8")
+        if args.html:
+            from reward.online.page import render_page
+
+            Path(args.html).write_text(render_page(report, bcr=bcr, link=link_rows), encoding="utf-8")
+            err.print(f"wrote {args.html}")
+        return 0
+    if command == "audit":
+        from reward.engine import Engine
+        from reward.judges.factory import make_judge
+        from reward.online.audit import AuditManifest, draw_sample, items_from_score_log, write_sheet
+        from reward.rubric import load_suite
+
+        suite = load_suite(args.suite)
+        with _store(args) as store:
+            draws, population = draw_sample(store, args.experiment, args.day, args.n, args.seed)
+        items = items_from_score_log(args.scores, {d.response_id for d in draws})
+        missing = sorted({d.response_id for d in draws} - set(items))
+        if missing:
+            err.print(f"[yellow]{len(missing)} sampled responses are not in the score log {args.scores} "
+                      f"(first: {missing[0]}); they are listed in the manifest, not on the sheet[/yellow]")
+        judge = make_judge(args.judge)
+        results = {r.id: r for r in Engine(suite, judge).score_sync(list(items.values()))} if items else {}
+        dimensions = [name for name in suite.dimensions if suite.layer_of(name) == "bottom_line"]
+        manifest = AuditManifest(experiment=args.experiment, day=args.day, seed=args.seed, population=population,
+                                 draws=draws, dimensions=dimensions, missing=missing, judge=args.judge)
+        paths = write_sheet(args.out, manifest, items, results)
+        err.print(f"sampled {len(draws)} sessions ({len(items)} distinct responses) over {len(population)} arms; "
+                  f"wrote {', '.join(map(str, paths))}; fill `label` (1 meets, 0 severe violation) in both tracks")
+        return 0
+    if command == "bcr":
+        from rich.table import Table
+
+        from reward.online.experiments import load_experiments
+
+        manifest, rows = _bcr_rows(args.audit, args.labels, None)
+        experiments = load_experiments(args.experiments) if Path(args.experiments).exists() else {}
+        control = experiments[manifest.experiment].control if manifest.experiment in experiments else None
+        if control:
+            _, rows = _bcr_rows(args.audit, args.labels, control)
+        table = Table(title=f"Bad-case rate, {manifest.experiment} on {manifest.day}")
+        for column in ("arm", "track", "sampled", "labelled", "bad", "BCR [95% CI]", "vs control", "p"):
+            table.add_column(column)
+        for r in rows:
+            table.add_row(r.arm, r.track, str(r.sampled), str(r.labelled), str(r.bad),
+                          "—" if r.bcr is None else f"{r.bcr:.1%} [{r.ci[0]:.1%}, {r.ci[1]:.1%}]",
+                          "" if r.lift is None else f"{r.lift:+.1%}", "" if r.p_value is None else f"{r.p_value:.3g}")
+        Console().print(table)
+        if args.json:
+            Path(args.json).write_text(json.dumps([r.model_dump(mode="json") for r in rows], indent=2), encoding="utf-8")
+        return 0
+    if command == "link":
+        from rich.table import Table
+
+        from reward.online.link import OUTCOMES, dimension_link
+
+        with _store(args) as store:
+            rows, joined = dimension_link(store, args.scores, args.window, args.similarity)
+        table = Table(title=f"Reward dimensions vs user behaviour: AUC [95% CI] over {joined:,} joined sessions")
+        table.add_column("dimension")
+        for outcome in OUTCOMES:
+            table.add_column(outcome.replace("_", " "), justify="right")
+        by_dimension: dict[str, dict] = {}
+        for row in rows:
+            by_dimension.setdefault(row.dimension, {})[row.outcome] = row
+        for name, cells in by_dimension.items():
+            table.add_row(name, *("—" if cells[o].auc is None else f"{cells[o].auc:.3f} [{cells[o].ci[0]:.3f}, {cells[o].ci[1]:.3f}]"
+                                  for o in OUTCOMES))
+        Console().print(table)
+        if not joined:
+            err.print(f"[yellow]no session's response id is in the score log {args.scores}[/yellow]")
+        if args.json:
+            Path(args.json).write_text(json.dumps({"joined_sessions": joined, "rows": [r.model_dump(mode="json") for r in rows]},
+                                                  indent=2), encoding="utf-8")
+        return 0
+    raise ValueError(f"unknown online command {command!r}")
