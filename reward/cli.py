@@ -479,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     sub_command = getattr(args, f"{args.command}_command", None)
-    name = args.command + (f" {sub_command}" if sub_command else "")
+    name = f"{args.command} {sub_command}" if f"{args.command} {sub_command}" in COMMANDS else args.command
     try:
         return COMMANDS[name](args)
     except (RubricError, UnknownSuite) as exc:
