@@ -43,6 +43,8 @@ SKETCH_BINS = 200
 """Histogram bins per unit of score: quantiles are accurate to 1/200 = 0.005."""
 UNSTEPPED_BUCKET = 64
 UNSTEPPED_SUFFIX = " (no step)"
+TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+"""Wall-clock time of a step (UTC, its last scored item) as the dashboard shows it beside the step."""
 CURVES = ("reward", "gate", "utility")
 CURVE_LAYER = "overall"
 
@@ -63,7 +65,7 @@ CREATE TABLE IF NOT EXISTS unscored (
     PRIMARY KEY (run, step, channel, reason)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS batches (
     run TEXT NOT NULL, step INTEGER NOT NULL, segment TEXT NOT NULL, offset INTEGER NOT NULL, length INTEGER NOT NULL,
-    items INTEGER NOT NULL, first_arrival INTEGER, PRIMARY KEY (segment, offset, step));
+    items INTEGER NOT NULL, skip INTEGER NOT NULL, PRIMARY KEY (segment, offset, step));
 CREATE INDEX IF NOT EXISTS batches_by_step ON batches (run, step);
 """
 
@@ -179,16 +181,15 @@ class ScoreStore:
                 while position < len(results):
                     bucket = (arrivals + position) // UNSTEPPED_BUCKET
                     size = min(len(results) - position, (bucket + 1) * UNSTEPPED_BUCKET - arrivals - position)
-                    parts.append((bucket, results[position:position + size], arrivals + position))
+                    parts.append((bucket, results[position:position + size], position))
                     position += size
             else:
-                arrivals = 0
-                parts = [(step, results, None)]
+                parts = [(step, results, 0)]
             self._touch_run(name, step is None, suite, len(results))
-            for bucket, part, first_arrival in parts:
+            for bucket, part, skip in parts:
                 self._merge(name, bucket, part, stamp)
                 self.db.execute("INSERT OR REPLACE INTO batches VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                (name, bucket, segment, offset, length, len(part), first_arrival))
+                                (name, bucket, segment, offset, length, len(part), skip))
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
@@ -243,10 +244,11 @@ class ScoreStore:
         return {run: {"unstepped": bool(unstepped), "suites": json.loads(suites)}
                 for run, unstepped, suites in self.db.execute("SELECT run, unstepped, suites FROM runs ORDER BY run")}
 
-    def batches(self, run: str, step: int) -> list[tuple[str, int, int, int | None, int]]:
-        """(segment, offset, length, first arrival, items) of the logged batches of a step, in log order."""
+    def batches(self, run: str, step: int) -> list[tuple[str, int, int, int, int]]:
+        """(segment, offset, length, skip, items) of the logged batches of a step, in log order: the step's records
+        are `items` records of the byte range after the first `skip` (a batch without steps may span buckets)."""
         return self.db.execute(
-            "SELECT segment, offset, length, first_arrival, items FROM batches WHERE run = ? AND step = ?"
+            "SELECT segment, offset, length, skip, items FROM batches WHERE run = ? AND step = ?"
             " ORDER BY segment, offset", (run, step)).fetchall()
 
     def series(self) -> dict:
@@ -267,7 +269,7 @@ class ScoreStore:
             info["steps"].append(step)
             info["items"].append(items)
             info["valid_rate"].append(round(valid / items, 4) if items else None)
-            info["time"].append(dt.datetime.fromtimestamp(last_time, dt.UTC).strftime("%Y-%m-%d %H:%M:%S"))
+            info["time"].append(dt.datetime.fromtimestamp(last_time, dt.UTC).strftime(TIME_FORMAT))
         layers: dict[str, str] = {}
         for run, step, channel, layer, count, total, seen, binary, p10, p90 in self.db.execute(
                 "SELECT run, step, channel, layer, count, total, seen, binary, p10, p90 FROM channels"):

@@ -54,17 +54,18 @@ def test_summary_has_bands_counts_samples_and_unscored_reasons(log_folder):
            if r.run == "gated" and r.step == 3 and r.result.dimensions["claim_hallucination"].score is not None]
     assert claim["mean"][3] == pytest.approx(np.mean(raw), abs=1e-4)
     assert claim["p90"][3] == pytest.approx(np.percentile(raw, 90), abs=1e-4)
-    samples = gated["samples"]["claim_hallucination"]["3"]
+    step3 = gated["step_samples"]["3"]
+    samples = step3["channels"]["claim_hallucination"]
     assert len(samples) == SAMPLES_LOWEST + SAMPLES_RANDOM
     lowest = [-1.0 if s.get("score") is None else s["score"] for s in samples[:SAMPLES_LOWEST]]
     assert lowest == sorted(lowest) and lowest[0] <= min(raw)
-    assert all(gated["sample_items"][s["item"]]["id"].startswith("gated-s3-") for s in samples)
+    assert all(step3["items"][s["item"]]["id"].startswith("gated-s3-") for s in samples)
     assert set(gated["unscored"]) <= {"judge_timeout", "unparseable"} and gated["unscored"]
     assert data["runs"]["linear"]["curves"]["gate"]["mean"] == [None] * STEPS  # linear has no gate
-    assert gated["samples"]["reward"]["3"][0]["score"] == min(gated["samples"]["reward"]["3"][k]["score"]
-                                                               for k in range(SAMPLES_LOWEST))
+    rewards = step3["channels"]["reward"]
+    assert rewards[0]["score"] == min(rewards[k]["score"] for k in range(SAMPLES_LOWEST))
     # Seeded: the same log gives the same samples.
-    assert summarise(read_log(log_folder))["runs"]["gated"]["samples"] == gated["samples"]
+    assert summarise(read_log(log_folder))["runs"]["gated"]["step_samples"] == gated["step_samples"]
 
 
 def test_long_run_keeps_samples_for_a_capped_set_of_steps_including_the_latest():
@@ -73,11 +74,12 @@ def test_long_run_keeps_samples_for_a_capped_set_of_steps_including_the_latest()
     run = data["runs"]["r"]
     assert run["steps"] == list(range(500))
     assert 20 <= len(run["sampled_steps"]) <= 40 and run["sampled_steps"][-1] == 499
-    assert sorted(run["samples"]["format"]) == sorted(map(str, run["sampled_steps"]))
-    # Every step still has its statistics; item excerpts are stored once however many channels pick them.
+    assert sorted(run["step_samples"]) == sorted(map(str, run["sampled_steps"]))
+    # Every step still has its statistics; item excerpts are stored once per step however many channels pick them.
     assert len(run["dimensions"]["format"]["mean"]) == 500
-    ids = [item["id"] for item in run["sample_items"]]
-    assert len(ids) == len(set(ids)) <= 2 * len(run["sampled_steps"])
+    for samples in run["step_samples"].values():
+        ids = [item["id"] for item in samples["items"]]
+        assert len(ids) == len(set(ids)) <= 2
     page = render(_record(i, step=i // 32, score=(i % 10) / 10) for i in range(32 * 300))
     assert len(page) < 6_000_000  # plotly.js is ~4.7 MB of it; 300 steps of samples stay small
 
@@ -101,8 +103,8 @@ def test_several_logs_without_run_names_stay_apart(tmp_path):
         log.close()
     page = render_from_log(tmp_path / "baseline", tmp_path / "candidate", smoothing=0.0)
     data = json.loads(page.split('id="dashboard-data">')[1].split("</script>")[0])
-    assert sorted(data["runs"]) == ["baseline (no step)", "candidate (no step)"]
-    assert data["runs"]["candidate (no step)"]["dimensions"]["format"]["mean"] == [0.9]
+    assert sorted(data["runs"]) == ["baseline/mini (no step)", "candidate/mini (no step)"]
+    assert data["runs"]["candidate/mini (no step)"]["dimensions"]["format"]["mean"] == [0.9]
     with pytest.raises(FileNotFoundError, match="missing"):
         render_from_log(tmp_path / "missing")
 
@@ -185,7 +187,8 @@ def test_cli_writes_one_page_for_several_logs(tmp_path, log_folder):
     out = tmp_path / "report.html"
     assert main(["dashboard", "--log", str(log_folder), "--log", str(other), "--out", str(out), "--smoothing", "0"]) == 0
     data = json.loads(out.read_text().split('id="dashboard-data">')[1].split("</script>")[0])
-    assert sorted(data["runs"]) == ["candidate", "gated", "linear"] and data["smoothing"] == 0
+    assert sorted(data["runs"]) == ["other/candidate", f"{log_folder.name}/gated", f"{log_folder.name}/linear"]
+    assert data["smoothing"] == 0
     assert main(["dashboard", "--log", str(tmp_path / "nowhere"), "--out", str(out)]) == 2
     assert main(["dashboard", "--log", str(other), "--smoothing", "1.5", "--out", str(out)]) == 2
 
