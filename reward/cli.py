@@ -178,6 +178,34 @@ def dashboard_command(args: argparse.Namespace) -> int:
     return 0
 
 
+@_command("log reindex")
+def reindex_command(args: argparse.Namespace) -> int:
+    from reward.scorestore import rebuild, store_path
+
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(2, "score log folder not found", str(folder))
+    counts = rebuild(folder)
+    err.print(f"indexed {counts['records']} records in {counts['batches']} batches of {counts['segments']} segments"
+              f" into {store_path(folder)}")
+    return 0
+
+
+@_command("log prune")
+def prune_command(args: argparse.Namespace) -> int:
+    from reward.scorelog import Retention, prune
+
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(2, "score log folder not found", str(folder))
+    retention = Retention(max_age_days=args.max_age_days, max_bytes=args.max_bytes)
+    if retention.max_age_days is None and retention.max_bytes is None:
+        raise ValueError("give --max-age-days or --max-bytes")
+    deleted = prune(folder, retention)
+    err.print(f"deleted {len(deleted)} segments")
+    return 0
+
+
 @_command("probes")
 def probes_command(args: argparse.Namespace) -> int:
     import json as _json
@@ -336,6 +364,15 @@ def build_parser() -> argparse.ArgumentParser:
     dash.add_argument("--sample-steps", type=int, default=30, help="steps per run that keep drill-down samples")
     dash.add_argument("--seed", type=int, default=0, help="seed of the random drill-down samples")
 
+    log_parser = sub.add_parser("log", help="score-log tools")
+    log_sub = log_parser.add_subparsers(dest="log_command", required=True)
+    reindex = log_sub.add_parser("reindex", help="rebuild a log folder's aggregate store from its raw segments")
+    reindex.add_argument("folder")
+    prune_parser = log_sub.add_parser("prune", help="delete segments past a maximum age or beyond a total size")
+    prune_parser.add_argument("folder")
+    prune_parser.add_argument("--max-age-days", type=float)
+    prune_parser.add_argument("--max-bytes", type=int)
+
     probes = sub.add_parser("probes", help="reward-hacking probes: each exploit must not beat its clean response")
     probes.add_argument("--input", default="examples/items.jsonl")
     probes.add_argument("--suite", default="searchllm")
@@ -379,7 +416,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    name = args.command + (f" {args.rubric_command}" if args.command == "rubric" else "")
+    name = args.command + (f" {args.rubric_command}" if args.command == "rubric" else "") + (
+        f" {args.log_command}" if args.command == "log" else "")
     try:
         return COMMANDS[name](args)
     except (RubricError, UnknownSuite) as exc:

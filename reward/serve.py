@@ -25,6 +25,7 @@ from ray.serve.handle import DeploymentHandle
 
 from reward.rubric import DEFAULT_RUBRIC_DIR, RubricError, UnknownSuite, did_you_mean, load_suite
 from reward.schema import Item, ItemResult, ScoreRequest, ScoreResponse
+from reward.scorelog import Retention
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,8 @@ class ServerArgs(BaseModel):
     """Judge calls in flight per scoring replica."""
     score_log: str | None = "var/scores"
     """Folder of the durable score log; None disables it."""
+    score_log_retention: Retention | None = None
+    """Delete score-log segments past a maximum age or beyond a total size (checked when a segment opens)."""
     token_env: str = "REWARD_SERVER_TOKEN"
     """Environment variable holding the bearer token; when it is unset or empty, no auth."""
     limits: Limits = Field(default_factory=Limits)
@@ -211,7 +214,7 @@ class Ingress:
         if args.score_log:
             from reward.scorelog import ScoreLog
 
-            self.log = ScoreLog(args.score_log)
+            self.log = ScoreLog(args.score_log, retention=args.score_log_retention)
 
     def reconfigure(self, config: dict) -> None:
         self.limits = Limits.model_validate({**self.limits.model_dump(), **(config.get("limits") or config)})
@@ -279,7 +282,23 @@ class Ingress:
             return _error(404, "the dashboard is not installed in this build")
         if not self.args.score_log:
             return _error(404, "the score log is disabled, so there is nothing to chart")
-        return HTMLResponse(render_from_log(self.args.score_log))
+        # The page carries the curves only; a click fetches that step's samples from /dashboard/samples.
+        return HTMLResponse(render_from_log(self.args.score_log, samples_url="dashboard/samples"))
+
+    @api.get("/dashboard/samples")
+    def dashboard_samples(self, request: Request, run: str, step: int) -> Response:
+        denied = self._unauthorised(request)
+        if denied:
+            return denied
+        if not self.args.score_log:
+            return _error(404, "the score log is disabled, so there are no samples")
+        from reward.dashboard import drilldown
+        from reward.dashboard.data import UnknownStep
+
+        try:
+            return JSONResponse(drilldown(Path(self.args.score_log), run, step))
+        except UnknownStep as exc:
+            return _error(404, str(exc))
 
     @api.post("/v1/score")
     async def score(self, request: Request) -> Response:
