@@ -23,12 +23,13 @@ is deleted, `reward log reindex` (`rebuild`) recreates it from the segments.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import logging
 import sqlite3
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -170,8 +171,7 @@ class ScoreStore:
             return
         name = run or suite
         stamp = time.timestamp()
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self.transaction():
             if step is None:
                 name += UNSTEPPED_SUFFIX
                 row = self.db.execute("SELECT arrivals FROM runs WHERE run = ?", (name,)).fetchone()
@@ -188,12 +188,30 @@ class ScoreStore:
             self._touch_run(name, step is None, suite, len(results))
             for bucket, part, skip in parts:
                 self._merge(name, bucket, part, stamp)
-                self.db.execute("INSERT OR REPLACE INTO batches VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                (name, bucket, segment, offset, length, len(part), skip))
-            self.db.execute("COMMIT")
+                self.index_batch(name, bucket, segment=segment, offset=offset, length=length, items=len(part),
+                                 skip=skip)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction; `BEGIN IMMEDIATE` takes the write lock up front, so concurrent writers queue
+        (up to the 30 s busy timeout) instead of failing on a read-then-write upgrade."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
+        self.db.execute("COMMIT")
+
+    def index_batch(self, run: str, step: int, *, segment: str, offset: int, length: int, items: int,
+                    skip: int = 0) -> None:
+        """Record where a batch of the step sits in the raw log (inside the caller's transaction)."""
+        self.db.execute("INSERT OR REPLACE INTO batches VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (run, step, segment, offset, length, items, skip))
+
+    def touch_run(self, name: str, *, unstepped: bool, suite: str, items: int) -> None:
+        """Register a run's suite and count its arrivals (inside the caller's transaction)."""
+        self._touch_run(name, unstepped, suite, items)
 
     def _touch_run(self, name: str, unstepped: bool, suite: str, items: int) -> None:
         row = self.db.execute("SELECT suites FROM runs WHERE run = ?", (name,)).fetchone()
@@ -203,31 +221,37 @@ class ScoreStore:
             " suites = excluded.suites", (name, int(unstepped), items, json.dumps(suites)))
 
     def _merge(self, run: str, step: int, results: Sequence[ItemResult], stamp: float) -> None:
-        valid = sum(bool(r.valid) for r in results)
+        channels, unscored = _channels(results)
+        self.merge_step(run, step, items=len(results), valid=sum(bool(r.valid) for r in results), time=stamp,
+                        channels={n: (c.layer, np.asarray(c.values, dtype=np.float64), c.seen) for n, c in channels.items()},
+                        unscored=unscored)
+
+    def merge_step(self, run: str, step: int, *, items: int, valid: int, time: float,
+                   channels: dict[str, tuple[str, np.ndarray, int]], unscored: dict[tuple[str, str], int]) -> None:
+        """Merge one step's numbers into the aggregates (inside the caller's transaction): `channels` maps a
+        channel to (layer, scored values, scores seen), `unscored` (dimension, reason) to a count."""
         self.db.execute(
             "INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run, step) DO UPDATE SET"
             " items = items + excluded.items, valid = valid + excluded.valid,"
             " first_time = min(first_time, excluded.first_time), last_time = max(last_time, excluded.last_time)",
-            (run, step, len(results), valid, stamp, stamp))
-        channels, unscored = _channels(results)
+            (run, step, items, valid, time, time))
         stored = {row[0]: row[1:] for row in self.db.execute(
             "SELECT channel, count, total, total_sq, seen, binary, sketch FROM channels WHERE run = ? AND step = ?",
             (run, step))}
         rows = []
-        for name, channel in channels.items():
-            values = np.asarray(channel.values, dtype=np.float64)
+        for name, (layer, values, seen_now) in channels.items():
             count, total, total_sq, seen, binary, sketch = stored.get(name, (0, 0.0, 0.0, 0, 1, "{}"))
             merged = {int(k): v for k, v in json.loads(sketch).items()}
             if values.size:
-                bins, counts = np.unique(np.floor(values * SKETCH_BINS).astype(np.int64), return_counts=True)
+                binned = np.floor(values * SKETCH_BINS).astype(np.int64)
+                binned[values == 1.0] = SKETCH_BINS - 1  # a perfect score belongs to the top bin of [0, 1]
+                bins, counts = np.unique(binned, return_counts=True)
                 for b, c in zip(bins.tolist(), counts.tolist(), strict=True):
-                    # A score of exactly 1.0 belongs to the top bin of [0, 1], not a bin of its own.
-                    b = b - 1 if b == SKETCH_BINS and values.max() <= 1.0 else b
                     merged[b] = merged.get(b, 0) + c
                 binary = int(binary and bool(np.all((values == 0) | (values == 1))))
             p10, p50, p90 = sketch_quantiles(merged, (0.1, 0.5, 0.9))
-            rows.append((run, step, name, channel.layer, count + int(values.size), total + float(values.sum()),
-                         total_sq + float(np.square(values).sum()), seen + channel.seen, binary, p10, p50, p90,
+            rows.append((run, step, name, layer, count + int(values.size), total + float(values.sum()),
+                         total_sq + float(np.square(values).sum()), seen + seen_now, binary, p10, p50, p90,
                          json.dumps(merged, separators=(",", ":"))))
         self.db.executemany("INSERT OR REPLACE INTO channels VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         self.db.executemany(
