@@ -171,8 +171,7 @@ def data_command(args: argparse.Namespace) -> int:
 def dashboard_command(args: argparse.Namespace) -> int:
     from reward.dashboard import render_from_log
 
-    page = render_from_log(*args.log, title=args.title, smoothing=args.smoothing, sample_steps=args.sample_steps,
-                           seed=args.seed)
+    page = render_from_log(*args.log, title=args.title, smoothing=args.smoothing, sample_steps=args.sample_steps)
     Path(args.out).write_text(page, encoding="utf-8")
     err.print(f"wrote {args.out} ({len(page) // 1024} KiB, self-contained)")
     return 0
@@ -362,7 +361,6 @@ def build_parser() -> argparse.ArgumentParser:
     dash.add_argument("--title", default="Reward training dynamics")
     dash.add_argument("--smoothing", type=float, default=0.6, help="initial EMA weight of the curves, 0 = raw (0-0.99)")
     dash.add_argument("--sample-steps", type=int, default=30, help="steps per run that keep drill-down samples")
-    dash.add_argument("--seed", type=int, default=0, help="seed of the random drill-down samples")
 
     log_parser = sub.add_parser("log", help="score-log tools")
     log_sub = log_parser.add_subparsers(dest="log_command", required=True)

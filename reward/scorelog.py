@@ -172,8 +172,20 @@ class ScoreLog:
             handle.flush()
             os.fsync(handle.fileno())
             if self._store is not None:
-                self._store.add_batch(results, suite=suite, run=run, step=step, time=now,
-                                      segment=Path(handle.name).name, offset=offset, length=len(payload.encode()))
+                self._index(lines, results, offset, segment=Path(handle.name).name, suite=suite, run=run, step=step,
+                            time=now)
+
+    def _index(self, lines: list[str], results: Sequence[ItemResult], offset: int, **batch) -> None:
+        """Add a batch that is on disk to the store; a failure here loses nothing (`reward log reindex`)."""
+        records, position = [], offset
+        for line in lines:
+            if not line.startswith(CONTEXT_PREFIX):
+                records.append(position)
+            position += len(line.encode()) + 1
+        try:
+            self._store.add_batch(results, offset=offset, length=position - offset, lines=records, **batch)
+        except Exception:
+            log.exception("score store update failed; the log has the batch (rebuild with `reward log reindex`)")
 
     def close(self) -> None:
         with self._lock:

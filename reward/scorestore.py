@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import hashlib
+import heapq
 import json
 import logging
 import sqlite3
@@ -48,6 +50,12 @@ TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 """Wall-clock time of a step (UTC, its last scored item) as the dashboard shows it beside the step."""
 CURVES = ("reward", "gate", "utility")
 CURVE_LAYER = "overall"
+REWARD = "reward"
+SAMPLE_LOWEST = 3
+"""Drill-down candidates kept per (run, step, channel): the lowest-scoring few (unscored first) ..."""
+SAMPLE_RANDOM = 2
+"""... and a few more drawn uniformly: the items with the smallest hash keys (bottom-k sampling, which merges exactly
+across batches and writers and is the same on every rebuild)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -59,7 +67,7 @@ CREATE TABLE IF NOT EXISTS steps (
 CREATE TABLE IF NOT EXISTS channels (
     run TEXT NOT NULL, step INTEGER NOT NULL, channel TEXT NOT NULL, layer TEXT NOT NULL,
     count INTEGER NOT NULL, total REAL NOT NULL, total_sq REAL NOT NULL, seen INTEGER NOT NULL,
-    binary INTEGER NOT NULL, p10 REAL, p50 REAL, p90 REAL, sketch TEXT NOT NULL,
+    binary INTEGER NOT NULL, p10 REAL, p50 REAL, p90 REAL, sketch TEXT NOT NULL, samples TEXT,
     PRIMARY KEY (run, step, channel)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS unscored (
     run TEXT NOT NULL, step INTEGER NOT NULL, channel TEXT NOT NULL, reason TEXT NOT NULL, count INTEGER NOT NULL,
@@ -69,6 +77,15 @@ CREATE TABLE IF NOT EXISTS batches (
     items INTEGER NOT NULL, skip INTEGER NOT NULL, PRIMARY KEY (segment, offset, step));
 CREATE INDEX IF NOT EXISTS batches_by_step ON batches (run, step);
 """
+
+
+def _candidates(entries: list) -> dict:
+    """Keep the lowest `SAMPLE_LOWEST` entries by (rank, place in the log) and the `SAMPLE_LOWEST + SAMPLE_RANDOM`
+    smallest keys (so that `SAMPLE_RANDOM` remain after removing the lowest). Entries: [rank, key, segment, line]."""
+    unique = {(e[2], e[3]): e for e in entries}.values()
+    lowest = heapq.nsmallest(SAMPLE_LOWEST, unique, key=lambda e: (e[0], e[2], e[3]))
+    random_ = heapq.nsmallest(SAMPLE_LOWEST + SAMPLE_RANDOM, unique, key=lambda e: (e[1], e[2], e[3]))
+    return {"lowest": [list(e) for e in lowest], "random": [list(e) for e in random_]}
 
 
 def store_path(folder: str | Path) -> Path:
@@ -98,27 +115,37 @@ def sketch_quantiles(sketch: dict[int, int], quantiles: Sequence[float]) -> list
     return out
 
 
+def sample_key(item_id: str) -> int:
+    """The uniform random-looking key of an item for bottom-k sampling (a hash of its id: reproducible)."""
+    return int.from_bytes(hashlib.blake2b(item_id.encode(), digest_size=6).digest(), "big")
+
+
 class _Channel:
     """A batch's values of one channel, before they are merged into the stored row."""
 
-    __slots__ = ("layer", "values", "seen")
+    __slots__ = ("layer", "values", "seen", "ranked")
 
     def __init__(self, layer: str):
         self.layer = layer
         self.values: list[float] = []
         self.seen = 0
+        self.ranked: list[tuple[float, int, int]] = []  # (rank, key, line offset) of every item, for samples
 
 
-def _channels(results: Sequence[ItemResult]) -> tuple[dict[str, _Channel], dict[tuple[str, str], int]]:
+def _channels(results: Sequence[ItemResult], lines: Sequence[int] | None = None
+              ) -> tuple[dict[str, _Channel], dict[tuple[str, str], int]]:
     channels: dict[str, _Channel] = {}
     unscored: Counter = Counter()
     for key in CURVES:
         channels[key] = _Channel(CURVE_LAYER)
-    for result in results:
+    for position, result in enumerate(results):
         for key in CURVES:
             value = getattr(result, key)
             if value is not None:
                 channels[key].values.append(value)
+        item_key = sample_key(result.id) if lines is not None else 0
+        if lines is not None:
+            channels[REWARD].ranked.append((result.reward, item_key, lines[position]))
         for name, score in result.dimensions.items():
             channel = channels.get(name)
             if channel is None:
@@ -128,6 +155,8 @@ def _channels(results: Sequence[ItemResult]) -> tuple[dict[str, _Channel], dict[
                 unscored[name, score.reason or "unknown"] += 1
             else:
                 channel.values.append(score.score)
+            if lines is not None:
+                channel.ranked.append((-1.0 if score.score is None else score.score, item_key, lines[position]))
     for key in CURVES:
         channels[key].seen = len(channels[key].values)
         if not channels[key].values:
@@ -145,6 +174,7 @@ class ScoreStore:
             self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None,
                                       check_same_thread=False, timeout=30)
         else:
+            self.folder.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")
             # The log is fsynced; the store can be rebuilt from it, so a power cut may lose its last commits.
@@ -165,8 +195,13 @@ class ScoreStore:
     # -- writing ---------------------------------------------------------------------------------------------
 
     def add_batch(self, results: Sequence[ItemResult], *, suite: str, run: str | None, step: int | None,
-                  time: dt.datetime, segment: str, offset: int, length: int) -> None:
-        """Merge one logged batch (all of one run and step, as a request is) into the aggregates."""
+                  time: dt.datetime, segment: str, offset: int, length: int,
+                  lines: Sequence[int] | None = None) -> None:
+        """Merge one logged batch (all of one run and step, as a request is) into the aggregates.
+
+        The batch sits at `offset` (`length` bytes) of `segment`; `lines` are the byte offsets of its records,
+        which the drill-down candidates point to (None: keep no candidates).
+        """
         if not results:
             return
         name = run or suite
@@ -187,7 +222,8 @@ class ScoreStore:
                 parts = [(step, results, 0)]
             self._touch_run(name, step is None, suite, len(results))
             for bucket, part, skip in parts:
-                self._merge(name, bucket, part, stamp)
+                self._merge(name, bucket, part, stamp, segment,
+                            None if lines is None else lines[skip:skip + len(part)])
                 self.index_batch(name, bucket, segment=segment, offset=offset, length=length, items=len(part),
                                  skip=skip)
 
@@ -220,27 +256,38 @@ class ScoreStore:
             "INSERT INTO runs VALUES (?, ?, ?, ?) ON CONFLICT (run) DO UPDATE SET arrivals = arrivals + excluded.arrivals,"
             " suites = excluded.suites", (name, int(unstepped), items, json.dumps(suites)))
 
-    def _merge(self, run: str, step: int, results: Sequence[ItemResult], stamp: float) -> None:
-        channels, unscored = _channels(results)
+    def _merge(self, run: str, step: int, results: Sequence[ItemResult], stamp: float, segment: str,
+               lines: Sequence[int] | None) -> None:
+        channels, unscored = _channels(results, lines)
+        samples = {n: _candidates([(rank, key, segment, line) for rank, key, line in c.ranked])
+                   for n, c in channels.items() if c.ranked}
         self.merge_step(run, step, items=len(results), valid=sum(bool(r.valid) for r in results), time=stamp,
                         channels={n: (c.layer, np.asarray(c.values, dtype=np.float64), c.seen) for n, c in channels.items()},
-                        unscored=unscored)
+                        unscored=unscored, samples=samples)
 
     def merge_step(self, run: str, step: int, *, items: int, valid: int, time: float,
-                   channels: dict[str, tuple[str, np.ndarray, int]], unscored: dict[tuple[str, str], int]) -> None:
+                   channels: dict[str, tuple[str, np.ndarray, int]], unscored: dict[tuple[str, str], int],
+                   samples: dict[str, dict] | None = None) -> None:
         """Merge one step's numbers into the aggregates (inside the caller's transaction): `channels` maps a
-        channel to (layer, scored values, scores seen), `unscored` (dimension, reason) to a count."""
+        channel to (layer, scored values, scores seen), `unscored` (dimension, reason) to a count, `samples` a
+        channel to its drill-down candidates (`{"lowest": [[rank, key, segment, line offset], ...], "random": ...}`).
+        """
+        samples = samples or {}
         self.db.execute(
             "INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run, step) DO UPDATE SET"
             " items = items + excluded.items, valid = valid + excluded.valid,"
             " first_time = min(first_time, excluded.first_time), last_time = max(last_time, excluded.last_time)",
             (run, step, items, valid, time, time))
         stored = {row[0]: row[1:] for row in self.db.execute(
-            "SELECT channel, count, total, total_sq, seen, binary, sketch FROM channels WHERE run = ? AND step = ?",
-            (run, step))}
+            "SELECT channel, count, total, total_sq, seen, binary, sketch, samples FROM channels"
+            " WHERE run = ? AND step = ?", (run, step))}
         rows = []
         for name, (layer, values, seen_now) in channels.items():
-            count, total, total_sq, seen, binary, sketch = stored.get(name, (0, 0.0, 0.0, 0, 1, "{}"))
+            count, total, total_sq, seen, binary, sketch, kept = stored.get(name, (0, 0.0, 0.0, 0, 1, "{}", None))
+            if name in samples:
+                old = json.loads(kept) if kept else {"lowest": [], "random": []}
+                kept = json.dumps(_candidates(old["lowest"] + old["random"] + samples[name]["lowest"]
+                                              + samples[name]["random"]), separators=(",", ":"))
             merged = {int(k): v for k, v in json.loads(sketch).items()}
             if values.size:
                 binned = np.floor(values * SKETCH_BINS).astype(np.int64)
@@ -252,11 +299,21 @@ class ScoreStore:
             p10, p50, p90 = sketch_quantiles(merged, (0.1, 0.5, 0.9))
             rows.append((run, step, name, layer, count + int(values.size), total + float(values.sum()),
                          total_sq + float(np.square(values).sum()), seen + seen_now, binary, p10, p50, p90,
-                         json.dumps(merged, separators=(",", ":"))))
-        self.db.executemany("INSERT OR REPLACE INTO channels VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                         json.dumps(merged, separators=(",", ":")), kept))
+        self.db.executemany("INSERT OR REPLACE INTO channels VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         self.db.executemany(
             "INSERT INTO unscored VALUES (?, ?, ?, ?, ?) ON CONFLICT (run, step, channel, reason) DO UPDATE SET"
             " count = count + excluded.count", [(run, step, n, reason, c) for (n, reason), c in unscored.items()])
+
+    def samples(self, run: str, step: int) -> dict[str, dict]:
+        """The drill-down candidates of a step per channel: `{"lowest": [[rank, key, segment, line offset], ...],
+        "random": [...]}`, the lowest first and the random ones in key order."""
+        return {channel: json.loads(kept) for channel, kept in self.db.execute(
+            "SELECT channel, samples FROM channels WHERE run = ? AND step = ? AND samples IS NOT NULL", (run, step))}
+
+    def step_items(self, run: str, step: int) -> int:
+        row = self.db.execute("SELECT items FROM steps WHERE run = ? AND step = ?", (run, step)).fetchone()
+        return row[0] if row else 0
 
     def forget_segments(self, names: Iterable[str]) -> None:
         """Drop the raw-log index of deleted segments (their steps keep their aggregates)."""
@@ -380,9 +437,10 @@ def rebuild(folder: str | Path) -> dict[str, int]:
 
         def flush() -> None:
             if batch:
-                first = batch[0]
-                store.add_batch([r.result for r in batch], suite=first.suite, run=first.run, step=first.step,
-                                time=first.time, segment=segment.name, offset=start, length=end - start)
+                first = batch[0][1]
+                store.add_batch([r.result for _, r in batch], suite=first.suite, run=first.run, step=first.step,
+                                time=first.time, segment=segment.name, offset=start, length=end - start,
+                                lines=[line for line, _ in batch])
                 counts["batches"] += 1
                 counts["records"] += len(batch)
 
@@ -392,7 +450,7 @@ def rebuild(folder: str | Path) -> dict[str, int]:
                 flush()
                 # A batch's range begins where the previous one ended, so it covers its context lines too.
                 batch, key, start = [], this, end
-            batch.append(record)
+            batch.append((offset, record))
             end = offset + length
         flush()
     store.close()

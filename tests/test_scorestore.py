@@ -15,10 +15,9 @@ import pytest
 
 from reward.dashboard import drilldown, render_from_log
 from reward.dashboard.data import UnknownStep
-from reward.dashboard.stats import sample_step
 from reward.schema import DimensionScore, Item, ItemResult
 from reward.scorelog import ScoreLog, Retention, prune, read_log, segments
-from reward.scorestore import SKETCH_BINS, UNSTEPPED_BUCKET, ScoreStore, rebuild, sketch_quantiles, store_path
+from reward.scorestore import SAMPLE_LOWEST, SAMPLE_RANDOM, SKETCH_BINS, UNSTEPPED_BUCKET, ScoreStore, rebuild, sketch_quantiles, store_path
 from tests.support import ROOT
 
 EVIDENCE = [{"id": str(k), "title": f"doc {k}", "text": "evidence sentence " * 200} for k in range(1, 6)]
@@ -141,15 +140,24 @@ def test_two_writers_of_one_folder_add_up_in_one_store(tmp_path):
     assert drilldown(tmp_path, "r", 1)["records"] == 16
 
 
-def test_drilldown_reads_the_steps_records_from_the_raw_log(tmp_path):
+def test_drilldown_reads_the_lowest_and_uniform_samples_of_the_step_from_the_raw_log(tmp_path):
     _write(tmp_path, steps=4)
     step2 = [r for r in read_log(tmp_path) if r.step == 2]
     samples = drilldown(tmp_path, "r", 2)
     assert samples["records"] == len(step2)
-    assert {k: v for k, v in samples.items() if k != "records"} == sample_step(step2)
-    lowest = samples["channels"]["claim_diversity"][0]
-    assert lowest["score"] == min(r.result.dimensions["claim_diversity"].score for r in step2)
-    assert all(samples["items"][s["item"]]["id"].startswith("i-2-") for s in samples["channels"]["reward"])
+    diversity = samples["channels"]["claim_diversity"]
+    assert len(diversity) == SAMPLE_LOWEST + SAMPLE_RANDOM
+    exact = sorted(r.result.dimensions["claim_diversity"].score for r in step2)
+    assert [s["score"] for s in diversity[:SAMPLE_LOWEST]] == exact[:SAMPLE_LOWEST]
+    # Unscored first on a dimension that has unscored items; the reward channel has the lowest rewards.
+    unscored = sum(r.result.dimensions["format"].score is None for r in step2)
+    assert [s.get("score") for s in samples["channels"]["format"][:min(unscored, SAMPLE_LOWEST)]] == [None] * min(unscored, SAMPLE_LOWEST)
+    assert samples["channels"]["reward"][0]["score"] == round(min(r.result.reward for r in step2), 4)
+    assert all(item["id"].startswith("i-2-") for item in samples["items"])
+    assert {item["id"] for item in samples["items"]} <= {r.result.id for r in step2}
+    # The same samples after a rebuild from the log (the uniform ones are a hash of the item id, not a draw).
+    rebuild(tmp_path)
+    assert drilldown(tmp_path, "r", 2) == samples
     with pytest.raises(UnknownStep, match="step 9"):
         drilldown(tmp_path, "r", 9)
 
@@ -167,7 +175,8 @@ def test_records_without_steps_fill_buckets_across_batches(tmp_path):
         run = store.series()["runs"]["mini (no step)"]
     assert run["unstepped"] and run["steps"] == [0, 1] and run["items"] == [UNSTEPPED_BUCKET, 120 - UNSTEPPED_BUCKET]
     ids = {item["id"] for item in drilldown(tmp_path, "mini (no step)", 1)["items"]}
-    assert ids <= {r.id for r in sent[UNSTEPPED_BUCKET:]}
+    assert ids and ids <= {r.id for r in sent[UNSTEPPED_BUCKET:]}
+    assert {item["id"] for item in drilldown(tmp_path, "mini (no step)", 0)["items"]} <= {r.id for r in sent[:UNSTEPPED_BUCKET]}
     assert drilldown(tmp_path, "mini (no step)", 1)["records"] == 120 - UNSTEPPED_BUCKET
 
 

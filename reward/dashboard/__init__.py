@@ -84,7 +84,7 @@ def _page(data: dict, *, title: str, smoothing: float, titles: dict[str, str] | 
 _CACHE: dict[tuple, str] = {}
 
 
-def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE, seed: int = 0,
+def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE,
                     sample_steps: int = SAMPLE_STEPS, smoothing: float = DEFAULT_SMOOTHING,
                     titles: dict[str, str] | None = None, samples_url: str | None = None) -> str:
     """The page for one or more score-log folders, drawn from their aggregate stores (their runs side by side).
@@ -104,13 +104,13 @@ def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE, seed: int 
             raise FileNotFoundError(f"score log {path} does not exist")
     for path in paths:
         ensure_store(path)
-    key = (tuple(map(str, paths)), store_version(paths), title, seed, sample_steps, smoothing,
+    key = (tuple(map(str, paths)), store_version(paths), title, sample_steps, smoothing,
                          samples_url, None if titles is None else tuple(sorted(titles.items())))
     if key in _CACHE:
         return _CACHE[key]
     data, where = page_data(paths)
     if samples_url is None:
-        embedded_samples(where, data, sample_steps, seed)
+        embedded_samples(where, data, sample_steps)
     page = _page(data, title=title, smoothing=smoothing, titles=titles, samples_url=samples_url)
     _CACHE.clear()
     _CACHE[key] = page

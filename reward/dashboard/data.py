@@ -16,9 +16,9 @@ import logging
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from reward.dashboard.stats import sample_step
+from reward.dashboard.stats import SAMPLES_RANDOM, format_samples, item_ref
 from reward.scorelog import ScoreRecord, parse_segment, segments
-from reward.scorestore import ScoreStore, rebuild, store_path
+from reward.scorestore import REWARD, ScoreStore, rebuild, store_path
 
 log = logging.getLogger(__name__)
 
@@ -96,16 +96,65 @@ def step_records(store: ScoreStore, run: str, step: int) -> Iterator[ScoreRecord
                 yield record
 
 
-def drilldown(folder: Path, run: str, step: int, seed: int = 0) -> dict:
-    """The drill-down samples of a step: `{"channels": {channel: [sample, ...]}, "items": [...], "records": n}`."""
+def drilldown(folder: Path, run: str, step: int) -> dict:
+    """The drill-down samples of a step: `{"channels": {channel: [sample, ...]}, "items": [...], "records": n}`
+    (n: the step's items).
+
+    The store keeps, per channel, the lowest-scoring few items of the step and a uniform few (bottom-k of a hash
+    of the item id, so the same on every rebuild), as byte offsets into the log: only those lines are read.
+    """
     with open_store(folder) as store:
-        records = list(step_records(store, run, step))
-    samples = sample_step(records, seed=seed)
-    samples["records"] = len(records)
-    return samples
+        candidates = store.samples(run, step)
+        size = store.step_items(run, step)
+    if not candidates:
+        raise UnknownStep(f"no logged items for run {run!r} step {step} (unknown, or removed by retention)")
+    records: dict[tuple[str, int], ScoreRecord | None] = {}
+    refs: dict[tuple[str, int], tuple] = {}
+    for kept in candidates.values():
+        for entry in kept["lowest"] + kept["random"]:
+            records.setdefault((entry[2], entry[3]), None)
+    for (segment, line) in sorted(records):
+        path = folder / segment
+        if not path.exists():
+            continue
+        parsed = next(parse_segment(path, line, _line_length(path, line), resolve=False), None)
+        if parsed is not None:
+            records[segment, line] = parsed[1]
+            refs[segment, line] = item_ref(parsed[1])
+    if candidates and not refs:
+        raise UnknownStep(f"the raw log of run {run!r} step {step} was removed by retention")
+    chosen: dict[str, list[tuple]] = {}
+    for channel, kept in candidates.items():
+        lowest = [(e[2], e[3]) for e in kept["lowest"]]
+        extra = [(e[2], e[3]) for e in kept["random"] if (e[2], e[3]) not in lowest][:SAMPLES_RANDOM]
+        picked = []
+        for where in lowest + extra:
+            record = records.get(where)
+            if record is None:
+                continue
+            verdict = record.result if channel == REWARD else record.result.dimensions.get(channel)
+            if verdict is not None:
+                picked.append((refs[where], verdict))
+        chosen[channel] = picked
+    return {**format_samples(chosen), "records": size}
 
 
-def embedded_samples(where: dict[str, tuple[Path, str]], data: dict, sample_steps: int, seed: int = 0) -> None:
+def _line_length(path: Path, offset: int, chunk: int = 1 << 16) -> int:
+    """Bytes from `offset` to the end of its line (newline included)."""
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        length = 0
+        while True:
+            block = handle.read(chunk)
+            if not block:
+                return length
+            end = block.find(b"\n")
+            if end >= 0:
+                return length + end + 1
+            length += len(block)
+
+
+def embedded_samples(where: dict[str, tuple[Path, str]], data: dict, sample_steps: int) -> None:
     """Put the samples of up to `sample_steps` evenly spread steps per run (always the latest) into the page
     data, for a page that has no server to ask (`reward dashboard --out`)."""
     for label, info in data["runs"].items():
@@ -119,7 +168,7 @@ def embedded_samples(where: dict[str, tuple[Path, str]], data: dict, sample_step
         info["step_samples"] = {}
         for step in chosen:
             try:
-                info["step_samples"][str(step)] = drilldown(folder, run, step, seed)
+                info["step_samples"][str(step)] = drilldown(folder, run, step)
             except UnknownStep:
                 continue
         info["sampled_steps"] = [int(s) for s in info["step_samples"]]

@@ -24,14 +24,11 @@ from collections.abc import Iterable
 import numpy as np
 
 from reward.scorelog import ScoreRecord
+from reward.scorestore import REWARD, SAMPLE_LOWEST as SAMPLES_LOWEST, SAMPLE_RANDOM as SAMPLES_RANDOM
 from reward.scorestore import TIME_FORMAT, UNSTEPPED_BUCKET, UNSTEPPED_SUFFIX
 
-SAMPLES_LOWEST = 3
-SAMPLES_RANDOM = 2
 SAMPLE_STEPS = 30
 EXCERPT_CHARS = 280
-REWARD = "reward"
-"""The key of the reward channel's drill-down samples (lowest rewards of a step), beside the dimensions'."""
 
 
 
@@ -88,12 +85,17 @@ class _Candidates:
         return lowest + extra[:SAMPLES_RANDOM]
 
 
+def item_ref(record: ScoreRecord) -> tuple:
+    """What a sample shows of its item; references only (not the evidence), so evicted candidates free their record."""
+    result = record.result
+    return (result.id, record.group, result.reward, result.valid, record.item.query if record.item else "",
+            record.item.response if record.item else "")
+
+
 def offer(candidates: dict[str, _Candidates], record: ScoreRecord, seq: int, rng: random.Random) -> None:
     """Offer a record to the drill-down candidates of its step (every dimension and the reward channel)."""
     result = record.result
-    # Holds references only (not the evidence), so evicted candidates free their record.
-    item = (result.id, record.group, result.reward, result.valid, record.item.query if record.item else "",
-            record.item.response if record.item else "")
+    item = item_ref(record)
     for name, score in result.dimensions.items():
         candidates[name].offer(-1.0 if score.score is None else score.score, seq, (item, score), rng)
     candidates[REWARD].offer(result.reward, seq, (item, result), rng)
@@ -101,12 +103,18 @@ def offer(candidates: dict[str, _Candidates], record: ScoreRecord, seq: int, rng
 
 def step_samples(candidates: dict[str, _Candidates]) -> dict:
     """The drill-down samples of one step: per channel the chosen samples, each naming its item by index."""
+    return format_samples({channel: offered.chosen() for channel, offered in candidates.items()})
+
+
+def format_samples(chosen_by_channel: dict[str, list[tuple]]) -> dict:
+    """Per channel, the chosen (item ref, dimension score or item result) pairs as the page shows them; an item
+    picked by several channels is stored once (`items`) and named by index."""
     items: list[dict] = []
     index_of: dict[int, int] = {}
     channels: dict[str, list[dict]] = {}
-    for channel, offered in sorted(candidates.items()):
+    for channel, picked in sorted(chosen_by_channel.items()):
         chosen = []
-        for item, verdict in offered.chosen():
+        for item, verdict in picked:
             key = id(item)
             if key not in index_of:
                 index_of[key] = len(items)
