@@ -8,11 +8,13 @@ file (DuckDB allows one writing process per database), and because each batch is
 
 Per (run, step) the store holds the item count, valid count and first/last wall-clock time (`steps`); per channel
 (every dimension, plus `reward`, `gate`, `utility`) the count, sum, sum of squares, number of scores seen (scored or
-not), whether every score was 0 or 1, a fixed-width histogram sketch (`SKETCH_BINS` bins per unit, JSON
-`{bin: count}`, mergeable by adding counts) and the p10/p50/p90 it gives, accurate to one bin (`channels`); the
-unscored counts by dimension and reason (`unscored`); and where each batch sits in the raw log (`batches`:
-segment, byte offset and length), so drill-down samples of a step are read from the log on demand. Records without
-a step are charted as run "<run> (no step)" in buckets of `UNSTEPPED_BUCKET` records in arrival order.
+not), whether every score was 0 or 1 and the p10/p50/p90 (`channels`), from a fixed-width histogram sketch
+(`SKETCH_BINS` bins per unit, JSON `{bin: count}`, mergeable by adding counts, so quantiles are accurate to one
+bin) kept with the step's drill-down candidates (the lowest-scoring few and a uniform few, as segment and byte
+offset of their lines) in `sketches`; the unscored counts by dimension and reason (`unscored`); and where each
+batch sits in the raw log (`batches`: segment, byte offset, length). A click on the dashboard reads only the
+candidates' lines. Records without a step are charted as run "<run> (no step)" in buckets of `UNSTEPPED_BUCKET`
+records in arrival order.
 
 The raw log stays the source of truth: if a writer dies between the log write and the store update, or the store
 is deleted, `reward log reindex` (`rebuild`) recreates it from the segments.
@@ -67,7 +69,9 @@ CREATE TABLE IF NOT EXISTS steps (
 CREATE TABLE IF NOT EXISTS channels (
     run TEXT NOT NULL, step INTEGER NOT NULL, channel TEXT NOT NULL, layer TEXT NOT NULL,
     count INTEGER NOT NULL, total REAL NOT NULL, total_sq REAL NOT NULL, seen INTEGER NOT NULL,
-    binary INTEGER NOT NULL, p10 REAL, p50 REAL, p90 REAL, sketch TEXT NOT NULL, samples TEXT,
+    binary INTEGER NOT NULL, p10 REAL, p50 REAL, p90 REAL, PRIMARY KEY (run, step, channel)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sketches (
+    run TEXT NOT NULL, step INTEGER NOT NULL, channel TEXT NOT NULL, sketch TEXT NOT NULL, samples TEXT,
     PRIMARY KEY (run, step, channel)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS unscored (
     run TEXT NOT NULL, step INTEGER NOT NULL, channel TEXT NOT NULL, reason TEXT NOT NULL, count INTEGER NOT NULL,
@@ -280,8 +284,8 @@ class ScoreStore:
             (run, step, items, valid, time, time))
         stored = {row[0]: row[1:] for row in self.db.execute(
             "SELECT channel, count, total, total_sq, seen, binary, sketch, samples FROM channels"
-            " WHERE run = ? AND step = ?", (run, step))}
-        rows = []
+            " JOIN sketches USING (run, step, channel) WHERE run = ? AND step = ?", (run, step))}
+        rows, heavy = [], []
         for name, (layer, values, seen_now) in channels.items():
             count, total, total_sq, seen, binary, sketch, kept = stored.get(name, (0, 0.0, 0.0, 0, 1, "{}", None))
             if name in samples:
@@ -298,9 +302,11 @@ class ScoreStore:
                 binary = int(binary and bool(np.all((values == 0) | (values == 1))))
             p10, p50, p90 = sketch_quantiles(merged, (0.1, 0.5, 0.9))
             rows.append((run, step, name, layer, count + int(values.size), total + float(values.sum()),
-                         total_sq + float(np.square(values).sum()), seen + seen_now, binary, p10, p50, p90,
-                         json.dumps(merged, separators=(",", ":")), kept))
-        self.db.executemany("INSERT OR REPLACE INTO channels VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                         total_sq + float(np.square(values).sum()), seen + seen_now, binary, p10, p50, p90))
+            heavy.append((run, step, name, json.dumps(merged, separators=(",", ":")), kept))
+        # The sketches and candidates sit in their own table so that charting reads only the small rows.
+        self.db.executemany("INSERT OR REPLACE INTO channels VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        self.db.executemany("INSERT OR REPLACE INTO sketches VALUES (?, ?, ?, ?, ?)", heavy)
         self.db.executemany(
             "INSERT INTO unscored VALUES (?, ?, ?, ?, ?) ON CONFLICT (run, step, channel, reason) DO UPDATE SET"
             " count = count + excluded.count", [(run, step, n, reason, c) for (n, reason), c in unscored.items()])
@@ -309,7 +315,7 @@ class ScoreStore:
         """The drill-down candidates of a step per channel: `{"lowest": [[rank, key, segment, line offset], ...],
         "random": [...]}`, the lowest first and the random ones in key order."""
         return {channel: json.loads(kept) for channel, kept in self.db.execute(
-            "SELECT channel, samples FROM channels WHERE run = ? AND step = ? AND samples IS NOT NULL", (run, step))}
+            "SELECT channel, samples FROM sketches WHERE run = ? AND step = ? AND samples IS NOT NULL", (run, step))}
 
     def step_items(self, run: str, step: int) -> int:
         row = self.db.execute("SELECT items FROM steps WHERE run = ? AND step = ?", (run, step)).fetchone()

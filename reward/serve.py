@@ -12,7 +12,6 @@ import asyncio
 import json
 import logging
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +71,12 @@ class ServerArgs(BaseModel):
 
 
 class Metrics:
-    """Prometheus metrics of one ingress replica (scraped at its `/metrics`)."""
+    """Prometheus metrics of one ingress replica (scraped at its `/metrics`), each mirrored through Ray's metrics
+    agent (the same names with a `ray_` prefix) so a cluster-wide scrape sees every replica.
+
+    Request counts and latencies are not here: Ray Serve exports them (`ray_serve_num_http_requests_total`,
+    `ray_serve_http_request_latency_ms` by route, application and status code), and the Grafana board uses those.
+    """
 
     def __init__(self) -> None:
         from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -85,14 +89,10 @@ class Metrics:
         self.unscored = Counter("reward_unscored", "Unscored dimensions by reason", ["suite", "dimension", "reason"],
                                 registry=self.registry)
         self.items = Counter("reward_items", "Scored items", ["suite", "valid"], registry=self.registry)
-        self.requests = Counter("reward_requests", "Requests by status code", ["code"], registry=self.registry)
-        self.latency = Histogram("reward_request_latency_seconds", "Latency of /v1/score", registry=self.registry,
-                                 buckets=[0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300])
         self.judge_calls = Counter("reward_judge_calls", "Judge calls by outcome (made, deduped, cache_hit)",
                                    ["outcome"], registry=self.registry)
         self.judge_latency = Histogram("reward_judge_latency_seconds", "Latency of one judge call (retries included)",
-                                       registry=self.registry,
-                                       buckets=[0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300])
+                                       registry=self.registry, buckets=JUDGE_LATENCY_BUCKETS)
 
         # The same series through Ray's metrics agent: with several ingress replicas, /metrics shows one replica's
         # counts, while Ray exports every replica's series (prefixed `ray_`) for cluster-wide Prometheus scraping.
@@ -115,10 +115,23 @@ class Metrics:
                     if self.ray:
                         self.ray["unscored"].inc(tags={"suite": suite, "dimension": name, "reason": score.reason or "unknown"})
 
+    def observe_judges(self, calls: dict[str, int], latencies: list[float]) -> None:
+        for outcome, count in calls.items():
+            self.judge_calls.labels(outcome).inc(count)
+            if self.ray and count > 0:  # Ray's counters take positive increments only
+                self.ray["judge_calls"].inc(count, tags={"outcome": outcome})
+        for seconds in latencies:
+            self.judge_latency.observe(seconds)
+            if self.ray:
+                self.ray["judge_latency"].observe(seconds)
+
     def render(self) -> bytes:
         from prometheus_client import generate_latest
 
         return generate_latest(self.registry)
+
+
+JUDGE_LATENCY_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
 
 
 def _ray_metrics(buckets: list[float]) -> dict | None:
@@ -133,6 +146,11 @@ def _ray_metrics(buckets: list[float]) -> dict | None:
             "reward": metrics.Histogram("reward_reward", "Scalar rewards", boundaries=buckets[1:], tag_keys=("suite",)),
             "unscored": metrics.Counter("reward_unscored", "Unscored dimensions by reason", tag_keys=("suite", "dimension", "reason")),
             "items": metrics.Counter("reward_items", "Scored items", tag_keys=("suite", "valid")),
+            "judge_calls": metrics.Counter("reward_judge_calls", "Judge calls by outcome (made, deduped, cache_hit)",
+                                           tag_keys=("outcome",)),
+            "judge_latency": metrics.Histogram("reward_judge_latency_seconds",
+                                               "Latency of one judge call (retries included)",
+                                               boundaries=JUDGE_LATENCY_BUCKETS),
         }
     except Exception:  # outside a Ray worker (unit tests): the replica-local registry is enough
         log.debug("Ray metrics unavailable", exc_info=True)
@@ -302,13 +320,6 @@ class Ingress:
 
     @api.post("/v1/score")
     async def score(self, request: Request) -> Response:
-        started = time.perf_counter()
-        response = await self._score(request)
-        self.metrics.requests.labels(str(response.status_code)).inc()
-        self.metrics.latency.observe(time.perf_counter() - started)
-        return response
-
-    async def _score(self, request: Request) -> Response:
         denied = self._unauthorised(request)
         if denied:
             return denied
@@ -359,10 +370,7 @@ class Ingress:
         replies = await asyncio.gather(*(run(c) for c in chunks))
         results: list[ItemResult | None] = [None] * len(items)
         for indices, reply in zip(chunks, replies, strict=True):
-            for outcome, count in reply["judge_calls"].items():
-                self.metrics.judge_calls.labels(outcome).inc(count)
-            for seconds in reply.get("judge_latencies", []):
-                self.metrics.judge_latency.observe(seconds)
+            self.metrics.observe_judges(reply["judge_calls"], reply.get("judge_latencies", []))
             for index, result in zip(indices, reply["results"], strict=True):
                 results[index] = ItemResult.model_validate(result)
         return results  # type: ignore[return-value]

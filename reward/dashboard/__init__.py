@@ -209,19 +209,22 @@ _SCRIPT = r"""
     return layout;
   }
 
+  // Splines cost far more to draw than straight segments and add nothing once a run has hundreds of steps.
+  const shape = (steps) => steps.length > 200 ? 'linear' : 'spline';
+
   function bandTraces(series, steps, run, i, channel, axis) {
     const w = state.smoothing;
     const mean = smooth(series.mean, w);
     const counts = series.count || data.runs[run].items;
     const traces = [];
     if (state.bands && !series.binary) traces.push(
-      {x: steps, y: smooth(series.p10, w), mode: 'lines', line: {width: 0, shape: 'spline'}, showlegend: false,
+      {x: steps, y: smooth(series.p10, w), mode: 'lines', line: {width: 0, shape: shape(steps)}, showlegend: false,
        hoverinfo: 'skip', legendgroup: run, name: run + ' p10', meta: {run: run, role: 'band'}, yaxis: axis || 'y'},
-      {x: steps, y: smooth(series.p90, w), mode: 'lines', line: {width: 0, shape: 'spline'}, fill: 'tonexty',
+      {x: steps, y: smooth(series.p90, w), mode: 'lines', line: {width: 0, shape: shape(steps)}, fill: 'tonexty',
        fillcolor: fill(i), showlegend: false, hoverinfo: 'skip', legendgroup: run, name: run + ' p90',
        meta: {run: run, role: 'band'}, yaxis: axis || 'y'});
     traces.push({x: steps, y: mean, mode: steps.length > 60 ? 'lines' : 'lines+markers',
-      line: {color: color(i), width: 2, shape: 'spline', smoothing: 0.6}, marker: {size: 4},
+      line: {color: color(i), width: 2, shape: shape(steps), smoothing: 0.6}, marker: {size: 4},
       name: run, legendgroup: run, meta: {run: run, role: 'mean', channel: channel},
       yaxis: axis || 'y',
       customdata: steps.map((_, k) => [series.mean[k], series.p10[k], series.p90[k], counts[k], (data.runs[run].time || [])[k] || '']),
@@ -271,7 +274,7 @@ _SCRIPT = r"""
   });
   addChart('overall', 'chart-valid', () => ['valid rate (masked items excluded from GRPO)', runs.map((run, i) => ({
     x: data.runs[run].steps, y: smooth(data.runs[run].valid_rate, state.smoothing), mode: 'lines',
-    line: {color: color(i), shape: 'spline', width: 2}, name: run, meta: {run: run, role: 'rate'},
+    line: {color: color(i), shape: shape(data.runs[run].steps), width: 2}, name: run, meta: {run: run, role: 'rate'},
     hovertemplate: `<b>${run}</b> step %{x}<br>valid %{y:.1%}<extra></extra>`}))], '', null, true);
 
   // Bottom-line dimensions first, then behavioral; each group alphabetical by title.
@@ -291,7 +294,7 @@ _SCRIPT = r"""
     addChart('unscored', 'chart-unscored-' + i, () => {
       const entries = Object.entries(data.runs[run].unscored);
       const traces = entries.map(([reason, rates], j) => ({x: data.runs[run].steps, y: smooth(rates, state.smoothing),
-        mode: 'lines', stackgroup: 'one', name: reason, line: {color: colors[(j + 3) % colors.length], shape: 'spline'},
+        mode: 'lines', stackgroup: 'one', name: reason, line: {color: colors[(j + 3) % colors.length], shape: shape(data.runs[run].steps)},
         hovertemplate: `${reason}: %{y:.2%}<extra>step %{x}</extra>`}));
       if (!traces.length) traces.push({x: data.runs[run].steps, y: data.runs[run].steps.map(() => 0), mode: 'lines',
         name: 'none unscored', line: {color: '#9ca3af'}});
