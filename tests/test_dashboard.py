@@ -205,3 +205,60 @@ def test_render_from_log_is_cached_until_the_log_changes(tmp_path):
     data = json.loads(render_from_log(tmp_path / "log").split('id="dashboard-data">')[1].split("</script>")[0])
     assert data["runs"]["r"]["steps"] == [0, 1]
     assert "Format!" in render_from_log(tmp_path / "log", titles={"format": "Format!"})  # unhashable option: no cache
+
+
+def test_served_page_fetches_a_clicked_steps_samples_and_toggles_runs(log_folder, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    from reward.dashboard import drilldown
+
+    page_path = tmp_path / "served.html"
+    page_path.write_text(render_from_log(log_folder, samples_url="http://reward.test/dashboard/samples"), encoding="utf-8")
+    data = json.loads(page_path.read_text().split('id="dashboard-data">')[1].split("</script>")[0])
+    assert all("step_samples" not in run for run in data["runs"].values())  # nothing embedded per step
+    assert len(data["runs"]["gated"]["time"]) == STEPS
+    asked = []
+
+    def answer(route):
+        from urllib.parse import parse_qs, urlparse
+
+        from reward.dashboard.data import UnknownStep
+
+        query = parse_qs(urlparse(route.request.url).query)
+        asked.append((query["run"][0], int(query["step"][0])))
+        try:  # what GET /dashboard/samples answers
+            route.fulfill(status=200, content_type="application/json",
+                          body=json.dumps(drilldown(log_folder, query["run"][0], int(query["step"][0]))))
+        except UnknownStep as exc:
+            route.fulfill(status=404, content_type="application/json", body=json.dumps({"error": str(exc)}))
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.route("http://reward.test/**", answer)
+        page.goto(page_path.as_uri())
+        page.wait_for_function("window.dashboardReady === true", timeout=60000)
+        page.evaluate("window.dashboard.showSamples('claim_hallucination', 'linear', 3)")
+        page.wait_for_function("document.getElementById('drilldown').dataset.loading === 'false'", timeout=10000)
+        text = page.inner_text("#drilldown")
+        assert asked == [("linear", 3)] and "step 3" in text and "linear-s3-" in text and "UTC" in text
+        assert page.evaluate("document.getElementById('drilldown').dataset.samples") == str(SAMPLES_LOWEST + SAMPLES_RANDOM)
+        page.evaluate("window.dashboard.showSamples('format', 'linear', 3)")  # same step: answered from the page
+        page.wait_for_function("document.getElementById('drilldown').dataset.loading === 'false'", timeout=10000)
+        assert asked == [("linear", 3)] and "Format" in page.inner_text("#drilldown")
+        page.evaluate("window.dashboard.showSamples('format', 'linear', 42)")  # a step the server does not know
+        page.wait_for_function("document.getElementById('drilldown').dataset.loading === 'false'", timeout=10000)
+        assert "unavailable" in page.inner_text("#drilldown")
+        # Switching a run off hides it on every chart and in the table; switching it on brings it back.
+        page.uncheck('#run-toggles input[data-run="linear"]')
+        shown = page.eval_on_selector_all(".chart[data-channel]", "els => els.map(e => e.dataset.series)")
+        assert set(shown) == {"1"}
+        assert page.eval_on_selector_all("#latest-table tr:first-child th", "els => els.length") == 2
+        assert page.evaluate("document.getElementById('chart-unscored-1').parentElement.style.display") == "none"
+        page.check('#run-toggles input[data-run="linear"]')
+        assert page.evaluate("document.getElementById('chart-dim-format').dataset.series") == "2"
+        assert "UTC" in page.inner_text("#latest-table")
+        browser.close()
+    assert errors == []
