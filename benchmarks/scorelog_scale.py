@@ -185,12 +185,12 @@ def main() -> None:
     dims = load_suite("searchllm").dimensions
     if args.folder:
         Path(args.folder).parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=args.folder and Path(args.folder).parent) as tmp:
+    with tempfile.TemporaryDirectory(dir=args.folder and Path(args.folder).resolve().parent) as tmp:
         folder = Path(args.folder).resolve() if args.folder else Path(tmp) / "scores"
+        one_step = raw_log_of_one_step(Path(tmp), dims)
         if args.reuse and store_path(folder).exists():  # time the reads again on a log generated before
-            one_step, generated = None, None
+            generated = "reused"
         else:
-            one_step = raw_log_of_one_step(Path(tmp), dims)
             generated = generate(folder, args.runs, args.steps, args.raw_steps, dims)
         load_before = os.getloadavg()[0]
         started = time.perf_counter()

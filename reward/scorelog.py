@@ -135,21 +135,22 @@ class ScoreLog:
                 prune(self.folder, self.retention, keep=path, store=self._store)
         return self._handle
 
-    def _lines(self, items: Sequence[Item], results: Sequence[ItemResult], **fields) -> list[str]:
-        lines = []
+    def _lines(self, items: Sequence[Item], results: Sequence[ItemResult], **fields) -> tuple[list[str], set[str]]:
+        """The batch's lines, and the hashes of the contexts it writes (in the segment once the write succeeded)."""
+        lines, new = [], set()
         for item, result in zip(items, results, strict=True):
             record = ScoreRecord(group=item.group, result=result, **fields)
             if not self.keep_items:
                 lines.append(record.model_dump_json(exclude_none=True))
                 continue
             digest, context = context_line(item)
-            if digest not in self._contexts:
-                self._contexts.add(digest)
+            if digest not in self._contexts and digest not in new:
+                new.add(digest)
                 lines.append(context)
             record.context = digest
             body = record.model_dump_json(exclude_none=True)
             lines.append(body[:-1] + ',"item":' + item.model_dump_json(exclude=_ITEM_WITHOUT_CONTEXT, exclude_none=True) + "}")
-        return lines
+        return lines, new
 
     def append(
         self,
@@ -165,12 +166,13 @@ class ScoreLog:
         now = dt.datetime.now(dt.UTC)
         with self._lock:
             handle = self._open()
-            lines = self._lines(items, results, time=now, suite=suite, suite_version=suite_version, run=run, step=step)
+            lines, contexts = self._lines(items, results, time=now, suite=suite, suite_version=suite_version, run=run, step=step)
             payload = "\n".join(lines) + "\n"
             offset = handle.tell()
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
+            self._contexts |= contexts
             if self._store is not None:
                 self._index(lines, results, offset, segment=Path(handle.name).name, suite=suite, run=run, step=step,
                             time=now)

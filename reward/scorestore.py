@@ -99,8 +99,8 @@ def store_path(folder: str | Path) -> Path:
 def sketch_quantiles(sketch: dict[int, int], quantiles: Sequence[float]) -> list[float | None]:
     """Quantiles of a histogram sketch (linear within a bin).
 
-    >>> sketch_quantiles({0: 1, 199: 1}, [0.5])
-    [0.995]
+    >>> sketch_quantiles({0: 2, 199: 2}, [0.25, 0.5, 0.75])
+    [0.0025, 0.005, 0.9975]
     """
     total = sum(sketch.values())
     if not total:
@@ -115,7 +115,7 @@ def sketch_quantiles(sketch: dict[int, int], quantiles: Sequence[float]) -> list
         k = min(k, len(bins) - 1)
         before = cumulative[k] - counts[k]
         within = (rank - before) / counts[k]
-        out.append(round((bins[k] + min(1.0, max(0.0, within))) / SKETCH_BINS, 4))
+        out.append(round(float(bins[k] + min(1.0, max(0.0, within))) / SKETCH_BINS, 4))
     return out
 
 
