@@ -157,20 +157,36 @@ def generate(folder: Path, runs: int, steps: int, raw_steps: int, dims: dict) ->
     return {"aggregates_seconds": round(aggregates_s, 1), "raw_seconds": round(time.perf_counter() - started, 1)}
 
 
-def browser_seconds(page_path: Path) -> float | None:
+def browser_seconds(page_path: Path) -> tuple[float, float] | None:
+    """Wall seconds from navigation until every chart is drawn, and the CPU seconds the browser spent on it."""
     try:
+        import psutil
         from playwright.sync_api import sync_playwright
     except ImportError:
         return None
+
+    def browser_cpu() -> float:
+        total = 0.0
+        for child in psutil.Process().children(recursive=True):
+            try:
+                times = child.cpu_times()
+                total += times.user + times.system
+            except psutil.Error:
+                continue
+        return total
+
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto("about:blank")
+        cpu = browser_cpu()
         started = time.perf_counter()
         page.goto(page_path.as_uri())
         page.wait_for_function("window.dashboardReady === true", timeout=120000)
         seconds = time.perf_counter() - started
+        cpu = browser_cpu() - cpu
         browser.close()
-    return round(seconds, 2)
+    return round(seconds, 2), round(cpu, 2)
 
 
 def main() -> None:
@@ -193,17 +209,18 @@ def main() -> None:
         else:
             generated = generate(folder, args.runs, args.steps, args.raw_steps, dims)
         load_before = os.getloadavg()[0]
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         page = render_from_log(folder, samples_url="dashboard/samples")  # as GET /dashboard builds it
-        page_seconds = time.perf_counter() - started
+        page_seconds, page_cpu = time.perf_counter() - started, time.process_time() - cpu
         page_path = Path(tmp) / "dashboard.html"
         page_path.write_text(page, encoding="utf-8")
         drawn = browser_seconds(page_path)
-        clicks = []
+        clicks, click_cpu = [], []
         for run in ("gated", "linear", "sum")[:args.runs]:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             samples = drilldown(folder, run, args.steps - 1)
             clicks.append(time.perf_counter() - started)
+            click_cpu.append(time.process_time() - cpu)
             if samples["records"] != PROMPTS * ROLLOUTS:
                 raise RuntimeError(f"drill-down read {samples['records']} records, expected {PROMPTS * ROLLOUTS}")
         result = {
@@ -217,8 +234,11 @@ def main() -> None:
             "raw_log_mib": round(sum(p.stat().st_size for p in segments(folder)) / 2**20, 1),
             "page_mib": round(len(page.encode()) / 2**20, 2),
             "page_build_seconds": round(page_seconds, 2),
-            "page_drawn_in_chromium_seconds": drawn,
+            "page_build_cpu_seconds": round(page_cpu, 2),
+            "page_drawn_in_chromium_seconds": drawn and drawn[0],
+            "page_drawn_chromium_cpu_seconds": drawn and drawn[1],
             "drilldown_seconds": [round(c, 2) for c in clicks],
+            "drilldown_cpu_seconds": [round(c, 3) for c in click_cpu],
             "machine": f"{platform.machine()} {platform.python_version()}, 2 shared cores",
             "load_average_when_timed": round(load_before, 1),
         }

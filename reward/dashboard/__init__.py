@@ -10,6 +10,7 @@ explanations and quotes. Plotly.js (from the `plotly` package) is inlined, so th
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 from collections.abc import Iterable
@@ -32,6 +33,7 @@ def _plotly_js() -> str:
     return resources.files("plotly").joinpath("package_data/plotly.min.js").read_text(encoding="utf-8")
 
 
+@functools.cache
 def _titles() -> dict[str, str]:
     from reward.rubric import DEFAULT_RUBRIC_DIR, load_dimension
 
@@ -71,7 +73,7 @@ def _check_smoothing(smoothing: float) -> None:
 
 def _page(data: dict, *, title: str, smoothing: float, titles: dict[str, str] | None,
           samples_url: str | None = None) -> str:
-    data["titles"] = _titles() if titles is None else titles
+    data["titles"] = dict(_titles()) if titles is None else titles
     data["title"] = title
     data["smoothing"] = smoothing
     data["bucket"] = UNSTEPPED_BUCKET
@@ -241,14 +243,26 @@ _SCRIPT = r"""
     if (channel) div.dataset.channel = channel;
     card.appendChild(div);
     document.getElementById(container).appendChild(card);
-    const chart = {div: div, build: build, percent: percent, card: card, owner: owner};
-    draw(chart);
-    charts.push(chart);
-    if (channel) div.on('plotly_click', (event) => {
-      const point = event.points.find((p) => p.data.meta && p.data.meta.role === 'mean');
-      if (point) showSamples(channel, point.data.meta.run, point.x);
-    });
+    const chart = {div: div, build: build, percent: percent, card: card, owner: owner, channel: channel, drawn: false};
+    charts.push(chart);  // drawn when it scrolls into view (see `drawVisible`)
     return div;
+  }
+
+  // Charts below the fold are drawn when they come near the viewport: a long run's page has ~30 charts of
+  // thousands of points, and drawing them all up front is most of the time to a usable page.
+  const lazy = 'IntersectionObserver' in window ? new IntersectionObserver((entries) => entries.forEach((entry) => {
+    const chart = charts.find((c) => c.div === entry.target);
+    if (entry.isIntersecting && chart && !chart.drawn) { draw(chart); lazy.unobserve(entry.target); }
+  }), {rootMargin: '400px'}) : null;
+  function drawVisible() {
+    charts.forEach((chart) => {
+      if (!lazy || chart.card.getBoundingClientRect().top < window.innerHeight + 400) draw(chart);
+      else lazy.observe(chart.div);
+    });
+  }
+  function redraw(chart) {
+    if (chart.owner) chart.card.style.display = state.hidden.has(chart.owner) ? 'none' : '';
+    if (chart.drawn) draw(chart);
   }
 
   function draw(chart) {
@@ -257,6 +271,11 @@ _SCRIPT = r"""
     // Runs switched off in the header are hidden on every chart (their legend entries stay, greyed).
     traces.forEach((t) => { if (t.meta && state.hidden.has(t.meta.run)) t.visible = 'legendonly'; });
     Plotly.react(chart.div, traces, layoutFor(text, chart.percent, secondary), config);
+    if (!chart.drawn && chart.channel) chart.div.on('plotly_click', (event) => {
+      const point = event.points.find((p) => p.data.meta && p.data.meta.role === 'mean');
+      if (point) showSamples(chart.channel, point.data.meta.run, point.x);
+    });
+    chart.drawn = true;
     chart.div.dataset.series = String(traces.filter((t) => t.showlegend !== false && t.visible !== 'legendonly').length);
   }
 
@@ -363,7 +382,7 @@ _SCRIPT = r"""
   function setRunVisible(run, visible) {
     if (visible) state.hidden.delete(run); else state.hidden.add(run);
     toggles.querySelectorAll('input').forEach((box) => { if (box.dataset.run === run) box.checked = visible; });
-    charts.forEach(draw);
+    charts.forEach(redraw);
     drawTable();
   }
 
@@ -432,13 +451,14 @@ _SCRIPT = r"""
   slider.value = String(state.smoothing); sliderValue.textContent = state.smoothing.toFixed(2);
   function setSmoothing(weight) {
     state.smoothing = weight; slider.value = String(weight); sliderValue.textContent = weight.toFixed(2);
-    charts.forEach(draw);
+    charts.forEach(redraw);
   }
   slider.addEventListener('input', () => setSmoothing(Number(slider.value)));
-  document.getElementById('bands').addEventListener('change', (e) => { state.bands = e.target.checked; charts.forEach(draw); });
+  document.getElementById('bands').addEventListener('change', (e) => { state.bands = e.target.checked; charts.forEach(redraw); });
 
+  drawVisible();
   window.dashboard = {charts: charts.length, runs: runs, showSamples: showSamples, setSmoothing: setSmoothing,
-    setRunVisible: setRunVisible};
+    setRunVisible: setRunVisible, drawAll: () => charts.forEach((c) => { if (!c.drawn) draw(c); })};
   window.dashboardReady = true;
 })();
 """
