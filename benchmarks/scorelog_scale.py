@@ -24,6 +24,7 @@ import os
 import platform
 import random
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -224,8 +225,7 @@ def main() -> None:
             if samples["records"] != PROMPTS * ROLLOUTS:
                 raise RuntimeError(f"drill-down read {samples['records']} records, expected {PROMPTS * ROLLOUTS}")
         result = {
-            "command": "nice -n 10 .venv/bin/python benchmarks/scorelog_scale.py "
-                       f"--runs {args.runs} --steps {args.steps} --raw-steps {args.raw_steps}",
+            "command": "nice -n 10 .venv/bin/python benchmarks/scorelog_scale.py " + " ".join(sys.argv[1:]),
             "one_step_raw_log": one_step,
             "runs": args.runs, "steps": args.steps, "items_per_step": PROMPTS * ROLLOUTS,
             "records_charted": args.runs * args.steps * PROMPTS * ROLLOUTS,

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from reward.dashboard import drilldown, render_from_log
-from reward.dashboard.data import UnknownStep
+from reward.dashboard.data import UnknownStep, step_records
 from reward.schema import DimensionScore, Item, ItemResult
 from reward.scorelog import ScoreLog, Retention, prune, read_log, segments
 from reward.scorestore import SAMPLE_LOWEST, SAMPLE_RANDOM, SKETCH_BINS, UNSTEPPED_BUCKET, ScoreStore, rebuild, sketch_quantiles, store_path
@@ -178,6 +178,10 @@ def test_records_without_steps_fill_buckets_across_batches(tmp_path):
     assert ids and ids <= {r.id for r in sent[UNSTEPPED_BUCKET:]}
     assert {item["id"] for item in drilldown(tmp_path, "mini (no step)", 0)["items"]} <= {r.id for r in sent[:UNSTEPPED_BUCKET]}
     assert drilldown(tmp_path, "mini (no step)", 1)["records"] == 120 - UNSTEPPED_BUCKET
+    # The batch index gives back every record of a bucket, in order, though the bucket cuts through a batch.
+    with ScoreStore(tmp_path, readonly=True) as store:
+        assert [r.result.id for r in step_records(store, "mini (no step)", 1)] == [r.id for r in sent[UNSTEPPED_BUCKET:]]
+        assert [r.result.id for r in step_records(store, "mini (no step)", 0)] == [r.id for r in sent[:UNSTEPPED_BUCKET]]
 
 
 def test_a_torn_last_line_is_skipped_and_never_glued_to_the_next_record(tmp_path):
