@@ -127,14 +127,6 @@ def test_dashboard_draws_in_headless_chromium(log_folder, tmp_path):
         page.on("request", lambda r: requests.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
         page.goto(page_path.as_uri())
         page.wait_for_function("window.dashboardReady === true", timeout=60000)
-        # Charts below the fold wait until they are scrolled to; scrolling to the bottom draws them all.
-        below = "document.querySelectorAll('.chart:not(.js-plotly-plot)').length"
-        assert page.evaluate(below) > 0
-        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
-        page.wait_for_function("document.querySelectorAll('#unscored .chart.js-plotly-plot').length === 2", timeout=30000)
-        page.evaluate("window.dashboard.drawAll()")
-        assert page.evaluate(below) == 0
-        page.evaluate("window.scrollTo(0, 0)")
         # reward, gate, utility, valid rate; one per dimension; one unscored chart per run.
         assert page.evaluate("window.dashboard.charts") == 4 + len(dimensions) + 2
         series = page.eval_on_selector_all(
@@ -248,7 +240,6 @@ def test_served_page_fetches_a_clicked_steps_samples_and_toggles_runs(log_folder
         page.route("http://reward.test/**", answer)
         page.goto(page_path.as_uri())
         page.wait_for_function("window.dashboardReady === true", timeout=60000)
-        page.evaluate("window.dashboard.drawAll()")
         page.evaluate("window.dashboard.showSamples('claim_hallucination', 'linear', 3)")
         page.wait_for_function("document.getElementById('drilldown').dataset.loading === 'false'", timeout=10000)
         text = page.inner_text("#drilldown")

@@ -244,25 +244,9 @@ _SCRIPT = r"""
     card.appendChild(div);
     document.getElementById(container).appendChild(card);
     const chart = {div: div, build: build, percent: percent, card: card, owner: owner, channel: channel, drawn: false};
-    charts.push(chart);  // drawn when it scrolls into view (see `drawVisible`)
+    charts.push(chart);
+    draw(chart);
     return div;
-  }
-
-  // Charts below the fold are drawn when they come near the viewport: a long run's page has ~30 charts of
-  // thousands of points, and drawing them all up front is most of the time to a usable page.
-  const lazy = 'IntersectionObserver' in window ? new IntersectionObserver((entries) => entries.forEach((entry) => {
-    const chart = charts.find((c) => c.div === entry.target);
-    if (entry.isIntersecting && chart && !chart.drawn) { draw(chart); lazy.unobserve(entry.target); }
-  }), {rootMargin: '400px'}) : null;
-  function drawVisible() {
-    charts.forEach((chart) => {
-      if (!lazy || chart.card.getBoundingClientRect().top < window.innerHeight + 400) draw(chart);
-      else lazy.observe(chart.div);
-    });
-  }
-  function redraw(chart) {
-    if (chart.owner) chart.card.style.display = state.hidden.has(chart.owner) ? 'none' : '';
-    if (chart.drawn) draw(chart);
   }
 
   function draw(chart) {
@@ -382,7 +366,7 @@ _SCRIPT = r"""
   function setRunVisible(run, visible) {
     if (visible) state.hidden.delete(run); else state.hidden.add(run);
     toggles.querySelectorAll('input').forEach((box) => { if (box.dataset.run === run) box.checked = visible; });
-    charts.forEach(redraw);
+    charts.forEach(draw);
     drawTable();
   }
 
@@ -451,14 +435,13 @@ _SCRIPT = r"""
   slider.value = String(state.smoothing); sliderValue.textContent = state.smoothing.toFixed(2);
   function setSmoothing(weight) {
     state.smoothing = weight; slider.value = String(weight); sliderValue.textContent = weight.toFixed(2);
-    charts.forEach(redraw);
+    charts.forEach(draw);
   }
   slider.addEventListener('input', () => setSmoothing(Number(slider.value)));
-  document.getElementById('bands').addEventListener('change', (e) => { state.bands = e.target.checked; charts.forEach(redraw); });
+  document.getElementById('bands').addEventListener('change', (e) => { state.bands = e.target.checked; charts.forEach(draw); });
 
-  drawVisible();
   window.dashboard = {charts: charts.length, runs: runs, showSamples: showSamples, setSmoothing: setSmoothing,
-    setRunVisible: setRunVisible, drawAll: () => charts.forEach((c) => { if (!c.drawn) draw(c); })};
+    setRunVisible: setRunVisible};
   window.dashboardReady = true;
 })();
 """
