@@ -14,8 +14,9 @@ select it. For verl's legacy managers (`verl.workers.reward_manager`: naive, bat
   manager; all rollouts of a batch in one request (chunked, groups kept whole).
 
 The interaction comes from the parquet's `extra_info` (written by `policy.data`): `query`, `history`, `evidence`,
-`group`, `now`. The server URL, suite, run name and token come from `reward_kwargs` or the environment
-(`REWARD_SERVER_URL`, `REWARD_SUITE`, `REWARD_RUN`, `REWARD_SERVER_TOKEN`); the training step from `step=`
+`group`, `now`. The server URL, suite and token come from `reward_kwargs` or the environment
+(`REWARD_SERVER_URL`, `REWARD_SUITE`, `REWARD_SERVER_TOKEN`); the run name from `REWARD_RUN` over `reward_kwargs.run`
+(`resolve_run`); the training step from `step=`
 (`SearchRewardManager` passes verl's `global_steps`), `extra_info["global_steps"]` or `REWARD_STEP`. Each call
 returns `{"score": R, "gate": B, "utility": U, "valid": 1.0 or 0.0, "<dimension>": s, ...}` with the same keys for
 every rollout of a suite, so every dimension reaches verl's `reward_extra_info` (which must hold equal-length
@@ -118,11 +119,33 @@ def client_for(url: str, token: str | None) -> RewardClient:
         return _CLIENTS[key]
 
 
+_RUN_NOTED: set[tuple[str, str]] = set()
+
+
+def resolve_run(kwargs: dict[str, Any]) -> str | None:
+    """The run name sent with every request: `REWARD_RUN` when set (the launch names its run), else
+    `reward_kwargs.run` (the config's default), else none (the server then charts the run under the suite name).
+    The server logs the request's `run` as sent; nothing on the server side overrides it.
+
+    >>> import os; os.environ["REWARD_RUN"] = "gated-seed2"; resolve_run({"run": "gated"})
+    'gated-seed2'
+    >>> del os.environ["REWARD_RUN"]; resolve_run({"run": "gated"}), resolve_run({})
+    ('gated', None)
+    """
+    from_env = os.environ.get("REWARD_RUN") or None
+    from_config = kwargs.get("run") or None
+    if from_env and from_config and from_env != from_config and (from_env, from_config) not in _RUN_NOTED:
+        _RUN_NOTED.add((from_env, from_config))
+        log.info("run name %r from REWARD_RUN (the config's run %r is the default when REWARD_RUN is unset)",
+                 from_env, from_config)
+    return from_env or from_config
+
+
 def _settings(kwargs: dict[str, Any], extra_info: dict | None = None) -> tuple[RewardClient, str, int | None, str | None]:
     url = kwargs.get("server_url") or os.environ.get("REWARD_SERVER_URL", "http://127.0.0.1:8000")
     token = kwargs.get("token") or os.environ.get("REWARD_SERVER_TOKEN") or None
     suite = kwargs.get("suite") or os.environ.get("REWARD_SUITE", "searchllm")
-    run = kwargs.get("run") or os.environ.get("REWARD_RUN") or None
+    run = resolve_run(kwargs)
     step = kwargs.get("step")
     if step is None and extra_info and extra_info.get("global_steps") is not None:
         step = extra_info["global_steps"]

@@ -2,24 +2,37 @@
 
 A log is a folder of JSONL segments. Each writer (one per server replica or CLI run) appends to its own segment,
 so concurrent replicas never interleave lines; a batch is flushed and fsynced before the reply leaves the server,
-so an item the trainer received a reward for is on disk. Readers merge all segments and skip a torn last line
-left by a crash. A record holds the item itself (for re-scoring in shadow runs), the suite and its rubric version
-hash, the run name and training step, and every dimension's score and status.
+so an item the trainer received a reward for is on disk. A record holds the item (for re-scoring in shadow runs),
+the suite and its rubric version hash, the run name and training step, and every dimension's score and status.
+
+The item's history and evidence (3-5k tokens, shared by the 16 rollouts of a GRPO group) are stored once per
+segment as a content-addressed context line (`{"kind": "context", "hash": ..., "history": ..., "evidence": ...}`)
+written before the first record that refers to it by `context`; readers resolve the reference, and records of
+older logs with the evidence inline read as before. Every segment is self-contained, so retention
+(`prune`) drops whole segments. A torn last line (a writer killed mid-write) is skipped on read, and a writer
+that opens an existing segment first ends a torn line, so it never glues itself to the next record.
+
+After each batch is on disk, the writer adds it to the folder's aggregate store (`reward.scorestore`), which the
+dashboard reads; the log stays the source of truth and rebuilds the store (`reward log reindex`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import logging
 import os
+import re
 import threading
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from reward.schema import Item, ItemResult
+from reward.schema import Evidence, Item, ItemResult, Turn
 
 log = logging.getLogger(__name__)
 
@@ -46,30 +59,98 @@ class ScoreRecord(BaseModel):
     result: ItemResult
     """The full result: reward, gate, utility, validity and every dimension."""
     item: Item | None = None
-    """The scored item, kept so a candidate evaluator can re-score logged traffic."""
+    """The scored item, kept so a candidate evaluator can re-score logged traffic (on disk without its history
+    and evidence when `context` is set; `read_log` puts them back)."""
+    context: str | None = None
+    """Hash of the item's `ContextRecord` (history + evidence) in the same segment."""
+
+
+class ContextRecord(BaseModel):
+    """A line holding one history + evidence set, written once per segment and referred to by its hash."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: Literal["context"] = "context"
+    hash: str
+    """First 32 hex digits of the SHA-256 of the canonical JSON of `history` and `evidence`."""
+    history: list[Turn] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+CONTEXT_PREFIX = '{"kind":"context"'
+_ITEM_WITHOUT_CONTEXT = {"history", "evidence"}
+
+
+def context_line(item: Item) -> tuple[str, str]:
+    """The hash and the JSON line of an item's history + evidence."""
+    body = ContextRecord(hash="", history=item.history, evidence=item.evidence).model_dump_json(
+        include={"history", "evidence"})
+    digest = hashlib.sha256(body.encode()).hexdigest()[:32]
+    return digest, f'{CONTEXT_PREFIX},"hash":"{digest}",{body[1:]}'
+
+
+class Retention(BaseModel):
+    """How long the raw log is kept: segments past `max_age_days`, or the oldest beyond `max_bytes`, are deleted."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_age_days: float | None = Field(default=None, gt=0)
+    max_bytes: int | None = Field(default=None, gt=0)
 
 
 class ScoreLog:
     """Appends records to this writer's own segment of a log folder."""
 
-    def __init__(self, folder: str | Path, *, keep_items: bool = True, writer: str | None = None):
+    def __init__(self, folder: str | Path, *, keep_items: bool = True, writer: str | None = None,
+                 store: bool = True, retention: Retention | None = None):
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.keep_items = keep_items
         self.writer = writer or f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.retention = retention
         self._lock = threading.Lock()
         self._handle = None
         self._segment = 0
+        self._contexts: set[str] = set()  # context hashes already in the current segment
+        self._store = None
+        if store:
+            from reward.scorestore import ScoreStore
+
+            self._store = ScoreStore(self.folder)
+
+    def _segment_path(self) -> Path:
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+        return self.folder / f"scores-{stamp}-{self.writer}-{self._segment:04d}.jsonl"
 
     def _open(self):
         if self._handle is None or self._handle.tell() > SEGMENT_BYTES:
             if self._handle is not None:
                 self._handle.close()
-            stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
             self._segment += 1
-            path = self.folder / f"scores-{stamp}-{self.writer}-{self._segment:04d}.jsonl"
+            self._contexts = set()
+            path = self._segment_path()
             self._handle = path.open("a", encoding="utf-8")
+            _end_torn_line(path, self._handle)
+            if self.retention is not None:
+                prune(self.folder, self.retention, keep=path, store=self._store)
         return self._handle
+
+    def _lines(self, items: Sequence[Item], results: Sequence[ItemResult], **fields) -> tuple[list[str], set[str]]:
+        """The batch's lines, and the hashes of the contexts it writes (in the segment once the write succeeded)."""
+        lines, new = [], set()
+        for item, result in zip(items, results, strict=True):
+            record = ScoreRecord(group=item.group, result=result, **fields)
+            if not self.keep_items:
+                lines.append(record.model_dump_json(exclude_none=True))
+                continue
+            digest, context = context_line(item)
+            if digest not in self._contexts and digest not in new:
+                new.add(digest)
+                lines.append(context)
+            record.context = digest
+            body = record.model_dump_json(exclude_none=True)
+            lines.append(body[:-1] + ',"item":' + item.model_dump_json(exclude=_ITEM_WITHOUT_CONTEXT, exclude_none=True) + "}")
+        return lines, new
 
     def append(
         self,
@@ -81,26 +162,96 @@ class ScoreLog:
         run: str | None = None,
         step: int | None = None,
     ) -> None:
-        """Append one batch and make it durable (flush + fsync) before returning."""
+        """Append one batch and make it durable (flush + fsync) before returning; then update the store."""
         now = dt.datetime.now(dt.UTC)
-        lines = [
-            ScoreRecord(
-                time=now, suite=suite, suite_version=suite_version, run=run, step=step, group=item.group,
-                result=result, item=item if self.keep_items else None,
-            ).model_dump_json(exclude_none=True)
-            for item, result in zip(items, results, strict=True)
-        ]
         with self._lock:
             handle = self._open()
-            handle.write("\n".join(lines) + "\n")
+            lines, contexts = self._lines(items, results, time=now, suite=suite, suite_version=suite_version, run=run, step=step)
+            payload = "\n".join(lines) + "\n"
+            offset = handle.tell()
+            handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
+            self._contexts |= contexts
+            if self._store is not None:
+                self._index(lines, results, offset, segment=Path(handle.name).name, suite=suite, run=run, step=step,
+                            time=now)
+
+    def _index(self, lines: list[str], results: Sequence[ItemResult], offset: int, **batch) -> None:
+        """Add a batch that is on disk to the store; a failure here loses nothing (`reward log reindex`)."""
+        records, position = [], offset
+        for line in lines:
+            if not line.startswith(CONTEXT_PREFIX):
+                records.append(position)
+            position += len(line.encode()) + 1
+        try:
+            self._store.add_batch(results, offset=offset, length=position - offset, lines=records, **batch)
+        except Exception:
+            log.exception("score store update failed; the log has the batch (rebuild with `reward log reindex`)")
 
     def close(self) -> None:
         with self._lock:
             if self._handle is not None:
                 self._handle.close()
                 self._handle = None
+            if self._store is not None:
+                self._store.close()
+
+
+def _end_torn_line(path: Path, handle) -> None:
+    """A segment left by a killed writer may end mid-line: end that line so the next record starts on its own."""
+    size = path.stat().st_size
+    if size:
+        with path.open("rb") as existing:
+            existing.seek(size - 1)
+            if existing.read(1) != b"\n":
+                handle.write("\n")
+                handle.flush()
+
+
+_SEGMENT_NAME = re.compile(r"scores-(?P<stamp>\d{8}T\d{6})-(?P<writer>.+)-(?P<number>\d{4})\.jsonl$")
+
+
+def prune(folder: str | Path, retention: Retention, *, keep: Path | None = None, store=None) -> list[Path]:
+    """Delete segments older than `retention.max_age_days` (by last write) and the oldest beyond `max_bytes`.
+
+    The newest segment of every writer is kept (another replica may still be appending to it), and so is `keep`.
+    The store forgets its index into the deleted segments (their steps' aggregates stay charted, their drill-down
+    samples are gone). Returns the deleted paths.
+    """
+    paths = segments(folder)
+    newest: dict[str, Path] = {}
+    for path in paths:  # names sort by opening time
+        match = _SEGMENT_NAME.search(path.name)
+        newest[match["writer"] if match else path.name] = path
+    protected = set(newest.values()) | ({keep} if keep else set())
+    now = time.time()
+    stats = {path: path.stat() for path in paths}
+    doomed = []
+    if retention.max_age_days is not None:
+        limit = now - retention.max_age_days * 86400
+        doomed += [p for p in paths if p not in protected and stats[p].st_mtime < limit]
+    if retention.max_bytes is not None:
+        total = sum(stats[p].st_size for p in paths if p not in doomed)
+        for path in paths:
+            if total <= retention.max_bytes:
+                break
+            if path not in protected and path not in doomed:
+                doomed.append(path)
+                total -= stats[path].st_size
+    for path in doomed:
+        path.unlink(missing_ok=True)
+        log.info("score log retention: deleted %s", path)
+    if doomed:
+        if store is None:
+            from reward.scorestore import ScoreStore
+
+            store = ScoreStore(folder)
+            store.forget_segments([p.name for p in doomed])
+            store.close()
+        else:
+            store.forget_segments([p.name for p in doomed])
+    return doomed
 
 
 def segments(folder: str | Path) -> list[Path]:
@@ -110,16 +261,54 @@ def segments(folder: str | Path) -> list[Path]:
     return sorted(folder.glob("scores-*.jsonl"))
 
 
+def read_lines(path: Path, start: int = 0, length: int | None = None) -> Iterator[tuple[int, int, bytes]]:
+    """(line number, byte offset, line) of the complete lines of a segment, or of a byte range of it.
+
+    A last line without its newline is a write in progress or torn by a crash: it is not yielded.
+    """
+    with path.open("rb") as handle:
+        handle.seek(start)
+        lines = iter(handle) if length is None else iter(handle.read(length).splitlines(keepends=True))
+        offset = start
+        for number, line in enumerate(lines, start=1):
+            if not line.endswith(b"\n"):
+                log.info("%s: skipping an incomplete last line at byte %d (torn, or being written)", path, offset)
+                return
+            yield number, offset, line
+            offset += len(line)
+
+
+def parse_segment(path: Path, start: int = 0, length: int | None = None, *,
+                  resolve: bool = True) -> Iterator[tuple[int, ScoreRecord]]:
+    """(byte offset, record) of the records of a segment (or a byte range), bad lines skipped; with `resolve`, the
+    items get their history and evidence back from the segment's context lines (read the whole segment then)."""
+    contexts: dict[str, ContextRecord] = {}
+    for number, offset, line in read_lines(path, start, length):
+        if not line.strip():
+            continue
+        try:
+            if line.startswith(CONTEXT_PREFIX.encode()):
+                if not resolve:
+                    continue
+                context = ContextRecord.model_validate_json(line)
+                contexts[context.hash] = context
+                continue
+            # Parsing and validating in one pass (pydantic-core) is ~3x faster than json.loads first.
+            record = ScoreRecord.model_validate_json(line)
+        except ValueError as exc:  # pydantic's ValidationError covers bad JSON too
+            log.warning("%s:%d: skipping unreadable record (%s)", path, number, type(exc).__name__)
+            continue
+        if resolve and record.context is not None and record.item is not None:
+            context = contexts.get(record.context)
+            if context is None:
+                log.warning("%s:%d: context %s not found in the segment", path, number, record.context)
+            else:
+                record.item = record.item.model_copy(update={"history": context.history, "evidence": context.evidence})
+        yield offset, record
+
+
 def read_log(folder: str | Path) -> Iterator[ScoreRecord]:
     """Every record of a log folder (or one segment file), segment by segment; torn lines are skipped."""
     for path in segments(folder):
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    # Parsing and validating in one pass (pydantic-core) is ~3x faster than json.loads first,
-                    # which matters when the dashboard reads a long run's log.
-                    yield ScoreRecord.model_validate_json(line)
-                except ValueError as exc:  # pydantic's ValidationError covers bad JSON too
-                    log.warning("%s:%d: skipping unreadable record (%s)", path, number, type(exc).__name__)
+        for _, record in parse_segment(path):
+            yield record

@@ -31,6 +31,7 @@ from reward.rubric import (DEFAULT_RUBRIC_DIR, LoadedSuite, RubricError, Unknown
                            load_suite)
 from reward.schema import Item, ItemResult, ScoreRequest, ScoreResponse
 from reward.shipped import resolve_config
+from reward.scorelog import Retention
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,8 @@ class ServerArgs(BaseModel):
     """Judge calls in flight per scoring replica."""
     score_log: str | None = "var/scores"
     """Folder of the durable score log; None disables it."""
+    score_log_retention: Retention | None = None
+    """Delete score-log segments past a maximum age or beyond a total size (checked when a segment opens)."""
     token_env: str = "REWARD_SERVER_TOKEN"
     """Environment variable holding the bearer token; when it is unset or empty, no auth."""
     require_token: bool = False
@@ -86,7 +89,12 @@ class ServerArgs(BaseModel):
 
 
 class Metrics:
-    """Prometheus metrics of one ingress replica (scraped at its `/metrics`)."""
+    """Prometheus metrics of one ingress replica (scraped at its `/metrics`), each mirrored through Ray's metrics
+    agent (the same names with a `ray_` prefix) so a cluster-wide scrape sees every replica.
+
+    Request counts and latencies are not here: Ray Serve exports them (`ray_serve_num_http_requests_total`,
+    `ray_serve_http_request_latency_ms` by route, application and status code), and the Grafana board uses those.
+    """
 
     def __init__(self) -> None:
         from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -99,14 +107,10 @@ class Metrics:
         self.unscored = Counter("reward_unscored", "Unscored dimensions by reason", ["suite", "dimension", "reason"],
                                 registry=self.registry)
         self.items = Counter("reward_items", "Scored items", ["suite", "valid"], registry=self.registry)
-        self.requests = Counter("reward_requests", "Requests by status code", ["code"], registry=self.registry)
-        self.latency = Histogram("reward_request_latency_seconds", "Latency of /v1/score", registry=self.registry,
-                                 buckets=[0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300])
         self.judge_calls = Counter("reward_judge_calls", "Judge calls by outcome (made, deduped, cache_hit)",
                                    ["outcome"], registry=self.registry)
         self.judge_latency = Histogram("reward_judge_latency_seconds", "Latency of one judge call (retries included)",
-                                       registry=self.registry,
-                                       buckets=[0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300])
+                                       registry=self.registry, buckets=JUDGE_LATENCY_BUCKETS)
 
         self.cascade_decisions = Counter("reward_cascade_decisions", "Judge cascade: which tier decided a call",
                                          ["dimension", "tier"], registry=self.registry)
@@ -147,10 +151,23 @@ class Metrics:
             if self.ray:
                 self.ray["cascade_audits"].inc(count, tags=tags)
 
+    def observe_judges(self, calls: dict[str, int], latencies: list[float]) -> None:
+        for outcome, count in calls.items():
+            self.judge_calls.labels(outcome).inc(count)
+            if self.ray and count > 0:  # Ray's counters take positive increments only
+                self.ray["judge_calls"].inc(count, tags={"outcome": outcome})
+        for seconds in latencies:
+            self.judge_latency.observe(seconds)
+            if self.ray:
+                self.ray["judge_latency"].observe(seconds)
+
     def render(self) -> bytes:
         from prometheus_client import generate_latest
 
         return generate_latest(self.registry)
+
+
+JUDGE_LATENCY_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
 
 
 def _ray_metrics(buckets: list[float]) -> dict | None:
@@ -169,6 +186,11 @@ def _ray_metrics(buckets: list[float]) -> dict | None:
                                                  tag_keys=("dimension", "tier")),
             "cascade_audits": metrics.Counter("reward_cascade_audits", "Judge cascade audits by cheap and LLM pass/fail",
                                               tag_keys=("dimension", "cheap_pass", "llm_pass")),
+            "judge_calls": metrics.Counter("reward_judge_calls", "Judge calls by outcome (made, deduped, cache_hit)",
+                                           tag_keys=("outcome",)),
+            "judge_latency": metrics.Histogram("reward_judge_latency_seconds",
+                                               "Latency of one judge call (retries included)",
+                                               boundaries=JUDGE_LATENCY_BUCKETS),
         }
     except Exception:  # outside a Ray worker (unit tests): the replica-local registry is enough
         log.debug("Ray metrics unavailable", exc_info=True)
@@ -319,7 +341,7 @@ class Ingress:
         if args.score_log:
             from reward.scorelog import ScoreLog
 
-            self.log = ScoreLog(args.score_log)
+            self.log = ScoreLog(args.score_log, retention=args.score_log_retention)
 
     def reconfigure(self, config: dict) -> None:
         self.limits = Limits.model_validate({**self.limits.model_dump(), **(config.get("limits") or config)})
@@ -430,18 +452,27 @@ class Ingress:
             return _error(404, "the dashboard is not installed in this build")
         if not self.args.score_log:
             return _error(404, "the score log is disabled, so there is nothing to chart")
-        return HTMLResponse(render_from_log(self.args.score_log))
+        # The page carries the curves only; a click fetches that step's samples from /dashboard/samples.
+        return HTMLResponse(render_from_log(self.args.score_log, samples_url="dashboard/samples"))
+
+    @api.get("/dashboard/samples")
+    def dashboard_samples(self, request: Request, run: str, step: int) -> Response:
+        denied = self._unauthorised(request)
+        if denied:
+            return denied
+        if not self.args.score_log:
+            return _error(404, "the score log is disabled, so there are no samples")
+        from reward.dashboard import drilldown
+        from reward.dashboard.data import UnknownStep
+
+        try:
+            return JSONResponse(drilldown(Path(self.args.score_log), run, step))
+        except UnknownStep as exc:
+            return _error(404, str(exc))
 
     @api.post("/v1/score")
     async def score(self, request: Request) -> Response:
-        started = time.perf_counter()
         self._watch_rubrics()
-        response = await self._score(request)
-        self.metrics.requests.labels(str(response.status_code)).inc()
-        self.metrics.latency.observe(time.perf_counter() - started)
-        return response
-
-    async def _score(self, request: Request) -> Response:
         denied = self._unauthorised(request)
         if denied:
             return denied
@@ -492,10 +523,7 @@ class Ingress:
         replies = await asyncio.gather(*(run(c) for c in chunks))
         results: list[ItemResult | None] = [None] * len(items)
         for indices, reply in zip(chunks, replies, strict=True):
-            for outcome, count in reply["judge_calls"].items():
-                self.metrics.judge_calls.labels(outcome).inc(count)
-            for seconds in reply.get("judge_latencies", []):
-                self.metrics.judge_latency.observe(seconds)
+            self.metrics.observe_judges(reply["judge_calls"], reply.get("judge_latencies", []))
             self.metrics.observe_cascade(reply.get("cascade", {}))
             for index, result in zip(indices, reply["results"], strict=True):
                 results[index] = ItemResult.model_validate(result)

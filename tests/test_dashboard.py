@@ -57,17 +57,18 @@ def test_summary_has_bands_counts_samples_and_unscored_reasons(log_folder):
            if r.run == "gated" and r.step == 3 and r.result.dimensions["claim_hallucination"].score is not None]
     assert claim["mean"][3] == pytest.approx(np.mean(raw), abs=1e-4)
     assert claim["p90"][3] == pytest.approx(np.percentile(raw, 90), abs=1e-4)
-    samples = gated["samples"]["claim_hallucination"]["3"]
+    step3 = gated["step_samples"]["3"]
+    samples = step3["channels"]["claim_hallucination"]
     assert len(samples) == SAMPLES_LOWEST + SAMPLES_RANDOM
     lowest = [-1.0 if s.get("score") is None else s["score"] for s in samples[:SAMPLES_LOWEST]]
     assert lowest == sorted(lowest) and lowest[0] <= min(raw)
-    assert all(gated["sample_items"][s["item"]]["id"].startswith("gated-s3-") for s in samples)
+    assert all(step3["items"][s["item"]]["id"].startswith("gated-s3-") for s in samples)
     assert set(gated["unscored"]) <= {"judge_timeout", "unparseable"} and gated["unscored"]
     assert data["runs"]["linear"]["curves"]["gate"]["mean"] == [None] * STEPS  # linear has no gate
-    assert gated["samples"]["reward"]["3"][0]["score"] == min(gated["samples"]["reward"]["3"][k]["score"]
-                                                               for k in range(SAMPLES_LOWEST))
+    rewards = step3["channels"]["reward"]
+    assert rewards[0]["score"] == min(rewards[k]["score"] for k in range(SAMPLES_LOWEST))
     # Seeded: the same log gives the same samples.
-    assert summarise(read_log(log_folder))["runs"]["gated"]["samples"] == gated["samples"]
+    assert summarise(read_log(log_folder))["runs"]["gated"]["step_samples"] == gated["step_samples"]
 
 
 def test_long_run_keeps_samples_for_a_capped_set_of_steps_including_the_latest():
@@ -76,11 +77,12 @@ def test_long_run_keeps_samples_for_a_capped_set_of_steps_including_the_latest()
     run = data["runs"]["r"]
     assert run["steps"] == list(range(500))
     assert 20 <= len(run["sampled_steps"]) <= 40 and run["sampled_steps"][-1] == 499
-    assert sorted(run["samples"]["format"]) == sorted(map(str, run["sampled_steps"]))
-    # Every step still has its statistics; item excerpts are stored once however many channels pick them.
+    assert sorted(run["step_samples"]) == sorted(map(str, run["sampled_steps"]))
+    # Every step still has its statistics; item excerpts are stored once per step however many channels pick them.
     assert len(run["dimensions"]["format"]["mean"]) == 500
-    ids = [item["id"] for item in run["sample_items"]]
-    assert len(ids) == len(set(ids)) <= 2 * len(run["sampled_steps"])
+    for samples in run["step_samples"].values():
+        ids = [item["id"] for item in samples["items"]]
+        assert len(ids) == len(set(ids)) <= 2
     page = render(_record(i, step=i // 32, score=(i % 10) / 10) for i in range(32 * 300))
     assert len(page) < 6_000_000  # plotly.js is ~4.7 MB of it; 300 steps of samples stay small
 
@@ -104,8 +106,8 @@ def test_several_logs_without_run_names_stay_apart(tmp_path):
         log.close()
     page = render_from_log(tmp_path / "baseline", tmp_path / "candidate", smoothing=0.0)
     data = json.loads(page.split('id="dashboard-data">')[1].split("</script>")[0])
-    assert sorted(data["runs"]) == ["baseline (no step)", "candidate (no step)"]
-    assert data["runs"]["candidate (no step)"]["dimensions"]["format"]["mean"] == [0.9]
+    assert sorted(data["runs"]) == ["baseline/mini (no step)", "candidate/mini (no step)"]
+    assert data["runs"]["candidate/mini (no step)"]["dimensions"]["format"]["mean"] == [0.9]
     with pytest.raises(FileNotFoundError, match="missing"):
         render_from_log(tmp_path / "missing")
 
@@ -194,7 +196,8 @@ def test_cli_writes_one_page_for_several_logs(tmp_path, log_folder):
     out = tmp_path / "report.html"
     assert main(["dashboard", "--log", str(log_folder), "--log", str(other), "--out", str(out), "--smoothing", "0"]) == 0
     data = json.loads(out.read_text().split('id="dashboard-data">')[1].split("</script>")[0])
-    assert sorted(data["runs"]) == ["candidate", "gated", "linear"] and data["smoothing"] == 0
+    assert sorted(data["runs"]) == ["other/candidate", f"{log_folder.name}/gated", f"{log_folder.name}/linear"]
+    assert data["smoothing"] == 0
     assert main(["dashboard", "--log", str(tmp_path / "nowhere"), "--out", str(out)]) == 2
     assert main(["dashboard", "--log", str(other), "--smoothing", "1.5", "--out", str(out)]) == 2
 
@@ -211,3 +214,60 @@ def test_render_from_log_is_cached_until_the_log_changes(tmp_path):
     data = json.loads(render_from_log(tmp_path / "log").split('id="dashboard-data">')[1].split("</script>")[0])
     assert data["runs"]["r"]["steps"] == [0, 1]
     assert "Format!" in render_from_log(tmp_path / "log", titles={"format": "Format!"})  # unhashable option: no cache
+
+
+def test_served_page_fetches_a_clicked_steps_samples_and_toggles_runs(log_folder, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    from reward.dashboard import drilldown
+
+    page_path = tmp_path / "served.html"
+    page_path.write_text(render_from_log(log_folder, samples_url="http://reward.test/dashboard/samples"), encoding="utf-8")
+    data = json.loads(page_path.read_text().split('id="dashboard-data">')[1].split("</script>")[0])
+    assert all("step_samples" not in run for run in data["runs"].values())  # nothing embedded per step
+    assert len(data["runs"]["gated"]["time"]) == STEPS
+    asked = []
+
+    def answer(route):
+        from urllib.parse import parse_qs, urlparse
+
+        from reward.dashboard.data import UnknownStep
+
+        query = parse_qs(urlparse(route.request.url).query)
+        asked.append((query["run"][0], int(query["step"][0])))
+        try:  # what GET /dashboard/samples answers
+            route.fulfill(status=200, content_type="application/json",
+                          body=json.dumps(drilldown(log_folder, query["run"][0], int(query["step"][0]))))
+        except UnknownStep as exc:
+            route.fulfill(status=404, content_type="application/json", body=json.dumps({"error": str(exc)}))
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.route("http://reward.test/**", answer)
+        page.goto(page_path.as_uri())
+        page.wait_for_function("window.dashboardReady === true", timeout=60000)
+        page.evaluate("window.dashboard.showSamples('claim_hallucination', 'linear', 3)")
+        page.wait_for_function("document.getElementById('drilldown').dataset.loading === 'false'", timeout=10000)
+        text = page.inner_text("#drilldown")
+        assert asked == [("linear", 3)] and "step 3" in text and "linear-s3-" in text and "UTC" in text
+        assert page.evaluate("document.getElementById('drilldown').dataset.samples") == str(SAMPLES_LOWEST + SAMPLES_RANDOM)
+        page.evaluate("window.dashboard.showSamples('format', 'linear', 3)")  # same step: answered from the page
+        page.wait_for_function("document.getElementById('drilldown').dataset.loading === 'false'", timeout=10000)
+        assert asked == [("linear", 3)] and "Format" in page.inner_text("#drilldown")
+        page.evaluate("window.dashboard.showSamples('format', 'linear', 42)")  # a step the server does not know
+        page.wait_for_function("document.getElementById('drilldown').dataset.loading === 'false'", timeout=10000)
+        assert "unavailable" in page.inner_text("#drilldown")
+        # Switching a run off hides it on every chart and in the table; switching it on brings it back.
+        page.uncheck('#run-toggles input[data-run="linear"]')
+        shown = page.eval_on_selector_all(".chart[data-channel]", "els => els.map(e => e.dataset.series)")
+        assert set(shown) == {"1"}
+        assert page.eval_on_selector_all("#latest-table tr:first-child th", "els => els.length") == 2
+        assert page.evaluate("document.getElementById('chart-unscored-1').parentElement.style.display") == "none"
+        page.check('#run-toggles input[data-run="linear"]')
+        assert page.evaluate("document.getElementById('chart-dim-format').dataset.series") == "2"
+        assert "UTC" in page.inner_text("#latest-table")
+        browser.close()
+    assert errors == []

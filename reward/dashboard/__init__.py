@@ -10,17 +10,19 @@ explanations and quotes. Plotly.js (from the `plotly` package) is inlined, so th
 
 from __future__ import annotations
 
+import functools
 import html
-import itertools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 
-from reward.dashboard.stats import SAMPLE_STEPS, UNSTEPPED_BUCKET, summarise
-from reward.scorelog import ScoreRecord, read_log, segments
+from reward.dashboard.data import drilldown, embedded_samples, ensure_store, page_data, store_version
+from reward.dashboard.stats import SAMPLE_STEPS, summarise
+from reward.scorelog import ScoreRecord
+from reward.scorestore import UNSTEPPED_BUCKET
 
-__all__ = ["render", "render_from_log", "summarise"]
+__all__ = ["drilldown", "render", "render_from_log", "summarise"]
 
 DEFAULT_TITLE = "Reward training dynamics"
 DEFAULT_SMOOTHING = 0.6
@@ -31,6 +33,7 @@ def _plotly_js() -> str:
     return resources.files("plotly").joinpath("package_data/plotly.min.js").read_text(encoding="utf-8")
 
 
+@functools.cache
 def _titles() -> dict[str, str]:
     from reward.rubric import DEFAULT_RUBRIC_DIR, load_dimension
 
@@ -58,58 +61,61 @@ def render(
     `smoothing` is the initial EMA weight of the curves (the page has a slider); `titles` maps dimension names to
     display titles (default: the titles of the rubrics in `rubrics/dimensions`).
     """
+    _check_smoothing(smoothing)
+    return _page(summarise(records, seed=seed, sample_steps=sample_steps), title=title, smoothing=smoothing,
+                 titles=titles)
+
+
+def _check_smoothing(smoothing: float) -> None:
     if not 0 <= smoothing < 1:
         raise ValueError(f"smoothing must be in [0, 1), got {smoothing}")
-    data = summarise(records, seed=seed, sample_steps=sample_steps)
-    data["titles"] = _titles() if titles is None else titles
+
+
+def _page(data: dict, *, title: str, smoothing: float, titles: dict[str, str] | None,
+          samples_url: str | None = None) -> str:
+    data["titles"] = dict(_titles()) if titles is None else titles
     data["title"] = title
     data["smoothing"] = smoothing
     data["bucket"] = UNSTEPPED_BUCKET
+    data["samples_url"] = samples_url
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     return (_PAGE.replace("%TITLE%", html.escape(title)).replace("%DATA%", payload)
             .replace("%PLOTLY%", _plotly_js()).replace("%SCRIPT%", _SCRIPT))
 
 
-def _named(folder: Path, name: str) -> Iterator[ScoreRecord]:
-    for record in read_log(folder):
-        yield record if record.run else record.model_copy(update={"run": name})
-
-
 _CACHE: dict[tuple, str] = {}
 
 
-def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE, **options) -> str:
-    """The page for one or more score-log folders (their runs side by side; `options` as for `render`).
+def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE,
+                    sample_steps: int = SAMPLE_STEPS, smoothing: float = DEFAULT_SMOOTHING,
+                    titles: dict[str, str] | None = None, samples_url: str | None = None) -> str:
+    """The page for one or more score-log folders, drawn from their aggregate stores (their runs side by side).
 
-    With several folders, records without a run name are named after their folder, so two offline logs of the
-    same suite stay apart. The last page is cached until a segment of the logs changes (size or mtime), so
-    repeated `GET /dashboard` calls on an idle server do not re-read the log.
+    A run is (folder, run name): with several folders every run is labelled `<folder>/<run>`, so two experiments
+    never merge. With `samples_url` (the server's `GET /dashboard/samples`) the page fetches a clicked step's
+    samples on demand and embeds none; without it (a file to share) it embeds the samples of `sample_steps` evenly
+    spread steps per run. The last page is cached until a store changes, so repeated `GET /dashboard` calls on an
+    idle server cost nothing.
     """
     if not folders:
         raise ValueError("render_from_log needs at least one score-log folder")
+    _check_smoothing(smoothing)
     paths = [Path(folder) for folder in folders]
     for path in paths:
         if not path.exists():
             raise FileNotFoundError(f"score log {path} does not exist")
-    state = tuple((str(seg), seg.stat().st_size, seg.stat().st_mtime_ns) for path in paths for seg in segments(path))
-    key: tuple | None = (tuple(map(str, paths)), state, title, tuple(sorted(options.items())))
-    try:
-        hash(key)
-    except TypeError:  # e.g. a `titles` dict: render without the cache
-        key = None
-    if key is not None and key in _CACHE:
+    for path in paths:
+        ensure_store(path)
+    key = (tuple(map(str, paths)), store_version(paths), title, sample_steps, smoothing,
+                         samples_url, None if titles is None else tuple(sorted(titles.items())))
+    if key in _CACHE:
         return _CACHE[key]
-    names = [path.name or str(path) for path in paths]
-    if len(set(names)) < len(names):
-        names = [str(path) for path in paths]
-    if len(paths) == 1:
-        records: Iterable[ScoreRecord] = read_log(paths[0])
-    else:
-        records = itertools.chain.from_iterable(_named(path, name) for path, name in zip(paths, names, strict=True))
-    page = render(records, title=title, **options)
-    if key is not None:
-        _CACHE.clear()
-        _CACHE[key] = page
+    data, where = page_data(paths)
+    if samples_url is None:
+        embedded_samples(where, data, sample_steps)
+    page = _page(data, title=title, smoothing=smoothing, titles=titles, samples_url=samples_url)
+    _CACHE.clear()
+    _CACHE[key] = page
     return page
 
 
@@ -122,6 +128,7 @@ header{padding:14px 24px;background:#1f2937;color:#fff;display:flex;flex-wrap:wr
 header h1{margin:0;font-size:20px}header p{margin:2px 0 0;color:#cbd5e1;font-size:13px}
 #controls{font-size:13px;color:#e5e7eb;display:flex;gap:18px;align-items:center}
 #controls input[type=range]{vertical-align:middle;width:140px}
+#run-toggles label{margin-right:10px;white-space:nowrap}#run-toggles .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 3px}
 main{padding:8px 24px 24px}h2{font-size:16px;margin:22px 0 8px}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(380px,1fr));gap:12px}
 .card{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:4px;position:relative}
@@ -141,7 +148,7 @@ td .delta{color:#6b7280;font-size:11px;margin-left:4px}td .warn{color:#b45309;fo
 <script>%PLOTLY%</script>
 </head><body>
 <header><div><h1>%TITLE%</h1><p id="summary"></p></div>
-<div id="controls"><label>smoothing <input type="range" id="smoothing" min="0" max="0.99" step="0.01">
+<div id="controls"><span id="run-toggles"></span><label>smoothing <input type="range" id="smoothing" min="0" max="0.99" step="0.01">
 <span id="smoothing-value"></span></label><label><input type="checkbox" id="bands" checked> p10-p90 bands</label></div>
 </header>
 <main>
@@ -173,7 +180,7 @@ _SCRIPT = r"""
   const anyUnstepped = runs.some((r) => data.runs[r].unstepped);
   const xTitle = anyUnstepped ? `training step (runs without steps: batches of ${data.bucket} records in log order)` : 'training step';
   const config = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ['lasso2d', 'select2d']};
-  const state = {smoothing: data.smoothing, bands: true};
+  const state = {smoothing: data.smoothing, bands: true, hidden: new Set()};
   const charts = [];  // {div, build}: build() gives the traces for the current state
   const records = runs.reduce((n, r) => n + data.runs[r].items.reduce((a, b) => a + b, 0), 0);
   const stepCount = Math.max(0, ...runs.map((r) => data.runs[r].steps.length));
@@ -204,28 +211,31 @@ _SCRIPT = r"""
     return layout;
   }
 
+  // Splines cost far more to draw than straight segments and add nothing once a run has hundreds of steps.
+  const shape = (steps) => steps.length > 200 ? 'linear' : 'spline';
+
   function bandTraces(series, steps, run, i, channel, axis) {
     const w = state.smoothing;
     const mean = smooth(series.mean, w);
     const counts = series.count || data.runs[run].items;
     const traces = [];
     if (state.bands && !series.binary) traces.push(
-      {x: steps, y: smooth(series.p10, w), mode: 'lines', line: {width: 0, shape: 'spline'}, showlegend: false,
+      {x: steps, y: smooth(series.p10, w), mode: 'lines', line: {width: 0, shape: shape(steps)}, showlegend: false,
        hoverinfo: 'skip', legendgroup: run, name: run + ' p10', meta: {run: run, role: 'band'}, yaxis: axis || 'y'},
-      {x: steps, y: smooth(series.p90, w), mode: 'lines', line: {width: 0, shape: 'spline'}, fill: 'tonexty',
+      {x: steps, y: smooth(series.p90, w), mode: 'lines', line: {width: 0, shape: shape(steps)}, fill: 'tonexty',
        fillcolor: fill(i), showlegend: false, hoverinfo: 'skip', legendgroup: run, name: run + ' p90',
        meta: {run: run, role: 'band'}, yaxis: axis || 'y'});
     traces.push({x: steps, y: mean, mode: steps.length > 60 ? 'lines' : 'lines+markers',
-      line: {color: color(i), width: 2, shape: 'spline', smoothing: 0.6}, marker: {size: 4},
+      line: {color: color(i), width: 2, shape: shape(steps), smoothing: 0.6}, marker: {size: 4},
       name: run, legendgroup: run, meta: {run: run, role: 'mean', channel: channel},
       yaxis: axis || 'y',
-      customdata: steps.map((_, k) => [series.mean[k], series.p10[k], series.p90[k], counts[k]]),
-      hovertemplate: `<b>${run}</b> step %{x}<br>mean %{customdata[0]:.3f} (smoothed %{y:.3f})` +
+      customdata: steps.map((_, k) => [series.mean[k], series.p10[k], series.p90[k], counts[k], (data.runs[run].time || [])[k] || '']),
+      hovertemplate: `<b>${run}</b> step %{x} · %{customdata[4]} UTC<br>mean %{customdata[0]:.3f} (smoothed %{y:.3f})` +
         '<br>p10 %{customdata[1]:.3f} · p90 %{customdata[2]:.3f}<br>n %{customdata[3]}<extra></extra>'});
     return traces;
   }
 
-  function addChart(container, id, build, cls, channel, percent) {
+  function addChart(container, id, build, cls, channel, percent, owner) {
     const card = document.createElement('div');
     card.className = 'card ' + (cls || '');
     const div = document.createElement('div');
@@ -233,20 +243,24 @@ _SCRIPT = r"""
     if (channel) div.dataset.channel = channel;
     card.appendChild(div);
     document.getElementById(container).appendChild(card);
-    const chart = {div: div, build: build, percent: percent};
-    draw(chart);
+    const chart = {div: div, build: build, percent: percent, card: card, owner: owner, channel: channel, drawn: false};
     charts.push(chart);
-    if (channel) div.on('plotly_click', (event) => {
-      const point = event.points.find((p) => p.data.meta && p.data.meta.role === 'mean');
-      if (point) showSamples(channel, point.data.meta.run, point.x);
-    });
+    draw(chart);
     return div;
   }
 
   function draw(chart) {
+    if (chart.owner) chart.card.style.display = state.hidden.has(chart.owner) ? 'none' : '';
     const [text, traces, secondary] = chart.build();
+    // Runs switched off in the header are hidden on every chart (their legend entries stay, greyed).
+    traces.forEach((t) => { if (t.meta && state.hidden.has(t.meta.run)) t.visible = 'legendonly'; });
     Plotly.react(chart.div, traces, layoutFor(text, chart.percent, secondary), config);
-    chart.div.dataset.series = String(traces.filter((t) => t.showlegend !== false).length);
+    if (!chart.drawn && chart.channel) chart.div.on('plotly_click', (event) => {
+      const point = event.points.find((p) => p.data.meta && p.data.meta.role === 'mean');
+      if (point) showSamples(chart.channel, point.data.meta.run, point.x);
+    });
+    chart.drawn = true;
+    chart.div.dataset.series = String(traces.filter((t) => t.showlegend !== false && t.visible !== 'legendonly').length);
   }
 
   const curveTitles = {reward: 'reward R', gate: 'gate B (bottom-line)', utility: 'utility U (behavioral)'};
@@ -263,7 +277,7 @@ _SCRIPT = r"""
   });
   addChart('overall', 'chart-valid', () => ['valid rate (masked items excluded from GRPO)', runs.map((run, i) => ({
     x: data.runs[run].steps, y: smooth(data.runs[run].valid_rate, state.smoothing), mode: 'lines',
-    line: {color: color(i), shape: 'spline', width: 2}, name: run, meta: {run: run, role: 'rate'},
+    line: {color: color(i), shape: shape(data.runs[run].steps), width: 2}, name: run, meta: {run: run, role: 'rate'},
     hovertemplate: `<b>${run}</b> step %{x}<br>valid %{y:.1%}<extra></extra>`}))], '', null, true);
 
   // Bottom-line dimensions first, then behavioral; each group alphabetical by title.
@@ -283,12 +297,12 @@ _SCRIPT = r"""
     addChart('unscored', 'chart-unscored-' + i, () => {
       const entries = Object.entries(data.runs[run].unscored);
       const traces = entries.map(([reason, rates], j) => ({x: data.runs[run].steps, y: smooth(rates, state.smoothing),
-        mode: 'lines', stackgroup: 'one', name: reason, line: {color: colors[(j + 3) % colors.length], shape: 'spline'},
+        mode: 'lines', stackgroup: 'one', name: reason, line: {color: colors[(j + 3) % colors.length], shape: shape(data.runs[run].steps)},
         hovertemplate: `${reason}: %{y:.2%}<extra>step %{x}</extra>`}));
       if (!traces.length) traces.push({x: data.runs[run].steps, y: data.runs[run].steps.map(() => 0), mode: 'lines',
         name: 'none unscored', line: {color: '#9ca3af'}});
       return ['unscored: ' + run, traces];
-    }, '', null, true);
+    }, '', null, true, run);
   });
 
   function escapeHtml(text) {
@@ -313,32 +327,83 @@ _SCRIPT = r"""
   }
   const table = document.createElement('table');
   table.id = 'latest-table';
-  const rows = ['<tr><th>channel</th>' + runs.map((r) => `<th>${escapeHtml(r)}<br><span class="legend-note">step ${
-    data.runs[r].steps[data.runs[r].steps.length - 1]}</span></th>`).join('') + '</tr>'];
-  ['reward', 'gate', 'utility'].forEach((key) => rows.push(`<tr><td>${key}</td>` +
-    runs.map((r) => latestCell(data.runs[r].curves[key], false)).join('') + '</tr>'));
-  rows.push(`<tr><td>valid rate</td>` + runs.map((r) => `<td>${
-    (data.runs[r].valid_rate[data.runs[r].valid_rate.length - 1] * 100).toFixed(1)}%</td>`).join('') + '</tr>');
-  let section = null;
-  dimensions.forEach((name) => {
-    if (data.layers[name] !== section) {
-      section = data.layers[name];
-      rows.push(`<tr class="section"><td colspan="${runs.length + 1}">${section === 'bottom_line' ? 'Bottom-line' : 'Behavioral'}</td></tr>`);
-    }
-    rows.push(`<tr class="${data.layers[name]}"><td>${escapeHtml(title(name))}</td>` +
-      runs.map((r) => latestCell(data.runs[r].dimensions[name], true)).join('') + '</tr>');
-  });
-  table.innerHTML = rows.join('');
   document.getElementById('latest').appendChild(table);
+  function drawTable() {
+    const shown = runs.filter((r) => !state.hidden.has(r));
+    const rows = ['<tr><th>channel</th>' + shown.map((r) => {
+      const info = data.runs[r], last = info.steps.length - 1;
+      const when = info.time && info.time[last] ? `<br><span class="legend-note">${escapeHtml(info.time[last])} UTC</span>` : '';
+      return `<th>${escapeHtml(r)}<br><span class="legend-note">step ${info.steps[last]}</span>${when}</th>`;
+    }).join('') + '</tr>'];
+    ['reward', 'gate', 'utility'].forEach((key) => rows.push(`<tr><td>${key}</td>` +
+      shown.map((r) => latestCell(data.runs[r].curves[key], false)).join('') + '</tr>'));
+    rows.push(`<tr><td>valid rate</td>` + shown.map((r) => `<td>${
+      (data.runs[r].valid_rate[data.runs[r].valid_rate.length - 1] * 100).toFixed(1)}%</td>`).join('') + '</tr>');
+    let section = null;
+    dimensions.forEach((name) => {
+      if (data.layers[name] !== section) {
+        section = data.layers[name];
+        rows.push(`<tr class="section"><td colspan="${shown.length + 1}">${section === 'bottom_line' ? 'Bottom-line' : 'Behavioral'}</td></tr>`);
+      }
+      rows.push(`<tr class="${data.layers[name]}"><td>${escapeHtml(title(name))}</td>` +
+        shown.map((r) => latestCell(data.runs[r].dimensions[name], true)).join('') + '</tr>');
+    });
+    table.innerHTML = rows.join('');
+  }
+  drawTable();
+
+  // Run toggles: switch a run off on every chart and in the table at once.
+  const toggles = document.getElementById('run-toggles');
+  runs.forEach((run, i) => {
+    const label = document.createElement('label');
+    const box = document.createElement('input');
+    box.type = 'checkbox'; box.checked = true; box.dataset.run = run;
+    box.addEventListener('change', () => setRunVisible(run, box.checked));
+    label.appendChild(box);
+    label.insertAdjacentHTML('beforeend', `<span class="swatch" style="background:${color(i)}"></span>${escapeHtml(run)}`);
+    toggles.appendChild(label);
+  });
+  function setRunVisible(run, visible) {
+    if (visible) state.hidden.delete(run); else state.hidden.add(run);
+    toggles.querySelectorAll('input').forEach((box) => { if (box.dataset.run === run) box.checked = visible; });
+    charts.forEach(draw);
+    drawTable();
+  }
+
+  // A step's samples: embedded in the page (a shared file), or fetched once from the server for the clicked step.
+  const fetched = {};
+  function samplesFor(run, step) {
+    const info = data.runs[run];
+    const embedded = info.step_samples || {};
+    if (embedded[String(step)]) return Promise.resolve([step, embedded[String(step)]]);
+    if (data.samples_url) {
+      const key = JSON.stringify([run, step]);
+      if (!fetched[key]) fetched[key] = fetch(`${data.samples_url}?run=${encodeURIComponent(run)}&step=${step}`,
+        {credentials: 'same-origin'}).then((r) => r.json().then((body) => r.ok ? body : Promise.reject(new Error(body.error || r.statusText))));
+      return fetched[key].then((body) => [step, body]);
+    }
+    // A shared file keeps samples for a thinned set of steps: show the nearest one that has them.
+    let nearest = null;
+    (info.sampled_steps || []).forEach((s) => { if (nearest === null || Math.abs(s - step) < Math.abs(nearest - step)) nearest = s; });
+    return Promise.resolve([nearest, nearest === null ? null : embedded[String(nearest)]]);
+  }
 
   function showSamples(channel, run, x) {
     const info = data.runs[run];
-    if (!info) return;
+    if (!info) return Promise.resolve();
     const step = Number(x);
-    // Long runs keep samples for a thinned set of steps: show the nearest one that has them.
-    let nearest = null;
-    (info.sampled_steps || []).forEach((s) => { if (nearest === null || Math.abs(s - step) < Math.abs(nearest - step)) nearest = s; });
-    const samples = (nearest !== null && info.samples[channel] && info.samples[channel][String(nearest)]) || [];
+    const box = document.getElementById('drilldown');
+    box.dataset.loading = 'true';
+    return samplesFor(run, step).then(([shownStep, found]) => renderSamples(channel, run, step, shownStep, found))
+      .catch((error) => { box.innerHTML = `<span class="unscored">samples of step ${step} unavailable: ${escapeHtml(error.message)}</span>`;
+        box.dataset.samples = '0'; })
+      .finally(() => { box.dataset.loading = 'false'; });
+  }
+
+  function renderSamples(channel, run, step, nearest, found) {
+    const info = data.runs[run];
+    const samples = (found && found.channels[channel]) || [];
+    const items = (found && found.items) || [];
     const box = document.getElementById('drilldown');
     const label = channel === 'reward' ? 'Reward (lowest-reward items)' : title(channel);
     const note = nearest !== null && nearest !== step ? ` <span class="note">(no samples kept at step ${step}; nearest step shown)</span>` : '';
@@ -348,9 +413,10 @@ _SCRIPT = r"""
       .map(([reason, c]) => `${escapeHtml(reason)} ${c[at]}`) : [];
     const counts = series && at >= 0 ? ` · ${series.count[at]} of ${series.seen[at]} scored` +
       (reasons.length ? ` (unscored: ${reasons.join(', ')})` : '') : '';
-    box.innerHTML = `<b>${escapeHtml(label)}</b> · run <b>${escapeHtml(run)}</b> · step <b>${escapeHtml(nearest)}</b>${note}${counts} · ${samples.length} samples` +
+    const when = info.time && at >= 0 ? ` · ${escapeHtml(info.time[at])} UTC` : '';
+    box.innerHTML = `<b>${escapeHtml(label)}</b> · run <b>${escapeHtml(run)}</b> · step <b>${escapeHtml(nearest)}</b>${when}${note}${counts} · ${samples.length} samples` +
       samples.map((s) => {
-        const item = info.sample_items[s.item];
+        const item = items[s.item];
         const verdict = s.score == null ? `unscored (${escapeHtml(s.reason)})` :
           `score ${s.score.toFixed(3)}${s.label ? ' · label ' + escapeHtml(s.label) : ''}${s.status === 'invalid' ? ' · invalid: ' + escapeHtml(s.reason) : ''}`;
         return `<div class="sample ${escapeHtml(s.status)}"><div><b>${escapeHtml(item.id)}</b> ${verdict} · reward ${item.reward.toFixed(3)}` +
@@ -374,7 +440,8 @@ _SCRIPT = r"""
   slider.addEventListener('input', () => setSmoothing(Number(slider.value)));
   document.getElementById('bands').addEventListener('change', (e) => { state.bands = e.target.checked; charts.forEach(draw); });
 
-  window.dashboard = {charts: charts.length, runs: runs, showSamples: showSamples, setSmoothing: setSmoothing};
+  window.dashboard = {charts: charts.length, runs: runs, showSamples: showSamples, setSmoothing: setSmoothing,
+    setRunVisible: setRunVisible};
   window.dashboardReady = true;
 })();
 """

@@ -14,6 +14,7 @@ thousands of steps; the drill-down on a step without samples shows the nearest s
 
 from __future__ import annotations
 
+import datetime as dt
 import heapq
 import random
 from array import array
@@ -23,15 +24,12 @@ from collections.abc import Iterable
 import numpy as np
 
 from reward.scorelog import ScoreRecord
+from reward.scorestore import REWARD, SAMPLE_LOWEST as SAMPLES_LOWEST, SAMPLE_RANDOM as SAMPLES_RANDOM
+from reward.scorestore import TIME_FORMAT, UNSTEPPED_BUCKET, UNSTEPPED_SUFFIX
 
-UNSTEPPED_BUCKET = 64
-SAMPLES_LOWEST = 3
-SAMPLES_RANDOM = 2
 SAMPLE_STEPS = 30
 EXCERPT_CHARS = 280
-REWARD = "reward"
-"""The key of the reward channel's drill-down samples (lowest rewards of a step), beside the dimensions'."""
-UNSTEPPED_SUFFIX = " (no step)"
+
 
 
 def _excerpt(text: str | None, limit: int = EXCERPT_CHARS) -> str:
@@ -87,10 +85,61 @@ class _Candidates:
         return lowest + extra[:SAMPLES_RANDOM]
 
 
+def item_ref(record: ScoreRecord) -> tuple:
+    """What a sample shows of its item; references only (not the evidence), so evicted candidates free their record."""
+    result = record.result
+    return (result.id, record.group, result.reward, result.valid, record.item.query if record.item else "",
+            record.item.response if record.item else "")
+
+
+def offer(candidates: dict[str, _Candidates], record: ScoreRecord, seq: int, rng: random.Random) -> None:
+    """Offer a record to the drill-down candidates of its step (every dimension and the reward channel)."""
+    result = record.result
+    item = item_ref(record)
+    for name, score in result.dimensions.items():
+        candidates[name].offer(-1.0 if score.score is None else score.score, seq, (item, score), rng)
+    candidates[REWARD].offer(result.reward, seq, (item, result), rng)
+
+
+def step_samples(candidates: dict[str, _Candidates]) -> dict:
+    """The drill-down samples of one step: per channel the chosen samples, each naming its item by index."""
+    return format_samples({channel: offered.chosen() for channel, offered in candidates.items()})
+
+
+def format_samples(chosen_by_channel: dict[str, list[tuple]]) -> dict:
+    """Per channel, the chosen (item ref, dimension score or item result) pairs as the page shows them; an item
+    picked by several channels is stored once (`items`) and named by index."""
+    items: list[dict] = []
+    index_of: dict[int, int] = {}
+    channels: dict[str, list[dict]] = {}
+    for channel, picked in sorted(chosen_by_channel.items()):
+        chosen = []
+        for item, verdict in picked:
+            key = id(item)
+            if key not in index_of:
+                index_of[key] = len(items)
+                items.append(_item_entry(item))
+            sample = _reward_sample(verdict) if channel == REWARD else _dimension_sample(verdict)
+            # Empty fields are left out: a long run's page carries thousands of samples.
+            chosen.append({**{k: v for k, v in sample.items() if v not in (None, [], "")}, "item": index_of[key]})
+        channels[channel] = chosen
+    return {"channels": channels, "items": items}
+
+
+def sample_step(records: Iterable[ScoreRecord], seed: int = 0) -> dict:
+    """The drill-down samples of one step's records (the lowest few per channel and a seeded random few)."""
+    rng = random.Random(seed)
+    candidates: dict[str, _Candidates] = defaultdict(_Candidates)
+    for seq, record in enumerate(records):
+        offer(candidates, record, seq, rng)
+    return step_samples(candidates)
+
+
 class _Step:
-    __slots__ = ("count", "valid", "reward", "gate", "utility", "scores", "seen", "unscored", "candidates")
+    __slots__ = ("count", "valid", "reward", "gate", "utility", "scores", "seen", "unscored", "candidates", "time")
 
     def __init__(self, sampled: bool):
+        self.time = None
         self.count = 0
         self.valid = 0
         self.reward, self.gate, self.utility = array("d"), array("d"), array("d")
@@ -159,15 +208,13 @@ class Summary:
         self.records += 1
         result = record.result
         step.count += 1
+        step.time = record.time if step.time is None else max(step.time, record.time)
         step.valid += bool(result.valid)
         step.reward.append(result.reward)
         if result.gate is not None:
             step.gate.append(result.gate)
         if result.utility is not None:
             step.utility.append(result.utility)
-        # Holds references only (not the evidence), so evicted candidates free their record.
-        item = (result.id, record.group, result.reward, result.valid, record.item.query if record.item else "",
-                record.item.response if record.item else "") if step.candidates is not None else None
         for name, score in result.dimensions.items():
             self.layers.setdefault(name, score.layer)
             step.seen[name] += 1
@@ -175,11 +222,8 @@ class Summary:
                 step.unscored[name][score.reason or "unknown"] += 1
             else:
                 step.scores[name].append(score.score)
-            if step.candidates is not None:
-                rank = -1.0 if score.score is None else score.score
-                step.candidates[name].offer(rank, seq, (item, score), self.rng)
         if step.candidates is not None:
-            step.candidates[REWARD].offer(result.reward, seq, (item, result), self.rng)
+            offer(step.candidates, record, seq, self.rng)
 
     def result(self) -> dict:
         runs = {name: {**_finish(run), "unstepped": name.endswith(UNSTEPPED_SUFFIX)}
@@ -256,34 +300,19 @@ def _finish(run: _Run) -> dict:
                 by_reason.setdefault(reason, [0.0] * len(steps))[position] += count
     unscored = {reason: [_r(c / n) if n else 0.0 for c, n in zip(counts, totals, strict=True)]
                 for reason, counts in sorted(by_reason.items())}
-    # Drill-down samples: item excerpts are stored once per run and referenced by index from each channel.
-    items: list[dict] = []
-    index_of: dict[int, int] = {}
-    samples: dict[str, dict[str, list[dict]]] = defaultdict(dict)
-    for number, s in zip(ordered, steps, strict=True):
-        if s.candidates is None:
-            continue
-        for channel, candidates in s.candidates.items():
-            chosen = []
-            for item, verdict in candidates.chosen():
-                key = id(item)
-                if key not in index_of:
-                    index_of[key] = len(items)
-                    items.append(_item_entry(item))
-                sample = _reward_sample(verdict) if channel == REWARD else _dimension_sample(verdict)
-                # Empty fields are left out: a long run's page carries thousands of samples.
-                chosen.append({**{k: v for k, v in sample.items() if v not in (None, [], "")}, "item": index_of[key]})
-            samples[channel][str(number)] = chosen
+    # Drill-down samples of the sampled steps, each step with its own item excerpts.
+    samples = {str(number): step_samples(s.candidates) for number, s in zip(ordered, steps, strict=True)
+               if s.candidates is not None}
     return {
         "steps": ordered,
         "items": [s.count for s in steps],
         "suites": sorted(run.suites),
         "curves": curves,
         "valid_rate": [_r(s.valid / s.count) for s in steps],
+        "time": [s.time.astimezone(dt.UTC).strftime(TIME_FORMAT) for s in steps],
         "unscored": unscored,
         "dimensions": dimensions,
-        "samples": dict(samples),
-        "sample_items": items,
+        "step_samples": samples,
         "sampled_steps": [n for n, s in zip(ordered, steps, strict=True) if s.candidates is not None],
     }
 

@@ -1,0 +1,174 @@
+"""What the dashboard draws, read from the score logs' aggregate stores, and drill-down samples read on demand.
+
+The curves come from each folder's store (`reward.scorestore`): a page for hundreds of steps reads a few tens of
+thousands of rows instead of re-reading millions of records. A folder whose segments predate the store (or
+whose store was deleted) is indexed once on first use. A run is (log folder, run name): with several folders, every
+run is labelled `<folder>/<run>`, so equal run names of two experiments never merge.
+
+The drill-down samples of a step come from the raw log: the store knows where the step's batches sit (segment,
+byte offset, length), so only those bytes are read and parsed, and the samples (the lowest few per channel,
+unscored first, and a seeded random few) are chosen from all of the step's items.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from reward.dashboard.stats import SAMPLES_RANDOM, format_samples, item_ref
+from reward.scorelog import ScoreRecord, parse_segment, segments
+from reward.scorestore import REWARD, ScoreStore, rebuild, store_path
+
+log = logging.getLogger(__name__)
+
+
+class UnknownStep(LookupError):
+    """The store has no such run or step."""
+
+
+def labels(folders: Sequence[Path]) -> list[str]:
+    """A short, distinct label per folder (its name, or its path when two names are equal)."""
+    names = [path.name or str(path) for path in folders]
+    return names if len(set(names)) == len(names) else [str(path) for path in folders]
+
+
+def open_store(folder: Path) -> ScoreStore:
+    """A reader of the folder's store; indexes the raw log first when the store does not exist yet."""
+    ensure_store(folder)
+    return ScoreStore(folder, readonly=True)
+
+
+def ensure_store(folder: Path) -> None:
+    """Index a folder's raw log when it has no store yet (a log written before the store existed)."""
+    if not folder.exists():
+        raise FileNotFoundError(f"score log {folder} does not exist")
+    if not store_path(folder).exists():
+        if segments(folder):
+            log.info("%s has no aggregate store yet: indexing its segments", folder)
+            rebuild(folder)
+        else:
+            ScoreStore(folder).close()
+
+
+def store_version(folders: Sequence[Path]) -> tuple:
+    """Changes whenever a writer commits to one of the stores (the page cache key)."""
+    state = []
+    for folder in folders:
+        path = store_path(folder)
+        for part in (path, Path(f"{path}-wal")):
+            stat = part.stat() if part.exists() else None
+            state.append((str(part), stat.st_size if stat else 0, stat.st_mtime_ns if stat else 0))
+    return tuple(state)
+
+
+def page_data(folders: Sequence[Path]) -> tuple[dict, dict[str, tuple[Path, str]]]:
+    """The dashboard's data for the folders, and where each charted run lives: label -> (folder, run in store)."""
+    merged: dict = {"runs": {}, "layers": {}, "records": 0}
+    where: dict[str, tuple[Path, str]] = {}
+    names = labels(folders)
+    for folder, name in zip(folders, names, strict=True):
+        with open_store(folder) as store:
+            data = store.series()
+        merged["records"] += data["records"]
+        for layer_name, layer in data["layers"].items():
+            merged["layers"].setdefault(layer_name, layer)
+        for run, info in data["runs"].items():
+            label = run if len(folders) == 1 else f"{name}/{run}"
+            merged["runs"][label] = info
+            where[label] = (folder, run)
+    return merged, where
+
+
+def step_records(store: ScoreStore, run: str, step: int) -> Iterator[ScoreRecord]:
+    """The records of one (run, step), read from the byte ranges of the raw log that the store indexes."""
+    batches = store.batches(run, step)
+    if not batches:
+        raise UnknownStep(f"no logged batches for run {run!r} step {step} (unknown, or removed by retention)")
+    for segment, offset, length, skip, items in batches:
+        path = store.folder / segment
+        if not path.exists():
+            log.warning("segment %s of run %r step %d is gone (retention)", segment, run, step)
+            continue
+        records = (record for _, record in parse_segment(path, offset, length, resolve=False))
+        for position, record in enumerate(records):
+            if skip <= position < skip + items:
+                yield record
+
+
+def drilldown(folder: Path, run: str, step: int) -> dict:
+    """The drill-down samples of a step: `{"channels": {channel: [sample, ...]}, "items": [...], "records": n}`
+    (n: the step's items).
+
+    The store keeps, per channel, the lowest-scoring few items of the step and a uniform few (bottom-k of a hash
+    of the item id, so the same on every rebuild), as byte offsets into the log: only those lines are read.
+    """
+    with open_store(folder) as store:
+        candidates = store.samples(run, step)
+        size = store.step_items(run, step)
+    if not candidates:
+        raise UnknownStep(f"no logged items for run {run!r} step {step} (unknown, or removed by retention)")
+    records: dict[tuple[str, int], ScoreRecord | None] = {}
+    refs: dict[tuple[str, int], tuple] = {}
+    for kept in candidates.values():
+        for entry in kept["lowest"] + kept["random"]:
+            records.setdefault((entry[2], entry[3]), None)
+    for (segment, line) in sorted(records):
+        path = folder / segment
+        if not path.exists():
+            continue
+        parsed = next(parse_segment(path, line, _line_length(path, line), resolve=False), None)
+        if parsed is not None:
+            records[segment, line] = parsed[1]
+            refs[segment, line] = item_ref(parsed[1])
+    if candidates and not refs:
+        raise UnknownStep(f"the raw log of run {run!r} step {step} was removed by retention")
+    chosen: dict[str, list[tuple]] = {}
+    for channel, kept in candidates.items():
+        lowest = [(e[2], e[3]) for e in kept["lowest"]]
+        extra = [(e[2], e[3]) for e in kept["random"] if (e[2], e[3]) not in lowest][:SAMPLES_RANDOM]
+        picked = []
+        for where in lowest + extra:
+            record = records.get(where)
+            if record is None:
+                continue
+            verdict = record.result if channel == REWARD else record.result.dimensions.get(channel)
+            if verdict is not None:
+                picked.append((refs[where], verdict))
+        chosen[channel] = picked
+    return {**format_samples(chosen), "records": size}
+
+
+def _line_length(path: Path, offset: int, chunk: int = 1 << 16) -> int:
+    """Bytes from `offset` to the end of its line (newline included)."""
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        length = 0
+        while True:
+            block = handle.read(chunk)
+            if not block:
+                return length
+            end = block.find(b"\n")
+            if end >= 0:
+                return length + end + 1
+            length += len(block)
+
+
+def embedded_samples(where: dict[str, tuple[Path, str]], data: dict, sample_steps: int) -> None:
+    """Put the samples of up to `sample_steps` evenly spread steps per run (always the latest) into the page
+    data, for a page that has no server to ask (`reward dashboard --out`)."""
+    for label, info in data["runs"].items():
+        steps = info["steps"]
+        if not steps or sample_steps < 1:
+            info["step_samples"], info["sampled_steps"] = {}, []
+            continue
+        stride = max(1, -(-len(steps) // sample_steps))
+        chosen = sorted({steps[k] for k in range(len(steps) - 1, -1, -stride)})[-sample_steps:]
+        folder, run = where[label]
+        info["step_samples"] = {}
+        for step in chosen:
+            try:
+                info["step_samples"][str(step)] = drilldown(folder, run, step)
+            except UnknownStep:
+                continue
+        info["sampled_steps"] = [int(s) for s in info["step_samples"]]

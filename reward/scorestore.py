@@ -1,0 +1,475 @@
+"""Per-step aggregates of a score log in an embedded SQLite database, kept up to date as batches are logged.
+
+The store lives beside the segments (`<log folder>/scores.sqlite`). Every writer (one per server replica or CLI
+run) opens its own connection and adds each batch in one short `BEGIN IMMEDIATE` transaction right after the batch
+is on disk; there is no central process. WAL mode lets the dashboard, `sqlite3` or pandas read while a run is live.
+SQLite was picked over DuckDB because it is in the standard library, because several processes may write the same
+file (DuckDB allows one writing process per database), and because each batch is a small upsert, not a scan.
+
+Per (run, step) the store holds the item count, valid count and first/last wall-clock time (`steps`); per channel
+(every dimension, plus `reward`, `gate`, `utility`) the count, sum, sum of squares, number of scores seen (scored or
+not), whether every score was 0 or 1 and the p10/p50/p90 (`channels`), from a fixed-width histogram sketch
+(`SKETCH_BINS` bins per unit, JSON `{bin: count}`, mergeable by adding counts, so quantiles are accurate to one
+bin) kept with the step's drill-down candidates (the lowest-scoring few and a uniform few, as segment and byte
+offset of their lines) in `sketches`; the unscored counts by dimension and reason (`unscored`); and where each
+batch sits in the raw log (`batches`: segment, byte offset, length). A click on the dashboard reads only the
+candidates' lines. Records without a step are charted as run "<run> (no step)" in buckets of `UNSTEPPED_BUCKET`
+records in arrival order.
+
+The raw log stays the source of truth: if a writer dies between the log write and the store update, or the store
+is deleted, `reward log reindex` (`rebuild`) recreates it from the segments.
+
+    sqlite3 var/scores/scores.sqlite "select step, total / count as mean, p10, p90 from channels
+                                      where run = 'gated' and channel = 'claim_hallucination' order by step"
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import heapq
+import json
+import logging
+import sqlite3
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from reward.schema import ItemResult
+
+log = logging.getLogger(__name__)
+
+STORE_NAME = "scores.sqlite"
+SCHEMA_VERSION = "1"
+SKETCH_BINS = 200
+"""Histogram bins per unit of score: quantiles are accurate to 1/200 = 0.005."""
+UNSTEPPED_BUCKET = 64
+UNSTEPPED_SUFFIX = " (no step)"
+TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+"""Wall-clock time of a step (UTC, its last scored item) as the dashboard shows it beside the step."""
+CURVES = ("reward", "gate", "utility")
+CURVE_LAYER = "overall"
+REWARD = "reward"
+SAMPLE_LOWEST = 3
+"""Drill-down candidates kept per (run, step, channel): the lowest-scoring few (unscored first) ..."""
+SAMPLE_RANDOM = 2
+"""... and a few more drawn uniformly: the items with the smallest hash keys (bottom-k sampling, which merges exactly
+across batches and writers and is the same on every rebuild)."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    run TEXT PRIMARY KEY, unstepped INTEGER NOT NULL, arrivals INTEGER NOT NULL, suites TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS steps (
+    run TEXT NOT NULL, step INTEGER NOT NULL, items INTEGER NOT NULL, valid INTEGER NOT NULL,
+    first_time REAL NOT NULL, last_time REAL NOT NULL, PRIMARY KEY (run, step)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS channels (
+    run TEXT NOT NULL, step INTEGER NOT NULL, channel TEXT NOT NULL, layer TEXT NOT NULL,
+    count INTEGER NOT NULL, total REAL NOT NULL, total_sq REAL NOT NULL, seen INTEGER NOT NULL,
+    binary INTEGER NOT NULL, p10 REAL, p50 REAL, p90 REAL, PRIMARY KEY (run, step, channel)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sketches (
+    run TEXT NOT NULL, step INTEGER NOT NULL, channel TEXT NOT NULL, sketch TEXT NOT NULL, samples TEXT,
+    PRIMARY KEY (run, step, channel)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS unscored (
+    run TEXT NOT NULL, step INTEGER NOT NULL, channel TEXT NOT NULL, reason TEXT NOT NULL, count INTEGER NOT NULL,
+    PRIMARY KEY (run, step, channel, reason)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS batches (
+    run TEXT NOT NULL, step INTEGER NOT NULL, segment TEXT NOT NULL, offset INTEGER NOT NULL, length INTEGER NOT NULL,
+    items INTEGER NOT NULL, skip INTEGER NOT NULL, PRIMARY KEY (segment, offset, step));
+CREATE INDEX IF NOT EXISTS batches_by_step ON batches (run, step);
+"""
+
+
+def _candidates(entries: list) -> dict:
+    """Keep the lowest `SAMPLE_LOWEST` entries by (rank, place in the log) and the `SAMPLE_LOWEST + SAMPLE_RANDOM`
+    smallest keys (so that `SAMPLE_RANDOM` remain after removing the lowest). Entries: [rank, key, segment, line]."""
+    unique = {(e[2], e[3]): e for e in entries}.values()
+    lowest = heapq.nsmallest(SAMPLE_LOWEST, unique, key=lambda e: (e[0], e[2], e[3]))
+    random_ = heapq.nsmallest(SAMPLE_LOWEST + SAMPLE_RANDOM, unique, key=lambda e: (e[1], e[2], e[3]))
+    return {"lowest": [list(e) for e in lowest], "random": [list(e) for e in random_]}
+
+
+def store_path(folder: str | Path) -> Path:
+    return Path(folder) / STORE_NAME
+
+
+def sketch_quantiles(sketch: dict[int, int], quantiles: Sequence[float]) -> list[float | None]:
+    """Quantiles of a histogram sketch (linear within a bin).
+
+    >>> sketch_quantiles({0: 2, 199: 2}, [0.25, 0.5, 0.75])
+    [0.0025, 0.005, 0.9975]
+    """
+    total = sum(sketch.values())
+    if not total:
+        return [None] * len(quantiles)
+    bins = sorted(sketch)
+    counts = np.array([sketch[b] for b in bins], dtype=np.float64)
+    cumulative = np.cumsum(counts)
+    out = []
+    for q in quantiles:
+        rank = q * total
+        k = int(np.searchsorted(cumulative, rank, side="left"))
+        k = min(k, len(bins) - 1)
+        before = cumulative[k] - counts[k]
+        within = (rank - before) / counts[k]
+        out.append(round(float(bins[k] + min(1.0, max(0.0, within))) / SKETCH_BINS, 4))
+    return out
+
+
+def sample_key(item_id: str) -> int:
+    """The uniform random-looking key of an item for bottom-k sampling (a hash of its id: reproducible)."""
+    return int.from_bytes(hashlib.blake2b(item_id.encode(), digest_size=6).digest(), "big")
+
+
+class _Channel:
+    """A batch's values of one channel, before they are merged into the stored row."""
+
+    __slots__ = ("layer", "values", "seen", "ranked")
+
+    def __init__(self, layer: str):
+        self.layer = layer
+        self.values: list[float] = []
+        self.seen = 0
+        self.ranked: list[tuple[float, int, int]] = []  # (rank, key, line offset) of every item, for samples
+
+
+def _channels(results: Sequence[ItemResult], lines: Sequence[int] | None = None
+              ) -> tuple[dict[str, _Channel], dict[tuple[str, str], int]]:
+    channels: dict[str, _Channel] = {}
+    unscored: Counter = Counter()
+    for key in CURVES:
+        channels[key] = _Channel(CURVE_LAYER)
+    for position, result in enumerate(results):
+        for key in CURVES:
+            value = getattr(result, key)
+            if value is not None:
+                channels[key].values.append(value)
+        item_key = sample_key(result.id) if lines is not None else 0
+        if lines is not None:
+            channels[REWARD].ranked.append((result.reward, item_key, lines[position]))
+        for name, score in result.dimensions.items():
+            channel = channels.get(name)
+            if channel is None:
+                channel = channels[name] = _Channel(score.layer)
+            channel.seen += 1
+            if score.score is None:
+                unscored[name, score.reason or "unknown"] += 1
+            else:
+                channel.values.append(score.score)
+            if lines is not None:
+                channel.ranked.append((-1.0 if score.score is None else score.score, item_key, lines[position]))
+    for key in CURVES:
+        channels[key].seen = len(channels[key].values)
+        if not channels[key].values:
+            del channels[key]
+    return channels, unscored
+
+
+class ScoreStore:
+    """One connection to a log folder's store: a writer's (`add_batch`) or a reader's (`steps`, `channels`, ...)."""
+
+    def __init__(self, folder: str | Path, *, readonly: bool = False):
+        self.folder = Path(folder)
+        self.path = store_path(folder)
+        if readonly:
+            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None,
+                                      check_same_thread=False, timeout=30)
+        else:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            # The log is fsynced; the store can be rebuilt from it, so a power cut may lose its last commits.
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(_SCHEMA)
+            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?), ('sketch_bins', ?)",
+                            (SCHEMA_VERSION, str(SKETCH_BINS)))
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> ScoreStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- writing ---------------------------------------------------------------------------------------------
+
+    def add_batch(self, results: Sequence[ItemResult], *, suite: str, run: str | None, step: int | None,
+                  time: dt.datetime, segment: str, offset: int, length: int,
+                  lines: Sequence[int] | None = None) -> None:
+        """Merge one logged batch (all of one run and step, as a request is) into the aggregates.
+
+        The batch sits at `offset` (`length` bytes) of `segment`; `lines` are the byte offsets of its records,
+        which the drill-down candidates point to (None: keep no candidates).
+        """
+        if not results:
+            return
+        name = run or suite
+        stamp = time.timestamp()
+        with self.transaction():
+            if step is None:
+                name += UNSTEPPED_SUFFIX
+                row = self.db.execute("SELECT arrivals FROM runs WHERE run = ?", (name,)).fetchone()
+                arrivals = row[0] if row else 0
+                parts = []
+                position = 0
+                while position < len(results):
+                    bucket = (arrivals + position) // UNSTEPPED_BUCKET
+                    size = min(len(results) - position, (bucket + 1) * UNSTEPPED_BUCKET - arrivals - position)
+                    parts.append((bucket, results[position:position + size], position))
+                    position += size
+            else:
+                parts = [(step, results, 0)]
+            self._touch_run(name, step is None, suite, len(results))
+            for bucket, part, skip in parts:
+                self._merge(name, bucket, part, stamp, segment,
+                            None if lines is None else lines[skip:skip + len(part)])
+                self.index_batch(name, bucket, segment=segment, offset=offset, length=length, items=len(part),
+                                 skip=skip)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction; `BEGIN IMMEDIATE` takes the write lock up front, so concurrent writers queue
+        (up to the 30 s busy timeout) instead of failing on a read-then-write upgrade."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def index_batch(self, run: str, step: int, *, segment: str, offset: int, length: int, items: int,
+                    skip: int = 0) -> None:
+        """Record where a batch of the step sits in the raw log (inside the caller's transaction)."""
+        self.db.execute("INSERT OR REPLACE INTO batches VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (run, step, segment, offset, length, items, skip))
+
+    def touch_run(self, name: str, *, unstepped: bool, suite: str, items: int) -> None:
+        """Register a run's suite and count its arrivals (inside the caller's transaction)."""
+        self._touch_run(name, unstepped, suite, items)
+
+    def _touch_run(self, name: str, unstepped: bool, suite: str, items: int) -> None:
+        row = self.db.execute("SELECT suites FROM runs WHERE run = ?", (name,)).fetchone()
+        suites = sorted(set(json.loads(row[0]) if row else []) | {suite})
+        self.db.execute(
+            "INSERT INTO runs VALUES (?, ?, ?, ?) ON CONFLICT (run) DO UPDATE SET arrivals = arrivals + excluded.arrivals,"
+            " suites = excluded.suites", (name, int(unstepped), items, json.dumps(suites)))
+
+    def _merge(self, run: str, step: int, results: Sequence[ItemResult], stamp: float, segment: str,
+               lines: Sequence[int] | None) -> None:
+        channels, unscored = _channels(results, lines)
+        samples = {n: _candidates([(rank, key, segment, line) for rank, key, line in c.ranked])
+                   for n, c in channels.items() if c.ranked}
+        self.merge_step(run, step, items=len(results), valid=sum(bool(r.valid) for r in results), time=stamp,
+                        channels={n: (c.layer, np.asarray(c.values, dtype=np.float64), c.seen) for n, c in channels.items()},
+                        unscored=unscored, samples=samples)
+
+    def merge_step(self, run: str, step: int, *, items: int, valid: int, time: float,
+                   channels: dict[str, tuple[str, np.ndarray, int]], unscored: dict[tuple[str, str], int],
+                   samples: dict[str, dict] | None = None) -> None:
+        """Merge one step's numbers into the aggregates (inside the caller's transaction): `channels` maps a
+        channel to (layer, scored values, scores seen), `unscored` (dimension, reason) to a count, `samples` a
+        channel to its drill-down candidates (`{"lowest": [[rank, key, segment, line offset], ...], "random": ...}`).
+        """
+        samples = samples or {}
+        self.db.execute(
+            "INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run, step) DO UPDATE SET"
+            " items = items + excluded.items, valid = valid + excluded.valid,"
+            " first_time = min(first_time, excluded.first_time), last_time = max(last_time, excluded.last_time)",
+            (run, step, items, valid, time, time))
+        stored = {row[0]: row[1:] for row in self.db.execute(
+            "SELECT channel, count, total, total_sq, seen, binary, sketch, samples FROM channels"
+            " JOIN sketches USING (run, step, channel) WHERE run = ? AND step = ?", (run, step))}
+        rows, heavy = [], []
+        for name, (layer, values, seen_now) in channels.items():
+            count, total, total_sq, seen, binary, sketch, kept = stored.get(name, (0, 0.0, 0.0, 0, 1, "{}", None))
+            if name in samples:
+                old = json.loads(kept) if kept else {"lowest": [], "random": []}
+                kept = json.dumps(_candidates(old["lowest"] + old["random"] + samples[name]["lowest"]
+                                              + samples[name]["random"]), separators=(",", ":"))
+            merged = {int(k): v for k, v in json.loads(sketch).items()}
+            if values.size:
+                binned = np.floor(values * SKETCH_BINS).astype(np.int64)
+                binned[values == 1.0] = SKETCH_BINS - 1  # a perfect score belongs to the top bin of [0, 1]
+                bins, counts = np.unique(binned, return_counts=True)
+                for b, c in zip(bins.tolist(), counts.tolist(), strict=True):
+                    merged[b] = merged.get(b, 0) + c
+                binary = int(binary and bool(np.all((values == 0) | (values == 1))))
+            p10, p50, p90 = sketch_quantiles(merged, (0.1, 0.5, 0.9))
+            rows.append((run, step, name, layer, count + int(values.size), total + float(values.sum()),
+                         total_sq + float(np.square(values).sum()), seen + seen_now, binary, p10, p50, p90))
+            heavy.append((run, step, name, json.dumps(merged, separators=(",", ":")), kept))
+        # The sketches and candidates sit in their own table so that charting reads only the small rows.
+        self.db.executemany("INSERT OR REPLACE INTO channels VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        self.db.executemany("INSERT OR REPLACE INTO sketches VALUES (?, ?, ?, ?, ?)", heavy)
+        self.db.executemany(
+            "INSERT INTO unscored VALUES (?, ?, ?, ?, ?) ON CONFLICT (run, step, channel, reason) DO UPDATE SET"
+            " count = count + excluded.count", [(run, step, n, reason, c) for (n, reason), c in unscored.items()])
+
+    def samples(self, run: str, step: int) -> dict[str, dict]:
+        """The drill-down candidates of a step per channel: `{"lowest": [[rank, key, segment, line offset], ...],
+        "random": [...]}`, the lowest first and the random ones in key order."""
+        return {channel: json.loads(kept) for channel, kept in self.db.execute(
+            "SELECT channel, samples FROM sketches WHERE run = ? AND step = ? AND samples IS NOT NULL", (run, step))}
+
+    def step_items(self, run: str, step: int) -> int:
+        row = self.db.execute("SELECT items FROM steps WHERE run = ? AND step = ?", (run, step)).fetchone()
+        return row[0] if row else 0
+
+    def forget_segments(self, names: Iterable[str]) -> None:
+        """Drop the raw-log index of deleted segments (their steps keep their aggregates)."""
+        self.db.executemany("DELETE FROM batches WHERE segment = ?", [(n,) for n in names])
+
+    # -- reading ---------------------------------------------------------------------------------------------
+
+    def runs(self) -> dict[str, dict]:
+        return {run: {"unstepped": bool(unstepped), "suites": json.loads(suites)}
+                for run, unstepped, suites in self.db.execute("SELECT run, unstepped, suites FROM runs ORDER BY run")}
+
+    def batches(self, run: str, step: int) -> list[tuple[str, int, int, int, int]]:
+        """(segment, offset, length, skip, items) of the logged batches of a step, in log order: the step's records
+        are `items` records of the byte range after the first `skip` (a batch without steps may span buckets)."""
+        return self.db.execute(
+            "SELECT segment, offset, length, skip, items FROM batches WHERE run = ? AND step = ?"
+            " ORDER BY segment, offset", (run, step)).fetchall()
+
+    def series(self) -> dict:
+        """Everything the dashboard draws, per run, as JSON-ready lists aligned with each run's steps."""
+        runs = self.runs()
+        out: dict[str, dict] = {}
+        positions: dict[str, dict[int, int]] = {}
+        for run, step, items, valid, first_time, last_time in self.db.execute(
+                "SELECT run, step, items, valid, first_time, last_time FROM steps ORDER BY run, step"):
+            info = out.get(run)
+            if info is None:
+                info = out[run] = {"steps": [], "items": [], "valid_rate": [], "time": [], "curves": {},
+                                   "dimensions": {}, "unscored": {},
+                                   "suites": runs.get(run, {}).get("suites", []),
+                                   "unstepped": runs.get(run, {}).get("unstepped", run.endswith(UNSTEPPED_SUFFIX))}
+                positions[run] = {}
+            positions[run][step] = len(info["steps"])
+            info["steps"].append(step)
+            info["items"].append(items)
+            info["valid_rate"].append(round(valid / items, 4) if items else None)
+            info["time"].append(dt.datetime.fromtimestamp(last_time, dt.UTC).strftime(TIME_FORMAT))
+        layers: dict[str, str] = {}
+        for run, step, channel, layer, count, total, seen, binary, p10, p90 in self.db.execute(
+                "SELECT run, step, channel, layer, count, total, seen, binary, p10, p90 FROM channels"):
+            info = out.get(run)
+            if info is None:
+                continue
+            size = len(info["steps"])
+            k = positions[run][step]
+            if layer == CURVE_LAYER:
+                series = info["curves"].setdefault(channel, {"mean": [None] * size, "p10": [None] * size,
+                                                             "p90": [None] * size})
+            else:
+                layers.setdefault(channel, layer)
+                series = info["dimensions"].setdefault(channel, {
+                    "binary": True, "mean": [None] * size, "p10": [None] * size, "p90": [None] * size,
+                    "count": [0] * size, "seen": [0] * size, "unscored": {}})
+                series["count"][k] = count
+                series["seen"][k] = seen
+                if count:
+                    series["binary"] = series["binary"] and bool(binary)
+            if count:
+                series["mean"][k] = round(total / count, 4)
+                series["p10"][k], series["p90"][k] = p10, p90
+        for info in out.values():
+            for key in CURVES:
+                info["curves"].setdefault(key, {"mean": [None] * len(info["steps"]), "p10": [None] * len(info["steps"]),
+                                                "p90": [None] * len(info["steps"])})
+            for series in info["dimensions"].values():
+                series["binary"] = series["binary"] and any(series["count"])
+        totals: dict[str, list[int]] = {run: [0] * len(info["steps"]) for run, info in out.items()}
+        for info_run, info in out.items():
+            for series in info["dimensions"].values():
+                for k, seen in enumerate(series["seen"]):
+                    totals[info_run][k] += seen
+        by_reason: dict[str, dict[str, list[int]]] = defaultdict(dict)
+        for run, step, channel, reason, count in self.db.execute(
+                "SELECT run, step, channel, reason, count FROM unscored ORDER BY reason"):
+            info = out.get(run)
+            if info is None or channel not in info["dimensions"]:
+                continue
+            k = positions[run][step]
+            size = len(info["steps"])
+            info["dimensions"][channel]["unscored"].setdefault(reason, [0] * size)[k] += count
+            by_reason[run].setdefault(reason, [0] * size)[k] += count
+        for run, reasons in by_reason.items():
+            out[run]["unscored"] = {reason: [round(c / n, 4) if n else 0.0 for c, n in zip(counts, totals[run], strict=True)]
+                                    for reason, counts in sorted(reasons.items())}
+        records = sum(sum(info["items"]) for info in out.values())
+        return {"runs": out, "layers": layers, "records": records}
+
+    def version(self) -> int:
+        """Changes whenever any connection commits (SQLite's `data_version` for other connections, plus size)."""
+        return hash((self.db.execute("PRAGMA data_version").fetchone()[0],
+                     self.db.execute("SELECT total_changes()").fetchone()[0],
+                     *(p.stat().st_mtime_ns if p.exists() else 0 for p in (self.path, Path(f"{self.path}-wal")))))
+
+
+def rebuild(folder: str | Path) -> dict[str, int]:
+    """Recreate the store of a log folder from its segments; returns counts of batches and records indexed.
+
+    A batch is a run of consecutive records of one segment with the same time, run, step and suite (one
+    `ScoreLog.append`).
+    """
+    from reward.scorelog import parse_segment, segments
+
+    folder = Path(folder)
+    path = store_path(folder)
+    fresh = path.with_name(path.name + ".rebuild")
+    for leftover in (fresh, Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
+        leftover.unlink(missing_ok=True)
+    counts = {"batches": 0, "records": 0, "segments": 0}
+    store = ScoreStore.__new__(ScoreStore)
+    store.folder, store.path = folder, fresh
+    store.db = sqlite3.connect(fresh, isolation_level=None, check_same_thread=False, timeout=30)
+    store.db.execute("PRAGMA journal_mode=WAL")
+    store.db.execute("PRAGMA synchronous=OFF")
+    store.db.executescript(_SCHEMA)
+    store.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?), ('sketch_bins', ?)", (SCHEMA_VERSION, str(SKETCH_BINS)))
+    for segment in segments(folder):
+        counts["segments"] += 1
+        batch: list = []
+        key = None
+        start = end = 0
+
+        def flush() -> None:
+            if batch:
+                first = batch[0][1]
+                store.add_batch([r.result for _, r in batch], suite=first.suite, run=first.run, step=first.step,
+                                time=first.time, segment=segment.name, offset=start, length=end - start,
+                                lines=[line for line, _ in batch])
+                counts["batches"] += 1
+                counts["records"] += len(batch)
+
+        for offset, record, length in _records_with_length(segment, parse_segment):
+            this = (record.time, record.run, record.step, record.suite)
+            if this != key:
+                flush()
+                # A batch's range begins where the previous one ended, so it covers its context lines too.
+                batch, key, start = [], this, end
+            batch.append((offset, record))
+            end = offset + length
+        flush()
+    store.close()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    fresh.replace(path)
+    return counts
+
+
+def _records_with_length(segment: Path, parse_segment) -> Iterable[tuple[int, object, int]]:
+    from reward.scorelog import read_lines
+
+    lengths = {offset: len(line) for _, offset, line in read_lines(segment)}
+    for offset, record in parse_segment(segment, resolve=False):
+        yield offset, record, lengths[offset]
+
