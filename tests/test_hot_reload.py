@@ -101,8 +101,9 @@ def test_a_changed_weight_takes_effect_while_in_flight_requests_finish_on_their_
     assert after["suite_version"] == detail["version"] != first["suite_version"]
     assert {d["name"]: d["weight"] for d in detail["dimensions"]}["useful"] == 5.0
     assert handle.seen == [first["suite_version"], first["suite_version"], after["suite_version"]]
-    logged = [json.loads(line)["suite_version"]
-              for f in sorted(scores.rglob("*.jsonl")) for line in f.read_text().splitlines()]
+    from reward.scorelog import read_log
+
+    logged = [record.suite_version for record in read_log(scores)]
     assert sorted(logged) == sorted([first["suite_version"]] * 4 + [after["suite_version"]] * 2)
 
 
