@@ -2,8 +2,10 @@
 
 A log is a folder of JSONL segments. Each writer (one per server replica or CLI run) appends to its own segment,
 so concurrent replicas never interleave lines; a batch is flushed and fsynced before the reply leaves the server,
-so an item the trainer received a reward for is on disk. Readers merge all segments and skip a torn last line
-left by a crash. A record holds the item itself (for re-scoring in shadow runs), the suite and its rubric version
+so an item the trainer received a reward for is on disk. A batch is written as one unit: when the write fails
+(a full disk), the segment is cut back to where the batch began and `ScoreLogUnavailable` says why, so a failed
+request leaves no record of its items and the client's retry logs them once. Readers merge all segments and skip a
+torn last line left by a killed writer; a restarted writer opens a new segment, so nothing glues onto it. A record holds the item itself (for re-scoring in shadow runs), the suite and its rubric version
 hash, the run name and training step, and every dimension's score and status.
 """
 
@@ -24,6 +26,14 @@ from reward.schema import Item, ItemResult
 log = logging.getLogger(__name__)
 
 SEGMENT_BYTES = 256 * 1024 * 1024
+
+
+class ScoreLogUnavailable(RuntimeError):
+    """The score log cannot take a batch (disk full, read-only, I/O error); nothing of the batch was kept."""
+
+    def __init__(self, cause: OSError):
+        self.reason = cause.strerror or f"{type(cause).__name__}: {cause}"
+        super().__init__(f"score log unavailable: {self.reason}")
 
 
 class ScoreRecord(BaseModel):
@@ -68,7 +78,8 @@ class ScoreLog:
             stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
             self._segment += 1
             path = self.folder / f"scores-{stamp}-{self.writer}-{self._segment:04d}.jsonl"
-            self._handle = path.open("a", encoding="utf-8")
+            # Unbuffered bytes: a failed write must not leave data in a Python buffer that a later flush would add.
+            self._handle = path.open("ab", buffering=0)
         return self._handle
 
     def append(
@@ -81,7 +92,8 @@ class ScoreLog:
         run: str | None = None,
         step: int | None = None,
     ) -> None:
-        """Append one batch and make it durable (flush + fsync) before returning."""
+        """Append one batch and make it durable (fsync) before returning; all of it or, raising
+        `ScoreLogUnavailable`, none of it."""
         now = dt.datetime.now(dt.UTC)
         lines = [
             ScoreRecord(
@@ -90,11 +102,45 @@ class ScoreLog:
             ).model_dump_json(exclude_none=True)
             for item, result in zip(items, results, strict=True)
         ]
+        payload = ("\n".join(lines) + "\n").encode("utf-8")
         with self._lock:
-            handle = self._open()
-            handle.write("\n".join(lines) + "\n")
-            handle.flush()
+            try:
+                handle = self._open()
+            except OSError as exc:
+                raise ScoreLogUnavailable(exc) from exc
+            self._write_batch(handle, payload)
+
+    def _write_batch(self, handle, payload: bytes) -> None:
+        """Write `payload` at the end of the segment and fsync it, or cut the segment back to where it was."""
+        offset = handle.tell()
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[handle.write(view) :]
             os.fsync(handle.fileno())
+        except OSError as exc:
+            try:
+                os.ftruncate(handle.fileno(), offset)
+                handle.seek(offset)
+                os.fsync(handle.fileno())
+            except OSError:  # leave this segment (a reader skips its torn tail); the next batch opens a new one
+                log.exception("score log: could not cut %s back to %d bytes", handle.name, offset)
+                handle.close()
+                self._handle = None
+            raise ScoreLogUnavailable(exc) from exc
+
+    def probe(self) -> str | None:
+        """Why a small write to the log folder fails now (e.g. "No space left on device"), or None when it works."""
+        path = self.folder / f".probe-{self.writer}"
+        try:
+            with path.open("wb", buffering=0) as handle:
+                handle.write(b"\0" * 4096)
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            return exc.strerror or str(exc)
+        finally:
+            path.unlink(missing_ok=True)
+        return None
 
     def close(self) -> None:
         with self._lock:

@@ -8,11 +8,17 @@ from reward.judges.base import Judge
 
 
 def make_judge(spec: str) -> Judge:
-    """`mock` (scripted best labels), `local` (embedded CPU tier) or a path to a judge endpoint config."""
-    if spec == "mock":
+    """`mock` (scripted best labels; `mock:0.05` answers each call after 0.05 s, for load tests), `local`
+    (embedded CPU tier) or a path to a judge endpoint config."""
+    if spec == "mock" or spec.startswith("mock:"):
         from reward.judges.mock import ScriptedJudge
 
-        return ScriptedJudge()
+        latency = spec.partition(":")[2]
+        try:
+            latency_s = float(latency) if latency else 0.0
+        except ValueError:
+            raise ValueError(f"judge {spec!r}: expected 'mock:<seconds per call>', e.g. 'mock:0.05'") from None
+        return ScriptedJudge(latency_s=latency_s)
     if spec == "local":
         from reward.judges.local import LocalJudge
 
