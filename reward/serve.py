@@ -88,6 +88,15 @@ class ServerArgs(BaseModel):
     scorer_cpus: float = Field(default=1.0, gt=0)
     """CPUs reserved per scoring replica (rules and the local tier run there)."""
     ingress_replicas: int = Field(default=1, ge=1)
+    ingress_max_ongoing_requests: int = Field(default=256, ge=1)
+    """Serve's cap on requests inside one ingress replica. High on purpose: a request waiting there mostly awaits
+    scorers, and the ingress's own bound (`limits.max_items_in_flight`, counted in items, not requests) answers 503
+    with `Retry-After` quickly; Serve's default of 5 would instead queue requests silently in the proxy."""
+    ingress_max_queued_requests: int = Field(default=512, ge=1)
+    """Requests the proxy queues for busy ingress replicas before it answers 503 itself."""
+    scorer_max_ongoing_requests: int = Field(default=16, ge=1)
+    """Chunks scored at once per scoring replica; with `chunk_items` this bounds its items in flight, and its judge
+    calls share `judge_concurrency`."""
 
 
 class Metrics:
@@ -529,8 +538,11 @@ def build_app(args: ServerArgs) -> Application:
             load_suite(name, Path(args.rubrics))
         except (RubricError, UnknownSuite) as exc:
             raise ValueError(f"suite {name!r} cannot be loaded: {exc}") from None
-    scorer = Scorer.options(num_replicas=args.scorer_replicas, ray_actor_options={"num_cpus": args.scorer_cpus}).bind(args)
-    return Ingress.options(num_replicas=args.ingress_replicas, user_config={"limits": args.limits.model_dump()}).bind(scorer, args)
+    scorer = Scorer.options(num_replicas=args.scorer_replicas, ray_actor_options={"num_cpus": args.scorer_cpus},
+                            max_ongoing_requests=args.scorer_max_ongoing_requests).bind(args)
+    return Ingress.options(num_replicas=args.ingress_replicas, user_config={"limits": args.limits.model_dump()},
+                           max_ongoing_requests=args.ingress_max_ongoing_requests,
+                           max_queued_requests=args.ingress_max_queued_requests).bind(scorer, args)
 
 
 __all__ = ["OPEN_ROUTES", "BodyRejected", "Ingress", "Limits", "Scorer", "ServerArgs", "build_app", "chunk_by_group", "parse_body"]
