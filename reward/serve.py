@@ -300,7 +300,7 @@ class Ingress:
         self.suites = {name: load_suite(name, Path(args.rubrics)) for name in args.suites}
         self.metrics = Metrics()
         token = os.environ.get(args.token_env) or None
-        self.expected_auth = f"Bearer {token}".encode() if token else None
+        self.token = token.encode() if token else None
         self.items_in_flight = 0
         self.log = None
         self.log_problem: str | None = None
@@ -315,10 +315,12 @@ class Ingress:
         log.info("limits now %s", self.limits)
 
     def _unauthorised(self, request: Request) -> JSONResponse | None:
-        if self.expected_auth is None:
+        if self.token is None:
             return None
-        given = request.headers.get("authorization", "").encode("utf-8", "surrogateescape")
-        if not hmac.compare_digest(given, self.expected_auth):  # constant time: no timing oracle on the token
+        scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+        given = credentials.strip().encode("utf-8", "surrogateescape")
+        # compare_digest takes the same time wherever the strings differ: no timing oracle on the token.
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given, self.token):
             return _error(401, "missing or wrong bearer token", headers={"WWW-Authenticate": "Bearer"})
         return None
 
