@@ -92,6 +92,7 @@ def main() -> None:
     server_args = ServerArgs(judge=f"mock:{args.judge_latency}", score_log=str(log_dir), scorer_replicas=1, scorer_cpus=0.5,
                              limits=Limits(max_items=max(args.items, 256), chunk_items=64,
                                            max_items_in_flight=args.max_in_flight, retry_after_s=1))
+    commit = _commit()  # the code the server runs, read before it starts
     url = start_server(server_args, port=args.port)
     statuses: Counter = Counter()
     attempt_latencies: list[float] = []
@@ -110,6 +111,9 @@ def main() -> None:
                            "processes": sample})
             log.info("t=%ds ray rss %.0f MiB, %d accepted, statuses %s", memory[-1]["t_s"], memory[-1]["total_mib"],
                      len(accepted), dict(statuses))
+            partial = {"benchmark": "overload", "partial": True, "command": " ".join(sys.argv), "commit": commit,
+                       "accepted_items": len(accepted), "ray_rss_mib": memory}
+            args.out.with_suffix(".partial.json").write_text(json.dumps(partial) + "\n")  # survives an aborted run
             if stop.wait(args.sample_every):
                 return
 
@@ -164,7 +168,7 @@ def main() -> None:
     attempts = sum(statuses.values())
     duplicates = sum(1 for count in logged.values() if count > 1)
     result = {
-        "benchmark": "overload", "command": " ".join(sys.argv), "commit": _commit(), "seconds": round(elapsed, 1), "clients": args.clients,
+        "benchmark": "overload", "command": " ".join(sys.argv), "commit": commit, "seconds": round(elapsed, 1), "clients": args.clients,
         "items_per_request": args.items, "judge": server_args.judge, "limits": server_args.limits.model_dump(),
         "accepted_requests": len(request_latencies), "accepted_items": len(accepted),
         "items_per_s": round(len(accepted) / elapsed, 1),
@@ -183,6 +187,7 @@ def main() -> None:
                    f"load average at the end {os.getloadavg()[0]:.1f}",
     }
     args.out.write_text(json.dumps(result, indent=1) + "\n")
+    args.out.with_suffix(".partial.json").unlink(missing_ok=True)
     summary = {k: v for k, v in result.items() if k != "ray_rss_mib"}
     print(json.dumps(summary, indent=2))
 
