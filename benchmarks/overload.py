@@ -53,7 +53,7 @@ def ray_processes_rss_mib() -> dict[str, float]:
             title = proc.name()
             cmd = proc.cmdline()
             if title.startswith("ray::"):
-                name = title
+                name = title.split(".")[0]  # Ray appends the running method to the title
             else:
                 name = Path(cmd[0]).name if cmd else title
                 if name.startswith("python") and len(cmd) > 1:
@@ -132,8 +132,11 @@ def main() -> None:
         client._client.event_hooks = {"request": [on_request], "response": [on_response]}
         n = 0
         while not stop.is_set():
+            # A new prompt per group of 16 and a distinct response per rollout, as in GRPO: every judge call is new,
+            # so the reply caches fill to their bound instead of answering from memory.
             batch = [{**examples[i % len(examples)], "id": f"c{index}-r{n}-{i}", "group": f"c{index}-r{n}-g{i // 16}",
-                      "response": examples[i % len(examples)]["response"] + f" <!-- {index}-{n}-{i // 16} -->"}
+                      "query": examples[i % len(examples)]["query"] + f" ({index}-{n}-{i // 16})",
+                      "response": examples[i % len(examples)]["response"] + f" See also note {index}-{n}-{i}."}
                      for i in range(args.items)]
             t0 = time.perf_counter()
             try:
