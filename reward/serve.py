@@ -26,6 +26,7 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from starlette.requests import ClientDisconnect
+from tenacity import AsyncRetrying, before_sleep_log, stop_after_attempt, wait_exponential_jitter
 from ray import serve
 from ray.serve import Application
 from ray.serve.handle import DeploymentHandle
@@ -510,14 +511,13 @@ class Ingress:
 
         async def run(indices: list[int]) -> dict:
             payload = [items[i].model_dump(mode="json") for i in indices]
-            for attempt in range(self.limits.chunk_retries + 1):
-                try:
+            # A dead replica: Serve routes the retry to a live one.
+            retrying = AsyncRetrying(stop=stop_after_attempt(self.limits.chunk_retries + 1), reraise=True,
+                                     wait=wait_exponential_jitter(multiplier=0.5, max=5.0),
+                                     before_sleep=before_sleep_log(log, logging.WARNING, exc_info=True))
+            async for attempt in retrying:
+                with attempt:
                     return await self.scorer.score.remote(score_request.suite, payload)
-                except Exception:  # a dead replica: Serve routes the retry to a live one
-                    if attempt == self.limits.chunk_retries:
-                        raise
-                    log.warning("scoring chunk failed (attempt %d), retrying", attempt + 1, exc_info=True)
-                    await asyncio.sleep(0.5 * (attempt + 1))
             raise AssertionError("unreachable")
 
         replies = await asyncio.gather(*(run(c) for c in chunks))
