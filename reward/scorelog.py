@@ -5,8 +5,9 @@ so concurrent replicas never interleave lines; a batch is flushed and fsynced be
 so an item the trainer received a reward for is on disk. A batch is written as one unit: when the write fails
 (a full disk), the segment is cut back to where the batch began and `ScoreLogUnavailable` says why, so a failed
 request leaves no record of its items and the client's retry logs them once. Readers merge all segments and skip a
-torn last line left by a killed writer; a restarted writer opens a new segment, so nothing glues onto it. A record holds the item itself (for re-scoring in shadow runs), the suite and its rubric version
-hash, the run name and training step, and every dimension's score and status.
+torn last line left by a killed writer; a restarted writer opens a new segment, so nothing glues onto it. A record
+holds the item itself (for re-scoring in shadow runs), the suite and its rubric version hash, the run name and
+training step, and every dimension's score and status.
 """
 
 from __future__ import annotations
