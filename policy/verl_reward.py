@@ -23,7 +23,9 @@ every rollout of a suite, so every dimension reaches verl's `reward_extra_info` 
 numeric columns). Values that do not exist are `MISSING` (-1.0, outside every score's [0, 1] range): an unscored
 dimension, or gate/utility under a linear suite; `policy.verl_hooks` leaves them out of the means. An invalid
 rollout (`valid` 0.0) carries its group's mean reward (set by the server), so its GRPO advantage is zero: masked,
-not punished. Connections are reused per process; failed requests are retried with backoff, then raise (training
+not punished. Connections are reused per process; failed requests (transport errors, 408, 429, 5xx) are retried
+with jittered exponential backoff (tenacity), waiting at least the server's `Retry-After` on a 503/429 (the server
+answers 503 when its items-in-flight bound is reached or its score log cannot be written), then raise (training
 stops rather than learning from made-up rewards).
 """
 
@@ -33,12 +35,14 @@ import asyncio
 import json
 import logging
 import os
+import random
 import threading
-import time
 import weakref
 from typing import Any
 
 import httpx
+from tenacity import AsyncRetrying, RetryCallState, RetryError, Retrying, retry_if_exception, stop_after_attempt, stop_after_delay
+from tenacity.wait import wait_random_exponential
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +54,17 @@ MAX_ITEMS_PER_REQUEST = 2048
 class RewardClient:
     """HTTP client of the reward server, one per (url, token) per process."""
 
-    def __init__(self, url: str, token: str | None = None, timeout_s: float = 900.0, retries: int = 4, backoff_s: float = 2.0):
+    def __init__(self, url: str, token: str | None = None, timeout_s: float = 900.0, retries: int = 10, backoff_s: float = 2.0,
+                 max_backoff_s: float = 60.0, retry_deadline_s: float = 1800.0):
         self.url = url.rstrip("/")
         self.headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.timeout = httpx.Timeout(timeout_s, connect=10.0)
         self.retries = retries
         self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.retry_deadline_s = retry_deadline_s
+        self.retried = 0
+        """Retries made so far (observable in tests and logs)."""
         self._client = httpx.Client(timeout=self.timeout, headers=self.headers,
                                     limits=httpx.Limits(max_connections=32, max_keepalive_connections=32))
         # One async client per event loop (an httpx.AsyncClient is bound to the loop it first ran on); weak keys
@@ -66,42 +75,76 @@ class RewardClient:
         return {"suite": suite, "items": items, "step": step, "run": run}
 
     @staticmethod
-    def _retryable(exc: Exception) -> bool:
+    def _retryable(exc: BaseException) -> bool:
         if isinstance(exc, httpx.HTTPStatusError):
             return exc.response.status_code in (408, 429) or exc.response.status_code >= 500
         return isinstance(exc, httpx.TransportError)
 
+    def _wait(self, state: RetryCallState) -> float:
+        """Full-jitter exponential backoff, and at least the server's `Retry-After` (plus up to as much again in
+        jitter, so clients turned away together do not come back together)."""
+        seconds = wait_random_exponential(multiplier=self.backoff_s, max=self.max_backoff_s)(state)
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, httpx.HTTPStatusError):
+            retry_after = _retry_after_s(exc.response)
+            if retry_after is not None:
+                seconds = max(seconds, min(retry_after, self.max_backoff_s) * (1 + random.random()))
+        return seconds
+
+    def _before_sleep(self, state: RetryCallState) -> None:
+        self.retried += 1
+        exc = state.outcome.exception() if state.outcome else None
+        log.warning("reward server request failed (%s); retry %d in %.1f s", _describe(exc), state.attempt_number,
+                    state.next_action.sleep if state.next_action else 0.0)
+
+    def _retry_policy(self) -> dict[str, Any]:
+        return {"retry": retry_if_exception(self._retryable), "wait": self._wait, "before_sleep": self._before_sleep,
+                "stop": stop_after_attempt(self.retries + 1) | stop_after_delay(self.retry_deadline_s)}
+
     def score(self, suite: str, items: list[dict], step: int | None = None, run: str | None = None) -> list[dict]:
-        for attempt in range(self.retries + 1):
-            try:
-                reply = self._client.post(f"{self.url}/v1/score", json=self._body(suite, items, step, run))
-                reply.raise_for_status()
-                return reply.json()["results"]
-            except Exception as exc:
-                if not self._retryable(exc) or attempt == self.retries:
-                    raise RuntimeError(f"reward server {self.url} failed: {_describe(exc)}") from exc
-                log.warning("reward server request failed (%s); retry %d", _describe(exc), attempt + 1)
-                time.sleep(self.backoff_s * 2**attempt)
-        raise AssertionError("unreachable")
+        def post() -> list[dict]:
+            reply = self._client.post(f"{self.url}/v1/score", json=self._body(suite, items, step, run))
+            reply.raise_for_status()
+            return reply.json()["results"]
+
+        try:
+            return Retrying(**self._retry_policy())(post)
+        except Exception as exc:  # noqa: BLE001 - every failure names the server and the cause
+            raise _failure(self.url, exc) from exc
 
     async def ascore(self, suite: str, items: list[dict], step: int | None = None, run: str | None = None) -> list[dict]:
         loop = asyncio.get_running_loop()
         client = self._async.get(loop)
         if client is None:
             client = self._async[loop] = httpx.AsyncClient(timeout=self.timeout, headers=self.headers)
-        for attempt in range(self.retries + 1):
-            try:
-                reply = await client.post(f"{self.url}/v1/score", json=self._body(suite, items, step, run))
-                reply.raise_for_status()
-                return reply.json()["results"]
-            except Exception as exc:
-                if not self._retryable(exc) or attempt == self.retries:
-                    raise RuntimeError(f"reward server {self.url} failed: {_describe(exc)}") from exc
-                await asyncio.sleep(self.backoff_s * 2**attempt)
-        raise AssertionError("unreachable")
+
+        async def post() -> list[dict]:
+            reply = await client.post(f"{self.url}/v1/score", json=self._body(suite, items, step, run))
+            reply.raise_for_status()
+            return reply.json()["results"]
+
+        try:
+            return await AsyncRetrying(**self._retry_policy())(post)
+        except Exception as exc:  # noqa: BLE001 - every failure names the server and the cause
+            raise _failure(self.url, exc) from exc
 
 
-def _describe(exc: Exception) -> str:
+def _retry_after_s(response: httpx.Response) -> float | None:
+    """The `Retry-After` of a reply in seconds (the delta-seconds form; an HTTP date is ignored)."""
+    value = response.headers.get("retry-after", "").strip()
+    try:
+        return max(0.0, float(value)) if value else None
+    except ValueError:
+        return None
+
+
+def _failure(url: str, exc: BaseException) -> RuntimeError:
+    if isinstance(exc, RetryError) and exc.last_attempt.failed:
+        exc = exc.last_attempt.exception()
+    return RuntimeError(f"reward server {url} failed: {_describe(exc)}")
+
+
+def _describe(exc: BaseException | None) -> str:
     if isinstance(exc, httpx.HTTPStatusError):
         return f"HTTP {exc.response.status_code}: {exc.response.text[:300]}"
     return f"{type(exc).__name__}: {exc}"

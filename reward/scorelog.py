@@ -2,7 +2,9 @@
 
 A log is a folder of JSONL segments. Each writer (one per server replica or CLI run) appends to its own segment,
 so concurrent replicas never interleave lines; a batch is flushed and fsynced before the reply leaves the server,
-so an item the trainer received a reward for is on disk. A record holds the item (for re-scoring in shadow runs),
+so an item the trainer received a reward for is on disk. A batch is written as one unit: when the write fails
+(a full disk), the segment is cut back to where the batch began and `ScoreLogUnavailable` says why, so a failed
+request leaves no record of its items and the client's retry logs them once. A record holds the item (for re-scoring in shadow runs),
 the suite and its rubric version hash, the run name and training step, and every dimension's score and status.
 
 The item's history and evidence (3-5k tokens, shared by the 16 rollouts of a GRPO group) are stored once per
@@ -37,6 +39,14 @@ from reward.schema import Evidence, Item, ItemResult, Turn
 log = logging.getLogger(__name__)
 
 SEGMENT_BYTES = 256 * 1024 * 1024
+
+
+class ScoreLogUnavailable(RuntimeError):
+    """The score log cannot take a batch (disk full, read-only, I/O error); nothing of the batch was kept."""
+
+    def __init__(self, cause: OSError):
+        self.reason = cause.strerror or f"{type(cause).__name__}: {cause}"
+        super().__init__(f"score log unavailable: {self.reason}")
 
 
 class ScoreRecord(BaseModel):
@@ -129,7 +139,8 @@ class ScoreLog:
             self._segment += 1
             self._contexts = set()
             path = self._segment_path()
-            self._handle = path.open("a", encoding="utf-8")
+            # Unbuffered bytes: a failed write must not leave data in a Python buffer that a later flush would add.
+            self._handle = path.open("ab", buffering=0)
             _end_torn_line(path, self._handle)
             if self.retention is not None:
                 prune(self.folder, self.retention, keep=path, store=self._store)
@@ -162,16 +173,19 @@ class ScoreLog:
         run: str | None = None,
         step: int | None = None,
     ) -> None:
-        """Append one batch and make it durable (flush + fsync) before returning; then update the store."""
+        """Append one batch and make it durable (fsync) before returning, all of it or, raising
+        `ScoreLogUnavailable`, none of it; then update the store."""
         now = dt.datetime.now(dt.UTC)
         with self._lock:
-            handle = self._open()
+            try:
+                handle = self._open()
+            except OSError as exc:
+                raise ScoreLogUnavailable(exc) from exc
             lines, contexts = self._lines(items, results, time=now, suite=suite, suite_version=suite_version, run=run, step=step)
-            payload = "\n".join(lines) + "\n"
-            offset = handle.tell()
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
+            payload = ("\n".join(lines) + "\n").encode("utf-8")
+            offset = self._write_batch(handle, payload)
+            # Only now are the batch's contexts in the segment: after a failed (cut back) write, later records must
+            # write their context again.
             self._contexts |= contexts
             if self._store is not None:
                 self._index(lines, results, offset, segment=Path(handle.name).name, suite=suite, run=run, step=step,
@@ -189,6 +203,40 @@ class ScoreLog:
         except Exception:
             log.exception("score store update failed; the log has the batch (rebuild with `reward log reindex`)")
 
+    def _write_batch(self, handle, payload: bytes) -> int:
+        """Write `payload` at the end of the segment and fsync it, or cut the segment back to where it was.
+        Returns the offset the batch starts at."""
+        offset = handle.tell()
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[handle.write(view) :]
+            os.fsync(handle.fileno())
+        except OSError as exc:
+            try:
+                os.ftruncate(handle.fileno(), offset)
+                handle.seek(offset)
+                os.fsync(handle.fileno())
+            except OSError:  # leave this segment (a reader skips its torn tail); the next batch opens a new one
+                log.exception("score log: could not cut %s back to %d bytes", handle.name, offset)
+                handle.close()
+                self._handle = None
+            raise ScoreLogUnavailable(exc) from exc
+        return offset
+
+    def probe(self) -> str | None:
+        """Why a small write to the log folder fails now (e.g. "No space left on device"), or None when it works."""
+        path = self.folder / f".probe-{self.writer}"
+        try:
+            with path.open("wb", buffering=0) as handle:
+                handle.write(b"\0" * 4096)
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            return exc.strerror or str(exc)
+        finally:
+            path.unlink(missing_ok=True)
+        return None
+
     def close(self) -> None:
         with self._lock:
             if self._handle is not None:
@@ -205,8 +253,7 @@ def _end_torn_line(path: Path, handle) -> None:
         with path.open("rb") as existing:
             existing.seek(size - 1)
             if existing.read(1) != b"\n":
-                handle.write("\n")
-                handle.flush()
+                handle.write(b"\n")
 
 
 _SEGMENT_NAME = re.compile(r"scores-(?P<stamp>\d{8}T\d{6})-(?P<writer>.+)-(?P<number>\d{4})\.jsonl$")

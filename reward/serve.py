@@ -1,17 +1,20 @@
 """The reward server: a Ray Serve application with an HTTP ingress and a scoring deployment it fans out to.
 
 `build_app(args: ServerArgs)` is the typed builder (`serve run configs/serve/local.yaml` and `reward serve` both
-use it). The ingress (FastAPI) validates requests, enforces size limits and auth, splits a batch into chunks that
-keep GRPO groups whole, scores the chunks concurrently on `Scorer` replicas through a `DeploymentHandle`, writes
-every scored item to the durable score log before replying, and exports Prometheus metrics. Limits live in
-`user_config`, so they change without a redeploy; rubrics reload without one (a watch on the rubric files, or
-`POST /v1/admin/reload`), and the ingress sends each chunk's exact suite version to the scorers.
+use it). The ingress (FastAPI) checks the bearer token on every route but `/healthz`, reads the body within a byte
+limit, parses it with a depth-limited parser and checks nesting and string sizes before validation (bad input of
+any shape is a 4xx naming the limit or field, never a 500), admits a request only while the items in flight on
+this replica stay under a bound (beyond it: 503 with `Retry-After`), splits a batch into chunks that keep GRPO
+groups whole, scores the chunks concurrently on `Scorer` replicas through a `DeploymentHandle`, writes every scored
+item to the durable score log before replying (a log that cannot be written: 503 with the reason, and
+`/healthz` says `degraded`), and exports Prometheus metrics. Limits live in `user_config`, so they change without a
+redeploy; rubrics reload without one (a watch on the rubric files, or `POST /v1/admin/reload`), and the ingress
+sends each chunk's exact suite version to the scorers.
 """
-
 
 import asyncio
 import hashlib
-import json
+import hmac
 import logging
 import os
 import socket
@@ -19,10 +22,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import orjson
 import yaml
 from fastapi import FastAPI, Request
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from starlette.requests import ClientDisconnect
+from tenacity import AsyncRetrying, before_sleep_log, stop_after_attempt, wait_exponential_jitter
 from ray import serve
 from ray.serve import Application
 from ray.serve.handle import DeploymentHandle
@@ -49,6 +56,21 @@ class Limits(BaseModel):
     """Items per scoring call; groups are never split across chunks."""
     chunk_retries: int = Field(default=2, ge=0)
     """Retries of a chunk whose scoring replica failed (e.g. died mid-request)."""
+    max_depth: int = Field(default=16, ge=6)
+    """Deepest JSON nesting accepted (the wire format needs 5: body, items, item, evidence, document)."""
+    max_string_chars: int = Field(default=1_000_000, ge=1024)
+    """Longest string (value or key) accepted, in characters."""
+    max_items_in_flight: int = Field(default=8192, ge=1)
+    """Items admitted and not yet answered on one ingress replica; a request that would exceed it gets 503."""
+    retry_after_s: int = Field(default=2, ge=1)
+    """`Retry-After` of a 503 (server busy or score log unavailable); clients add jitter."""
+
+    @model_validator(mode="after")
+    def _one_request_fits_in_flight(self) -> "Limits":
+        if self.max_items_in_flight < self.max_items:
+            raise ValueError(f"max_items_in_flight ({self.max_items_in_flight}) must be at least max_items ({self.max_items}), "
+                             "or a full request could never be admitted")
+        return self
 
 
 class ServerArgs(BaseModel):
@@ -86,6 +108,15 @@ class ServerArgs(BaseModel):
     replica_resources: dict[str, float] = Field(default_factory=dict)
     """Custom Ray resources every replica asks for. Cluster configs ask for `reward`, which only the judge nodes
     offer, so the app never takes CPUs on trainer nodes (see cluster/)."""
+    ingress_max_ongoing_requests: int = Field(default=256, ge=1)
+    """Serve's cap on requests inside one ingress replica. High on purpose: a request waiting there mostly awaits
+    scorers, and the ingress's own bound (`limits.max_items_in_flight`, counted in items, not requests) answers 503
+    with `Retry-After` quickly; Serve's default of 5 would instead queue requests silently in the proxy."""
+    ingress_max_queued_requests: int = Field(default=512, ge=1)
+    """Requests the proxy queues for busy ingress replicas before it answers 503 itself."""
+    scorer_max_ongoing_requests: int = Field(default=16, ge=1)
+    """Chunks scored at once per scoring replica; with `chunk_items` this bounds its items in flight, and its judge
+    calls share `judge_concurrency`."""
 
 
 class Metrics:
@@ -307,11 +338,73 @@ class Scorer:
         }
 
 
-api = FastAPI(title="search-reward", description="Multi-dimensional reward server for generative search.")
+# FastAPI's own docs routes would bypass the token check; the ingress serves them itself, behind it.
+api = FastAPI(title="search-reward", description="Multi-dimensional reward server for generative search.",
+              docs_url=None, redoc_url=None, openapi_url=None)
+
+OPEN_ROUTES = frozenset({"/healthz"})
+"""Routes served without the bearer token (liveness probes carry none); every other route requires it."""
 
 
-def _error(status: int, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse(status_code=status, content={"error": message, **extra})
+def _error(status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+    return JSONResponse(status_code=status, content={"error": message, **extra}, headers=headers)
+
+
+class BodyRejected(Exception):
+    """A request body that breaks a limit or is not JSON: the status and the message naming the limit."""
+
+    def __init__(self, status: int, message: str):
+        self.status = status
+        self.message = message
+        super().__init__(message)
+
+
+def parse_body(body: bytes, limits: Limits) -> Any:
+    """The JSON value of a request body, within `limits`; raises `BodyRejected` (413/422) naming the broken limit.
+
+    orjson parses without Python recursion (its own depth limit is 1024) and rejects what Python's `json` lets
+    through and later code trips over: lone surrogates, invalid UTF-8, NaN and infinities. The walk after it is
+    iterative, so no input reaches a recursion limit.
+
+    >>> parse_body(b'{"items": [{"id": "a"}]}', Limits())
+    {'items': [{'id': 'a'}]}
+    >>> try:
+    ...     parse_body(b'{"items": [{"response": "' + b"x" * 2_000_000 + b'"}]}', Limits())
+    ... except BodyRejected as exc:
+    ...     print(exc.status, exc.message)
+    413 string of 2000000 characters at (body).items.0.response exceeds the limit of 1000000 (limit max_string_chars)
+    """
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        if "depth limit" in str(exc) or "recursion" in str(exc):
+            raise BodyRejected(422, f"JSON nested deeper than {limits.max_depth} levels (limit max_depth)") from None
+        raise BodyRejected(422, f"malformed JSON: {exc}") from None
+    stack: list[tuple[Any, int, tuple]] = [(value, 0, ())]
+    while stack:
+        node, depth, path = stack.pop()
+        if isinstance(node, str):
+            if len(node) > limits.max_string_chars:
+                raise BodyRejected(413, f"string of {len(node)} characters at {_path(path)} exceeds the limit of "
+                                        f"{limits.max_string_chars} (limit max_string_chars)")
+        elif isinstance(node, (dict, list)):
+            if depth >= limits.max_depth:
+                raise BodyRejected(422, f"JSON nested deeper than {limits.max_depth} levels at {_path(path)} (limit max_depth)")
+            for key, child in (node.items() if isinstance(node, dict) else enumerate(node)):
+                if isinstance(key, str) and len(key) > limits.max_string_chars:
+                    raise BodyRejected(413, f"key of {len(key)} characters at {_path(path)} exceeds the limit of "
+                                            f"{limits.max_string_chars} (limit max_string_chars)")
+                if isinstance(child, (str, dict, list)):
+                    stack.append((child, depth + 1, (path, key)))
+    return value
+
+
+def _path(path: tuple) -> str:
+    parts: list[str] = []
+    while path:
+        path, key = path
+        parts.append(str(key)[:40])
+    return ".".join(["(body)", *reversed(parts)])
 
 
 def _field_errors(exc: ValidationError) -> list[dict[str, str]]:
@@ -336,8 +429,12 @@ class Ingress:
         self.rubric_stamp = rubric_stamp(Path(args.rubrics))
         self.rubric_checked = time.monotonic()
         self.metrics = Metrics()
-        self.token = os.environ.get(args.token_env) or None
+        token = os.environ.get(args.token_env) or None
+        self.token = token.encode() if token else None
+        self.items_in_flight = 0
         self.log = None
+        self.log_problem: str | None = None
+        """Why the score log could not take the last batch; None while it works."""
         if args.score_log:
             from reward.scorelog import ScoreLog
 
@@ -389,13 +486,55 @@ class Ingress:
         return JSONResponse(outcome)
 
     def _unauthorised(self, request: Request) -> JSONResponse | None:
-        if self.token and request.headers.get("authorization") != f"Bearer {self.token}":
-            return _error(401, "missing or wrong bearer token")
+        if self.token is None:
+            return None
+        scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+        given = credentials.strip().encode("utf-8", "surrogateescape")
+        # compare_digest takes the same time wherever the strings differ: no timing oracle on the token.
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given, self.token):
+            return _error(401, "missing or wrong bearer token", headers={"WWW-Authenticate": "Bearer"})
         return None
 
     @api.get("/healthz")
     def healthz(self) -> dict:
+        """Liveness (no token): `degraded` while the score log cannot be written, so scoring requests get 503."""
+        if self.log_problem:
+            return {"status": "degraded", "score_log": f"unavailable: {self.log_problem}", "suites": sorted(self.suites)}
         return {"status": "ok", "suites": sorted(self.suites)}
+
+    @api.get("/readyz")
+    def readyz(self, request: Request) -> Response:
+        """Readiness: 503 while the score log cannot be written (a load balancer then routes elsewhere)."""
+        denied = self._unauthorised(request)
+        if denied:
+            return denied
+        if self.log_problem:
+            return _error(503, f"score log unavailable: {self.log_problem}", headers=self._retry_after())
+        return JSONResponse({"status": "ready", "items_in_flight": self.items_in_flight})
+
+    def _retry_after(self) -> dict[str, str]:
+        return {"Retry-After": str(self.limits.retry_after_s)}
+
+    @api.get("/openapi.json", include_in_schema=False)
+    def openapi_schema(self, request: Request) -> Response:
+        denied = self._unauthorised(request)
+        if denied:
+            return denied
+        return JSONResponse(api.openapi())
+
+    @api.get("/docs", include_in_schema=False)
+    def swagger_docs(self, request: Request) -> Response:
+        denied = self._unauthorised(request)
+        if denied:
+            return denied
+        return get_swagger_ui_html(openapi_url="/openapi.json", title=f"{api.title} - docs")
+
+    @api.get("/redoc", include_in_schema=False)
+    def redoc_docs(self, request: Request) -> Response:
+        denied = self._unauthorised(request)
+        if denied:
+            return denied
+        return get_redoc_html(openapi_url="/openapi.json", title=f"{api.title} - ReDoc")
 
     @api.get("/v1/suites")
     def suites_index(self, request: Request) -> Response:
@@ -473,21 +612,38 @@ class Ingress:
     @api.post("/v1/score")
     async def score(self, request: Request) -> Response:
         self._watch_rubrics()
+        return await self._score(request)
+
+    async def _read_body(self, request: Request) -> bytes | JSONResponse:
+        limit = self.limits.max_bytes
+        declared = request.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > limit:
+            return _error(413, f"request body of {declared} bytes exceeds the limit of {limit} (limit max_bytes)")
+        chunks, size = [], 0
+        try:
+            async for chunk in request.stream():  # a chunked body has no declared length: stop at the limit
+                size += len(chunk)
+                if size > limit:
+                    return _error(413, f"request body of more than {limit} bytes exceeds the limit of {limit} (limit max_bytes)")
+                chunks.append(chunk)
+        except ClientDisconnect:
+            return _error(400, "the client closed the connection before the request body was complete")
+        return b"".join(chunks)
+
+    async def _score(self, request: Request) -> Response:
         denied = self._unauthorised(request)
         if denied:
             return denied
-        declared = request.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > self.limits.max_bytes:
-            return _error(413, f"request body of {declared} bytes exceeds the limit of {self.limits.max_bytes}")
-        body = await request.body()
-        if len(body) > self.limits.max_bytes:
-            return _error(413, f"request body of {len(body)} bytes exceeds the limit of {self.limits.max_bytes}")
+        body = await self._read_body(request)
+        if isinstance(body, Response):
+            return body
         try:
-            payload = json.loads(body)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            return _error(422, f"malformed JSON: {exc}", detail=[{"field": "(body)", "message": str(exc)}])
-        if isinstance(payload, dict) and isinstance(payload.get("items"), list) and len(payload["items"]) > self.limits.max_items:
-            return _error(413, f"{len(payload['items'])} items exceed the limit of {self.limits.max_items} per request")
+            payload = parse_body(body, self.limits)
+        except BodyRejected as exc:
+            return _error(exc.status, exc.message, detail=[{"field": "(body)", "message": exc.message}])
+        count = len(payload["items"]) if isinstance(payload, dict) and isinstance(payload.get("items"), list) else 0
+        if count > self.limits.max_items:
+            return _error(413, f"{count} items exceed the limit of {self.limits.max_items} per request")
         try:
             score_request = ScoreRequest.model_validate(payload)
         except ValidationError as exc:
@@ -495,11 +651,41 @@ class Ingress:
             return _error(422, "invalid request: " + "; ".join(f"{e['field']}: {e['message']}" for e in errors[:3]), detail=errors)
         if score_request.suite not in self.suites:
             return self._unknown_suite(score_request.suite)
+        if self.items_in_flight + count > self.limits.max_items_in_flight:
+            return _error(503, f"server busy: {self.items_in_flight} items in flight on this replica, {count} more would "
+                               f"exceed the limit of {self.limits.max_items_in_flight} (limit max_items_in_flight); retry later",
+                          headers=self._retry_after())
+        if self.log is not None and self.log_problem:  # don't spend judge time on a batch that cannot be logged
+            problem = await asyncio.to_thread(self.log.probe)
+            if problem:
+                self.log_problem = problem
+                return self._log_unavailable()
+        self.items_in_flight += count
+        try:
+            return await self._score_admitted(score_request)
+        finally:
+            self.items_in_flight -= count
+
+    def _log_unavailable(self) -> JSONResponse:
+        return _error(503, f"score log unavailable: {self.log_problem}", headers=self._retry_after())
+
+    async def _score_admitted(self, score_request: ScoreRequest) -> Response:
+        from reward.scorelog import ScoreLogUnavailable
+
         loaded = self.suites[score_request.suite]
         results = await self._fan_out(score_request, loaded)
         if self.log is not None:
-            self.log.append(score_request.items, results, suite=loaded.name, suite_version=loaded.version,
-                            run=score_request.run, step=score_request.step)
+            try:  # in a thread: fsync must not stall the other requests on this replica
+                await asyncio.to_thread(self.log.append, score_request.items, results, suite=loaded.name,
+                                        suite_version=loaded.version, run=score_request.run, step=score_request.step)
+            except ScoreLogUnavailable as exc:
+                if self.log_problem is None:
+                    log.error("%s; answering 503 until it can be written", exc)
+                self.log_problem = exc.reason
+                return self._log_unavailable()
+            if self.log_problem is not None:
+                log.warning("score log writable again")
+            self.log_problem = None
         self.metrics.observe(loaded.name, results)
         reply = ScoreResponse(suite=loaded.name, suite_version=loaded.version, results=results)
         return Response(reply.model_dump_json(), media_type="application/json")
@@ -510,14 +696,13 @@ class Ingress:
 
         async def run(indices: list[int]) -> dict:
             payload = [items[i].model_dump(mode="json") for i in indices]
-            for attempt in range(self.limits.chunk_retries + 1):
-                try:
+            # A dead replica: Serve routes the retry to a live one.
+            retrying = AsyncRetrying(stop=stop_after_attempt(self.limits.chunk_retries + 1), reraise=True,
+                                     wait=wait_exponential_jitter(multiplier=0.5, max=5.0),
+                                     before_sleep=before_sleep_log(log, logging.WARNING, exc_info=True))
+            async for attempt in retrying:
+                with attempt:
                     return await self.scorer.score.remote(loaded, payload)  # this exact version
-                except Exception:  # a dead replica: Serve routes the retry to a live one
-                    if attempt == self.limits.chunk_retries:
-                        raise
-                    log.warning("scoring chunk failed (attempt %d), retrying", attempt + 1, exc_info=True)
-                    await asyncio.sleep(0.5 * (attempt + 1))
             raise AssertionError("unreachable")
 
         replies = await asyncio.gather(*(run(c) for c in chunks))
@@ -544,10 +729,13 @@ def build_app(args: ServerArgs) -> Application:
             raise ValueError(f"suite {name!r} cannot be loaded: {exc}") from None
     resources = {"resources": args.replica_resources} if args.replica_resources else {}
     scorer = Scorer.options(num_replicas=args.scorer_replicas,
-                            ray_actor_options={"num_cpus": args.scorer_cpus, **resources}).bind(args)
+                            ray_actor_options={"num_cpus": args.scorer_cpus, **resources},
+                            max_ongoing_requests=args.scorer_max_ongoing_requests).bind(args)
     placement = {"ray_actor_options": {"num_cpus": 1, **resources}} if resources else {}
-    return Ingress.options(num_replicas=args.ingress_replicas, **placement,
-                           user_config={"limits": args.limits.model_dump()}).bind(scorer, args)
+    return Ingress.options(num_replicas=args.ingress_replicas, **placement, user_config={"limits": args.limits.model_dump()},
+                           max_ongoing_requests=args.ingress_max_ongoing_requests,
+                           max_queued_requests=args.ingress_max_queued_requests).bind(scorer, args)
 
 
-__all__ = ["Ingress", "Limits", "Scorer", "ServerArgs", "build_app", "check_secrets", "chunk_by_group"]
+__all__ = ["OPEN_ROUTES", "BodyRejected", "Ingress", "Limits", "Scorer", "ServerArgs", "build_app", "check_secrets",
+           "chunk_by_group", "parse_body"]

@@ -2,6 +2,7 @@
 score log across a restart. `make test` runs this inside a private network namespace."""
 
 import json
+import re
 
 import httpx
 import pytest
@@ -69,13 +70,39 @@ def test_bad_input_gets_clear_errors_and_the_server_keeps_serving(server):
     assert fine.status_code == 200 and fine.json()["results"][0]["id"] == item["id"]
 
 
-def test_bearer_token_guards_everything_but_healthz(server):
+def test_bearer_token_guards_every_route_of_the_app_but_healthz(server):
+    """Enumerates the app's routes, so a route added later without the token check fails here."""
+    from reward.serve import OPEN_ROUTES, api
+
     url = server["url"]
+    assert OPEN_ROUTES == {"/healthz"}
     assert httpx.get(f"{url}/healthz", timeout=10).status_code == 200
-    for path in ("/v1/suites", "/v1/suites/searchllm", "/metrics"):
-        assert httpx.get(f"{url}{path}", timeout=10).status_code == 401
-        assert httpx.get(f"{url}{path}", headers={"Authorization": "Bearer wrong"}, timeout=10).status_code == 401
-    assert httpx.post(f"{url}/v1/score", json={"items": example_payload(1)}, timeout=10).status_code == 401
+    def walk(routes):  # Serve moves the class's routes into an included router
+        for route in routes:
+            if hasattr(route, "original_router"):
+                yield from walk(route.original_router.routes)
+            else:
+                yield route
+
+    routes = [(route.path, method) for route in walk(api.routes) for method in sorted(getattr(route, "methods", None) or {"GET"})
+              if method != "HEAD"]
+    paths = {path for path, _ in routes}
+    assert {"/docs", "/redoc", "/openapi.json", "/v1/score", "/metrics", "/dashboard", "/readyz"} <= paths, paths
+    checked = []
+    for path, method in routes:
+        if path in OPEN_ROUTES:
+            continue
+        concrete = re.sub(r"\{[^}]+\}", "searchllm", path)
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": AUTH["Authorization"] + "x"},
+                        {"Authorization": AUTH["Authorization"].replace("Bearer", "Basic")}):
+            reply = httpx.request(method, f"{url}{concrete}", headers=headers, timeout=30)
+            assert reply.status_code == 401, (method, path, headers, reply.status_code)
+            assert reply.json()["error"] == "missing or wrong bearer token"
+        checked.append(path)
+    assert len(checked) == len(routes) - 1
+    for path in ("/docs", "/redoc", "/openapi.json"):  # with the token they work
+        assert httpx.get(f"{url}{path}", headers=AUTH, timeout=30).status_code == 200, path
+    assert "/v1/score" in httpx.get(f"{url}/openapi.json", headers=AUTH, timeout=30).json()["paths"]
 
 
 def test_suite_endpoints_describe_layers_weights_and_versions(server):

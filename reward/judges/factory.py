@@ -7,12 +7,18 @@ from reward.shipped import resolve_config
 
 
 def make_judge(spec: str) -> Judge:
-    """`mock` (scripted best labels), `local` (embedded CPU tier), a path to a judge endpoint config, or a cascade
-    config (a YAML with a `cascade:` block: the cheap tier decides what it is sure of, the LLM judge the rest)."""
-    if spec == "mock":
+    """`mock` (scripted best labels; `mock:0.05` answers each call after 0.05 s, for load tests), `local`
+    (embedded CPU tier), a path to a judge endpoint config, or a cascade config (a YAML with a `cascade:` block: the
+    cheap tier decides what it is sure of, the LLM judge the rest)."""
+    if spec == "mock" or spec.startswith("mock:"):
         from reward.judges.mock import ScriptedJudge
 
-        return ScriptedJudge()
+        latency = spec.partition(":")[2]
+        try:
+            latency_s = float(latency) if latency else 0.0
+        except ValueError:
+            raise ValueError(f"judge {spec!r}: expected 'mock:<seconds per call>', e.g. 'mock:0.05'") from None
+        return ScriptedJudge(latency_s=latency_s)
     if spec == "local":
         from reward.judges.local import LocalJudge
 

@@ -53,17 +53,22 @@ def by_dimension(replies: Mapping[str, str | Sequence[str]], default: Script = b
 
 
 class ScriptedJudge(LLMJudge):
-    """Judge whose replies come from a script; records every call it receives."""
+    """Judge whose replies come from a script; records the calls it receives (the latest `max_recorded_calls`)."""
 
     name = "mock"
 
-    def __init__(self, script: Script = best_label_script, *, latency_s: float = 0.0, parse_retries: int = 2):
+    def __init__(self, script: Script = best_label_script, *, latency_s: float = 0.0, parse_retries: int = 2,
+                 max_recorded_calls: int = 10_000):
         super().__init__(parse_retries=parse_retries)
         self.script = script
         self.latency_s = latency_s
+        self.max_recorded_calls = max_recorded_calls
         self.calls: list[tuple[str, str, int]] = []
 
     async def complete(self, messages: list[dict[str, str]], request: JudgeRequest, attempt: int) -> Completion:
+        # Bounded: a server running `judge: mock` for hours (load tests, soaks) must not grow with every call.
+        if len(self.calls) >= self.max_recorded_calls:
+            del self.calls[: len(self.calls) // 2]
         self.calls.append((request.item.id, request.dimension.name, attempt))
         if self.latency_s:
             await asyncio.sleep(self.latency_s)

@@ -2,7 +2,6 @@
 say which tier decided, audits measure agreement, and a dimension whose agreement falls below the floor goes back
 to the LLM judge until reset."""
 
-import dataclasses
 
 import pytest
 
