@@ -595,10 +595,13 @@ class Ingress:
         return HTMLResponse(render_from_log(self.args.score_log, samples_url="dashboard/samples"))
 
     @api.get("/dashboard/samples")
-    def dashboard_samples(self, request: Request, run: str, step: int) -> Response:
-        denied = self._unauthorised(request)
+    def dashboard_samples(self, request: Request, run: str | None = None, step: int | None = None) -> Response:
+        denied = self._unauthorised(request)  # before any parameter check: nothing answers without the token
         if denied:
             return denied
+        if run is None or step is None:
+            return _error(422, "query parameters run and step are required", detail=[
+                {"field": name, "message": "Field required"} for name, value in (("run", run), ("step", step)) if value is None])
         if not self.args.score_log:
             return _error(404, "the score log is disabled, so there are no samples")
         from reward.dashboard import drilldown

@@ -69,7 +69,7 @@ def test_injected_judge_faults_are_unscored_never_zero_and_logged_once(tmp_path)
                        "out_of_scale": "label_out_of_scale", "hang": "judge_timeout"}
     faults_seen = set()
     for item, result in zip(items, results, strict=True):
-        bottom_unscored = False
+        any_unscored = False
         for name, score in result.dimensions.items():
             fault = chosen.get((item.id, name), "ok")
             if score.status == "unscored":
@@ -77,10 +77,11 @@ def test_injected_judge_faults_are_unscored_never_zero_and_logged_once(tmp_path)
                 if fault != "ok":
                     assert score.reason == expected_reason[fault]
                     faults_seen.add(fault)
-                bottom_unscored |= score.layer == "bottom_line"
+                any_unscored = True
             else:
                 assert 0.0 <= score.score <= 1.0
-        assert result.valid is not bottom_unscored
+        # An unscored dimension of either layer invalidates the item: a behavioral one is never silently dropped.
+        assert result.valid is not any_unscored
     assert faults_seen >= {"500", "garbage", "out_of_scale", "hang"}
     by_group = {}
     for item, result in zip(items, results, strict=True):

@@ -43,6 +43,9 @@ def test_items_over_the_per_item_ceilings_are_refused_quickly_by_name(server):
                                   (twice, "items", "duplicate item ids: '" + item["id"] + "'")):
         reply = httpx.post(f"{url}/v1/score", json={"items": payload if isinstance(payload, list) else [payload]},
                            headers=AUTH, timeout=60)
+        if payload is loop and reply.status_code == 413:  # the ingress's string-size limit may catch it first
+            assert "items.0.response" in reply.json()["error"] and "limit" in reply.json()["error"], reply.text[:300]
+            continue
         assert reply.status_code == 422, reply.text[:300]
         assert any(d["field"] == field and words in d["message"] for d in reply.json()["detail"]), reply.json()["detail"]
     assert httpx.post(f"{url}/v1/score", json={"items": [item]}, headers=AUTH, timeout=120).status_code == 200
