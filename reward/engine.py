@@ -28,7 +28,7 @@ from reward.schema import DimensionScore, Item, ItemResult
 
 log = logging.getLogger(__name__)
 
-EXCLUDED_REASONS = frozenset({"no_local_backend"})
+EXCLUDED_REASONS = frozenset({"no_local_backend", "unsupported_language"})
 """Unscored reasons that leave a dimension out of the aggregation instead of invalidating the item."""
 
 
