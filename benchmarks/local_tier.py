@@ -49,6 +49,7 @@ def main() -> None:
     judge = LocalJudge()
     started = time.perf_counter()
     judge.embedder.model()
+    judge.scorer.model()  # the claim-consistency cross-encoder (int8)
     load_s = time.perf_counter() - started
     suite = load_suite("searchllm")
     engine = Engine(suite, judge)
@@ -68,6 +69,7 @@ def main() -> None:
         "items_per_s_evidence_cached": round(len(again) / warm, 2),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "torch_threads": __import__("torch").get_num_threads(),
+        "load_average_1min": round(os.getloadavg()[0], 1),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
     }, indent=2))
 

