@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -31,6 +32,7 @@ from reward.engine import Engine
 from reward.rules.checks import tokens
 from reward.schema import Evidence, Item, ItemResult
 
+log = logging.getLogger(__name__)
 AGGREGATES = ("reward", "gate", "utility")
 LEXICAL = "lexical_baseline"
 GATED = ("claim_hallucination", "reward")
@@ -190,6 +192,7 @@ def score_cases(engine: Engine, cases: Sequence[FidelityCase], batch: int = 64) 
     items = [c.item for c in cases]
     for start in range(0, len(items), batch):
         results.extend(engine.score_sync(items[start : start + batch]))
+        log.info("scored %d/%d items", len(results), len(items))
     return results
 
 
