@@ -16,8 +16,8 @@ shares most of its words), so rendering carries no label. Reported per set and d
 pointwise sets) and accuracy of the 0.5 threshold with 95% bootstrap intervals, beside the lexical baseline and the
 reward / gate / utility. Results go to `benchmarks/results/fidelity*.json` and `benchmarks/FIDELITY.md`.
 
-    nice -n 10 .venv/bin/python benchmarks/fidelity.py --per-set 400 --label baseline
-    .venv/bin/python benchmarks/fidelity.py --per-set 40 --freeze ../shared/fidelity   # the CI slice
+    nice -n 10 .venv/bin/python benchmarks/fidelity.py --per-set 150 --label baseline-local
+    nice -n 10 .venv/bin/python benchmarks/fidelity.py --per-set 150 --freeze ../shared/fidelity  # + the CI slice
 
 HaluEval is a held-out test and has no loader here.
 """
@@ -209,6 +209,20 @@ LOADERS: dict[str, Callable[[Path, int, random.Random], list[FidelityCase]]] = {
 }
 
 
+def _first(cases: list[FidelityCase], per_set: int) -> list[FidelityCase]:
+    """The first `per_set` pairs (both cases) or items of each set, in loading order (already shuffled)."""
+    taken: dict[str, list[str]] = defaultdict(list)
+    out = []
+    for case in cases:
+        key = case.pair or case.item.id
+        keys = taken[case.set]
+        if key in keys or len(keys) < per_set:
+            if key not in keys:
+                keys.append(key)
+            out.append(case)
+    return out
+
+
 def _commit(path: Path) -> str:
     try:
         head = subprocess.run(["git", "-C", str(path), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True)
@@ -271,7 +285,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="JSON results (default benchmarks/results/fidelity_<label>.json)")
     parser.add_argument("--markdown", type=Path, default=ROOT / "benchmarks" / "FIDELITY.md",
                         help="regenerated from every benchmarks/results/fidelity*.json")
-    parser.add_argument("--freeze", type=Path, default=None, help="write the scored cases as a frozen CI slice here")
+    parser.add_argument("--freeze", type=Path, default=None,
+                        help="also write a frozen CI slice here: the first --freeze-per-set pairs/items of each set")
+    parser.add_argument("--freeze-per-set", type=int, default=30)
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
 
@@ -297,9 +313,12 @@ def main() -> None:
            "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "command": command,
            "sources": {n: [vars(s) for s in SOURCES[n]] for n in names}, "report": report}
     if args.freeze:
-        target = freeze_slice(cases, report, args.freeze, meta={k: v for k, v in run.items() if k != "report"})
-        log.info("froze %d cases into %s", len(cases), target)
-        return
+        subset = _first(cases, args.freeze_per_set)
+        chosen = {c.item.id for c in subset}
+        frozen = measure(subset, [r for r in results if r.id in chosen], resamples=args.resamples)
+        meta = {k: v for k, v in run.items() if k != "report"} | {"per_set": args.freeze_per_set}
+        target = freeze_slice(subset, frozen, args.freeze, meta=meta)
+        log.info("froze %d cases into %s", len(subset), target)
     out = args.out or ROOT / "benchmarks" / "results" / f"fidelity_{label.replace('/', '_')}.json"
     out.write_text(json.dumps(run, indent=2) + "\n", encoding="utf-8")
     runs = [json.loads(p.read_text()) for p in sorted((ROOT / "benchmarks" / "results").glob("fidelity*.json"))]

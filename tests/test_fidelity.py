@@ -35,7 +35,7 @@ def test_frozen_public_slice_keeps_its_auc(local_engine):
     if not (SLICE / "slice.json").is_file():
         pytest.skip(
             f"NO FROZEN FIDELITY SLICE at {SLICE} (set REWARD_FIDELITY_SLICE to move it): fetch the public data as "
-            f"benchmarks/FIDELITY.md says, then run `.venv/bin/python benchmarks/fidelity.py --per-set 30 --freeze "
+            f"benchmarks/FIDELITY.md says, then run `.venv/bin/python benchmarks/fidelity.py --freeze-per-set 30 --freeze "
             f"{SLICE}`")
     report, failures = check_slice(SLICE, local_engine)
     assert failures == [], failures
