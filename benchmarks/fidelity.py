@@ -48,7 +48,8 @@ sys.path.insert(1, str(ROOT))
 from policy.format import split_sentences  # noqa: E402
 from reward.engine import Engine  # noqa: E402
 try:
-    from reward.fidelity import FidelityCase, freeze_slice, measure, passages, render_case, score_cases  # noqa: E402
+    from reward.fidelity import (FidelityCase, case_scores, freeze_slice, measure, passages, render_case,  # noqa: E402
+                                 score_cases)
 except ImportError:  # scoring another checkout that predates the harness: use this checkout's harness module
     import importlib.util
 
@@ -58,6 +59,7 @@ except ImportError:  # scoring another checkout that predates the harness: use t
     _spec.loader.exec_module(_module)
     FidelityCase, freeze_slice, measure = _module.FidelityCase, _module.freeze_slice, _module.measure
     passages, render_case, score_cases = _module.passages, _module.render_case, _module.score_cases
+    case_scores = _module.case_scores
 from reward.judges.factory import make_judge  # noqa: E402
 from reward.rubric import load_suite  # noqa: E402
 from reward.schema import Evidence, Turn  # noqa: E402
@@ -311,12 +313,13 @@ def main() -> None:
     run = {"label": label, "code": code, "code_path": str(Path.cwd()), "judge": args.judge, "suite": args.suite,
            "sets": names, "per_set": args.per_set, "seed": args.seed, "items": len(cases), "seconds": round(seconds, 1),
            "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "command": command,
-           "sources": {n: [vars(s) for s in SOURCES[n]] for n in names}, "report": report}
+           "sources": {n: [vars(s) for s in SOURCES[n]] for n in names}, "report": report,
+           "cases": case_scores(cases, results)}
     if args.freeze:
         subset = _first(cases, args.freeze_per_set)
         chosen = {c.item.id for c in subset}
         frozen = measure(subset, [r for r in results if r.id in chosen], resamples=args.resamples)
-        meta = {k: v for k, v in run.items() if k != "report"} | {"per_set": args.freeze_per_set}
+        meta = {k: v for k, v in run.items() if k not in ("report", "cases")} | {"per_set": args.freeze_per_set}
         target = freeze_slice(subset, frozen, args.freeze, meta=meta)
         log.info("froze %d cases into %s", len(subset), target)
     out = args.out or ROOT / "benchmarks" / "results" / f"fidelity_{label.replace('/', '_')}.json"

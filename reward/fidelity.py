@@ -186,6 +186,16 @@ def measure(cases: Sequence[FidelityCase], results: Sequence[ItemResult], resamp
     return report
 
 
+def case_scores(cases: Sequence[FidelityCase], results: Sequence[ItemResult]) -> dict[str, dict]:
+    """Per case: set, label, pair and every score (rounded), so a later run can be compared on the same cases."""
+    by_id = {r.id: r for r in results}
+    out = {}
+    for case in cases:
+        scores = {k: (None if v is None else round(v, 4)) for k, v in _scores(case, by_id[case.item.id]).items()}
+        out[case.item.id] = {"set": case.set, "label": case.label, "pair": case.pair, "scores": scores}
+    return out
+
+
 def score_cases(engine: Engine, cases: Sequence[FidelityCase], batch: int = 64) -> list[ItemResult]:
     """Score in bounded batches (a pair's two cases stay in one batch, so the evidence is embedded once)."""
     results: list[ItemResult] = []
