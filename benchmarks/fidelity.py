@@ -251,13 +251,23 @@ def markdown(runs: list[dict]) -> str:
         "`data/public/` (git-ignored) and checked by SHA-256; never committed.",
         "",
     ]
+    summary = ("claim_hallucination", "highlight_hallucination", "reward", "gate", "lexical_baseline")
+    lines += ["## Summary: AUC per set", "", "| run | set | " + " | ".join(summary) + " |",
+              "|---|---|" + "---|" * len(summary)]
+    for run in runs:
+        for name, result in run["report"].items():
+            dims = result["dimensions"]
+            cells = [_cell(dims[d]["auc"]) if d in dims else "n/a" for d in summary]
+            lines.append(f"| {run['label']} (`{run['code']}`) | {name} | " + " | ".join(cells) + " |")
+    lines += ["", "Issue 12's bar: claim_hallucination AUC >= 0.95 and at least 0.05 above the lexical baseline, reward "
+              "AUC >= 0.95, on every set.", ""]
     for run in runs:
         lines += [f"## {run['label']}", "", f"Code `{run['code']}`, judge `{run['judge']}`, suite `{run['suite']}`, "
                   f"{run['date']}, {run['seconds']:.0f} s for {run['items']} items.", "", "```", run["command"], "```", ""]
         for name, result in run["report"].items():
             source = SOURCES[name][0]
             lines += [f"### {name} ({result['kind']}, {result['cases']} cases; {source.repo}@{source.commit[:10]})", "",
-                      "| dimension | AUC [95% CI] | accuracy [95% CI] | n | unscored |", "|---|---|---|---|---|"]
+                      "| dimension | AUC [95% CI] | accuracy [95% CI] | pairs or items in the AUC | unscored cases |", "|---|---|---|---|---|"]
             dims = result["dimensions"]
             for dim in [d for d in SHOWN if d in dims] + sorted(d for d in dims if d not in SHOWN):
                 entry = dims[dim]
