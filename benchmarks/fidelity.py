@@ -251,6 +251,14 @@ def markdown(runs: list[dict]) -> str:
         "`data/public/` (git-ignored) and checked by SHA-256; never committed.",
         "",
     ]
+    lines += ["## Data", "", "Fetch each file into `data/public/<repository>/<path>` (the harness checks the SHA-256 and, for a "
+              "missing file, prints this command): `git clone https://github.com/<repository> /tmp/src && "
+              "git -C /tmp/src show <commit>:<path> > data/public/<repository>/<path>`.", "",
+              "| set | repository | commit | files (SHA-256 prefix) |", "|---|---|---|---|"]
+    for name, files in SOURCES.items():
+        listed = ", ".join(f"`{f.path}` ({f.sha256[:10]})" for f in files)
+        lines.append(f"| {name} | {files[0].repo} | `{files[0].commit}` | {listed} |")
+    lines.append("")
     summary = ("claim_hallucination", "highlight_hallucination", "reward", "gate", "lexical_baseline")
     lines += ["## Summary: AUC per set", "", "| run | set | " + " | ".join(summary) + " |",
               "|---|---|" + "---|" * len(summary)]
