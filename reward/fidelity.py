@@ -26,7 +26,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from policy.format import Facet, render_response, split_sentences
+from policy.format import Facet, parse_response, render_response, split_sentences
 from reward.calibrate import bootstrap_ci, pairwise_auc
 from reward.engine import Engine
 from reward.rules.checks import tokens
@@ -88,7 +88,8 @@ def lexical_support(answer: str, evidence: Sequence[Evidence]) -> float:
 
 def passages(sentences: Sequence[str], size: int = 6) -> list[str]:
     """Group a long source's sentences into passages of `size` sentences (the evidence items of one case)."""
-    return [" ".join(sentences[i : i + size]).strip() for i in range(0, len(sentences), size) if "".join(sentences[i : i + size]).strip()]
+    chunks = (" ".join(sentences[i : i + size]).strip() for i in range(0, len(sentences), size))
+    return [chunk for chunk in chunks if chunk]
 
 
 def _cite(sentence: str, doc_id: str) -> str:
@@ -142,8 +143,6 @@ def _scores(case: FidelityCase, result: ItemResult) -> dict[str, float | None]:
     }
     for name in AGGREGATES:
         scores[name] = getattr(result, name) if result.valid else None
-    from policy.format import parse_response
-
     scores[LEXICAL] = lexical_support(parse_response(case.item.response).answer_text, case.item.evidence)
     return scores
 
