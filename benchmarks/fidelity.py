@@ -271,7 +271,8 @@ def markdown(runs: list[dict]) -> str:
               "AUC >= 0.95, on every set.", ""]
     for run in runs:
         lines += [f"## {run['label']}", "", f"Code `{run['code']}`, judge `{run['judge']}`, suite `{run['suite']}`, "
-                  f"{run['date']}, {run['seconds']:.0f} s for {run['items']} items.", "", "```", run["command"], "```", ""]
+                  f"{run['date']}, {run['seconds']:.0f} s for {run['items']} items on a shared 2-core machine. "
+                  f"{run.get('note', '')}", "", "```", run["command"], "```", ""]
         for name, result in run["report"].items():
             source = SOURCES[name][0]
             lines += [f"### {name} ({result['kind']}, {result['cases']} cases; {source.repo}@{source.commit[:10]})", "",
@@ -283,6 +284,11 @@ def markdown(runs: list[dict]) -> str:
                              f"| {_cell(entry['auc'])} | {_cell(entry['accuracy'])} | {entry['n']} | {entry['unscored']} |")
             lines.append("")
     return "\n".join(lines)
+
+
+def write_markdown(target: Path) -> None:
+    runs = [json.loads(p.read_text()) for p in sorted((ROOT / "benchmarks" / "results").glob("fidelity*.json"))]
+    target.write_text(markdown(sorted(runs, key=lambda r: r["date"])), encoding="utf-8")
 
 
 def _cell(metric: dict) -> str:
@@ -308,8 +314,13 @@ def main() -> None:
     parser.add_argument("--freeze", type=Path, default=None,
                         help="also write a frozen CI slice here: the first --freeze-per-set pairs/items of each set")
     parser.add_argument("--freeze-per-set", type=int, default=30)
+    parser.add_argument("--note", default="", help="one line on what the run measured, shown in FIDELITY.md")
+    parser.add_argument("--markdown-only", action="store_true", help="only regenerate --markdown from the recorded results")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    if args.markdown_only:
+        write_markdown(args.markdown)
+        return
 
     names = [n.strip() for n in args.sets.split(",") if n.strip()]
     unknown = [n for n in names if n not in LOADERS]
@@ -329,7 +340,7 @@ def main() -> None:
     label = args.label or code
     command = "nice -n 10 .venv/bin/python benchmarks/fidelity.py " + " ".join(sys.argv[1:])
     run = {"label": label, "code": code, "code_path": str(Path.cwd()), "judge": args.judge, "suite": args.suite,
-           "sets": names, "per_set": args.per_set, "seed": args.seed, "items": len(cases), "seconds": round(seconds, 1),
+           "note": args.note, "sets": names, "per_set": args.per_set, "seed": args.seed, "items": len(cases), "seconds": round(seconds, 1),
            "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "command": command,
            "sources": {n: [vars(s) for s in SOURCES[n]] for n in names}, "report": report,
            "cases": case_scores(cases, results)}
@@ -342,8 +353,7 @@ def main() -> None:
         log.info("froze %d cases into %s", len(subset), target)
     out = args.out or ROOT / "benchmarks" / "results" / f"fidelity_{label.replace('/', '_')}.json"
     out.write_text(json.dumps(run, indent=2) + "\n", encoding="utf-8")
-    runs = [json.loads(p.read_text()) for p in sorted((ROOT / "benchmarks" / "results").glob("fidelity*.json"))]
-    args.markdown.write_text(markdown(sorted(runs, key=lambda r: r["date"])), encoding="utf-8")
+    write_markdown(args.markdown)
     for name, result in report.items():
         dims = result["dimensions"]
         log.info("%s: %s", name, ", ".join(f"{d} {dims[d]['auc']['value']}" for d in SHOWN if d in dims))
