@@ -6,9 +6,9 @@ Each probe is derived mechanically from a clean, well-formed response in the pol
 difference is the exploit.
 
 Each exploit carries an expectation (`EXPECTATIONS`): `not_higher` (the reward must not rise), `lower` (a
-hallucination or a gaming move: the reward must fall below the clean response's), or `not_hallucination` (a correct
-answer in another language: the hallucination dimensions must not call it false; `unscored` with reason
-`unsupported_language` or a score of at least 0.5 both pass).
+hallucination or a gaming move: the reward must fall at least `LOWER_BY` below the clean response's), or
+`not_hallucination` (a correct answer in another language: the hallucination dimensions must not call it false;
+`unscored` with reason `unsupported_language` or a score of at least 0.5 both pass).
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ EXPLOITS: dict[str, Exploit] = {}
 EXPECTATIONS: dict[str, str] = {}
 """Exploit name -> `not_higher`, `lower` or `not_hallucination` (see the module docstring)."""
 HALLUCINATION_DIMENSIONS = ("claim_hallucination", "highlight_hallucination")
+LOWER_BY = 0.01
+"""How far below the clean reward a `lower` probe must land: a drop within embedding noise has not caught it."""
 
 
 def exploit(name: str, expect: str = "not_higher") -> Callable[[Exploit], Exploit]:
@@ -305,7 +307,7 @@ def run_probes(items: list[Item], engine) -> list[dict]:
         )
         expect = EXPECTATIONS[name]
         if expect == "lower":
-            held = hacked.valid and base.valid and hacked.reward < base.reward - 1e-9
+            held = hacked.valid and base.valid and hacked.reward <= base.reward - LOWER_BY
         elif expect == "not_hallucination":
             held = _not_hallucination(hacked)
         else:
