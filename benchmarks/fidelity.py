@@ -48,8 +48,8 @@ sys.path.insert(1, str(ROOT))
 from policy.format import split_sentences  # noqa: E402
 from reward.engine import Engine  # noqa: E402
 try:
-    from reward.fidelity import (FidelityCase, case_scores, freeze_slice, measure, passages, render_case,  # noqa: E402
-                                 score_cases)
+    from reward.fidelity import (FidelityCase, case_scores, freeze_slice, load_slice, measure, passages,  # noqa: E402
+                                 render_case, score_cases)
 except ImportError:  # scoring another checkout that predates the harness: use this checkout's harness module
     import importlib.util
 
@@ -59,7 +59,7 @@ except ImportError:  # scoring another checkout that predates the harness: use t
     _spec.loader.exec_module(_module)
     FidelityCase, freeze_slice, measure = _module.FidelityCase, _module.freeze_slice, _module.measure
     passages, render_case, score_cases = _module.passages, _module.render_case, _module.score_cases
-    case_scores = _module.case_scores
+    case_scores, load_slice = _module.case_scores, _module.load_slice
 from reward.judges.factory import make_judge  # noqa: E402
 from reward.rubric import load_suite  # noqa: E402
 from reward.schema import Evidence, Turn  # noqa: E402
@@ -315,6 +315,8 @@ def main() -> None:
                         help="also write a frozen CI slice here: the first --freeze-per-set pairs/items of each set")
     parser.add_argument("--freeze-per-set", type=int, default=30)
     parser.add_argument("--note", default="", help="one line on what the run measured, shown in FIDELITY.md")
+    parser.add_argument("--slice", type=Path, default=None,
+                        help="score the cases of a frozen slice (checksums verified) instead of loading the sources")
     parser.add_argument("--markdown-only", action="store_true", help="only regenerate --markdown from the recorded results")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
@@ -327,7 +329,11 @@ def main() -> None:
     if unknown:
         raise SystemExit(f"--sets: unknown {unknown}; known: {', '.join(LOADERS)}")
     cases: list[FidelityCase] = []
-    for name in names:
+    if args.slice:
+        cases = [c for c in load_slice(args.slice)[0] if c.set in names]
+        names = sorted({c.set for c in cases})
+        log.info("%s: %d cases of %s", args.slice, len(cases), ", ".join(names))
+    for name in names if not args.slice else []:
         loaded = LOADERS[name](args.data, args.per_set, random.Random(f"{args.seed}-{name}"))
         log.info("%s: %d cases", name, len(loaded))
         cases.extend(loaded)
@@ -340,7 +346,8 @@ def main() -> None:
     label = args.label or code
     command = "nice -n 10 .venv/bin/python benchmarks/fidelity.py " + " ".join(sys.argv[1:])
     run = {"label": label, "code": code, "code_path": str(Path.cwd()), "judge": args.judge, "suite": args.suite,
-           "note": args.note, "sets": names, "per_set": args.per_set, "seed": args.seed, "items": len(cases), "seconds": round(seconds, 1),
+           "note": args.note, "sets": names, "per_set": None if args.slice else args.per_set,
+           "slice": str(args.slice) if args.slice else None, "seed": args.seed, "items": len(cases), "seconds": round(seconds, 1),
            "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "command": command,
            "sources": {n: [vars(s) for s in SOURCES[n]] for n in names}, "report": report,
            "cases": case_scores(cases, results)}
