@@ -314,6 +314,7 @@ def main() -> None:
     parser.add_argument("--freeze", type=Path, default=None,
                         help="also write a frozen CI slice here: the first --freeze-per-set pairs/items of each set")
     parser.add_argument("--freeze-per-set", type=int, default=30)
+    parser.add_argument("--code", default=None, help="what code ran (default: the working directory's git commit)")
     parser.add_argument("--note", default="", help="one line on what the run measured, shown in FIDELITY.md")
     parser.add_argument("--slice", type=Path, default=None,
                         help="score the cases of a frozen slice (checksums verified) instead of loading the sources")
@@ -342,7 +343,7 @@ def main() -> None:
     results = score_cases(engine, cases)
     seconds = time.perf_counter() - started
     report = measure(cases, results, resamples=args.resamples)
-    code = _commit(Path.cwd())
+    code = args.code or _commit(Path.cwd())
     label = args.label or code
     command = "nice -n 10 .venv/bin/python benchmarks/fidelity.py " + " ".join(sys.argv[1:])
     run = {"label": label, "code": code, "code_path": str(Path.cwd()), "judge": args.judge, "suite": args.suite,
