@@ -41,9 +41,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(Path.cwd()) not in sys.path:
-    sys.path.insert(0, str(Path.cwd()))  # the code under test: the working directory's checkout first
-sys.path.insert(1, str(ROOT))
+for _path in (str(ROOT), str(Path.cwd())):  # the code under test (the working directory's checkout) first
+    if _path in sys.path:
+        sys.path.remove(_path)
+    sys.path.insert(0, _path)
 
 from policy.format import split_sentences  # noqa: E402
 from reward.engine import Engine  # noqa: E402
