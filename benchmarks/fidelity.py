@@ -287,6 +287,16 @@ def markdown(runs: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def dump_run(run: dict) -> str:
+    """The run as indented JSON, with one line per case's scores (hundreds of cases stay readable in a diff)."""
+    cases = run.get("cases")
+    head = json.dumps({k: v for k, v in run.items() if k != "cases"}, indent=2)
+    if not cases:
+        return head + "\n"
+    lines = [f"  {json.dumps(k)}: {json.dumps(v, separators=(',', ':'))}" for k, v in cases.items()]
+    return head[:-2] + ',\n  "cases": {\n' + ",\n".join("  " + line for line in lines) + "\n  }\n}\n"
+
+
 def write_markdown(target: Path) -> None:
     runs = [json.loads(p.read_text()) for p in sorted((ROOT / "benchmarks" / "results").glob("fidelity*.json"))]
     target.write_text(markdown(sorted(runs, key=lambda r: r["date"])), encoding="utf-8")
@@ -361,7 +371,7 @@ def main() -> None:
         target = freeze_slice(subset, frozen, args.freeze, meta=meta)
         log.info("froze %d cases into %s", len(subset), target)
     out = args.out or ROOT / "benchmarks" / "results" / f"fidelity_{label.replace('/', '_')}.json"
-    out.write_text(json.dumps(run, indent=2) + "\n", encoding="utf-8")
+    out.write_text(dump_run(run), encoding="utf-8")
     write_markdown(args.markdown)
     for name, result in report.items():
         dims = result["dimensions"]
