@@ -291,10 +291,10 @@ def probes_command(args: argparse.Namespace) -> int:
     clean = [e for e in items.values() if e.id in CLEAN_EXAMPLES] if not args.all else list(items.values())
     rows = run_probes(clean, Engine(load_suite(args.suite), make_judge(args.judge)))
     table = Table(title=f"Reward-hacking probes ({args.suite}, judge {args.judge})")
-    for column in ("clean item", "exploit", "clean R", "probe R", "held", "caught by"):
+    for column in ("clean item", "exploit", "expect", "clean R", "probe R", "held", "caught by"):
         table.add_column(column)
     for row in rows:
-        table.add_row(row["clean"], row["exploit"], f"{row['clean_reward']:.3f}", f"{row['probe_reward']:.3f}",
+        table.add_row(row["clean"], row["exploit"], row["expect"], f"{row['clean_reward']:.3f}", f"{row['probe_reward']:.3f}",
                       "yes" if row["held"] else "[red]NO[/red]", ", ".join(row["caught_by"]))
     Console().print(table)
     if args.json:
@@ -452,7 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
     prune_parser.add_argument("--max-age-days", type=float)
     prune_parser.add_argument("--max-bytes", type=int)
 
-    probes = sub.add_parser("probes", help="reward-hacking probes: each exploit must not beat its clean response")
+    probes = sub.add_parser("probes", help="reward-hacking and hallucination probes: each must meet its expectation against its clean response")
     probes.add_argument("--input", default="examples/items.jsonl")
     probes.add_argument("--suite", default="searchllm")
     probes.add_argument("--judge", default="local")

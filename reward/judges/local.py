@@ -652,6 +652,54 @@ def restates_query(sentence: str, query: str) -> bool:
     return bool(words) and len(words & asked) / len(words) >= 0.8
 
 
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+
+
+def strip_query_echo(sentence: str, query: str) -> str:
+    """The sentence without keyword stuffing: runs of the query's content words with no other word between them,
+    four or more long, or three or more with a repeat ("listen song Skibidi free: ...").
+
+    >>> strip_query_echo("Listen song skibidi free: the song is out.", "When can I listen to the song Skibidi for free?")
+    ': the song is out.'
+    >>> strip_query_echo("Your Lenovo laptop is in Conservation mode.", "My Lenovo laptop battery stops charging")
+    'Your Lenovo laptop is in Conservation mode.'
+    """
+    asked = {stem(w) for w in content_words(query)}
+    if not asked:
+        return sentence
+    spans, run = [], []
+    for match in _WORD.finditer(sentence):
+        word = match.group(0).lower()
+        if stem(word) in asked and word not in STOPWORDS:
+            run.append(match)
+            continue
+        spans.append(run)
+        run = []
+    spans.append(run)
+    cut = []
+    for run in spans:
+        keys = [stem(m.group(0).lower()) for m in run]
+        if len(keys) >= 4 or (len(keys) >= 3 and len(set(keys)) < len(keys)):
+            cut.append((run[0].start(), run[-1].end()))
+    for start, end in reversed(cut):
+        sentence = sentence[:start] + sentence[end:]
+    return sentence.strip()
+
+
+def _substantive(ctx: Context) -> list[tuple[str, str | None]]:
+    """(answer sentence without citations, its text with keyword stuffing cut, or None when it only restates the
+    query): what the behavioral methods may credit. Echoing the query must never raise a behavioral score."""
+    out = []
+    for sentence in _answer_sentences(ctx):
+        text = strip_citations(sentence)
+        cleaned = strip_query_echo(text, ctx.item.query)
+        if restates_query(text, ctx.item.query) or len(content_words(cleaned)) < 2 or restates_query(cleaned, ctx.item.query):
+            out.append((text, None))
+        else:
+            out.append((text, cleaned))
+    return out
+
+
 def _coverage(names: set[str], text: str) -> float:
     if not names:
         return 1.0
@@ -662,14 +710,15 @@ def _coverage(names: set[str], text: str) -> float:
 @local_method("query_satisfaction")
 async def query_satisfaction(ctx: Context) -> tuple[float, str]:
     """Similarity of the answer's opening to the need, and the need's names (places, products, numbers) present in
-    the answer: answering about a different entity loses the names."""
-    sentences = [s for s in _answer_sentences(ctx) if not restates_query(s, ctx.item.query)]
+    the answer: answering about a different entity loses the names. Sentences that restate the query and
+    keyword stuffing count for neither."""
+    sentences = [cleaned for _, cleaned in _substantive(ctx) if cleaned]
     if not sentences:
         return 0.0, "no answer beyond restating the query"
-    opening = " ".join(strip_citations(s) for s in sentences[:3])
+    opening = " ".join(sentences[:3])
     similarity = float((await ctx.similarity([ctx.need], [opening]))[0, 0])
     names = {t for t in salient_terms(ctx.item.query) if not t.isdigit()}
-    coverage = _coverage(names, ctx.parsed.answer_text)
+    coverage = _coverage(names, " ".join(sentences))
     score = clip((similarity - 0.2) / 0.4) * 0.6 + coverage * 0.4
     return score, f"similarity {similarity:.2f}, query names covered {coverage:.0%}"
 
@@ -845,15 +894,34 @@ async def _distinct_relevant(ctx: Context) -> tuple[list[str], np.ndarray, np.nd
     return sentences, relevance, pairwise
 
 
+async def _substantive_relevance(ctx: Context) -> tuple[list[str], list[str | None], np.ndarray]:
+    """Answer sentences, their substantive text (None for a restatement) and its similarity to the need (0 for
+    a restatement)."""
+    pairs = _substantive(ctx)
+    sentences = [s for s, _ in pairs]
+    cleaned = [c for _, c in pairs]
+    kept = [c for c in cleaned if c]
+    similarity = (await ctx.similarity([ctx.need], kept))[0] if kept else np.zeros(0)
+    relevance, k = np.zeros(len(sentences), dtype=np.float32), 0
+    for i, c in enumerate(cleaned):
+        if c:
+            relevance[i] = similarity[k]
+            k += 1
+    return sentences, cleaned, relevance
+
+
 @local_method("claim_diversity")
 async def claim_diversity(ctx: Context) -> tuple[float, str]:
     """Distinct relevant claims: answer sentences related to the need (similarity >= 0.15), merging paraphrases
-    (similarity > 0.8); four or more distinct claims score 1."""
-    sentences, relevance, pairwise = await _distinct_relevant(ctx)
+    (similarity > 0.8); four or more distinct claims score 1. Restating the query is not a claim."""
+    sentences, cleaned, relevance = await _substantive_relevance(ctx)
+    candidates = [i for i, c in enumerate(cleaned) if c and relevance[i] >= 0.15]
+    texts = [cleaned[i] for i in candidates]
+    pairwise = await ctx.similarity(texts, texts) if texts else np.zeros((0, 0))
     kept: list[int] = []
-    for i in range(len(sentences)):
-        if relevance[i] >= 0.15 and all(pairwise[i, j] <= 0.8 for j in kept):
-            kept.append(i)
+    for position in range(len(candidates)):
+        if all(pairwise[position, j] <= 0.8 for j in kept):
+            kept.append(position)
     return min(1.0, len(kept) / 4), f"{len(kept)} distinct relevant claims of {len(sentences)} sentences"
 
 
@@ -863,13 +931,13 @@ _FILLER = re.compile(r"\b(?:it is always a good idea|keep in mind|in summary|eve
 
 @local_method("answer_useful")
 async def answer_useful(ctx: Context) -> tuple[float, str]:
-    """Share of the answer (by characters) in sentences related to the need and not generic filler."""
-    sentences, relevance, _ = await _distinct_relevant(ctx)
+    """Share of the answer (by characters) in sentences related to the need and not generic filler; restated
+    queries and stuffed keywords are not useful."""
+    sentences, cleaned, relevance = await _substantive_relevance(ctx)
     if not sentences:
         return 0.0, "no answer"
     total = sum(len(s) for s in sentences)
-    useful = sum(len(s) for s, r in zip(sentences, relevance, strict=True)
-                 if r >= 0.2 and not _FILLER.search(s) and not restates_query(s, ctx.item.query))
+    useful = sum(len(c) for c, r in zip(cleaned, relevance, strict=True) if c and r >= 0.2 and not _FILLER.search(c))
     share = useful / total
     return clip((share - 0.2) / 0.7), f"{share:.0%} of the answer is on-topic, non-filler text"
 
@@ -877,11 +945,12 @@ async def answer_useful(ctx: Context) -> tuple[float, str]:
 @local_method("answer_firstness")
 async def answer_firstness(ctx: Context) -> tuple[float, str]:
     """Position of the first sentence that answers: the first whose similarity to the need is within 0.05 of the
-    best sentence's. First sentence 1.0, within the first three 0.75, middle 0.5, end 0.25."""
-    sentences, relevance, _ = await _distinct_relevant(ctx)
+    best sentence's (restatements never answer; stuffed keywords do not count). First sentence 1.0, within the
+    first three 0.75, middle 0.5, end 0.25."""
+    sentences, cleaned, relevance = await _substantive_relevance(ctx)
     if not sentences:
         return 0.0, "no answer"
-    answering = [float(r) if not restates_query(s, ctx.item.query) else -1.0 for s, r in zip(sentences, relevance, strict=True)]
+    answering = [float(r) if c else -1.0 for c, r in zip(cleaned, relevance, strict=True)]
     best = max(answering)
     if best < 0:
         return 0.0, "the answer only restates the query"

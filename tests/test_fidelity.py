@@ -1,0 +1,147 @@
+"""Fidelity gate: a frozen slice of public labelled data must keep its AUC (no drop below the frozen interval), and
+the gate itself (checksums, drop detection, rendering, metrics) works on a tiny slice built here from constructed
+items, so it runs in CI whether or not the public slice is present."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from policy.format import parse_response
+from reward.engine import Engine
+from reward.fidelity import (FidelityCase, SliceError, check_slice, freeze_slice, lexical_support, load_slice,
+                             measure, regressions, render_case, score_cases)
+from reward.judges.factory import make_judge
+from reward.judges.local import LocalJudge
+from reward.rubric import load_suite
+from reward.schema import Evidence
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+ROOT = Path(__file__).resolve().parent.parent
+SLICE = Path(os.environ.get("REWARD_FIDELITY_SLICE", ROOT.parent / "shared" / "fidelity"))
+
+
+@pytest.fixture(scope="module")
+def local_engine():
+    return Engine(load_suite("searchllm"), LocalJudge())
+
+
+def test_frozen_public_slice_keeps_its_auc(local_engine):
+    if not (SLICE / "slice.json").is_file():
+        pytest.skip(
+            f"NO FROZEN FIDELITY SLICE at {SLICE} (set REWARD_FIDELITY_SLICE to move it): fetch the public data as "
+            f"benchmarks/FIDELITY.md says, then run `.venv/bin/python benchmarks/fidelity.py --freeze-per-set 30 --freeze "
+            f"{SLICE}`")
+    report, failures = check_slice(SLICE, local_engine)
+    assert failures == [], failures
+    assert report, "the slice scored no set"
+
+
+# -- the gate mechanism on constructed items ---------------------------------------------------------------------
+EVIDENCE = [
+    Evidence(id="1", title="Harbour ferry timetable",
+             text="The harbour ferry to Lamma Island leaves Central Pier 4 every 30 minutes from 06:30. "
+                  "A single adult fare costs 22 dollars on weekdays."),
+    Evidence(id="2", title="Lamma Island walks",
+             text="The family trail from Yung Shue Wan to Sok Kwu Wan takes about 90 minutes. "
+                  "Seafood restaurants line the waterfront at Sok Kwu Wan."),
+]
+PAIRS = [
+    ("The ferry to Lamma Island leaves Central Pier 4 every 30 minutes.",
+     "The ferry to Lamma Island leaves Central Pier 9 every 45 minutes."),
+    ("A single adult fare costs 22 dollars on weekdays.",
+     "A single adult fare costs 85 dollars on weekdays."),
+    ("The family trail from Yung Shue Wan to Sok Kwu Wan takes about 90 minutes.",
+     "The family trail from Yung Shue Wan to Sok Kwu Wan takes about 15 minutes."),
+]
+
+
+def constructed_cases() -> list[FidelityCase]:
+    cases = []
+    for number, (faithful, hallucinated) in enumerate(PAIRS):
+        for label, answer in ((1, faithful), (0, hallucinated)):
+            item = render_case(f"toy-{number}-{label}", "How do I get to Lamma Island and what is there?", EVIDENCE, answer)
+            cases.append(FidelityCase(set="toy", label=label, pair=f"toy-{number}", item=item))
+    return cases
+
+
+def test_render_case_cites_the_passage_it_draws_on():
+    item = render_case("x", "What is there?", EVIDENCE, "Seafood restaurants line the waterfront. The ferry leaves every 30 minutes.")
+    parsed = parse_response(item.response)
+    assert parsed.problems == []
+    assert [c.ids for c in parsed.citations] == [("2",), ("1",)]
+    assert parsed.selected == ["2", "1"]
+    assert parsed.answer_text == "Seafood restaurants line the waterfront. The ferry leaves every 30 minutes."
+
+
+def test_lexical_baseline_is_the_share_of_answer_words_in_the_evidence():
+    assert lexical_support("Seafood restaurants line the waterfront.", EVIDENCE) == 1.0
+    assert lexical_support("Seafood restaurants sell dumplings.", EVIDENCE) == pytest.approx(0.5)
+
+
+def test_measure_reports_auc_with_intervals_and_the_baseline(local_engine):
+    cases = constructed_cases()
+    report = measure(cases, score_cases(local_engine, cases), resamples=50)["toy"]
+    assert report["kind"] == "pairs" and report["cases"] == 6
+    claim = report["dimensions"]["claim_hallucination"]
+    assert claim["n"] == 3 and claim["auc"]["value"] == 1.0 and claim["auc"]["ci"] == [1.0, 1.0]
+    assert report["dimensions"]["reward"]["auc"]["value"] == 1.0
+    assert report["dimensions"]["lexical_baseline"]["auc"]["value"] is not None
+    pointwise = [c.model_copy(update={"pair": None}) for c in cases]
+    flat = measure(pointwise, score_cases(local_engine, pointwise), resamples=50)["toy"]
+    assert flat["kind"] == "pointwise" and flat["dimensions"]["claim_hallucination"]["auc"]["value"] == 1.0
+
+
+def test_gate_passes_unchanged_code_and_catches_a_drop(tmp_path, local_engine):
+    cases = constructed_cases()
+    report = measure(cases, score_cases(local_engine, cases), resamples=50)
+    freeze_slice(cases, report, tmp_path, meta={"code": "test"})
+    _, failures = check_slice(tmp_path, local_engine, resamples=50)
+    assert failures == []
+    # A judge that cannot tell the answers apart (the scripted mock gives every answer the same label) is a drop.
+    _, failures = check_slice(tmp_path, Engine(load_suite("searchllm"), make_judge("mock")), resamples=50)
+    assert any(f.startswith("toy/claim_hallucination: AUC 0.5 below the frozen interval [1.0") for f in failures), failures
+
+
+def test_regressions_compare_against_the_frozen_lower_bound():
+    frozen = {"s": {"dimensions": {"reward": {"auc": {"value": 0.8, "ci": [0.7, 0.9]}}}}}
+    now = lambda v: {"s": {"dimensions": {"reward": {"auc": {"value": v, "ci": None}}}}}  # noqa: E731
+    assert regressions(now(0.7), frozen) == []
+    assert regressions(now(0.69), frozen) == ["s/reward: AUC 0.69 below the frozen interval [0.7, 0.9]"]
+    assert regressions({}, frozen) == ["s/reward: AUC None below the frozen interval [0.7, 0.9]"]
+
+
+def test_slice_checksum_mismatch_and_missing_files_are_refused(tmp_path):
+    cases = constructed_cases()
+    freeze_slice(cases, {}, tmp_path)
+    assert len(load_slice(tmp_path)[0]) == 6
+    path = tmp_path / "toy.jsonl"
+    path.write_text(path.read_text().replace("Pier 9", "Pier 4"))
+    with pytest.raises(SliceError, match="SHA-256 .* does not match the recorded"):
+        load_slice(tmp_path)
+    path.unlink()
+    with pytest.raises(SliceError, match="listed in slice.json but missing"):
+        load_slice(tmp_path)
+    with pytest.raises(SliceError, match="--freeze"):
+        load_slice(tmp_path / "nowhere")
+
+
+def test_harness_names_the_repository_commit_and_path_of_missing_data(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("fidelity_harness", ROOT / "benchmarks" / "fidelity.py")
+    harness = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, harness)  # dataclasses resolve their module while it loads
+    spec.loader.exec_module(harness)
+    assert "halueval" not in {name.lower() for name in harness.LOADERS}
+    source = harness.SOURCES["summedits"][0]
+    with pytest.raises(SystemExit, match=rf"missing.*github.com/salesforce/factualNLG.*{source.commit}:{source.path}"):
+        source.read(tmp_path)
+    target = source.location(tmp_path)
+    target.parent.mkdir(parents=True)
+    target.write_text(json.dumps([]))
+    with pytest.raises(SystemExit, match="is not the recorded"):
+        source.read(tmp_path)
