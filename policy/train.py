@@ -4,13 +4,43 @@
 
 Same arguments and Hydra overrides as `python -m verl.trainer.main_ppo` (and the same steps: device selection,
 `validate_config`, `run_ppo`); the only difference is that the task runner (the Ray actor that runs the trainer,
-V1 or legacy per `trainer.use_v1`) installs `policy.verl_hooks` before training.
+V1 or legacy per `trainer.use_v1`) installs `policy.verl_hooks` before training, and a config that points verl's
+default `naive` reward manager at `policy.verl_reward` gets `SearchRewardManager` instead (`use_search_manager`).
 """
 
 from __future__ import annotations
 
+import logging
+
 import hydra
 import ray
+
+log = logging.getLogger(__name__)
+
+REWARD_MODULE = "policy.verl_reward"
+
+
+def use_search_manager(config) -> bool:
+    """Select `policy.verl_manager.SearchRewardManager` when the config names a function of `policy.verl_reward`
+    under verl's default `naive` manager (verl's documented two-line `custom_reward_function` setup).
+
+    verl's naive manager hands the function only the dataset's `extra_info`: no training step, no prompt uid, no
+    group size, so every score would be logged without a step and groups would be guessed from arrival times.
+    Returns whether the config was changed."""
+    from omegaconf import open_dict
+
+    reward = config.reward
+    path = str(reward.custom_reward_function.get("path") or "")
+    manager = reward.reward_manager
+    if REWARD_MODULE not in path.replace("/", ".") or manager.get("source", "register") != "register" \
+            or manager.get("name", "naive") != "naive":
+        return False
+    with open_dict(config):
+        manager.source = "importlib"
+        manager.name = "SearchRewardManager"
+        manager.module.path = "pkg://policy.verl_manager"
+    log.info("reward manager: naive -> policy.verl_manager.SearchRewardManager (passes step, uid and group size)")
+    return True
 
 
 def runner_class(use_v1: bool):
@@ -39,6 +69,7 @@ def main(config) -> None:
     from verl.utils.device import auto_set_device
 
     auto_set_device(config)
+    use_search_manager(config)
     validate_config(config=config, use_reference_policy=need_reference_policy(config), use_critic=need_critic(config))
     run_ppo(config, task_runner_class=runner_class(bool(config.trainer.get("use_v1", True))))
 
