@@ -43,6 +43,29 @@ def use_search_manager(config) -> bool:
     return True
 
 
+def required_gpus(config) -> int:
+    """Accelerators the trainer's resource pools take: the training nodes, plus a separate reward-model pool."""
+    needed = int(config.trainer.nnodes) * int(config.trainer.n_gpus_per_node)
+    reward_model = config.get("reward", {}).get("reward_model", {}) or {}
+    if reward_model.get("enable") and reward_model.get("enable_resource_pool"):
+        needed += int(reward_model.get("nnodes") or 0) * int(reward_model.get("n_gpus_per_node") or 0)
+    return needed
+
+
+def check_gpus(config) -> None:
+    """Fail fast, with verl's own wording, when the Ray cluster lacks the accelerators the config asks for.
+
+    verl checks this only after starting the TransferQueue and loading the tokenizer; on a machine without
+    GPUs the TransferQueue's actors wait for resources that never come, so the run would hang instead of failing."""
+    available = ray.cluster_resources()
+    have = int(available.get("GPU", 0) or available.get("NPU", 0))
+    needed = required_gpus(config)
+    if have < needed:
+        raise ValueError(f"Total available GPUs {have} is less than total desired GPUs {needed} "
+                         f"(trainer.nnodes={config.trainer.nnodes} x trainer.n_gpus_per_node="
+                         f"{config.trainer.n_gpus_per_node}); policy.train needs a Ray cluster with GPUs")
+
+
 def runner_class(use_v1: bool):
     """verl's task runner class (V1 or legacy) with the metrics hook installed at the start of `run`."""
     if use_v1:
@@ -56,6 +79,12 @@ def runner_class(use_v1: bool):
             from policy import verl_hooks
 
             verl_hooks.install()
+            if use_v1:  # what trainer V1 imports first (TransferQueue is in the `train` extra)
+                import transfer_queue  # noqa: F401
+                from verl.trainer.ppo.v1 import get_trainer_cls
+
+                get_trainer_cls(config.trainer.v1.trainer_mode)
+            check_gpus(config)
             return super().run(config)
 
     return ray.remote(num_cpus=1)(RewardDimensionsTaskRunner)
