@@ -85,7 +85,7 @@ class TrainConfig(BaseModel):
     lora_rank: int | None = Field(default=None, ge=1)
     """Train LoRA adapters of this rank (peft) instead of every weight: no weight gradients for the base model."""
     bf16: bool = False
-    """Policy weights in bfloat16 (LoRA adapters stay float32): 2-3x faster matmuls on CPUs with AVX512-BF16."""
+    """Policy weights (and LoRA adapters) in bfloat16: 2-3x faster matmuls on CPUs with AVX512-BF16."""
     gradient_checkpointing: bool = False
     """TRL turns it on by default; a 135M policy fits without it, and recomputing costs a third more compute."""
     torch_threads: int | None = Field(default=None, ge=1)
@@ -274,14 +274,16 @@ def build_trainer(config: TrainConfig, server_url: str, output_dir: Path):
         dataloader_num_workers=0,
         **config.trainer,
     )
-    peft_config = None
     if config.lora_rank:
-        from peft import LoraConfig
+        from peft import LoraConfig, get_peft_model
 
-        peft_config = LoraConfig(r=config.lora_rank, lora_alpha=2 * config.lora_rank, lora_dropout=0.0,
-                                 target_modules="all-linear", task_type="CAUSAL_LM")
+        # With bf16 weights the adapters stay bf16 too: peft's default float32 adapters cast every layer's input
+        # to float32 and back, which costs more than the bf16 base matmul itself on CPU.
+        model = get_peft_model(model, LoraConfig(r=config.lora_rank, lora_alpha=2 * config.lora_rank,
+                                                 lora_dropout=0.0, target_modules="all-linear", task_type="CAUSAL_LM"),
+                               autocast_adapter_dtype=not config.bf16)
     trainer = TimedGRPOTrainer(model=model, processing_class=tokenizer, reward_funcs=[reward], args=args,
-                               train_dataset=dataset, callbacks=[times], peft_config=peft_config)
+                               train_dataset=dataset, callbacks=[times])
     times.trainer = trainer
     return trainer, reward
 
@@ -307,17 +309,19 @@ def train(config: TrainConfig, server_url: str | None = None) -> dict:
 
         url = start_server(config.serve, port=_free_port())
         started_server = True
+    (output_dir / "config.json").write_text(config.model_dump_json(indent=1), encoding="utf-8")
+    trainer = None
     try:
         trainer, reward = build_trainer(config, url, output_dir)
         trainer.train()
     finally:
+        if trainer is not None:  # also after an interrupt: the steps done so far stay readable
+            (output_dir / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1),
+                                                         encoding="utf-8")
         if started_server:
             from reward.server_runner import stop_server
 
             stop_server()
-    history = trainer.state.log_history
-    (output_dir / "log_history.json").write_text(json.dumps(history, indent=1), encoding="utf-8")
-    (output_dir / "config.json").write_text(config.model_dump_json(indent=1), encoding="utf-8")
     return {"steps": trainer.state.global_step, "requests": reward.requests, "server_url": url,
             "output_dir": str(output_dir), "score_log": None if server_url or config.server_url else config.serve.score_log}
 

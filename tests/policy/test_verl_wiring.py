@@ -168,6 +168,7 @@ def test_verl_reward_loop_worker_actor_scores_interleaved_groups_through_the_ser
     install()
     manager = RewardLoopManager(config)
     [worker] = manager.reward_loop_workers
+    ray.get(worker.__ray_ready__.remote(), timeout=300)  # started, so the rollouts below arrive as they are sent
     frame = pd.read_parquet(parquet).head(2)
     examples = [json.loads(line) for line in EXAMPLES.read_text().splitlines() if line.strip()]
     pool = {}
@@ -182,7 +183,8 @@ def test_verl_reward_loop_worker_actor_scores_interleaved_groups_through_the_ser
             refs.append(worker.compute_score.remote(data))
             time.sleep(0.3)
     outputs = ray.get(refs, timeout=120)
-    assert _requests_in_worker(worker) == 2  # one request per group
+    # Each group in one request (two groups completing in the same event-loop turn may share one).
+    assert _requests_in_worker(worker) <= 2
     suite = load_suite("searchllm")
     keys = set(suite.dimensions) | {"score", "gate", "utility", "valid"}
     assert all(set(o["reward_extra_info"]) == keys for o in outputs)
@@ -198,6 +200,8 @@ def test_verl_reward_loop_worker_actor_scores_interleaved_groups_through_the_ser
     assert len(logged) == 2 * group_size and {r.step for r in logged} == {21}
     groups = Counter(r.group for r in logged)
     assert sorted(groups.values()) == [group_size, group_size]
+    for group in groups:  # a request's records share its log time: no group was split over requests
+        assert len({r.time for r in logged if r.group == group}) == 1
     for group in groups:
         ids = sorted(r.result.id for r in logged if r.group == group)
         item_id = ids[0].rsplit("#", 1)[0]
