@@ -87,7 +87,10 @@ def main() -> None:
     parser.add_argument("--out", help="also write the tables as JSON")
     args = parser.parse_args()
     run_dir = Path(args.run_dir)
-    config = json.loads((run_dir / "config.json").read_text())
+    config_path = run_dir / "config.json"
+    config = json.loads(config_path.read_text()) if config_path.exists() else None
+    if not (args.run or config):
+        raise SystemExit(f"{config_path} is missing: name the run with --run")
     run = args.run or config["run"]
     times, dims = time_table(run_dir), dimension_table(args.scores, run, args.window)
     print(markdown(times, dims))

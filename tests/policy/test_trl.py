@@ -22,12 +22,16 @@ def test_server_reward_sends_one_request_per_group_and_logs_every_dimension(serv
     from reward.scorelog import read_log
     from tests.support import EXAMPLES
 
-    examples = [json.loads(line) for line in EXAMPLES.read_text().splitlines() if line.strip()][:4]
-    rows = [row_of(example, i) for i, example in enumerate(examples[:2])]
-    # 2 prompts x 2 rollouts, TRL's order (a prompt's rollouts next to each other); the second prompt's second
-    # rollout has no answer part, so it is invalid under the gated suite only if a bottom-line judge is unscored:
-    # the mock judge scores every dimension, so all four are valid here.
-    completions = [[{"role": "assistant", "content": examples[k]["response"]}] for k in (0, 1, 2, 3)]
+    examples, groups = [], set()
+    for line in EXAMPLES.read_text().splitlines():  # two prompts of different groups, two responses each
+        example = json.loads(line)
+        if example["group"] not in groups and len(groups) < 2:
+            groups.add(example["group"])
+            examples.append(example)
+    rows = [row_of(example, i) for i, example in enumerate(examples)]
+    # 2 prompts x 2 rollouts in TRL's order (a prompt's rollouts next to each other); the mock judge scores every
+    # bottom-line dimension, so all four are valid.
+    completions = [[{"role": "assistant", "content": examples[k // 2]["response"]}] for k in range(4)]
     extra_info = [rows[0]["extra_info"]] * 2 + [rows[1]["extra_info"]] * 2
     metrics: dict[str, float] = {}
     reward = ServerReward(server["url"], suite="searchllm", run="trl-unit", num_generations=2, token=TOKEN)
@@ -36,7 +40,9 @@ def test_server_reward_sends_one_request_per_group_and_logs_every_dimension(serv
     assert len(out) == 4 and all(isinstance(r, float) for r in out)
     assert reward.requests == 2
     suite = load_suite("searchllm")
-    assert {f"reward_dim/{name}/mean" for name in suite.dimensions} <= set(metrics)
+    assert {f"reward_dim/{name}/unscored_rate" for name in suite.dimensions} <= set(metrics)  # every dimension
+    scored = {name for name in suite.dimensions if metrics[f"reward_dim/{name}/unscored_rate"] < 1.0}
+    assert len(scored) >= 10 and {f"reward_dim/{name}/mean" for name in scored} <= set(metrics)
     assert {"reward_dim/valid_rate", "reward_dim/score/mean", "reward_dim/gate/mean"} <= set(metrics)
     logged = [r for r in read_log(server["log"]) if r.run == "trl-unit"]
     assert {r.step for r in logged} == {5}  # trainer_state.global_step + 1: the step these rollouts train
