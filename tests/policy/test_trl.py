@@ -25,7 +25,7 @@ def test_server_reward_sends_one_request_per_group_and_logs_every_dimension(serv
     examples, groups = [], set()
     for line in EXAMPLES.read_text().splitlines():  # two prompts of different groups, two responses each
         example = json.loads(line)
-        if example["group"] not in groups and len(groups) < 2:
+        if example.get("group") and example["group"] not in groups and len(groups) < 2:
             groups.add(example["group"])
             examples.append(example)
     rows = [row_of(example, i) for i, example in enumerate(examples)]
