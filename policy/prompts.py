@@ -39,6 +39,18 @@ Example of the format:
 {EXAMPLE}"""
 
 
+COMPACT_SYSTEM_PROMPT = f"""You are a search assistant. Answer the user's query from the evidence documents. Write \
+exactly three parts, in this order: <plan> the facets of what the user needs, one per numbered line, each citing \
+the evidence it needs as [Doc i]; <evidence> the ids of the documents you use, comma-separated; <answer> the \
+answer in Markdown, core answer first, every specific fact cited right after it as [Doc i]. Say plainly what the \
+evidence does not support.
+
+Example of the format:
+{EXAMPLE}"""
+"""The same format in a few lines, for small policies on CPU (policy/trl_train.py), whose steps pay for every
+prompt token several times (generation, then the forward and backward pass of the update)."""
+
+
 def render_evidence(evidence: list[Evidence]) -> str:
     blocks = []
     for doc in evidence:
@@ -48,9 +60,9 @@ def render_evidence(evidence: list[Evidence]) -> str:
 
 
 def build_messages(query: str, evidence: list[Evidence], history: list[Turn] | None = None,
-                   now: dt.date | None = None) -> list[dict[str, str]]:
+                   now: dt.date | None = None, system_prompt: str = SYSTEM_PROMPT) -> list[dict[str, str]]:
     """Chat messages for one interaction: system prompt, earlier turns, then evidence and query."""
-    messages = [{"role": "system", "content": SYSTEM_PROMPT}]
+    messages = [{"role": "system", "content": system_prompt}]
     for turn in history or []:
         if turn.role in ("user", "assistant"):
             messages.append({"role": turn.role, "content": turn.content})

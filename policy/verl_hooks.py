@@ -14,8 +14,10 @@ Either way the metrics are `reward_dim/<key>/mean` and `reward_dim/<key>/unscore
 (dimensions, score, gate, utility; `MISSING` values left out of the mean, so an unscored dimension does not drag it
 down) and `reward_dim/valid_rate`; they reach every configured logger (wandb, tensorboard, console) next to
 verl's own. The step reaches the server separately: `policy.verl_manager` passes each rollout's `global_steps`
-(trainer V1 sets it per sample; for the legacy trainer `install()` also wraps `_get_gen_batch` to set it). Call `install()` in the process that runs the trainer: `python -m policy.train` does it in verl's task
-runner.
+(trainer V1 sets it per sample; for the legacy trainer `install()` also wraps `_get_gen_batch` to set it).
+`install()` also sizes the reward-loop workers' `max_concurrency` (Ray's default for an async actor is 1,000) to a
+step's rollouts, since every rollout of a step may wait on a worker for its group at once. Call `install()` in the
+process that runs the trainer: `python -m policy.train` does it in verl's task runner.
 """
 
 from __future__ import annotations
@@ -122,6 +124,39 @@ def wrap_get_gen_batch(original: Callable) -> Callable:
     return _get_gen_batch
 
 
+REWARD_WORKER_MIN_CONCURRENCY = 1000
+"""Ray's default `max_concurrency` of an async actor, which verl's reward-loop workers get."""
+
+
+def reward_worker_concurrency(config) -> int:
+    """In-flight rollouts one reward-loop worker must accept: every rollout of a training step (prompts x n) and of
+    a validation batch could be waiting on it at once (they wait for their whole group), so Ray's default of 1,000
+    would stall a 128 x 16 step. Never below that default."""
+    data, rollout = config.data, config.actor_rollout_ref.rollout
+    per_step = int(data.train_batch_size) * int(rollout.n)
+    val_batch = data.get("val_batch_size") or 0
+    per_val = int(val_batch) * int(rollout.get("val_kwargs", {}).get("n", 1) or 1)
+    return max(REWARD_WORKER_MIN_CONCURRENCY, per_step, per_val)
+
+
+def wrap_init_reward_loop_workers(original: Callable) -> Callable:
+    """`RewardLoopManager._init_reward_loop_workers` that creates the workers with `max_concurrency` sized to a
+    step's rollouts (`reward_worker_concurrency`) instead of Ray's default."""
+
+    @functools.wraps(original)
+    def _init_reward_loop_workers(self):
+        import ray
+        from verl.experimental.reward_loop.reward_loop import RewardLoopWorker
+
+        concurrency = reward_worker_concurrency(self.config)
+        self.reward_loop_workers_class = ray.remote(max_concurrency=concurrency)(RewardLoopWorker)
+        log.info("reward-loop workers accept %d rollouts in flight each", concurrency)
+        return original(self)
+
+    setattr(_init_reward_loop_workers, _MARK, True)
+    return _init_reward_loop_workers
+
+
 def install() -> list[str]:
     """Install the per-step dimension metrics in whichever verl trainers can be imported; returns their names."""
     installed = []
@@ -132,6 +167,12 @@ def install() -> list[str]:
     if not getattr(ray_trainer.RayPPOTrainer._get_gen_batch, _MARK, False):
         ray_trainer.RayPPOTrainer._get_gen_batch = wrap_get_gen_batch(ray_trainer.RayPPOTrainer._get_gen_batch)
     installed.append("ray_trainer")
+    from verl.experimental.reward_loop import reward_loop
+
+    manager = reward_loop.RewardLoopManager
+    if not getattr(manager._init_reward_loop_workers, _MARK, False):
+        manager._init_reward_loop_workers = wrap_init_reward_loop_workers(manager._init_reward_loop_workers)
+    installed.append("reward_loop")
     try:  # trainer V1 needs TransferQueue, which GPU installs of verl have and CPU test envs may not
         import transfer_queue as tq
         from verl.trainer.ppo.v1.trainer_base import PPOTrainer

@@ -5,8 +5,9 @@ rollout goes on its own to a `RewardLoopWorker` actor, which awaits `reward_mana
 `naive` manager gives the reward function only `extra_info`, so the function cannot know the training step or which
 rollouts form a group. The sample it receives does carry both: `global_steps` (the trainer's step) and `uid` (the
 prompt's id in this step, shared by its `rollout.n` rollouts). `SearchRewardManager` passes them on as `step=` and
-`group_key=`, with `group_size=rollout.n`, to `policy.verl_reward.compute_score_async`, whose `GroupBatcher` sends a
-group's rollouts to the server in one request once all have arrived.
+`group_key=`, with `group_size=rollout.n` (`val_kwargs.n` in validation), to `policy.verl_reward.compute_score_async`,
+whose `GroupBatcher` sends a group's rollouts to the server in one request once all `n` have arrived, and numbers
+them `<item_id>#0 .. #n-1`.
 
 Select it in the verl config (see configs/verl/recipe/grpo_search.yaml):
 
@@ -42,7 +43,17 @@ class SearchRewardManager(RewardManagerBase):
         # Without a custom function configured, use the batched async one with the server settings from env.
         self.compute_score = compute_score or verl_reward.compute_score_async
         self.is_async = inspect.iscoroutinefunction(self.compute_score)
-        self.group_size = int(config.actor_rollout_ref.rollout.n)
+        rollout = config.actor_rollout_ref.rollout
+        self.group_size = int(rollout.n)
+        self.val_group_size = int(rollout.get("val_kwargs", {}).get("n", 1) or 1)
+
+    def rollouts_per_prompt(self, extras: dict) -> int:
+        """The sample's group size: verl's per-sample `__rollout_n__` when set, else `val_kwargs.n` for a
+        validation sample (trainer V1 marks those `validate`), else `rollout.n`."""
+        per_sample = extras.get("__rollout_n__")
+        if per_sample is not None:
+            return int(_scalar(per_sample))
+        return self.val_group_size if bool(_scalar(extras.get("validate", False))) else self.group_size
 
     async def run_single(self, data: DataProto) -> dict:
         item = data[-1]  # multi-turn outputs: the reward is of the last sequence (as verl's naive manager)
@@ -62,7 +73,7 @@ class SearchRewardManager(RewardManagerBase):
             "extra_info": extra_info,
             "step": None if step is None or int(_scalar(step)) < 0 else int(_scalar(step)),
             "group_key": None if uid is None else str(_scalar(uid)),
-            "group_size": self.group_size,
+            "group_size": self.rollouts_per_prompt(extras),
         }
         if self.is_async:
             result = await self.compute_score(**call)

@@ -249,13 +249,15 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
 class _Pending:
     """Rollouts of one group waiting to be sent, with the futures their callers await."""
 
-    __slots__ = ("request", "items", "futures", "last")
+    __slots__ = ("request", "items", "futures", "last", "wait_s")
 
-    def __init__(self, request: tuple[str, int | None, str | None]):
+    def __init__(self, request: tuple[str, int | None, str | None], wait_s: float):
         self.request = request
         self.items: list[dict] = []
         self.futures: list[asyncio.Future] = []
         self.last = 0.0
+        self.wait_s = wait_s
+        """How long the group may go without a new rollout before what has arrived is sent anyway."""
 
 
 class GroupBatcher:
@@ -263,44 +265,59 @@ class GroupBatcher:
 
     verl 0.9 scores each rollout on its own as soon as it is generated; sending each alone would lose what the
     server gains from a whole group (shared judge calls deduped, a group's prompts sent together for the judge's
-    prefix cache). A group is sent when `group_size` rollouts have arrived, or when none has arrived for
-    `linger_s` (a group split over several reward workers, validation with fewer samples per prompt, a failed
-    rollout). Groups that become ready in the same loop iteration share a request; a request carries at most
-    `max_items` rollouts and keeps groups whole unless one group alone exceeds it.
+    prefix cache). With the group's rollout count known (`group_size`, verl's `rollout.n`), a group is sent when
+    that many rollouts have arrived, however far apart they finish; only if none arrives for `group_timeout_s`
+    (a failed rollout, a group split over several reward workers) is the part that has arrived sent. With the size
+    unknown (`group_size=None`), a group is sent when none of its rollouts has arrived for `linger_s`. Groups that
+    become ready in the same loop iteration share a request; a request carries at most `max_items` rollouts and
+    keeps groups whole unless one group alone exceeds it.
+
+    Each rollout gets the id `<item_id>#<k>`, `k` counting the rollouts of its group in arrival order (0 .. n-1),
+    so the score log tells a group's rollouts apart.
     """
 
-    def __init__(self, client: RewardClient, linger_s: float = 1.0, max_items: int = MAX_ITEMS_PER_REQUEST):
+    def __init__(self, client: RewardClient, linger_s: float = 1.0, max_items: int = MAX_ITEMS_PER_REQUEST,
+                 group_timeout_s: float = 600.0):
+        from cachetools import LRUCache
+
         self.client = client
         self.linger_s = linger_s
+        self.group_timeout_s = group_timeout_s
         self.max_items = max_items
         self.requests = 0
         """Requests sent so far (the batching is observable, e.g. in tests)."""
         self._groups: dict[tuple, _Pending] = {}
+        # Rollouts seen per group (for ids and completeness); a group sent in parts keeps counting.
+        self._arrived: LRUCache = LRUCache(maxsize=1 << 17)
         self._ready: list[_Pending] = []
         self._flush_scheduled = False
         self._tasks: set[asyncio.Task] = set()
-        self._watching = False
+        self._watcher: asyncio.Task | None = None
 
-    async def score(self, request: tuple[str, int | None, str | None], group_key: str, group_size: int,
+    async def score(self, request: tuple[str, int | None, str | None], group_key: str, group_size: int | None,
                     item: dict) -> dict:
         """Queue one rollout (`request` = suite, step, run) and wait for its server result."""
         loop = asyncio.get_running_loop()
         key = (request, group_key)
+        index = self._arrived.get(key, 0)
+        self._arrived[key] = index + 1
+        item = dict(item, id=f"{str(item['id']).rsplit('#', 1)[0]}#{index}")
         pending = self._groups.get(key)
         if pending is None:
-            pending = self._groups[key] = _Pending(request)
+            wait_s = self.linger_s if group_size is None else self.group_timeout_s
+            pending = self._groups[key] = _Pending(request, wait_s)
         future = loop.create_future()
         pending.items.append(item)
         pending.futures.append(future)
         pending.last = loop.time()
-        if len(pending.items) >= max(1, group_size):
+        if group_size is not None and index + 1 >= max(1, group_size):
+            self._arrived.pop(key, None)
             self._ready.append(self._groups.pop(key))
             if not self._flush_scheduled:
                 self._flush_scheduled = True
                 loop.call_soon(self._flush_ready)  # next iteration: groups completed meanwhile join this request
-        elif not self._watching:
-            self._watching = True
-            self._spawn(self._watch_idle())
+        elif self._watcher is None or self._watcher.done():
+            self._watcher = loop.create_task(self._watch_idle())
         return await future
 
     def _spawn(self, coro) -> None:
@@ -315,17 +332,17 @@ class GroupBatcher:
 
     async def _watch_idle(self) -> None:
         loop = asyncio.get_running_loop()
-        try:
-            while self._groups:
-                now = loop.time()
-                idle = [key for key, pending in self._groups.items() if now - pending.last >= self.linger_s]
-                if idle:
-                    self._send([self._groups.pop(key) for key in idle])
-                    continue
-                # until the longest-idle group reaches linger_s
-                await asyncio.sleep(self.linger_s - (now - min(p.last for p in self._groups.values())) + 1e-3)
-        finally:
-            self._watching = False
+        while self._groups:
+            now = loop.time()
+            idle = [key for key, pending in self._groups.items() if now - pending.last >= pending.wait_s]
+            if idle:
+                if any(self._groups[key].wait_s == self.group_timeout_s for key in idle):
+                    log.warning("%d group(s) incomplete after %.0f s without a new rollout; sending what arrived",
+                                len(idle), self.group_timeout_s)
+                self._send([self._groups.pop(key) for key in idle])
+                continue
+            # until the next group reaches its wait
+            await asyncio.sleep(min(p.last + p.wait_s for p in self._groups.values()) - now + 1e-3)
 
     def _send(self, groups: list[_Pending]) -> None:
         by_request: dict[tuple, list[_Pending]] = {}
@@ -366,13 +383,15 @@ _BATCHERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 """event loop -> {client -> GroupBatcher}: futures belong to a loop, and a closed loop's batchers go with it."""
 
 
-def batcher_for(client: RewardClient, linger_s: float) -> GroupBatcher:
+def batcher_for(client: RewardClient, linger_s: float, group_timeout_s: float | None = None) -> GroupBatcher:
     """The batcher of the running event loop for `client`."""
     batchers = _BATCHERS.setdefault(asyncio.get_running_loop(), {})
     batcher = batchers.get(id(client))
     if batcher is None:
         batcher = batchers[id(client)] = GroupBatcher(client, linger_s)
     batcher.linger_s = linger_s
+    if group_timeout_s is not None:
+        batcher.group_timeout_s = group_timeout_s
     return batcher
 
 
@@ -381,13 +400,20 @@ async def compute_score_async(data_source: str, solution_str: str, ground_truth:
     """The async form of `compute_score`: rollouts of one group are sent together (`GroupBatcher`).
 
     Extra kwargs: `group_key` (the trainer's uid of the prompt; defaults to `extra_info["group"]`), `group_size`
-    (rollouts per prompt, i.e. `rollout.n`; default 1, which sends at once), `linger_s` (default 1.0).
+    (rollouts per prompt, i.e. `rollout.n`: the group is sent when that many have arrived; without it, after
+    `linger_s` without a new rollout of the group), `linger_s` (default 1.0), `group_timeout_s` (default 600: a
+    group of known size that stalls this long is sent incomplete). A rollout with no group at all is sent at once.
     """
     client, suite, step, run = _settings(kwargs, extra_info)
-    group_key = kwargs.get("group_key") or (extra_info or {}).get("group") or f"\x00{id(solution_str)}"
-    batcher = batcher_for(client, float(kwargs.get("linger_s", 1.0)))
+    group_key = kwargs.get("group_key") or (extra_info or {}).get("group")
+    group_size = kwargs.get("group_size")
+    if group_key is None:
+        group_key, group_size = f"\x00{id(solution_str)}", 1
+    timeout = kwargs.get("group_timeout_s")
+    batcher = batcher_for(client, float(kwargs.get("linger_s", 1.0)), None if timeout is None else float(timeout))
     item = rollout_item(solution_str, extra_info, 0)
-    result = await batcher.score((suite, step, run), str(group_key), int(kwargs.get("group_size") or 1), item)
+    result = await batcher.score((suite, step, run), str(group_key),
+                                 None if group_size is None else int(group_size), item)
     return to_verl(result)
 
 
@@ -395,7 +421,12 @@ def compute_score_batch(data_sources: list[str], solution_strs: list[str], groun
                         extra_infos: list[dict], **kwargs) -> list[dict]:
     """verl's batched reward function (batch manager): one request per batch, groups scored together."""
     client, suite, step, run = _settings(kwargs, extra_infos[0] if len(extra_infos) else None)
-    items = [rollout_item(s, e, i) for i, (s, e) in enumerate(zip(solution_strs, extra_infos, strict=True))]
+    seen: dict[str, int] = {}
+    items = []
+    for solution, info in zip(solution_strs, extra_infos, strict=True):
+        item_id = str((info or {}).get("item_id", "rollout"))
+        items.append(rollout_item(solution, info, seen.get(item_id, 0)))  # `<item_id>#k`: the prompt's k-th rollout
+        seen[item_id] = seen.get(item_id, 0) + 1
     results: list[dict] = []
     for start in range(0, len(items), MAX_ITEMS_PER_REQUEST):
         results.extend(client.score(suite, items[start : start + MAX_ITEMS_PER_REQUEST], step, run))

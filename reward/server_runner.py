@@ -115,7 +115,16 @@ def start_server(args: ServerArgs, *, host: str = "127.0.0.1", port: int = 8000,
             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [str(Path.cwd()), os.environ.get("PYTHONPATH")]))}},
         )
     extra = http.model_dump(exclude={"host", "port"}, exclude_none=True) if http else {}
-    serve.start(http_options={"host": host, "port": port, **extra}, proxy_location=proxy_location)
+    for attempt in range(3):
+        try:
+            serve.start(http_options={"host": host, "port": port, **extra}, proxy_location=proxy_location)
+            break
+        except ray.exceptions.RayActorError:
+            # Serve gives its HTTP proxy 60 s to start and kills it after; on an overloaded machine that is not
+            # enough the first time, while the workers it started meanwhile make the next try quicker.
+            if attempt == 2:
+                raise
+            log.warning("Serve's HTTP proxy did not start in time; retrying (%d of 2)", attempt + 1)
     serve.run(build_app(args), name="reward", route_prefix="/", blocking=False)
     url = f"http://{host}:{port}"
     deadline = time.monotonic() + timeout_s

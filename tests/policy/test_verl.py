@@ -286,7 +286,8 @@ def test_verl_reward_loop_scores_groups_through_the_server(server, tokenizer, pa
         config = compose("grpo_megatron", overrides=[
             f"actor_rollout_ref.model.path={tmp_path / 'tok'}", f"actor_rollout_ref.rollout.n={group_size}",
             f"reward.custom_reward_function.reward_kwargs.server_url={server['url']}",
-            "reward.custom_reward_function.reward_kwargs.run=verl-loop", "reward.custom_reward_function.reward_kwargs.linger_s=0.5"])
+            "reward.custom_reward_function.reward_kwargs.run=verl-loop",
+            "reward.custom_reward_function.reward_kwargs.group_timeout_s=1.0"])
 
     frame = pd.read_parquet(parquet).head(2)
     examples = [json.loads(line) for line in EXAMPLES.read_text().splitlines() if line.strip()]
@@ -305,7 +306,7 @@ def test_verl_reward_loop_scores_groups_through_the_server(server, tokenizer, pa
             results = await asyncio.gather(*(worker.compute_score(data) for data, _ in rollouts))
             outputs += results
             expected_rows += [(data, length) for data, length in rollouts]
-        # A group that never completes (2 of 3 rollouts) is sent after linger_s without new arrivals.
+        # A group that never completes (2 of 3 rollouts) is sent after group_timeout_s without new arrivals.
         row = frame.iloc[0]
         partial = [_rollout(tokenizer, row, r, uid="uid-partial", step=12)[0] for r in pool[row["extra_info"]["query"]][:2]]
         outputs += await asyncio.wait_for(asyncio.gather(*(worker.compute_score(d) for d in partial)), timeout=30)

@@ -1,0 +1,103 @@
+"""Summarise a CPU GRPO run (policy/trl_train.py) for benchmarks/TRAINING.md: time split and dimension movement.
+
+    python benchmarks/training_report.py --run-dir var/trl/grpo_cpu --scores var/trl/scores \
+        --out benchmarks/results/training_cpu.json
+
+Reads the run's `timings.jsonl` (per-step rollout / reward / update seconds) and the server's score log (every
+rollout's dimension scores, keyed by run and step) and prints the markdown tables; `--out` also keeps them as JSON.
+The score log, not the trainer's metrics, is the source of the dimension table: it is what the dashboard draws.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+from reward.scorelog import read_log
+
+
+def dimension_table(scores: str, run: str, window: int) -> dict:
+    """Per dimension (and reward, gate, utility): mean over the first and last `window` steps, and the change."""
+    per_step: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    layers: dict[str, str] = {}
+    for record in read_log(scores):
+        if record.run != run or record.step is None:
+            continue
+        result = record.result
+        values = per_step[record.step]
+        values["reward"].append(result.reward)
+        values["valid"].append(1.0 if result.valid else 0.0)
+        for key in ("gate", "utility"):
+            if getattr(result, key) is not None:
+                values[key].append(getattr(result, key))
+        for name, dim in result.dimensions.items():
+            layers[name] = str(getattr(dim.layer, "value", dim.layer))
+            if dim.score is not None:
+                values[name].append(dim.score)
+    steps = sorted(per_step)
+    if not steps:
+        raise SystemExit(f"no scored steps of run {run!r} in {scores}")
+    first, last = steps[:window], steps[-window:]
+
+    def mean(keys_steps: list[int], key: str) -> float | None:
+        pooled = [v for step in keys_steps for v in per_step[step].get(key, [])]
+        return statistics.fmean(pooled) if pooled else None
+
+    rows = []
+    for key in ["reward", "gate", "utility", "valid"] + sorted(layers, key=lambda n: (layers[n] != "bottom_line", n)):
+        start, end = mean(first, key), mean(last, key)
+        rows.append({"key": key, "layer": layers.get(key, ""), "first": start, "last": end,
+                     "change": None if start is None or end is None else end - start})
+    return {"steps": len(steps), "first_steps": first, "last_steps": last,
+            "rollouts": sum(len(per_step[s]["reward"]) for s in steps), "rows": rows}
+
+
+def time_table(run_dir: Path) -> dict:
+    rows = [json.loads(line) for line in (run_dir / "timings.jsonl").read_text().splitlines() if line.strip()]
+    summary = {key: {"mean": statistics.fmean(r[key] for r in rows), "median": statistics.median(r[key] for r in rows)}
+               for key in ("rollout_s", "reward_s", "update_s", "total_s")}
+    return {"steps": len(rows), "per_step": rows, "summary": summary}
+
+
+def markdown(times: dict, dims: dict) -> str:
+    total = times["summary"]["total_s"]["mean"]
+    lines = ["| part | mean s/step | median s/step | share |", "|---|---:|---:|---:|"]
+    for key, label in (("rollout_s", "rollout (generation)"), ("reward_s", "reward (server)"),
+                       ("update_s", "update (log-probs, backward, optimizer)"), ("total_s", "step")):
+        s = times["summary"][key]
+        lines.append(f"| {label} | {s['mean']:.1f} | {s['median']:.1f} | {100 * s['mean'] / total:.0f}% |")
+    lines += ["", f"| dimension | layer | mean, steps {dims['first_steps'][0]}-{dims['first_steps'][-1]} | "
+              f"mean, steps {dims['last_steps'][0]}-{dims['last_steps'][-1]} | change |", "|---|---|---:|---:|---:|"]
+    for row in dims["rows"]:
+        fmt = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
+        change = "n/a" if row["change"] is None else f"{row['change']:+.3f}"
+        lines.append(f"| {row['key']} | {row['layer']} | {fmt(row['first'])} | {fmt(row['last'])} | {change} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--run-dir", default="var/trl/grpo_cpu")
+    parser.add_argument("--scores", default="var/trl/scores")
+    parser.add_argument("--run", help="run name in the score log (default: the run's config)")
+    parser.add_argument("--window", type=int, default=5, help="steps averaged at the start and at the end")
+    parser.add_argument("--out", help="also write the tables as JSON")
+    args = parser.parse_args()
+    run_dir = Path(args.run_dir)
+    config_path = run_dir / "config.json"
+    config = json.loads(config_path.read_text()) if config_path.exists() else None
+    if not (args.run or config):
+        raise SystemExit(f"{config_path} is missing: name the run with --run")
+    run = args.run or config["run"]
+    times, dims = time_table(run_dir), dimension_table(args.scores, run, args.window)
+    print(markdown(times, dims))
+    if args.out:
+        Path(args.out).write_text(json.dumps({"run": run, "config": config, "time": times, "dimensions": dims},
+                                             indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
