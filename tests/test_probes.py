@@ -14,7 +14,7 @@ from reward.rules import RULES
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-NEEDS_CONSISTENCY_MODEL = {"negated_claim", "negated_evidence_copy", "entity_swap"}
+NEEDS_CONSISTENCY_MODEL = {"negated_claim", "negated_evidence_copy"}
 """Hallucinations that word overlap and embedding similarity cannot see (negation, swapped names): the local tier
 catches them once the trained consistency model scores claim support."""
 
@@ -37,7 +37,7 @@ def test_every_exploit_is_probed_on_every_clean_example(rows):
 
 def _expectation_param(exploit: str):
     if exploit in NEEDS_CONSISTENCY_MODEL:
-        return pytest.param(exploit, marks=pytest.mark.xfail(strict=True, reason="needs the trained consistency model"))
+        return pytest.param(exploit, marks=pytest.mark.xfail(strict=True, reason="the trained consistency model does not yet catch it on every example (visa-followup-good)"))
     return exploit
 
 

@@ -479,7 +479,10 @@ async def _sentence_support(ctx: Context, sentences: list[str]) -> list[Sentence
         if claim is None:
             continue
         if not is_english(claim):
-            raise Unscored("unsupported_language", f"{claim[:60]!r} is not English; the local model reads English only")
+            # Inside an English answer, a sentence the model cannot read is not a way out of the check (a keyword
+            # list, a sentence in another language): it counts as unsupported.
+            checks.append(SentenceCheck(sentence, 0.0, 0.0, f"{claim[:80]!r}: not English, so it cannot be checked"))
+            continue
         stale = stale_future(claim, ctx.item.now)
         if stale:
             checks.append(SentenceCheck(sentence, 0.0, 1.0, f"{claim[:80]!r}: {stale}", hard=True))
@@ -538,8 +541,15 @@ def _answer_sentences(ctx: Context) -> list[str]:
 
 # -- bottom-line methods ---------------------------------------------------------------------------------------
 def _require_english_answer(ctx: Context) -> None:
+    """An answer written (almost) wholly in another language is unscored, not judged a hallucination. The decision
+    is by sentences, weighted by length: one foreign or keyword-list sentence in an English answer does not take the
+    answer out of the hallucination check (each such sentence counts as unsupported instead)."""
     answer = strip_citations(ctx.parsed.answer_text)
-    if answer.strip() and not is_english(answer):
+    if not answer.strip():
+        return
+    sentences = [s for s in split_sentences(answer) if s.strip()] or [answer]
+    english = sum(len(s) for s in sentences if is_english(s))
+    if english < 0.2 * sum(len(s) for s in sentences):
         raise Unscored("unsupported_language", "the answer is not English; the local consistency model reads English only")
 
 
