@@ -561,7 +561,9 @@ async def claim_hallucination(ctx: Context) -> tuple[float, str]:
     claim (0.6 * min + 0.4 * mean), so more supported sentences do not average a false one away. Citations to
     unknown documents cap the score at 0.5."""
     _require_english_answer(ctx)
-    sentences = _answer_sentences(ctx)
+    # Each distinct sentence is checked once: a policy stuck in a repetition loop costs one check per sentence it
+    # repeats, not per repetition (the repetition itself is the n-gram rule's and redundant_repetition's to judge).
+    sentences = list(dict.fromkeys(_answer_sentences(ctx)))
     if not sentences:
         return 1.0, "no factual sentences"
     checks = await _sentence_support(ctx, sentences)
