@@ -271,3 +271,40 @@ def test_served_page_fetches_a_clicked_steps_samples_and_toggles_runs(log_folder
         assert "UTC" in page.inner_text("#latest-table")
         browser.close()
     assert errors == []
+
+
+HOSTILE = ['<!--<script>', '</script><script>window.pwned = 1</script>', '<img src=x onerror="window.pwned = 1">',
+           '<!-- -->&lt;b&gt; & </SCRIPT >']
+
+
+def test_logged_text_of_any_shape_cannot_break_or_script_the_page(tmp_path):
+    if not Path(CHROMIUM).exists():
+        if os.geteuid() == 0:
+            pytest.fail("chromium is missing although this runs as root: apt-get install chromium (make test does)")
+        reason = "chromium is missing and installing it needs root: apt-get install chromium (make test does, as root)"
+        warnings.warn(reason, stacklevel=1)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    records = []
+    for index, text in enumerate(HOSTILE * 2):
+        record = _record(index, step=index % 2, score=0.1 * (index % 5), run=f"run {text}")
+        record.item = record.item.model_copy(update={"query": text, "response": f"<answer>{text}</answer>"})
+        record.result.dimensions["format"].explanation = text
+        records.append(record)
+    page_path = tmp_path / "hostile.html"
+    page_path.write_text(render(records), encoding="utf-8")
+    assert "<!--" not in page_path.read_text().split('id="dashboard-data">', 1)[1].split("</script>", 1)[0]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(page_path.as_uri())
+        page.wait_for_function("window.dashboardReady === true", timeout=60000)
+        run = page.evaluate("Object.keys(JSON.parse(document.getElementById('dashboard-data').textContent).runs)[0]")
+        page.evaluate(f"window.dashboard.showSamples('format', {json.dumps(run)}, 0)")
+        shown = page.inner_text("#drilldown")
+        assert page.evaluate("window.pwned") is None and errors == []
+        assert any(text in shown for text in HOSTILE)  # shown as text, not run as markup
+        browser.close()

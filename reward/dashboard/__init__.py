@@ -78,7 +78,10 @@ def _page(data: dict, *, title: str, smoothing: float, titles: dict[str, str] | 
     data["smoothing"] = smoothing
     data["bucket"] = UNSTEPPED_BUCKET
     data["samples_url"] = samples_url
-    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    # Inside <script>, "</script", "<!--" and "<script" in logged text would end or derail the block (and with it
+    # the page); JSON's \u escapes keep every such character out of the HTML parser's sight.
+    payload = (json.dumps(data, separators=(",", ":"), allow_nan=False)
+               .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
     return (_PAGE.replace("%TITLE%", html.escape(title)).replace("%DATA%", payload)
             .replace("%PLOTLY%", _plotly_js()).replace("%SCRIPT%", _SCRIPT))
 
