@@ -108,6 +108,17 @@ class Quote(_Strict):
     """True when the text occurs in the evidence (NFKC- and whitespace-normalised)."""
 
 
+class JudgeUsage(_Strict):
+    """Tokens an LLM judge spent on one dimension (summed over re-asks), as the endpoint reported them."""
+
+    prompt_tokens: int = 0
+    cached_tokens: int | None = None
+    """Prompt tokens served from the endpoint's prefix cache, when it reports them."""
+    completion_tokens: int = 0
+    calls: int = 0
+    """Completion calls made (1 + re-asks)."""
+
+
 class DimensionScore(_Strict):
     """One dimension's verdict on one item."""
 
@@ -129,6 +140,12 @@ class DimensionScore(_Strict):
     """Evidence quotes the judge gave, with their verification."""
     raw: str | None = None
     """The judge's raw reply, kept when it could not be parsed."""
+    score_source: Literal["label_probs", "label", "label_fallback"] | None = None
+    """How an LLM judge's score was read: `label_probs` (probability-weighted label from the endpoint's
+    logprobs), `label` (the parsed label; logprobs not requested) or `label_fallback` (logprobs were requested but
+    none came back at the label, so the parsed label stands in)."""
+    usage: JudgeUsage | None = None
+    """Tokens the judge spent on this dimension, when the endpoint reports usage."""
 
     @classmethod
     def unscored(cls, layer: Layer, backend: str, reason: str, **extra: Any) -> DimensionScore:
