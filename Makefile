@@ -2,7 +2,7 @@
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
-EXTRAS := serve,local,train,dev
+EXTRAS := serve,local,train,dev,judge-server
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml requirements.lock | sha256sum | cut -c1-12)
 # Tests that start Ray, Chromium or HTTP servers run in a private network namespace with only loopback, so
 # nothing leaves the machine; where namespaces are unavailable (not root), they run on loopback as they are.

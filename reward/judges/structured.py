@@ -23,7 +23,7 @@ from reward.judges.base import JudgeRequest
 StructuredOutputs = Literal["off", "json_schema", "llamacpp"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
-MAX_QUOTES = 3
+MAX_QUOTES = 2
 
 
 def sentences(text: str) -> list[str]:
