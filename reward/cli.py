@@ -302,8 +302,10 @@ def judge_server_command(args: argparse.Namespace) -> int:
 
     path = Path(args.model_path) if args.model_path else model_file(args.model, Path(args.cache_dir))
     alias = args.alias or (MODELS[args.model].alias if not args.model_path else path.stem)
+    chat_format = args.chat_format or (None if args.model_path else MODELS[args.model].chat_format)
     err.print(f"judge server: {alias} ({path}) on http://{args.host}:{args.port}/v1")
-    serve(path, alias, host=args.host, port=args.port, n_ctx=args.n_ctx, threads=args.threads, verbose=args.verbose)
+    serve(path, alias, chat_format=chat_format, host=args.host, port=args.port, n_ctx=args.n_ctx, threads=args.threads,
+          verbose=args.verbose)
     return 0
 
 
@@ -384,6 +386,8 @@ def build_parser() -> argparse.ArgumentParser:
     js.add_argument("--model", default="gemma3-270m", help="packaged model (default gemma3-270m)")
     js.add_argument("--model-path", help="any GGUF file with a chat template instead of a packaged model")
     js.add_argument("--alias", help="served model name (default: the packaged model's name)")
+    js.add_argument("--chat-format", help="llama-cpp-python chat format when the GGUF has no chat template "
+                    "(default: the packaged model's, e.g. gemma3)")
     js.add_argument("--cache-dir", default="var/models", help="where the packaged model is assembled (default var/models)")
     js.add_argument("--host", default="127.0.0.1")
     js.add_argument("--port", type=int, default=8002)
