@@ -17,6 +17,7 @@ import json
 import os
 import platform
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -119,16 +120,21 @@ def main() -> None:
     complete = judge.complete
 
     async def timed(messages, request, attempt):
-        begun = time.perf_counter()
+        begun, completion = time.perf_counter(), None
         try:
-            return await complete(messages, request, attempt)
+            completion = await complete(messages, request, attempt)
+            return completion
         finally:
             call_times.append({"item": request.item.id, "dimension": request.dimension.name, "attempt": attempt,
-                               "seconds": time.perf_counter() - begun})
+                               "seconds": round(time.perf_counter() - begun, 2),
+                               "usage": completion.usage if completion else None,
+                               "finish_reason": completion.finish_reason if completion else None})
 
     judge.complete = timed
     engine = Engine(suite, judge, max_concurrency=1)
     per_item, dimensions = [], []
+    interrupted = False
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
         for item in items:
             begun = time.perf_counter()
@@ -141,20 +147,22 @@ def main() -> None:
                 dimensions.append({"item": item.id, "dimension": name, "status": score.status, "reason": score.reason,
                                    "label": score.label, "usage": score.usage.model_dump() if score.usage else None})
             print(f"{item.id}: {per_item[-1]['seconds']} s", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        interrupted = True  # a time limit: report the calls made so far
     finally:
         process.terminate()
         process.wait(timeout=30)
     load_after = os.getloadavg()
 
     logged = server_calls(log_path.read_text(errors="replace"))
-    with_usage = [d for d in dimensions if d["usage"]]
-    prompt = [d["usage"]["prompt_tokens"] / d["usage"]["calls"] for d in with_usage]
-    completion = [d["usage"]["completion_tokens"] / d["usage"]["calls"] for d in with_usage]
-    completions = sum(d["usage"]["calls"] for d in with_usage)
+    with_usage = [c for c in call_times if c["usage"]]
+    prompt = [c["usage"]["prompt_tokens"] for c in with_usage]
+    completion = [c["usage"]["completion_tokens"] for c in with_usage]
+    completions = len(with_usage)
     cached = [c["cached_tokens"] for c in logged]
     by_dimension: dict[str, list[float]] = {}
-    for d in with_usage:
-        by_dimension.setdefault(d["dimension"], []).append(d["usage"]["prompt_tokens"] / d["usage"]["calls"])
+    for c in with_usage:
+        by_dimension.setdefault(c["dimension"], []).append(c["usage"]["prompt_tokens"])
     report = {
         "command": "nice -n 10 .venv/bin/python benchmarks/llm_judge.py --items " + " ".join(args.items),
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
@@ -163,10 +171,11 @@ def main() -> None:
         "server": {"model": data["endpoints"][0]["model"], "n_ctx": args.n_ctx, "startup_s": round(startup_s, 1),
                    "max_tokens": data["endpoints"][0]["max_tokens"],
                    "structured_outputs": data["endpoints"][0].get("structured_outputs", "off")},
+        "complete": not interrupted,
         "judgments": len(dimensions),
         "completion_calls": completions,
         "calls_logged_by_server": len(logged),
-        "ok_share": round(sum(d["status"] == "ok" for d in dimensions) / len(dimensions), 3),
+        "ok_share": round(sum(d["status"] == "ok" for d in dimensions) / len(dimensions), 3) if dimensions else None,
         "unscored": {f"{d['item']}/{d['dimension']}": d["reason"] for d in dimensions if d["status"] != "ok"},
         "latency_per_call_s": summary([c["seconds"] for c in call_times]),
         "latency_per_item_s": summary([i["seconds"] for i in per_item]),

@@ -112,11 +112,11 @@ def test_the_counted_prompt_is_what_the_server_charges(judge_url):
 
     suite = few_dimensions(("answer_useful",))
     item = items(("gate-good",))[0]
-    judge = judge_for(judge_url)
-    request = judge.adapt(JudgeRequest(suite.dimensions["answer_useful"], item, parse_response(item.response)))
-    counted, context = asyncio.run(judge.prompt_tokens(0, render_messages(request)))
+    counter = judge_for(judge_url)  # its client lives on this asyncio.run's loop; the engine gets its own judge
+    request = counter.adapt(JudgeRequest(suite.dimensions["answer_useful"], item, parse_response(item.response)))
+    counted, context = asyncio.run(counter.prompt_tokens(0, render_messages(request)))
     assert context == N_CTX
-    result = Engine(suite, judge).score_sync([item])[0].dimensions["answer_useful"]
+    result = Engine(suite, judge_for(judge_url)).score_sync([item])[0].dimensions["answer_useful"]
     assert result.usage.calls == 1 and result.usage.prompt_tokens == counted
 
 
