@@ -151,7 +151,10 @@ def main() -> None:
         interrupted = True  # a time limit: report the calls made so far
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # busy in a decode: it does not stop between tokens
+            process.kill()
     load_after = os.getloadavg()
 
     logged = server_calls(log_path.read_text(errors="replace"))
