@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 # `make run` installs the server and the local judge tier only; `make test` installs everything the tests need.
 RUN_EXTRAS := serve,local
-EXTRAS := serve,local,train,trl,dev
+EXTRAS := serve,local,train,trl,dev,judge-server
 HASH := $(shell cat pyproject.toml setup.py requirements.lock | sha256sum | cut -c1-12)
 RUN_STAMP := $(VENV)/.installed-run-$(HASH)
 STAMP := $(VENV)/.installed-test-$(HASH)

@@ -402,6 +402,19 @@ def online_command(args: argparse.Namespace) -> int:
     return run(args)
 
 
+@_command("judge-server")
+def judge_server_command(args: argparse.Namespace) -> int:
+    from reward.judges.llamacpp_server import MODELS, model_file, serve
+
+    path = Path(args.model_path) if args.model_path else model_file(args.model, Path(args.cache_dir))
+    alias = args.alias or (MODELS[args.model].alias if not args.model_path else path.stem)
+    chat_format = args.chat_format or (None if args.model_path else MODELS[args.model].chat_format)
+    err.print(f"judge server: {alias} ({path}) on http://{args.host}:{args.port}/v1")
+    serve(path, alias, chat_format=chat_format, host=args.host, port=args.port, n_ctx=args.n_ctx, threads=args.threads,
+          verbose=args.verbose)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reward", description="Multi-dimensional reward server for generative search.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
@@ -487,6 +500,18 @@ def build_parser() -> argparse.ArgumentParser:
     from reward.online.cli import add_parser as add_online_parser
 
     add_online_parser(sub)
+    js = sub.add_parser("judge-server", help="a real LLM judge on CPU: llama.cpp's OpenAI-compatible server with a "
+                        "model from PyPI (extra judge-server; configs/judges/llamacpp.yaml talks to it)")
+    js.add_argument("--model", default="gemma3-270m", help="packaged model (default gemma3-270m)")
+    js.add_argument("--model-path", help="any GGUF file with a chat template instead of a packaged model")
+    js.add_argument("--alias", help="served model name (default: the packaged model's name)")
+    js.add_argument("--chat-format", help="llama-cpp-python chat format when the GGUF has no chat template "
+                    "(default: the packaged model's, e.g. gemma3)")
+    js.add_argument("--cache-dir", default="var/models", help="where the packaged model is assembled (default var/models)")
+    js.add_argument("--host", default="127.0.0.1")
+    js.add_argument("--port", type=int, default=8002)
+    js.add_argument("--n-ctx", type=int, default=8192, help="context window in tokens (default 8192)")
+    js.add_argument("--threads", type=int, default=None, help="CPU threads (default: cores, at most 4)")
 
     rubric = sub.add_parser("rubric", help="rubric tools")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", required=True)

@@ -144,6 +144,17 @@ class Quote(_Strict):
     """True when the text occurs in the evidence (NFKC- and whitespace-normalised)."""
 
 
+class JudgeUsage(_Strict):
+    """Tokens an LLM judge spent on one dimension (summed over re-asks), as the endpoint reported them."""
+
+    prompt_tokens: int = 0
+    cached_tokens: int | None = None
+    """Prompt tokens served from the endpoint's prefix cache, when it reports them."""
+    completion_tokens: int = 0
+    calls: int = 0
+    """Completion calls made (1 + re-asks)."""
+
+
 class DimensionScore(_Strict):
     """One dimension's verdict on one item."""
 
@@ -170,6 +181,12 @@ class DimensionScore(_Strict):
     which tier decided)."""
     audit: float | None = Field(default=None, ge=0.0, le=1.0)
     """The LLM judge's score when a cascade audited the cheap tier's decision."""
+    score_source: Literal["label_probs", "label", "label_fallback"] | None = None
+    """How an LLM judge's score was read: `label_probs` (probability-weighted label from the endpoint's
+    logprobs), `label` (the parsed label; logprobs not requested) or `label_fallback` (logprobs were requested but
+    none came back at the label, so the parsed label stands in)."""
+    usage: JudgeUsage | None = None
+    """Tokens the judge spent on this dimension, when the endpoint reports usage."""
 
     @classmethod
     def unscored(cls, layer: Layer, backend: str, reason: str, **extra: Any) -> DimensionScore:

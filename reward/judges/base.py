@@ -4,7 +4,11 @@ LLM backends (OpenAI-compatible, scripted mock) only implement `complete`: send 
 text (and label probabilities when the server gives logprobs). `LLMJudge.judge` does the rest the same way for
 all of them: parse the reply per the rubric's output contract, verify evidence quotes, retry unparseable or
 out-of-scale replies a bounded number of times, and turn what is left into an `unscored` reply with the reason
-and the raw text. Transport failures (timeouts, 5xx after retries) become `unscored` too: failures are data.
+and the raw text. Transport failures (timeouts, 5xx after retries, a prompt too long for the judge's context)
+become `unscored` too: failures are data. A reply cut at `max_tokens` is `unscored: truncated` without a re-ask
+(the same budget would cut it again). Reasoning models' replies are parsed from the content; reasoning that
+the server returns apart (`reasoning_content`) is kept as the explanation and in the raw reply. Token usage is
+summed over the calls of one judgment.
 """
 
 from __future__ import annotations
@@ -57,6 +61,10 @@ class JudgeReply:
     """How sure the backend is of `score`, in [0, 1] (the cascade routes on it); None when it does not say."""
     audit: float | None = None
     """The LLM judge's score on an audited cheap-tier decision (cascade)."""
+    score_source: str | None = None
+    """`label_probs`, `label` or `label_fallback` (see `DimensionScore.score_source`)."""
+    usage: dict[str, int] | None = None
+    """`prompt_tokens`, `cached_tokens`, `completion_tokens`, `calls` summed over the judgment's calls."""
 
     @classmethod
     def unscored(cls, backend: str, reason: str, **extra: Any) -> JudgeReply:
@@ -75,6 +83,8 @@ class JudgeReply:
             raw=self.raw,
             confidence=self.confidence,
             audit=self.audit,
+            score_source=self.score_source if self.status == "ok" else None,
+            usage=self.usage,
         )
 
 
@@ -107,6 +117,31 @@ class Completion:
     text: str
     label_probs: dict[str, float] | None = None
     """Probability of each scale label at the score position, when the backend returned logprobs."""
+    logprobs_requested: bool = False
+    """Whether logprobs were asked for: a reply without usable ones is then scored by its label, flagged."""
+    reasoning: str | None = None
+    """Reasoning the server returned apart from the content (vLLM's `reasoning_content`)."""
+    finish_reason: str | None = None
+    """`stop`, or `length` when the reply was cut at `max_tokens`."""
+    usage: dict[str, int] | None = None
+    """`prompt_tokens`, `cached_tokens` (when reported) and `completion_tokens` of the call."""
+
+    @property
+    def raw(self) -> str:
+        """The whole reply as the model wrote it: separate reasoning put back in its `<think>` block."""
+        return f"<think>{self.reasoning}</think>{self.text}" if self.reasoning else self.text
+
+
+def add_usage(total: dict[str, int] | None, usage: dict[str, int] | None) -> dict[str, int] | None:
+    """Sum of two usage records (cached tokens only where reported)."""
+    if usage is None:
+        return total
+    merged = dict(total or {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0})
+    for key in ("prompt_tokens", "completion_tokens", "cached_tokens"):
+        if usage.get(key) is not None:
+            merged[key] = merged.get(key, 0) + usage[key]
+    merged["calls"] = merged.get("calls", 0) + 1
+    return merged
 
 
 class JudgeTransportError(Exception):
@@ -127,23 +162,35 @@ class LLMJudge(Judge):
     async def complete(self, messages: list[dict[str, str]], request: JudgeRequest, attempt: int) -> Completion:
         """Send the messages; raise `JudgeTransportError` when the endpoint cannot answer."""
 
+    def adapt(self, request: JudgeRequest) -> JudgeRequest:
+        """The request as this backend asks it: e.g. the JSON contract where the endpoint constrains the reply to a
+        JSON schema. The prompt is rendered and the reply parsed from what this returns."""
+        return request
+
     async def judge(self, request: JudgeRequest) -> JudgeReply:
         from reward.judges.parse import ParseError, parse_reply
         from reward.judges.prompt import render_messages
 
+        request = self.adapt(request)
         messages = render_messages(request)
         backend = self.backend_for(request)
-        last_error, last_raw = "unparseable", None
+        last_error, last_raw, usage = "unparseable", None, None
         for attempt in range(1, self.parse_retries + 2):
             try:
                 completion = await self.complete(messages, request, attempt)
             except JudgeTransportError as exc:
                 log.warning("judge %s failed on %s/%s: %s", backend, request.item.id, request.dimension.name, exc)
-                return JudgeReply.unscored(backend, exc.reason, explanation=exc.detail or None, attempts=attempt)
+                return JudgeReply.unscored(backend, exc.reason, explanation=exc.detail or None, attempts=attempt,
+                                           usage=usage)
+            usage = add_usage(usage, completion.usage)
+            if completion.finish_reason == "length":
+                log.info("judge %s reply cut at max_tokens on %s/%s", backend, request.item.id, request.dimension.name)
+                return JudgeReply.unscored(backend, "truncated", raw=completion.raw, attempts=attempt, usage=usage,
+                                           explanation="the reply reached max_tokens before its verdict was complete")
             try:
                 parsed = parse_reply(completion, request)
             except ParseError as exc:
-                last_error, last_raw = exc.reason, completion.text
+                last_error, last_raw = exc.reason, completion.raw
                 log.info("judge %s reply rejected (%s), attempt %d", backend, exc, attempt)
                 continue
             return JudgeReply(
@@ -153,5 +200,7 @@ class LLMJudge(Judge):
                 explanation=parsed.explanation,
                 quotes=parsed.quotes,
                 attempts=attempt,
+                score_source=parsed.score_source,
+                usage=usage,
             )
-        return JudgeReply.unscored(backend, last_error, raw=last_raw, attempts=self.parse_retries + 1)
+        return JudgeReply.unscored(backend, last_error, raw=last_raw, attempts=self.parse_retries + 1, usage=usage)

@@ -7,6 +7,11 @@ per (item, dimension)): reply text, an HTTP error, a delay or a hang, and the la
 logprobs. `Faults` injects 5xx, 429, hangs and malformed text into a share of calls (or all) on top of any script. Latency can emulate a GPU judge: a fixed time per call plus a time
 per prompt token that misses an emulated prefix cache (vLLM-style block hashing), so prefix reuse matters.
 
+Reasoning-model reply shapes, as vLLM serves them: `MockReply.reasoning` is returned as the message's
+`reasoning_content` (vLLM's reasoning parsers), `finish_reason="length"` marks a reply cut at `max_tokens`;
+`SHAPES` builds each shape (reasoning field, think block, truncated, prose around JSON, garbage, HTTP errors)
+for a dimension. `POST /tokenize` answers like vLLM's (`count`, `max_model_len`), with approximate tokens.
+
     with MockJudgeServer(suite=load_suite("searchllm")) as url: ...
     python -m reward.judges.mock_server --port 8001 --latency 0.2 --per-token 0.00002
 """
@@ -47,6 +52,8 @@ class MockCall:
     messages: list[dict]
     logprobs: bool
     temperature: float | None = None
+    response_format: dict | None = None
+    """The request's `response_format` (structured outputs), as sent."""
 
     def evidence(self) -> list[tuple[str, str]]:
         """(doc id, text) of the evidence in the prompt, in order."""
@@ -65,6 +72,50 @@ class MockReply:
     """Probabilities to return as top logprobs at the label position."""
     headers: dict[str, str] = field(default_factory=dict)
     """Extra response headers (e.g. `Retry-After` with a 429)."""
+    reasoning: str | None = None
+    """Returned apart from the content as `reasoning_content`, as vLLM's reasoning parsers do."""
+    finish_reason: str = "stop"
+    """`length` for a reply cut at `max_tokens`."""
+
+    @property
+    def raw_text(self) -> str:
+        """Everything the model generated (reasoning and content), for the usage count."""
+        return (self.reasoning or "") + self.text
+
+
+def _verdict(label: str, output: str, quote: tuple[str, str] | None = None) -> str:
+    if output == "json":
+        quotes = [{"doc": quote[0], "text": quote[1]}] if quote else []
+        return json.dumps({"reasoning": "checked", "label": label, "quotes": quotes})
+    quote_tag = f'<quote doc="{quote[0]}">{quote[1]}</quote>' if quote else ""
+    return f"{quote_tag}<score>{label}</score>"
+
+
+def reply_shape(shape: str, label: str, output: str = "tags", quote: tuple[str, str] | None = None) -> MockReply:
+    """A reply of one shape a reasoning model's server gives, carrying `label` where the shape has a verdict.
+
+    `reasoning_field`: reasoning in `reasoning_content`, the verdict alone in the content. `think_block`: reasoning
+    in `<think>` in the content (a draft label inside it). `truncated`: cut at `max_tokens` inside the reasoning.
+    `prose_json`: prose before and after the JSON object. `garbage`: no verdict. `server_error`, `rate_limited`,
+    `bad_request`: HTTP 503, 429 and 400.
+    """
+    verdict = _verdict(label, output, quote)
+    shapes = {
+        "reasoning_field": lambda: MockReply(text=verdict, reasoning=f"The criterion holds; draft label {label}."),
+        "think_block": lambda: MockReply(text=f"<think>First guess <score>0</score>, but it holds.</think>{verdict}"),
+        "truncated": lambda: MockReply(text="<think>Checking claim 1 against Doc 1, then claim 2 against", finish_reason="length"),
+        "prose_json": lambda: MockReply(text=f"Here is my verdict {{as requested}}:\n{_verdict(label, 'json', quote)}\nHope this helps."),
+        "garbage": lambda: MockReply(text="Honestly this answer seems fine to me, maybe a seven out of ten?"),
+        "server_error": lambda: MockReply(status=503),
+        "rate_limited": lambda: MockReply(status=429, headers={"Retry-After": "0"}),
+        "bad_request": lambda: MockReply(status=400),
+    }
+    if shape not in shapes:
+        raise ValueError(f"unknown reply shape {shape!r}; known: {', '.join(shapes)}")
+    return shapes[shape]()
+
+
+SHAPES = ("reasoning_field", "think_block", "truncated", "prose_json", "garbage", "server_error", "rate_limited", "bad_request")
 
 
 Script = Callable[[MockCall], "MockReply | str"]
@@ -151,12 +202,15 @@ class MockJudgeServer:
     """The server, run in a background thread; a context manager yielding its base URL (`.../v1`)."""
 
     def __init__(self, suite: LoadedSuite | str = "searchllm", script: Script | None = None, *, port: int = 0,
-                 latency: Latency | None = None, faults: Faults | None = None, model: str = "mock-judge"):
+                 latency: Latency | None = None, faults: Faults | None = None, model: str = "mock-judge",
+                 max_model_len: int = 32768):
         self.suite = load_suite(suite) if isinstance(suite, str) else suite
         self.script = script or best_label(self.suite)
         self.latency = latency or Latency()
         self.faults = faults or Faults()
         self.model = model
+        self.max_model_len = max_model_len
+        self.tokenize_calls = 0
         self.port = port
         self.attempts: Counter[tuple[str, str]] = Counter()
         self.calls: list[MockCall] = []
@@ -177,7 +231,8 @@ class MockJudgeServer:
         item = request.headers.get("x-reward-item") or ""
         self.attempts[(item, dimension)] += 1
         call = MockCall(dimension, item, request.headers.get("x-reward-group", ""), self.attempts[(item, dimension)],
-                        body.get("messages", []), bool(body.get("logprobs")), body.get("temperature"))
+                        body.get("messages", []), bool(body.get("logprobs")), body.get("temperature"),
+                        body.get("response_format"))
         self.calls.append(call)
         reply = self.script(call)
         reply = self.faults.apply(MockReply(text=reply) if isinstance(reply, str) else reply)
@@ -193,14 +248,26 @@ class MockJudgeServer:
         if reply.status != 200:
             return JSONResponse({"error": {"message": f"scripted {reply.status}", "type": "mock"}}, status_code=reply.status,
                                 headers=reply.headers)
-        choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply.text}}
+        message = {"role": "assistant", "content": reply.text}
+        if reply.reasoning is not None:
+            message["reasoning_content"] = reply.reasoning
+        choice = {"index": 0, "finish_reason": reply.finish_reason, "message": message}
         if call.logprobs:
             choice["logprobs"] = {"content": self._logprobs(reply)}
         return JSONResponse({
             "id": f"mock-{len(self.calls)}", "object": "chat.completion", "created": int(time.time()), "model": self.model,
             "choices": [choice],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": len(approx_tokens(reply.text)), "total_tokens": prompt},
+            "usage": {"prompt_tokens": prompt, "completion_tokens": len(approx_tokens(reply.raw_text)),
+                      "total_tokens": prompt + len(approx_tokens(reply.raw_text)),
+                      "prompt_tokens_details": {"cached_tokens": prompt - uncached}},
         })
+
+    async def _tokenize(self, request: Request) -> JSONResponse:
+        """vLLM's `/tokenize` for chat messages: the token count (approximate here) and the context window."""
+        body = await request.json()
+        self.tokenize_calls += 1
+        text = "".join(f"<|{m['role']}|>\n{m['content']}\n" for m in body.get("messages", []))
+        return JSONResponse({"count": len(approx_tokens(text)), "max_model_len": self.max_model_len, "tokens": []})
 
     def _dimension_from_prompt(self, messages: list[dict]) -> str:
         """For clients that do not send `X-Reward-Dimension`: the dimension whose title the criterion heading names."""
@@ -236,7 +303,8 @@ class MockJudgeServer:
     # -- lifecycle -----------------------------------------------------------------------------------------------
     def start(self) -> str:
         app = Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"]),
-                                Route("/v1/models", self._models, methods=["GET"])])
+                                Route("/v1/models", self._models, methods=["GET"]),
+                                Route("/tokenize", self._tokenize, methods=["POST"])])
         sock = socket.socket()
         sock.bind(("127.0.0.1", self.port))
         self.port = sock.getsockname()[1]

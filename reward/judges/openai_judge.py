@@ -5,8 +5,14 @@ timeouts, 429, 5xx and connection errors (the `should_retry` hook decides), and 
 these are the only ones. Several endpoints get group affinity: a stable hash of the GRPO group picks the endpoint,
 so every call of a group lands on the same vLLM prefix cache; an endpoint that cannot answer fails over to the
 next. With `logprobs: true` the top logprobs at the label position become label probabilities, and the score is
-their probability-weighted value. Endpoints come from `configs/judges/*.yaml`; API keys only from environment
-variables named there.
+their probability-weighted value (a reply without them is scored by its label and flagged `label_fallback`).
+With `structured_outputs` on, the reply is constrained to the dimension's verdict schema (`structured.py`) and the
+JSON contract is asked for. With `count_tokens: server`, the prompt is counted by the endpoint's `/tokenize`
+(vLLM's route; `reward judge-server` serves the same) before the first call, and a prompt that would not fit the
+context with `max_tokens` is `unscored: context_overflow` without a completion call. Reasoning models' separate
+reasoning (`reasoning_content`, or `reasoning` in newer vLLM), `finish_reason` and token usage (with
+`prompt_tokens_details.cached_tokens` where reported) are read from each reply. Endpoints come from
+`configs/judges/*.yaml`; API keys only from environment variables named there.
 """
 
 from __future__ import annotations
@@ -21,13 +27,16 @@ import random
 import re
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
+from typing import Literal
 
 import openai
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reward.judges.base import Completion, JudgeRequest, JudgeTransportError, LLMJudge
+from reward.judges.structured import StructuredOutputs, response_format
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +73,16 @@ class Endpoint(BaseModel):
     logprobs: bool = False
     """Ask for top logprobs and score by the probability-weighted label."""
     top_logprobs: int = Field(default=10, ge=1, le=20)
+    structured_outputs: StructuredOutputs = "off"
+    """Constrain the reply to the dimension's verdict schema: `json_schema` (OpenAI, vLLM), `llamacpp`
+    (llama-cpp-python's server), `off` for providers without structured outputs."""
+    reasoning_max_chars: int | None = Field(default=None, ge=1)
+    """With structured outputs: bound the verdict's `reasoning` so the verdict fits in `max_tokens`."""
+    count_tokens: Literal["off", "server"] = "off"
+    """`server`: count the prompt with the endpoint's `/tokenize` (vLLM; `reward judge-server`) before the first
+    call and leave a prompt that would not fit `context_tokens` unscored (`context_overflow`)."""
+    context_tokens: int | None = Field(default=None, ge=1)
+    """The judge's context window (prompt + max_tokens); unset: the `max_model_len` `/tokenize` reports."""
 
 
 class JudgeConfig(BaseModel):
@@ -191,7 +210,8 @@ class OpenAIJudge(LLMJudge):
     def identity(self) -> str:
         # Endpoints serving the same model with the same settings are interchangeable (affinity and failover
         # pick among them), so the URL is not part of it.
-        settings = sorted({json.dumps(e.model_dump(include={"model", "temperature", "max_tokens", "logprobs", "top_logprobs"}),
+        settings = sorted({json.dumps(e.model_dump(include={"model", "temperature", "max_tokens", "logprobs", "top_logprobs",
+                                                            "structured_outputs", "reasoning_max_chars"}),
                                       sort_keys=True) for e in self.config.endpoints})
         return "openai:" + hashlib.sha256("\n".join(settings).encode()).hexdigest()[:16]
 
@@ -199,6 +219,25 @@ class OpenAIJudge(LLMJudge):
         """The endpoint a request's group is pinned to (stable across processes, unlike `hash`)."""
         key = request.item.group or request.item.id
         return int(hashlib.sha1(key.encode()).hexdigest(), 16) % len(self.config.endpoints)
+
+    def adapt(self, request: JudgeRequest) -> JudgeRequest:
+        """With structured outputs, every dimension is asked for the JSON contract its schema constrains."""
+        spec = request.dimension.judge
+        endpoint = self.config.endpoints[self.affinity(request)]
+        if endpoint.structured_outputs == "off" or spec is None or spec.output == "json":
+            return request
+        dimension = request.dimension.model_copy(update={"judge": spec.model_copy(update={"output": "json"})})
+        return replace(request, dimension=dimension)
+
+    async def prompt_tokens(self, index: int, messages: list[dict[str, str]]) -> tuple[int, int | None]:
+        """(prompt tokens, context window) from the endpoint's `/tokenize` (chat template applied)."""
+        endpoint, client = self.config.endpoints[index], self.clients[index]
+        root = endpoint.base_url.rstrip("/").removesuffix("/v1")
+        body = await client.post(f"{root}/tokenize", cast_to=object,
+                                 body={"model": endpoint.model, "messages": messages, "add_generation_prompt": True})
+        if not isinstance(body, dict) or not isinstance(body.get("count"), int):
+            raise JudgeTransportError("tokenize_failed", f"{root}/tokenize answered without a token count")
+        return body["count"], endpoint.context_tokens or body.get("max_model_len")
 
     def should_retry(self, exc: Exception) -> bool:
         """Whether a failed call is worth retrying: timeouts, 429, 5xx and connection errors are."""
@@ -217,6 +256,8 @@ class OpenAIJudge(LLMJudge):
                 completion = await self._call(index, messages, request, attempt)
                 self.down_until[index] = 0.0
                 return completion
+            except JudgeTransportError:
+                raise  # not the endpoint's fault (a prompt too long for the judge): another endpoint cannot help
             except Exception as exc:  # noqa: BLE001 - classified below; anything unknown is not retried
                 last = exc
                 if not self.should_retry(exc):
@@ -230,8 +271,16 @@ class OpenAIJudge(LLMJudge):
         endpoint, client = self.config.endpoints[index], self.clients[index]
         temperature = endpoint.temperature if attempt == 1 else max(endpoint.temperature, endpoint.retry_temperature)
         extra = {"logprobs": True, "top_logprobs": endpoint.top_logprobs} if endpoint.logprobs else {}
+        schema = response_format(request, endpoint.structured_outputs, endpoint.reasoning_max_chars)
+        if schema is not None:
+            extra["response_format"] = schema
         for retry in range(endpoint.max_retries + 1):
             try:
+                if endpoint.count_tokens == "server" and attempt == 1:
+                    count, context = await self.prompt_tokens(index, messages)
+                    if context is not None and count + endpoint.max_tokens > context:
+                        raise JudgeTransportError("context_overflow", f"prompt of {count} tokens + max_tokens "
+                                                  f"{endpoint.max_tokens} exceeds the judge's context of {context} tokens")
                 async with self.limits[index]:
                     response = await client.chat.completions.create(
                         model=endpoint.model,
@@ -245,8 +294,14 @@ class OpenAIJudge(LLMJudge):
                     )
                 choice = response.choices[0]
                 text = choice.message.content or ""
+                extras = choice.message.model_extra or {}
+                reasoning = extras.get("reasoning_content") or extras.get("reasoning")
                 probs = label_probs(choice.logprobs, request) if endpoint.logprobs else None
-                return Completion(text=text, label_probs=probs)
+                return Completion(text=text, label_probs=probs, logprobs_requested=endpoint.logprobs,
+                                  reasoning=reasoning if isinstance(reasoning, str) else None,
+                                  finish_reason=choice.finish_reason, usage=usage_of(response))
+            except JudgeTransportError:
+                raise
             except Exception as exc:
                 if not self.should_retry(exc) or retry == endpoint.max_retries:
                     raise
@@ -260,6 +315,19 @@ class OpenAIJudge(LLMJudge):
     async def close(self) -> None:
         for client in self.clients:
             await client.close()
+
+
+def usage_of(response) -> dict[str, int] | None:
+    """Prompt, cached prompt and completion tokens of a chat completion, where the server reports them."""
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return None
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    record = {"prompt_tokens": usage.prompt_tokens or 0, "completion_tokens": usage.completion_tokens or 0}
+    if cached is not None:
+        record["cached_tokens"] = cached
+    return record
 
 
 _LABEL_AT = {"tags": re.compile(r"<score>\s*", re.IGNORECASE), "json": re.compile(r'"label"\s*:\s*"?')}

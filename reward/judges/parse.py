@@ -4,6 +4,11 @@ Contracts: `tags` (`<think>...</think>`, optional `<quote doc="2">...</quote>`, 
 `json` (`{"reasoning": ..., "label": ..., "quotes": [{"doc": ..., "text": ...}]}`, optionally in a ```json fence).
 A label outside the scale is rejected, not clamped: clamping would let a response that injects "score: 10" win.
 Where the backend returned label probabilities, the score is their probability-weighted value.
+
+Reasoning models: the verdict is read from the content after the last `</think>`; a `<think>` that is never
+closed leaves no verdict (its labels are drafts). Reasoning the server returned apart (`reasoning_content`) is
+never searched for a label, only kept as the explanation. Prose around the JSON object is tolerated: every JSON
+object in the verdict that has a `label` is read, and the reply parses when they agree on one label.
 """
 
 from __future__ import annotations
@@ -35,12 +40,19 @@ class ParsedReply:
     score: float
     explanation: str | None
     quotes: list[Quote] = field(default_factory=list)
+    score_source: str = "label"
+    """`label_probs`, `label` or `label_fallback` (logprobs requested, none usable at the label)."""
 
 
 def _after_think(text: str) -> str:
     # Reasoning models may discuss labels inside <think>; only what follows it is the verdict.
-    end = text.lower().rfind("</think>")
-    return text[end + len("</think>") :] if end >= 0 else text
+    lowered = text.lower()
+    end = lowered.rfind("</think>")
+    if end >= 0:
+        return text[end + len("</think>") :]
+    if "<think>" in lowered:
+        raise ParseError("unparseable", "the reasoning's <think> block is never closed: no verdict after it")
+    return text
 
 
 def _parse_tags(text: str) -> tuple[str, str | None, list[tuple[str | None, str]]]:
@@ -57,16 +69,33 @@ def _parse_tags(text: str) -> tuple[str, str | None, list[tuple[str | None, str]
     return scores[-1].strip(), explanation, quotes
 
 
+def _json_objects(text: str) -> list[dict]:
+    """Every top-level JSON object in `text` (prose, fences and other text around them skipped)."""
+    decoder, found, position = json.JSONDecoder(), [], text.find("{")
+    while position >= 0:
+        try:
+            value, end = decoder.raw_decode(text, position)
+        except json.JSONDecodeError:
+            position = text.find("{", position + 1)
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+        position = text.find("{", end)
+    return found
+
+
 def _parse_json(text: str) -> tuple[str, str | None, list[tuple[str | None, str]]]:
     verdict = _after_think(text)
     fenced = _JSON_FENCE.search(verdict)
-    candidate = fenced.group(1) if fenced else verdict[verdict.find("{") : verdict.rfind("}") + 1]
-    try:
-        data = json.loads(candidate)
-    except json.JSONDecodeError as exc:
-        raise ParseError("unparseable", f"reply is not a JSON object ({exc.msg})") from None
-    if not isinstance(data, dict) or "label" not in data:
-        raise ParseError("unparseable", "JSON reply has no 'label'")
+    objects = [o for o in _json_objects(fenced.group(1) if fenced else verdict) if "label" in o]
+    if not objects:
+        if "{" not in verdict:
+            raise ParseError("unparseable", "reply holds no JSON object")
+        raise ParseError("unparseable", "reply holds no valid JSON object with a 'label'")
+    labels = {str(o["label"]).strip() for o in objects}
+    if len(labels) > 1:
+        raise ParseError("unparseable", f"conflicting labels {sorted(labels)} in the reply's JSON objects")
+    data = objects[-1]
     quotes = []
     for entry in data.get("quotes") or []:
         if isinstance(entry, dict) and isinstance(entry.get("text"), str):
@@ -83,7 +112,11 @@ def parse_reply(completion: Completion, request: JudgeRequest) -> ParsedReply:
     spec = request.dimension.judge
     assert spec is not None
     text = completion.text or ""
+    if not text.strip():
+        raise ParseError("unparseable", "empty reply content" + (" (reasoning only)" if completion.reasoning else ""))
     label, explanation, raw_quotes = (_parse_tags if spec.output == "tags" else _parse_json)(text)
+    if completion.reasoning and (not explanation or spec.output == "tags" and "<think>" not in text.lower()):
+        explanation = completion.reasoning.strip()  # the tags contract's explanation is its reasoning
     label = label.strip().strip("\"'").strip()
     score = spec.score_of(label)
     if score is None:
@@ -97,11 +130,13 @@ def parse_reply(completion: Completion, request: JudgeRequest) -> ParsedReply:
     failed = [q for q in quotes if not q.verified]
     if failed and spec.quotes != "none":
         raise ParseError("quote_not_in_evidence", f"quote {failed[0].text[:60]!r} is not in the evidence")
-    if completion.label_probs:
-        score = _expected_score(completion.label_probs, request) or score
+    weighted = _expected_score(completion.label_probs, request) if completion.label_probs else None
+    source = "label_probs" if weighted is not None else "label_fallback" if completion.logprobs_requested else "label"
+    if weighted is not None:
+        score = weighted
     if explanation and len(explanation) > MAX_EXPLANATION_CHARS:
         explanation = explanation[:MAX_EXPLANATION_CHARS] + " …"
-    return ParsedReply(label=label, score=score, explanation=explanation, quotes=quotes)
+    return ParsedReply(label=label, score=score, explanation=explanation, quotes=quotes, score_source=source)
 
 
 def _expected_score(label_probs: dict[str, float], request: JudgeRequest) -> float | None:
