@@ -58,7 +58,7 @@ def test_no_probe_beats_the_clean_response(rows):
 
 def test_hallucination_and_gaming_probes_must_lower_the_reward():
     expected_lower = {"negated_claim", "negated_evidence_copy", "false_cited_claim", "entity_swap",
-                      "keyword_stuffing", "query_restatement"}
+                      "keyword_stuffing", "query_restatement", "hedged_false_claim", "unconfirmed_false_claim"}
     assert {e for e, x in EXPECTATIONS.items() if x == "lower"} == expected_lower
     assert EXPECTATIONS["other_language"] == "not_hallucination"
 
@@ -74,7 +74,7 @@ def test_probes_change_only_the_response_and_stay_well_formed(example_items):
     for name, probe in make_probes(clean):
         assert probe.model_dump(exclude={"id", "response"}) == clean.model_dump(exclude={"id", "response"})
         assert probe.response != clean.response
-        if name not in ("fake_score_tags",):
+        if name not in ("fake_score_tags", "citation_marker_injection"):  # malformed on purpose
             assert parse_response(probe.response).problems == [], name
 
 
