@@ -49,13 +49,15 @@ def text(rng: random.Random, chars: int) -> str:
     return " ".join(out)
 
 
-def make_step(prompts: int, rollouts: int, seed: int = 0, duplicate_rate: float = 0.15) -> list[Item]:
-    """`prompts` x `rollouts` items: ~5k-token evidence per prompt (6 docs), ~500-token answers, a share of
-    rollouts that repeat an earlier rollout of their group exactly, and selections drawn from few choices."""
+def make_step(prompts: int, rollouts: int, seed: int = 0, duplicate_rate: float = 0.15,
+              evidence_chars: int = 3300) -> list[Item]:
+    """`prompts` x `rollouts` items: ~5k-token evidence per prompt (6 docs of `evidence_chars`), ~500-token answers,
+    a share of rollouts that repeat an earlier rollout of their group exactly, and selections drawn from few
+    choices."""
     rng = random.Random(seed)
     items = []
     for p in range(prompts):
-        evidence = [Evidence(id=str(i), title=f"Doc {i} of prompt {p}", text=text(rng, 3300), source="web") for i in range(1, 7)]
+        evidence = [Evidence(id=str(i), title=f"Doc {i} of prompt {p}", text=text(rng, evidence_chars), source="web") for i in range(1, 7)]
         query = f"prompt {p}: " + text(rng, 60)
         selections = [["1", "2"], ["1", "3", "4"], ["2", "5"]]
         group_items: list[Item] = []
