@@ -347,6 +347,46 @@ def run_peers(args, prompts: int, rollouts: int, duplicate_rate: float, concurre
             "summary": summary, "measurements": rows}
 
 
+def markdown(report: dict) -> str:
+    """The tables of a report as Markdown (for benchmarks/RESULTS.md)."""
+    lines = []
+
+    def table(run: dict, label: str = "") -> None:
+        lines.append(f"{label}| peer | wall s | x project | x own ideal | judge calls | prefix hit | prefill tokens | "
+                     "judge work s | client CPU s |")
+        lines.append("|---|---|---|---|---|---|---|---|---|" if not label else "")
+        for row in run["summary"]:
+            lines.append(f"| {row['peer']} | {row['wall_s']} | {row['wall_over_project']} | {row['wall_over_ideal']} | "
+                         f"{row['judge_calls']:,} | {row['prefix_hit_rate']} | {row['prefill_tokens']:,} | "
+                         f"{row['judge_work_s']:,} | {row['client_cpu_s']} |")
+
+    if report["benchmark"] == "peers":
+        table(report)
+        lines.append("")
+        lines.append("| round | peer | wall s | load avg 1m (before, after) |")
+        lines.append("|---|---|---|---|")
+        for row in report["measurements"]:
+            lines.append(f"| {row['round']} | {row['peer'][:2]} | {row['wall_s']} | {row['load_avg_1m']} |")
+    else:
+        lines.append("| varied | items | planned calls | calls a / b / project | prefix hit a / b / project | "
+                     "prefill Mtok a / b / project | wall s a / b / project | a / project | b / project | "
+                     "project x own ideal | load avg 1m |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
+        for run in report["runs"]:
+            rows = run["summary"]
+            key = run.get("varied") or {"per_call_s": run.get("per_call_s")}
+            loads = [x for r in run["measurements"] for x in r["load_avg_1m"]]
+            lines.append(
+                f"| {', '.join(f'{k}={v}' for k, v in key.items())} | {run['items']} | {run['planned_judge_calls']:,} | "
+                + " / ".join(f"{r['judge_calls']:,}" for r in rows) + " | "
+                + " / ".join(str(r["prefix_hit_rate"]) for r in rows) + " | "
+                + " / ".join(f"{r['prefill_tokens'] / 1e6:.2f}" for r in rows) + " | "
+                + " / ".join(str(r["wall_s"]) for r in rows) + " | "
+                + " | ".join(str(r["wall_over_project"]) for r in rows[:2]) + f" | {rows[-1]['wall_over_ideal']} | "
+                + f"{min(loads):.1f}-{max(loads):.1f} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--prompts", type=int, default=128)
@@ -368,7 +408,11 @@ def main() -> None:
     parser.add_argument("--server-port", type=int, default=8796)
     parser.add_argument("--serve-mock", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out")
+    parser.add_argument("--markdown", help="print the tables of a result file as Markdown and exit")
     args = parser.parse_args()
+    if args.markdown:
+        print(markdown(json.loads(Path(args.markdown).read_text())))
+        return
     if args.serve_mock:
         serve_mock(args)
         return

@@ -277,3 +277,32 @@ def test_a_reply_is_re_asked_at_a_higher_temperature(mini_suite):
         result = score_one(mini_suite, judge_for(url))
     assert result.dimensions["useful"].score == 1.0
     assert [c.temperature for c in server.calls if c.dimension == "useful"] == [0.0, 0.7]
+
+
+def test_calls_in_flight_are_spread_over_pools_of_bounded_size(mini_suite):
+    """An endpoint's calls go to the least busy of several connection pools, none above POOL_CONNECTIONS."""
+    from reward.judges import openai_judge
+
+    peak, used = [], [0, 0]
+
+    def slow(call):
+        return MockReply(text="<score>2</score>", delay_s=0.3)
+
+    items = [make_item(f"r{i}", GOOD + f" Variant {i}.") for i in range(12)]
+    with MockJudgeServer(mini_suite, reply_by({"useful": slow})) as url:
+        judge = judge_for(url, max_concurrency=2 * openai_judge.POOL_CONNECTIONS)
+        assert len(judge.clients[0]) == 2
+
+        def watch(pool, create):
+            async def watched(*args, **kwargs):
+                used[pool] += 1
+                peak.append(max(judge.in_flight[0]))
+                return await create(*args, **kwargs)
+            return watched
+
+        for pool, client in enumerate(judge.clients[0]):
+            client.chat.completions.create = watch(pool, client.chat.completions.create)
+        results = Engine(mini_suite, judge).score_sync(items)
+    assert all(r.valid for r in results)
+    assert min(used) > 0 and max(peak) <= openai_judge.POOL_CONNECTIONS
+    assert judge.in_flight[0] == [0, 0]
