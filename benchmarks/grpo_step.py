@@ -60,7 +60,10 @@ def make_step(prompts: int, rollouts: int, seed: int = 0, duplicate_rate: float 
     rng = random.Random(seed)
     items = []
     for p in range(prompts):
-        evidence = [Evidence(id=str(i), title=f"Doc {i} of prompt {p}", text=text(rng, evidence_chars), source="web") for i in range(1, 7)]
+        # Evidence text from its own generator, so its length does not change which rollouts repeat.
+        evidence_rng = random.Random(f"{seed}-evidence-{p}")
+        evidence = [Evidence(id=str(i), title=f"Doc {i} of prompt {p}", text=text(evidence_rng, evidence_chars), source="web")
+                    for i in range(1, 7)]
         query = f"prompt {p}: " + text(rng, 60)
         selections = [["1", "2"], ["1", "3", "4"], ["2", "5"]]
         group_items: list[Item] = []

@@ -351,10 +351,10 @@ def markdown(report: dict) -> str:
     """The tables of a report as Markdown (for benchmarks/RESULTS.md)."""
     lines = []
 
-    def table(run: dict, label: str = "") -> None:
-        lines.append(f"{label}| peer | wall s | x project | x own ideal | judge calls | prefix hit | prefill tokens | "
+    def table(run: dict) -> None:
+        lines.append("| peer | wall s | x project | x own ideal | judge calls | prefix hit | prefill tokens | "
                      "judge work s | client CPU s |")
-        lines.append("|---|---|---|---|---|---|---|---|---|" if not label else "")
+        lines.append("|---|---|---|---|---|---|---|---|---|")
         for row in run["summary"]:
             lines.append(f"| {row['peer']} | {row['wall_s']} | {row['wall_over_project']} | {row['wall_over_ideal']} | "
                          f"{row['judge_calls']:,} | {row['prefix_hit_rate']} | {row['prefill_tokens']:,} | "
@@ -429,8 +429,9 @@ def main() -> None:
             base = {"duplicate_rate": args.duplicate_rate, "concurrency": args.concurrency,
                     "evidence_chars": args.evidence_chars, "rollouts": 16}
             variants = ([{"rollouts": g} for g in (4, 8, 16)] + [{"duplicate_rate": d} for d in (0.0, 0.3)]
+                        + [{"concurrency": 1024}]
                         + [{"evidence_chars": e} for e in (args.evidence_chars // 2, args.evidence_chars * 2)]
-                        + [{"concurrency": c} for c in (64, 1024)])
+                        + [{"concurrency": 64}])
             runs = []
             for variant in variants:
                 v = {**base, **variant}
@@ -438,6 +439,9 @@ def main() -> None:
                 runs.append({"varied": variant, **run_peers(args, max(1, args.items // v["rollouts"]), v["rollouts"],
                                                             v["duplicate_rate"], v["concurrency"], v["evidence_chars"],
                                                             peers, args.repeats, mock)})
+                if args.out:  # what is done so far survives an interrupted run
+                    Path(args.out).write_text(json.dumps({"benchmark": "peers_sensitivity", "runs": runs,
+                                                          "partial": True}, indent=2) + "\n")
             report = {"benchmark": "peers_sensitivity", "runs": runs}
         elif args.latency_sweep:
             runs = []
