@@ -1,14 +1,17 @@
 """A simulated GRPO step through the engine and the OpenAI-compatible backend, against a mock judge server that
 emulates a GPU judge (fixed latency per call plus time per prompt token that misses its prefix cache).
 
-Reports: wall time against the ideal schedule (total judge work / judge concurrency) and against a naive baseline
-measured in the same run (one judge call at a time per sample, as a serial reward function in verl's naive
-manager does), the token-weighted prefix share of the step's judge prompts, and dedupe and cache hit rates.
+Reports: wall time against the ideal schedule (total judge work / judge concurrency), the token-weighted prefix
+share of the step's judge prompts, and dedupe and cache hit rates. The comparison that matters is against the
+strongest peers, measured in full in one run by `benchmarks/peers.py` (per-rollout async calls as verl 0.9's reward
+loop makes them, the same with an exact-match cache, the project through the real server). The serial baseline
+this script also prints (one judge call at a time per sample, as a synchronous reward function under verl's legacy
+naive manager) is a floor, not a competitor: it is measured on `--naive-items` items and scaled to the step, and
+no ratio to it is quoted as the project's speed-up.
 
-    .venv/bin/python benchmarks/grpo_step.py --prompts 128 --rollouts 16 --concurrency 128
+    .venv/bin/python benchmarks/grpo_step.py --prompts 128 --rollouts 16 --concurrency 256
 
-The mock server runs in its own process (the machine's second core); the naive baseline is measured on
-`--naive-items` items and scaled to the step.
+The mock server runs in its own process (the machine's second core).
 """
 
 from __future__ import annotations
@@ -49,13 +52,18 @@ def text(rng: random.Random, chars: int) -> str:
     return " ".join(out)
 
 
-def make_step(prompts: int, rollouts: int, seed: int = 0, duplicate_rate: float = 0.15) -> list[Item]:
-    """`prompts` x `rollouts` items: ~5k-token evidence per prompt (6 docs), ~500-token answers, a share of
-    rollouts that repeat an earlier rollout of their group exactly, and selections drawn from few choices."""
+def make_step(prompts: int, rollouts: int, seed: int = 0, duplicate_rate: float = 0.15,
+              evidence_chars: int = 3300) -> list[Item]:
+    """`prompts` x `rollouts` items: ~5k-token evidence per prompt (6 docs of `evidence_chars`), ~500-token answers,
+    a share of rollouts that repeat an earlier rollout of their group exactly, and selections drawn from few
+    choices."""
     rng = random.Random(seed)
     items = []
     for p in range(prompts):
-        evidence = [Evidence(id=str(i), title=f"Doc {i} of prompt {p}", text=text(rng, 3300), source="web") for i in range(1, 7)]
+        # Evidence text from its own generator, so its length does not change which rollouts repeat.
+        evidence_rng = random.Random(f"{seed}-evidence-{p}")
+        evidence = [Evidence(id=str(i), title=f"Doc {i} of prompt {p}", text=text(evidence_rng, evidence_chars), source="web")
+                    for i in range(1, 7)]
         query = f"prompt {p}: " + text(rng, 60)
         selections = [["1", "2"], ["1", "3", "4"], ["2", "5"]]
         group_items: list[Item] = []
@@ -127,7 +135,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=256, help="judge calls in flight (the judge's batch)")
     parser.add_argument("--per-call", type=float, default=2.0, help="seconds per judge call (decode time)")
     parser.add_argument("--per-token", type=float, default=2e-5, help="seconds per uncached prompt token (prefill)")
-    parser.add_argument("--naive-items", type=int, default=4, help="items the serial baseline scores (then scaled)")
+    parser.add_argument("--naive-items", type=int, default=4, help="items the serial floor scores (then scaled)")
     parser.add_argument("--port", type=int, default=8791)
     args = parser.parse_args()
     suite = load_suite("searchllm")

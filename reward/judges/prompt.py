@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from reward.judges.base import JudgeRequest
 from reward.schema import Item
@@ -50,6 +51,7 @@ def render_context(item: Item) -> str:
 _MARKER_LOOKALIKE = re.compile(r"<(?:\s*<){2,}|>(?:\s*>){2,}|response\s*under\s*test|data\s*,?\s*not\s*instructions")
 
 
+@lru_cache(maxsize=4096)  # a response is fenced for each dimension that reads it, by the engine's key and the judge
 def neutralise_markers(text: str) -> str:
     """The text with every look-alike of the fence markers replaced, so it cannot close the fence early.
 

@@ -127,8 +127,13 @@ def test_bundled_configs_load(monkeypatch):
     from tests.support import ROOT
 
     monkeypatch.setenv("JUDGE_HOSTS", "judge-{0..3}.judge")  # vllm.yaml takes its hosts from the deployment
+    from reward.judges.cascade import CascadeJudge
+    from reward.judges.factory import make_judge
+
     for path in (ROOT / "configs" / "judges").glob("*.yaml"):
-        judge = OpenAIJudge.from_config(path)
+        judge = make_judge(str(path))
+        if isinstance(judge, CascadeJudge):  # a cascade config names an endpoint config for its LLM tier
+            judge = judge.llm
         assert judge.config.endpoints
 
 
@@ -278,3 +283,32 @@ def test_a_reply_is_re_asked_at_a_higher_temperature(mini_suite):
         result = score_one(mini_suite, judge_for(url))
     assert result.dimensions["useful"].score == 1.0
     assert [c.temperature for c in server.calls if c.dimension == "useful"] == [0.0, 0.7]
+
+
+def test_calls_in_flight_are_spread_over_pools_of_bounded_size(mini_suite):
+    """An endpoint's calls go to the least busy of several connection pools, none above POOL_CONNECTIONS."""
+    from reward.judges import openai_judge
+
+    peak, used = [], [0, 0]
+
+    def slow(call):
+        return MockReply(text="<score>2</score>", delay_s=0.3)
+
+    items = [make_item(f"r{i}", GOOD + f" Variant {i}.") for i in range(12)]
+    with MockJudgeServer(mini_suite, reply_by({"useful": slow})) as url:
+        judge = judge_for(url, max_concurrency=2 * openai_judge.POOL_CONNECTIONS)
+        assert len(judge.clients[0]) == 2
+
+        def watch(pool, create):
+            async def watched(*args, **kwargs):
+                used[pool] += 1
+                peak.append(max(judge.in_flight[0]))
+                return await create(*args, **kwargs)
+            return watched
+
+        for pool, client in enumerate(judge.clients[0]):
+            client.chat.completions.create = watch(pool, client.chat.completions.create)
+        results = Engine(mini_suite, judge).score_sync(items)
+    assert all(r.valid for r in results)
+    assert min(used) > 0 and max(peak) <= openai_judge.POOL_CONNECTIONS
+    assert judge.in_flight[0] == [0, 0]
