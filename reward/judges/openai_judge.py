@@ -241,7 +241,7 @@ class OpenAIJudge(LLMJudge):
 
     async def prompt_tokens(self, index: int, messages: list[dict[str, str]]) -> tuple[int, int | None]:
         """(prompt tokens, context window) from the endpoint's `/tokenize` (chat template applied)."""
-        endpoint, client = self.config.endpoints[index], self.clients[index]
+        endpoint, client = self.config.endpoints[index], self.clients[index][0]  # any of the endpoint's pools
         root = endpoint.base_url.rstrip("/").removesuffix("/v1")
         body = await client.post(f"{root}/tokenize", cast_to=object,
                                  body={"model": endpoint.model, "messages": messages, "add_generation_prompt": True})
