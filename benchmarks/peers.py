@@ -43,7 +43,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import OrderedDict
 from pathlib import Path
 
 import httpx
@@ -59,7 +58,7 @@ from reward.engine import Engine, ReplyCache  # noqa: E402
 from reward.judges.base import Judge, JudgeReply, JudgeRequest  # noqa: E402
 from reward.judges.mock_server import Latency, MockJudgeServer  # noqa: E402
 from reward.judges.openai_judge import Endpoint, JudgeConfig, OpenAIJudge  # noqa: E402
-from reward.judges.prompt import approx_tokens, render_messages  # noqa: E402
+from reward.judges.prompt import render_messages  # noqa: E402
 from reward.rubric import load_suite  # noqa: E402
 
 log = logging.getLogger("peers")
@@ -72,33 +71,9 @@ PEERS = {
 }
 
 
-class BoundedLatency(Latency):
-    """`Latency` with a prefix cache of at most `capacity_blocks` blocks, least recently used out."""
-
-    def __init__(self, per_call_s: float, per_uncached_token_s: float, capacity_tokens: int):
-        super().__init__(per_call_s, per_uncached_token_s)
-        self.capacity_blocks = max(1, capacity_tokens // self.block_size)
-        self._lru: OrderedDict[int, None] = OrderedDict()
-
-    def cost(self, messages: list[dict]) -> tuple[float, int, int]:
-        text = "".join(f"<|{m['role']}|>\n{m['content']}\n" for m in messages)
-        tokens = approx_tokens(text)
-        chain, hit, uncached = 0, True, 0
-        for start in range(0, len(tokens), self.block_size):
-            chain = hash((chain, tuple(tokens[start : start + self.block_size])))
-            if hit and chain in self._lru:
-                self._lru.move_to_end(chain)
-                continue
-            hit = False
-            self._lru[chain] = None
-            uncached += min(self.block_size, len(tokens) - start)
-        while len(self._lru) > self.capacity_blocks:
-            self._lru.popitem(last=False)
-        return self.per_call_s + uncached * self.per_uncached_token_s, len(tokens), uncached
-
-
-class CountingLatency(BoundedLatency):
-    """Also sums the emulated seconds of judge work (the ideal schedule is that sum / concurrency)."""
+class CountingLatency(Latency):
+    """`Latency` (bounded cache) that also sums the emulated seconds of judge work (the ideal schedule is that
+    sum / concurrency)."""
 
     work_s = 0.0
 

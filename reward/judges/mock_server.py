@@ -27,7 +27,7 @@ import re
 import socket
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -140,12 +140,14 @@ def best_label(suite: LoadedSuite) -> Script:
 
 @dataclass
 class Latency:
-    """GPU judge emulation: fixed per call, plus per prompt token not served by the prefix cache."""
+    """GPU judge emulation: fixed per call, plus per prompt token not served by the prefix cache. The cache is
+    unbounded unless `capacity_tokens` is set (then least recently used blocks go first, as in vLLM's KV cache)."""
 
     per_call_s: float = 0.0
     per_uncached_token_s: float = 0.0
+    capacity_tokens: int | None = None
     block_size: int = 16
-    _seen: set = field(default_factory=set)
+    _seen: OrderedDict = field(default_factory=OrderedDict)
 
     def cost(self, messages: list[dict]) -> tuple[float, int, int]:
         """(seconds, prompt tokens, uncached tokens), updating the emulated cache."""
@@ -155,10 +157,14 @@ class Latency:
         for start in range(0, len(tokens), self.block_size):
             chain = hash((chain, tuple(tokens[start : start + self.block_size])))
             if hit and chain in self._seen:
+                self._seen.move_to_end(chain)
                 continue
             hit = False
-            self._seen.add(chain)
+            self._seen[chain] = None
             uncached += min(self.block_size, len(tokens) - start)
+        if self.capacity_tokens is not None:
+            while len(self._seen) > max(1, self.capacity_tokens // self.block_size):
+                self._seen.popitem(last=False)
         return self.per_call_s + uncached * self.per_uncached_token_s, len(tokens), uncached
 
 
