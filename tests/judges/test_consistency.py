@@ -130,3 +130,18 @@ def test_a_non_english_answer_is_unscored_not_zero(probe_results):
         assert score.status == "unscored" and score.reason == "unsupported_language", score
     assert "claim_hallucination" in result.excluded
     assert result.valid and result.gate > 0.3
+
+
+def test_a_pairs_probabilities_do_not_depend_on_the_rest_of_its_batch():
+    """The scorer batches the pairs of concurrent requests: a response's reward must not depend on what else was in
+    flight. (int8 dynamic quantisation scales activations over the whole batch and fails this by up to ~0.03.)"""
+    import numpy as np
+
+    model = consistency_model()
+    pairs = [("The laptop weighs 1.2 kg and has a 14-inch screen with 16 GB of RAM.", "The laptop weighs 1.2 kg."),
+             ("The track opened on 3 May 2019 and is 5 km long.", "The track is not 5 km long."),
+             ("Paris is the capital of France and has about two million inhabitants, many museums and the Louvre, "
+              "whose collection is one of the largest in the world.", "It was recalled by the government.")]
+    alone = np.stack([model.predict([p])[0] for p in pairs])
+    crowded = model.predict(pairs * 12 + [(pairs[2][0] * 3, "A long neighbour changes the padding.")])[:3]
+    assert np.abs(alone - crowded).max() < 1e-4
