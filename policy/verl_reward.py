@@ -37,6 +37,7 @@ import logging
 import os
 import random
 import threading
+import uuid
 import weakref
 from typing import Any
 
@@ -71,8 +72,10 @@ class RewardClient:
         # so a closed loop's client goes with it.
         self._async: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-    def _body(self, suite: str, items: list[dict], step: int | None, run: str | None) -> dict:
-        return {"suite": suite, "items": items, "step": step, "run": run}
+    @staticmethod
+    def _body(suite: str, items: list[dict], step: int | None, run: str | None) -> dict:
+        """One batch's request body; its `request_id` is the same on every retry, so the server logs it once."""
+        return {"suite": suite, "items": items, "step": step, "run": run, "request_id": uuid.uuid4().hex}
 
     @staticmethod
     def _retryable(exc: BaseException) -> bool:
@@ -102,8 +105,10 @@ class RewardClient:
                 "stop": stop_after_attempt(self.retries + 1) | stop_after_delay(self.retry_deadline_s)}
 
     def score(self, suite: str, items: list[dict], step: int | None = None, run: str | None = None) -> list[dict]:
+        body = self._body(suite, items, step, run)
+
         def post() -> list[dict]:
-            reply = self._client.post(f"{self.url}/v1/score", json=self._body(suite, items, step, run))
+            reply = self._client.post(f"{self.url}/v1/score", json=body)
             reply.raise_for_status()
             return reply.json()["results"]
 
@@ -118,8 +123,10 @@ class RewardClient:
         if client is None:
             client = self._async[loop] = httpx.AsyncClient(timeout=self.timeout, headers=self.headers)
 
+        body = self._body(suite, items, step, run)
+
         async def post() -> list[dict]:
-            reply = await client.post(f"{self.url}/v1/score", json=self._body(suite, items, step, run))
+            reply = await client.post(f"{self.url}/v1/score", json=body)
             reply.raise_for_status()
             return reply.json()["results"]
 

@@ -39,6 +39,8 @@ from reward.schema import Evidence, Item, ItemResult, Turn
 log = logging.getLogger(__name__)
 
 SEGMENT_BYTES = 256 * 1024 * 1024
+CLAIM_WAIT_S = 5.0
+"""How long a writer waits for another writer's claimed batch to reach the log before writing it itself."""
 
 
 class ScoreLogUnavailable(RuntimeError):
@@ -73,6 +75,8 @@ class ScoreRecord(BaseModel):
     and evidence when `context` is set; `read_log` puts them back)."""
     context: str | None = None
     """Hash of the item's `ContextRecord` (history + evidence) in the same segment."""
+    request: str | None = None
+    """The client's `request_id` of the batch, when it sent one (a retry of it is not logged again)."""
 
 
 class ContextRecord(BaseModel):
@@ -118,6 +122,7 @@ class ScoreLog:
         self.keep_items = keep_items
         self.writer = writer or f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.retention = retention
+        self.claim_wait_s = CLAIM_WAIT_S
         self._lock = threading.Lock()
         self._handle = None
         self._segment = 0
@@ -172,24 +177,93 @@ class ScoreLog:
         suite_version: str,
         run: str | None = None,
         step: int | None = None,
-    ) -> None:
+        request: str | None = None,
+    ) -> bool:
         """Append one batch and make it durable (fsync) before returning, all of it or, raising
-        `ScoreLogUnavailable`, none of it; then update the store."""
+        `ScoreLogUnavailable`, none of it; then update the store.
+
+        `request`: the client's id of the batch. A batch whose id is already in the log (a retry: the reply was
+        lost, or the server was killed after the write) is not written again, and False is returned. The ids live
+        in the store (claimed before the write, marked logged with the batch's aggregates) and in the records,
+        so a claim left by a writer killed mid-batch is settled by reading the log where that batch would be.
+        Without a store (`store=False`) ids are written but not checked."""
         now = dt.datetime.now(dt.UTC)
         with self._lock:
             try:
                 handle = self._open()
             except OSError as exc:
                 raise ScoreLogUnavailable(exc) from exc
-            lines, contexts = self._lines(items, results, time=now, suite=suite, suite_version=suite_version, run=run, step=step)
+            segment = Path(handle.name).name
+            if request is not None and self._store is not None:
+                logged = self._claim(request, segment, handle.tell(), {item.id for item in items})
+                if logged is None:
+                    return False
+                if logged:  # a writer killed mid-batch left part of it: write the rest
+                    kept = [(i, r) for i, r in zip(items, results, strict=True) if i.id not in logged]
+                    if not kept:
+                        return False
+                    self._store.take_over_request(request, segment=segment, offset=handle.tell(), writer=self.writer)
+                    items, results = [i for i, _ in kept], [r for _, r in kept]
+            lines, contexts = self._lines(items, results, time=now, suite=suite, suite_version=suite_version, run=run,
+                                          step=step, request=request)
             payload = ("\n".join(lines) + "\n").encode("utf-8")
-            offset = self._write_batch(handle, payload)
+            try:
+                offset = self._write_batch(handle, payload)
+            except ScoreLogUnavailable:
+                if request is not None and self._store is not None:
+                    self._release(request)
+                raise
             # Only now are the batch's contexts in the segment: after a failed (cut back) write, later records must
             # write their context again.
             self._contexts |= contexts
             if self._store is not None:
-                self._index(lines, results, offset, segment=Path(handle.name).name, suite=suite, run=run, step=step,
-                            time=now)
+                self._index(lines, results, offset, segment=segment, suite=suite, run=run, step=step, time=now,
+                            request=request)
+            return True
+
+    def _claim(self, request: str, segment: str, offset: int, ids: set[str]) -> set[str] | None:
+        """Claim batch `request` for this writer. Returns the ids of its items already in the log (empty: none,
+        write them all), or None when the whole batch is logged (a retry: write nothing)."""
+        deadline = time.monotonic() + self.claim_wait_s
+        while True:
+            earlier = self._store.claim_request(request, segment=segment, offset=offset, writer=self.writer)
+            if earlier is None:
+                return set()
+            where, at, logged, writer = earlier
+            if logged:
+                log.info("score log: batch %r is already logged (a retry); not writing it again", request)
+                return None
+            found = _batch_at(self.folder / where, at, request)
+            done = {record.result.id for _, _, record in found}
+            # Claimed, not all in the log: another replica may be writing it right now. Wait a little; after that
+            # its writer died (before or during the write) and this one writes what is missing.
+            if not ids <= done and writer != self.writer and time.monotonic() < deadline:
+                time.sleep(0.05)
+                continue
+            if found:  # on disk but not in the store: the writer died between the two
+                self._index_found(request, where, found)
+            if ids <= done:
+                log.info("score log: batch %r is already logged (a retry); not writing it again", request)
+                return None
+            if not found:
+                self._store.take_over_request(request, segment=segment, offset=offset, writer=self.writer)
+            return done
+
+    def _index_found(self, request: str, segment: str, found: list) -> None:
+        first = found[0][2]
+        start, end = found[0][0], found[-1][0] + found[-1][1]
+        try:
+            self._store.add_batch([r.result for _, _, r in found], suite=first.suite, run=first.run, step=first.step,
+                                  time=first.time, segment=segment, offset=start, length=end - start,
+                                  lines=[o for o, _, _ in found], request=request)
+        except Exception:
+            log.exception("score store update failed; the log has the batch (rebuild with `reward log reindex`)")
+
+    def _release(self, request: str) -> None:
+        try:
+            self._store.drop_request(request, writer=self.writer)
+        except Exception:  # a stale claim is settled by reading the log on the retry
+            log.exception("score store: could not release the claim of batch %r", request)
 
     def _index(self, lines: list[str], results: Sequence[ItemResult], offset: int, **batch) -> None:
         """Add a batch that is on disk to the store; a failure here loses nothing (`reward log reindex`)."""
@@ -244,6 +318,28 @@ class ScoreLog:
                 self._handle = None
             if self._store is not None:
                 self._store.close()
+
+
+def _batch_at(path: Path, offset: int, request: str) -> list[tuple[int, int, ScoreRecord]]:
+    """(offset, length, record) of the complete records of batch `request` written from `offset` of segment `path`
+    on (past the context lines written with it): all of the batch, part of it (a writer killed mid-write), or none."""
+    found: list[tuple[int, int, ScoreRecord]] = []
+    try:
+        if path.stat().st_size <= offset:
+            return found
+        for _, position, line in read_lines(path, offset):
+            if line.startswith(CONTEXT_PREFIX.encode()):
+                continue
+            try:
+                record = ScoreRecord.model_validate_json(line)
+            except ValueError:
+                break
+            if record.request != request:
+                break
+            found.append((position, len(line), record))
+    except OSError:
+        log.exception("score log: could not read %s to settle a claimed batch", path)
+    return found
 
 
 def _end_torn_line(path: Path, handle) -> None:

@@ -80,6 +80,9 @@ CREATE TABLE IF NOT EXISTS batches (
     run TEXT NOT NULL, step INTEGER NOT NULL, segment TEXT NOT NULL, offset INTEGER NOT NULL, length INTEGER NOT NULL,
     items INTEGER NOT NULL, skip INTEGER NOT NULL, PRIMARY KEY (segment, offset, step));
 CREATE INDEX IF NOT EXISTS batches_by_step ON batches (run, step);
+CREATE TABLE IF NOT EXISTS requests (
+    request TEXT PRIMARY KEY, segment TEXT NOT NULL, offset INTEGER NOT NULL, logged INTEGER NOT NULL,
+    writer TEXT NOT NULL, time REAL NOT NULL) WITHOUT ROWID;
 """
 
 
@@ -198,19 +201,52 @@ class ScoreStore:
 
     # -- writing ---------------------------------------------------------------------------------------------
 
+    def claim_request(self, request: str, *, segment: str, offset: int, writer: str) -> tuple[str, int, bool, str] | None:
+        """Claim a client's batch id for a batch about to be written at `offset` of `segment`. Returns None when
+        the claim is ours, else the earlier claim: (segment, offset, logged, writer)."""
+        with self.transaction():
+            row = self.db.execute("SELECT segment, offset, logged, writer FROM requests WHERE request = ?",
+                                  (request,)).fetchone()
+            if row is not None:
+                return row[0], row[1], bool(row[2]), row[3]
+            self.db.execute("INSERT INTO requests VALUES (?, ?, ?, 0, ?, ?)",
+                            (request, segment, offset, writer, dt.datetime.now(dt.UTC).timestamp()))
+        return None
+
+    def take_over_request(self, request: str, *, segment: str, offset: int, writer: str) -> None:
+        """Move an earlier claim whose batch never reached the log to this writer's batch."""
+        with self.transaction():
+            self.db.execute("UPDATE requests SET segment = ?, offset = ?, logged = 0, writer = ?, time = ? "
+                            "WHERE request = ?", (segment, offset, writer, dt.datetime.now(dt.UTC).timestamp(), request))
+
+    def mark_request(self, request: str) -> None:
+        """The claimed batch is in the log (found there after a crash, or indexed outside `add_batch`)."""
+        with self.transaction():
+            self.db.execute("UPDATE requests SET logged = 1 WHERE request = ?", (request,))
+
+    def drop_request(self, request: str, *, writer: str) -> None:
+        """Give up this writer's claim: its batch could not be written."""
+        with self.transaction():
+            self.db.execute("DELETE FROM requests WHERE request = ? AND writer = ? AND logged = 0", (request, writer))
+
     def add_batch(self, results: Sequence[ItemResult], *, suite: str, run: str | None, step: int | None,
                   time: dt.datetime, segment: str, offset: int, length: int,
-                  lines: Sequence[int] | None = None) -> None:
+                  lines: Sequence[int] | None = None, request: str | None = None) -> None:
         """Merge one logged batch (all of one run and step, as a request is) into the aggregates.
 
         The batch sits at `offset` (`length` bytes) of `segment`; `lines` are the byte offsets of its records,
-        which the drill-down candidates point to (None: keep no candidates).
+        which the drill-down candidates point to (None: keep no candidates). `request`: the client's batch id,
+        marked logged in the same transaction.
         """
         if not results:
             return
         name = run or suite
         stamp = time.timestamp()
         with self.transaction():
+            if request is not None:
+                self.db.execute(
+                    "INSERT INTO requests VALUES (?, ?, ?, 1, '', ?) ON CONFLICT (request) DO UPDATE SET logged = 1, "
+                    "segment = excluded.segment, offset = excluded.offset", (request, segment, offset, stamp))
             if step is None:
                 name += UNSTEPPED_SUFFIX
                 row = self.db.execute("SELECT arrivals FROM runs WHERE run = ?", (name,)).fetchone()
@@ -324,6 +360,7 @@ class ScoreStore:
     def forget_segments(self, names: Iterable[str]) -> None:
         """Drop the raw-log index of deleted segments (their steps keep their aggregates)."""
         self.db.executemany("DELETE FROM batches WHERE segment = ?", [(n,) for n in names])
+        self.db.executemany("DELETE FROM requests WHERE segment = ?", [(n,) for n in names])
 
     # -- reading ---------------------------------------------------------------------------------------------
 
@@ -446,12 +483,12 @@ def rebuild(folder: str | Path) -> dict[str, int]:
                 first = batch[0][1]
                 store.add_batch([r.result for _, r in batch], suite=first.suite, run=first.run, step=first.step,
                                 time=first.time, segment=segment.name, offset=start, length=end - start,
-                                lines=[line for line, _ in batch])
+                                lines=[line for line, _ in batch], request=first.request)
                 counts["batches"] += 1
                 counts["records"] += len(batch)
 
         for offset, record, length in _records_with_length(segment, parse_segment):
-            this = (record.time, record.run, record.step, record.suite)
+            this = (record.time, record.run, record.step, record.suite, record.request)
             if this != key:
                 flush()
                 # A batch's range begins where the previous one ended, so it covers its context lines too.

@@ -680,7 +680,8 @@ class Ingress:
         if self.log is not None:
             try:  # in a thread: fsync must not stall the other requests on this replica
                 await asyncio.to_thread(self.log.append, score_request.items, results, suite=loaded.name,
-                                        suite_version=loaded.version, run=score_request.run, step=score_request.step)
+                                        suite_version=loaded.version, run=score_request.run, step=score_request.step,
+                                        request=score_request.request_id)
             except ScoreLogUnavailable as exc:
                 if self.log_problem is None:
                     log.error("%s; answering 503 until it can be written", exc)

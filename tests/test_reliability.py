@@ -325,3 +325,19 @@ def test_the_verl_client_rides_out_admission_503s_with_backoff(server):
     assert [len(r) for r in results] == [40] * 8 and client.retried > 0
     logged = Counter(r.result.id for r in read_log(server["log"]) if r.run == "ride")
     assert len(logged) == 320 and set(logged.values()) == {1}
+
+
+def test_a_retried_request_id_is_answered_again_but_logged_once(server):
+    """A trainer whose reply was lost sends the batch again with the same `request_id`: the server answers it
+    (the same scores) and the score log keeps one copy; a bad id is a 422 naming the field."""
+    url, log_dir = server["url"], server["log"]
+    items = [{**json.loads(l), "id": f"retry-{n}"} for n, l in enumerate(EXAMPLES.read_text().splitlines()[:4])]
+    body = {"items": items, "run": "retried", "step": 7, "request_id": "0f3c-retry-batch"}
+    first = httpx.post(f"{url}/v1/score", json=body, headers=AUTH, timeout=120)
+    again = httpx.post(f"{url}/v1/score", json=body, headers=AUTH, timeout=120)
+    assert first.status_code == again.status_code == 200, (first.text[:300], again.text[:300])
+    assert [r["reward"] for r in again.json()["results"]] == [r["reward"] for r in first.json()["results"]]
+    logged = [r.result.id for r in read_log(log_dir) if r.run == "retried"]
+    assert sorted(logged) == sorted(i["id"] for i in items)
+    bad = httpx.post(f"{url}/v1/score", json={**body, "request_id": "has space"}, headers=AUTH, timeout=120)
+    assert bad.status_code == 422 and "request_id" in bad.text

@@ -129,3 +129,70 @@ def test_a_writer_killed_mid_write_leaves_no_torn_record_that_glues_to_the_next(
     assert len(killed) == 1 and json.loads(fresh.read_bytes().split(b"\n")[0])  # the restarted writer has its own segment
     complete = Counter(r.result.id.split("-")[0] for r in records if r.result.id.startswith("k"))
     assert complete and all(count == 400 for name, count in complete.items() if name != max(complete, key=lambda n: int(n[1:])))
+
+
+def test_a_retried_batch_is_logged_once_by_its_request_id(tmp_path):
+    log = ScoreLog(tmp_path)
+    assert log.append(*batch("a"), suite="s", suite_version="v", request="req-a") is True
+    assert log.append(*batch("a"), suite="s", suite_version="v", request="req-a") is False  # the client's retry
+    assert log.append(*batch("b"), suite="s", suite_version="v") is True  # no id: always logged
+    log.close()
+    restarted = ScoreLog(tmp_path)  # a retry that reaches a restarted server
+    assert restarted.append(*batch("a"), suite="s", suite_version="v", request="req-a") is False
+    restarted.close()
+    counts = Counter(r.result.id for r in read_log(tmp_path))
+    assert counts == Counter({f"{n}-{i}": 1 for n in "ab" for i in range(8)})
+    assert {r.request for r in read_log(tmp_path) if r.result.id.startswith("a-")} == {"req-a"}
+    from reward.scorestore import ScoreStore
+    with ScoreStore(tmp_path, readonly=True) as store:
+        assert store.step_items("s (no step)", 0) == 16
+
+
+class KilledAfterWrite(Exception):
+    """Stands in for kill -9 between the log's fsync and the store update (or mid-write)."""
+
+
+def test_a_batch_written_by_a_writer_killed_before_its_store_update_is_not_logged_again(tmp_path):
+    log = ScoreLog(tmp_path)
+
+    def killed(*args, **kwargs):
+        raise KilledAfterWrite
+
+    log._index = killed  # the batch is on disk; the process dies before it reaches the store
+    with pytest.raises(KilledAfterWrite):
+        log.append(*batch("a"), suite="s", suite_version="v", run="r", step=3, request="req-a")
+    restarted = ScoreLog(tmp_path)
+    assert restarted.append(*batch("a"), suite="s", suite_version="v", run="r", step=3, request="req-a") is False
+    restarted.close()
+    assert Counter(r.result.id for r in read_log(tmp_path)) == Counter({f"a-{i}": 1 for i in range(8)})
+    from reward.scorestore import ScoreStore
+    with ScoreStore(tmp_path, readonly=True) as store:  # the retry indexed what the dead writer could not
+        assert store.step_items("r", 3) == 8
+
+
+def test_a_batch_torn_by_a_killed_writer_gets_only_its_missing_records_on_retry(tmp_path):
+    log = ScoreLog(tmp_path)
+    real_open = log._open
+    # The first write stops after ~2.5 of 8 records and the process dies: a torn batch.
+    log._open = lambda: FailingHandle(real_open(), room=5000)
+
+    def write_then_die(handle, payload):
+        handle.write(payload)  # 5,000 of its bytes reach the segment
+        raise KilledAfterWrite
+
+    log._write_batch = write_then_die
+    with pytest.raises(KilledAfterWrite):
+        log.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a")
+    torn = [r.result.id for r in read_log(tmp_path)]
+    assert 0 < len(torn) < 8
+    restarted = ScoreLog(tmp_path)
+    restarted.claim_wait_s = 0
+    assert restarted.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is True
+    restarted.close()
+    assert Counter(r.result.id for r in read_log(tmp_path)) == Counter({f"a-{i}": 1 for i in range(8)})
+    from reward.scorestore import ScoreStore, rebuild
+    with ScoreStore(tmp_path, readonly=True) as store:
+        assert store.step_items("r", 1) == 8
+    rebuild(tmp_path)
+    with ScoreStore(tmp_path, readonly=True) as store:
+        assert store.step_items("r", 1) == 8

@@ -71,3 +71,20 @@ def test_the_async_path_honours_retry_after_too():
 
     assert asyncio.run(run()) == RESULTS["results"]
     assert len(seen) == 2 and 1.0 <= seen[1] - seen[0] <= 2.5
+
+
+def test_every_retry_of_a_batch_carries_its_request_id_and_each_batch_its_own():
+    """The server logs a batch once per `request_id`: a retry must reuse the id, a new batch must not."""
+    import json
+
+    client = RewardClient("http://reward", backoff_s=0.01, max_backoff_s=0.05)
+    ids: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        ids.append(json.loads(request.content)["request_id"])
+        return httpx.Response(503 if len(ids) in (1, 2) else 200, json=RESULTS)
+
+    client._client = httpx.Client(transport=httpx.MockTransport(handler))
+    client.score("searchllm", [{"id": "a"}])
+    client.score("searchllm", [{"id": "a"}])
+    assert len(ids) == 4 and ids[0] == ids[1] == ids[2] != ids[3]
