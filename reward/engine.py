@@ -14,7 +14,7 @@ import hashlib
 import time
 import json
 import logging
-from collections import OrderedDict
+from cachetools import LRUCache
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -52,25 +52,19 @@ class EngineStats:
 
 
 class ReplyCache:
-    """Exact-match cache of judge replies keyed by call content, bounded (least recently used out)."""
+    """Exact-match cache of judge replies keyed by call content, bounded (least recently used out: cachetools)."""
 
     def __init__(self, max_entries: int = 200_000):
         self.max_entries = max_entries
-        self._entries: OrderedDict[str, JudgeReply] = OrderedDict()
+        self._entries: LRUCache[str, JudgeReply] = LRUCache(maxsize=max(max_entries, 1))
 
     def get(self, key: str) -> JudgeReply | None:
-        reply = self._entries.get(key)
-        if reply is not None:
-            self._entries.move_to_end(key)
-        return reply
+        return self._entries.get(key)
 
     def put(self, key: str, reply: JudgeReply) -> None:
-        if reply.status != "ok":
+        if reply.status != "ok" or self.max_entries <= 0:
             return  # failures are retried next time, not remembered
         self._entries[key] = reply
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
 
     def __len__(self) -> int:
         return len(self._entries)
