@@ -2,7 +2,8 @@
 
 For one or several runs side by side (e.g. gated vs linear): per dimension the mean score per training step with
 a p10-p90 band, gate / utility / reward curves, unscored rates by reason, the bottom-line dimensions highlighted,
-and a table of the latest values. Click a point to see sample items of that step with their scores, judge
+a table of the latest values, and, for runs scored through a judge cascade, its audit agreement and the share of
+calls the cheap tier decided per dimension (the section is left out when no run has cascade scores). Click a point to see sample items of that step with their scores, judge
 explanations and quotes. Plotly.js (from the `plotly` package) is inlined, so the page works offline.
 
     reward dashboard --log var/scores --out report.html
@@ -78,11 +79,13 @@ def _page(data: dict, *, title: str, smoothing: float, titles: dict[str, str] | 
     data["smoothing"] = smoothing
     data["bucket"] = UNSTEPPED_BUCKET
     data["samples_url"] = samples_url
+    cascade = any(info.get("cascade") for info in data["runs"].values())
     # Inside <script>, "</script", "<!--" and "<script" in logged text would end or derail the block (and with it
     # the page); JSON's \u escapes keep every such character out of the HTML parser's sight.
     payload = (json.dumps(data, separators=(",", ":"), allow_nan=False)
                .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
-    return (_PAGE.replace("%TITLE%", html.escape(title)).replace("%DATA%", payload)
+    return (_PAGE.replace("%TITLE%", html.escape(title)).replace("%CASCADE%", _CASCADE_SECTION if cascade else "")
+            .replace("%DATA%", payload)
             .replace("%PLOTLY%", _plotly_js()).replace("%SCRIPT%", _SCRIPT))
 
 
@@ -162,7 +165,7 @@ td .delta{color:#6b7280;font-size:11px;margin-left:4px}td .warn{color:#b45309;fo
 <h2>Behavioral dimensions</h2><div class="grid" id="behavioral"></div>
 <h2>Unscored rates by reason <span class="legend-note">(share of the step's dimension scores)</span></h2>
 <div class="grid" id="unscored"></div>
-<h2>Latest values <span class="legend-note">(mean at the last step; change since the first step; unscored share)</span></h2>
+%CASCADE%<h2>Latest values <span class="legend-note">(mean at the last step; change since the first step; unscored share)</span></h2>
 <div id="latest"></div>
 <h2>Drill-down <span class="legend-note">(click a point on a chart)</span></h2>
 <div id="drilldown">Click a point on a dimension or reward chart to see sample items of that step.</div>
@@ -170,6 +173,11 @@ td .delta{color:#6b7280;font-size:11px;margin-left:4px}td .warn{color:#b45309;fo
 <script type="application/json" id="dashboard-data">%DATA%</script>
 <script>%SCRIPT%</script>
 </body></html>
+"""
+
+_CASCADE_SECTION = """<h2 id="cascade-heading">Judge cascade <span class="legend-note">(per dimension and step: audit
+agreement with the LLM judge on pass/fail, solid; share of the routed calls the cheap tier decided, dotted)</span></h2>
+<div class="grid" id="cascade"></div>
 """
 
 _SCRIPT = r"""
@@ -305,6 +313,34 @@ _SCRIPT = r"""
       if (!traces.length) traces.push({x: data.runs[run].steps, y: data.runs[run].steps.map(() => 0), mode: 'lines',
         name: 'none unscored', line: {color: '#9ca3af'}});
       return ['unscored: ' + run, traces];
+    }, '', null, true, run);
+  });
+
+  // Judge cascade: one chart per run with cascade-routed dimensions (the section is on the page only then).
+  if (document.getElementById('cascade')) runs.forEach((run, i) => {
+    const cascade = data.runs[run].cascade || {};
+    const names = Object.keys(cascade).sort((a, b) => title(a).localeCompare(title(b)));
+    if (!names.length) return;
+    addChart('cascade', 'chart-cascade-' + i, () => {
+      const steps = data.runs[run].steps;
+      const traces = names.flatMap((name, j) => {
+        const c = cascade[name], hue = colors[j % colors.length];
+        return [
+          {x: steps, y: smooth(c.agreement, state.smoothing), mode: 'lines+markers', connectgaps: true,
+           name: title(name) + ' agreement', legendgroup: name, line: {color: hue, width: 2, shape: shape(steps)},
+           marker: {size: 4}, meta: {run: run, role: 'agreement', dimension: name},
+           customdata: steps.map((_, k) => [c.agreement[k] === null ? '—' : (c.agreement[k] * 100).toFixed(1) + '%',
+             c.audits[k], c.kappa[k] === null ? '—' : c.kappa[k].toFixed(2)]),
+           hovertemplate: `<b>${title(name)}</b> step %{x}<br>agreement %{customdata[0]} (smoothed %{y:.1%})` +
+             `<br>%{customdata[1]} audits · kappa %{customdata[2]}<extra>${run}</extra>`},
+          {x: steps, y: smooth(c.cheap_share, state.smoothing), mode: 'lines', connectgaps: true,
+           name: title(name) + ' cheap share', legendgroup: name,
+           line: {color: hue, width: 1.5, dash: 'dot', shape: shape(steps)}, meta: {run: run, role: 'cheap_share', dimension: name},
+           customdata: steps.map((_, k) => [c.cheap[k], c.routed[k], c.fallback[k]]),
+           hovertemplate: `<b>${title(name)}</b> step %{x}<br>cheap tier decided %{y:.1%}` +
+             ` (%{customdata[0]} of %{customdata[1]} routed; %{customdata[2]} in fallback)<extra>${run}</extra>`}];
+      });
+      return ['judge cascade: ' + run, traces];
     }, '', null, true, run);
   });
 

@@ -62,6 +62,7 @@ def test_confident_cheap_decisions_are_final_and_name_their_tier(mini_suite):
         assert useful.backend == "cheap" and useful.score == 0.95 and useful.confidence == pytest.approx(0.9)
         assert fit.backend == "mock" and fit.confidence == pytest.approx(0.2)  # not confident: the LLM decided
         assert grounded.backend == "mock" and grounded.confidence is None  # not cascaded at all
+        assert (useful.tier, fit.tier, grounded.tier) == ("cheap", "llm", None)
     asked = {dim for _, dim, _ in judge.calls}
     assert "useful" not in asked and {"evidence_fit", "grounded"} <= asked
     counts = cascade.drain_counts()
@@ -77,7 +78,7 @@ def test_audits_measure_agreement_and_a_disagreeing_dimension_falls_back_until_r
     assert cascade.summary()["useful"] == {"audits": 3, "accuracy": 0.0, "kappa": 0.0, "fallback": True}
     later = Engine(mini_suite, cascade).score_sync(items()[3:6])
     assert all(r.dimensions["useful"].backend == "mock" and "cascade fallback" in r.dimensions["useful"].explanation
-               for r in later)
+               and r.dimensions["useful"].tier == "fallback" for r in later)
     assert ["useful", True, False, 3] in cascade.drain_counts()["audits"]
     cascade.reset("useful")
     again = Engine(mini_suite, cascade).score_sync(items()[6:7])
