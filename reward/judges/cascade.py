@@ -24,14 +24,19 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import Counter, deque
+from collections.abc import Collection, Iterable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
+from reward.schema import Item
 from reward.scorestore import PASS_AT, pass_fail_kappa
+
+if TYPE_CHECKING:
+    from reward.scorelog import ScoreRecord
 
 log = logging.getLogger(__name__)
 
@@ -241,3 +246,38 @@ def fit_thresholds(observations: dict[str, list[tuple[float, float, int]]], targ
                         "n": len(rows)}
         fitted[name] = best
     return fitted
+
+
+def logged_labels(records: Iterable[ScoreRecord], judged: Collection[str]
+                  ) -> tuple[list[tuple[Item, str, int]], Counter[str], Counter[str]]:
+    """Reference labels from a logged LLM-judge run: per record and judge dimension in `judged`, the LLM judge's
+    verdict as pass/fail at `PASS_AT`, as (item, dimension, label) with the record's item.
+
+    The LLM's verdict is the logged score, except where a cascade let the cheap tier decide: there it is the audit
+    score, and an unaudited cheap decision gives no label. Unscored dimensions give none either. Also returns the
+    backends the labels came from (to show what they are) and the reasons records or scores were skipped.
+    """
+    labels: list[tuple[Item, str, int]] = []
+    backends: Counter[str] = Counter()
+    skipped: Counter[str] = Counter()
+    for record in records:
+        if record.item is None:
+            skipped["record without its item (logged with keep_items off)"] += 1
+            continue
+        for name, score in record.result.dimensions.items():
+            if name not in judged:
+                continue
+            if score.tier == "cheap":
+                verdict = score.audit
+                if verdict is None:
+                    skipped["decided by the cheap tier, not audited"] += 1
+                    continue
+                backends["cascade audit"] += 1
+            elif score.status != "ok" or score.score is None:
+                skipped[f"unscored ({score.reason or 'unknown'})"] += 1
+                continue
+            else:
+                verdict = score.score
+                backends[score.backend] += 1
+            labels.append((record.item, name, int(verdict >= PASS_AT)))
+    return labels, backends, skipped
