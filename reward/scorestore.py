@@ -16,8 +16,8 @@ batch sits in the raw log (`batches`: segment, byte offset, length). For the dim
 (`DimensionScore.tier` set), `cascade` counts the scores routed, those the cheap tier decided, those in fallback,
 and the audits with their pass/fail agreement (cheap and LLM score on the same side of `PASS_AT`, the cascade's
 rule) and the pass counts of each tier, so accuracy and Cohen's kappa per step follow exactly. A click on the
-dashboard reads only the candidates' lines. Records without a step are charted as run "<run> (no step)" in buckets of `UNSTEPPED_BUCKET`
-records in arrival order.
+dashboard reads only the candidates' lines. Records without a step are charted as run "<run> (no step)" in buckets
+of `UNSTEPPED_BUCKET` records in arrival order.
 
 The raw log stays the source of truth: if a writer dies between the log write and the store update, or the store
 is deleted, `reward log reindex` (`rebuild`) recreates it from the segments. `meta.schema` is the layout's version:

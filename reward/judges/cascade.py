@@ -15,6 +15,9 @@ written to the score log with each audited score. When a dimension's agreement o
 below `agreement_floor` (after `min_audits`), that dimension routes every call to the LLM judge until `reset()`,
 and each of its scores says so.
 
+Thresholds: `fit_thresholds` picks, per dimension, the lowest confidence at which the cheap tier agrees with
+reference verdicts (`reward cascade fit`): human labels, or a logged LLM-judge run (`logged_labels`).
+
 Confidence: a backend may set `JudgeReply.confidence`; otherwise it is the distance of the score from the pass/fail
 boundary, `|2 * score - 1|` (the local tier's continuous scores are far from 0.5 when its evidence is clear).
 """
