@@ -192,8 +192,8 @@ def cascade_fit_command(args: argparse.Namespace) -> int:
 
     from reward.judges.cascade import fit_thresholds
 
-    if args.run and not args.log:
-        err.print("[red]error:[/red] --run picks a run of a score log: it needs --log")
+    if (args.run or args.limit) and not args.log:
+        err.print("[red]error:[/red] --run and --limit pick records of a score log: they need --log")
         return 2
     found = _logged_llm_labels(args) if args.log else _human_labels(args)
     if found is None:
@@ -236,13 +236,17 @@ def _human_labels(args: argparse.Namespace):
 
 def _logged_llm_labels(args: argparse.Namespace):
     """(suite, [(item, dimension, label)], what they are) from a logged LLM-judge run, or None after an error."""
+    from collections import deque
+
     from reward.judges.cascade import logged_labels
     from reward.scorelog import read_log, segments
 
     folder = Path(args.log)
     if not folder.exists() or not segments(folder):
         raise FileNotFoundError(2, "no score-log segments", str(folder))
-    records = [r for r in read_log(folder) if args.run is None or (r.run or r.suite) == args.run]
+    # The latest `--limit` records of the run (all by default): items keep their evidence, so memory is bounded here.
+    records = list(deque((r for r in read_log(folder) if args.run is None or (r.run or r.suite) == args.run),
+                         maxlen=args.limit))
     if not records:
         err.print(f"[red]error:[/red] no records of run {args.run!r} in {folder}")
         return None
@@ -481,6 +485,13 @@ def judge_server_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reward", description="Multi-dimensional reward server for generative search.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
@@ -598,6 +609,7 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--log", help="a score-log folder of an LLM-judge run: its verdicts (pass/fail at 0.5) are the "
                                       "labels, the logged items are re-scored by the cheap tier")
     fit.add_argument("--run", help="with --log: only this run's records (records without a run name go by their suite)")
+    fit.add_argument("--limit", type=_positive_int, help="with --log: only the latest N records (of the run)")
     fit.add_argument("--suite", help="suite (default: searchllm with --labels, the log's suite with --log)")
     fit.add_argument("--cheap", default="local", help="the cheap tier: local (default) or mock")
     fit.add_argument("--target", type=float, default=0.95, help="agreement the cheap tier must reach where it decides")

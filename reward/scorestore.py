@@ -62,11 +62,11 @@ CURVE_LAYER = "overall"
 REWARD = "reward"
 SAMPLE_LOWEST = 3
 """Drill-down candidates kept per (run, step, channel): the lowest-scoring few (unscored first) ..."""
-PASS_AT = 0.5
-"""A score at or above this passes: the pass/fail rule of the cascade's audits (`reward.judges.cascade.Agreement`)."""
 SAMPLE_RANDOM = 2
 """... and a few more drawn uniformly: the items with the smallest hash keys (bottom-k sampling, which merges exactly
 across batches and writers and is the same on every rebuild)."""
+PASS_AT = 0.5
+"""A score at or above this passes: the pass/fail rule of the cascade's audits (`reward.judges.cascade.Agreement`)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

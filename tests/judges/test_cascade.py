@@ -236,12 +236,16 @@ def test_fit_from_a_logged_llm_judge_run_labels_with_its_verdicts_and_rescores_i
                  "--out", str(out)]) == 0
     strict = yaml.safe_load(out.read_text())["thresholds"]
     assert "query_satisfaction" not in strict and "reference_irrelevant" in strict
+    # --limit keeps the latest records: the last two of the llm run (one of them failing reference_irrelevant).
     capsys.readouterr()
+    assert main([*args, "--limit", "2", "--out", str(out)]) == 0
+    assert yaml.safe_load(out.read_text())["thresholds"] == {name: 0.0 for name in passing}
+    assert f"{2 * (len(passing) + 1)} labels from 2 records" in capsys.readouterr().err
     assert main(["cascade", "fit", "--log", str(tmp_path), "--run", "nope", "--cheap", "mock"]) == 2
     assert "no records of run 'nope'" in capsys.readouterr().err
     assert main(["cascade", "fit", "--log", str(tmp_path / "missing"), "--cheap", "mock"]) == 2
     assert main(["cascade", "fit", "--labels", str(out), "--run", "llm"]) == 2
-    for both_or_neither in (["--labels", str(out), "--log", str(tmp_path)], []):
+    for both_or_neither in (["--labels", str(out), "--log", str(tmp_path)], [], ["--log", str(tmp_path), "--limit", "0"]):
         with pytest.raises(SystemExit):
             main(["cascade", "fit", *both_or_neither])
 
