@@ -15,7 +15,9 @@ offset of their lines) in `sketches`; the unscored counts by dimension and reaso
 batch sits in the raw log (`batches`: segment, byte offset, length). For the dimensions a judge cascade routed
 (`DimensionScore.tier` set), `cascade` counts the scores routed, those the cheap tier decided, those in fallback,
 and the audits with their pass/fail agreement (cheap and LLM score on the same side of `PASS_AT`, the cascade's
-rule) and the pass counts of each tier, so accuracy and Cohen's kappa per step follow exactly. A click on the
+rule) and the pass counts of each tier, so accuracy and Cohen's kappa per step follow exactly. They count logged
+scores: a judge call that several items share (the engine's dedupe, its cache) counts once per item, where the
+server's Prometheus counters count calls. A click on the
 dashboard reads only the candidates' lines. Records without a step are charted as run "<run> (no step)" in buckets
 of `UNSTEPPED_BUCKET` records in arrival order.
 
