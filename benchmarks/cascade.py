@@ -101,7 +101,7 @@ def main() -> None:
                 row = per_dim.setdefault(name, {"n": 0, "agree_with_llm": 0, "cheap_decided": 0})
                 row["n"] += 1
                 row["agree_with_llm"] += int((score.score >= 0.5) == (reference.score >= 0.5))
-                row["cheap_decided"] += int(score.backend == cheap.name)
+                row["cheap_decided"] += int(score.tier == "cheap")
         labels_agree = {"cascade": [0, 0], "llm": [0, 0]}
         by_id_llm, by_id_cascade = {r.id: r for r in llm_only}, {r.id: r for r in routed}
         for label in test_labels if set_name.startswith("calibration") else []:

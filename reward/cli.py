@@ -20,6 +20,7 @@ from reward.schema import Item
 Command = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, Command] = {}
 err = Console(stderr=True)
+log = logging.getLogger(__name__)
 
 
 def _command(name: str) -> Callable[[Command], Command]:
@@ -189,27 +190,16 @@ def cascade_fit_command(args: argparse.Namespace) -> int:
     import yaml
     from rich.table import Table
 
-    from reward.calibrate import load_all
-    from reward.engine import Engine
-    from reward.judges.cascade import confidence_of, fit_thresholds
-    from reward.judges.base import JudgeReply
-    from reward.judges.factory import make_judge
+    from reward.judges.cascade import fit_thresholds
 
-    suite = load_suite(args.suite)
-    pointwise, _ = load_all(args.labels)
-    labelled = [p for p in pointwise if p.dimension in suite.dimensions and suite.dimensions[p.dimension].judge is not None]
-    if not labelled:
-        err.print(f"[red]error:[/red] no pointwise labels for judge dimensions of {suite.name} in {', '.join(args.labels)}")
+    if (args.run or args.limit) and not args.log:
+        err.print("[red]error:[/red] --run and --limit pick records of a score log: they need --log")
         return 2
-    items = list({p.item.id: p.item for p in labelled}.values())
-    results = {r.id: r for r in Engine(suite, make_judge(args.cheap)).score_sync(items)}
-    observations: dict[str, list[tuple[float, float, int]]] = {}
-    for label in labelled:
-        score = results[label.item.id].dimensions[label.dimension]
-        if score.status != "ok" or score.score is None:
-            continue  # the cheap tier cannot judge it: the LLM judge keeps these calls
-        confidence = score.confidence if score.confidence is not None else confidence_of(JudgeReply("cheap", score.score))
-        observations.setdefault(label.dimension, []).append((confidence, score.score, label.label))
+    found = _logged_llm_labels(args) if args.log else _human_labels(args)
+    if found is None:
+        return 2
+    suite, labels, source = found
+    observations = _cascade_observations(suite, args.cheap, labels)
     fitted = fit_thresholds(observations, args.target, args.min_support)
     table = Table(title=f"Cascade thresholds for {suite.name} (cheap tier {args.cheap}, target agreement {args.target})")
     for column in ("dimension", "labels", "threshold", "decided by cheap tier", "agreement there"):
@@ -220,11 +210,91 @@ def cascade_fit_command(args: argparse.Namespace) -> int:
     Console().print(table)
     total = sum(int(row["n"]) for row in fitted.values())
     saved = sum(float(row["decided"]) * int(row["n"]) for row in fitted.values())
-    err.print(f"LLM-judge calls saved on these labels: {saved / total:.0%} of {total}" if total else "no labels scored")
+    err.print(f"LLM-judge calls saved on these {source}: {saved / total:.0%} of {total}" if total else "no labels scored")
     thresholds = {name: row["threshold"] for name, row in fitted.items() if float(row["threshold"]) < 1.0}
     if args.out:
         Path(args.out).write_text(yaml.safe_dump({"thresholds": thresholds}, sort_keys=True), encoding="utf-8")
     return 0
+
+
+def _judged(suite) -> set[str]:
+    return {name for name, dimension in suite.dimensions.items() if dimension.judge is not None}
+
+
+def _human_labels(args: argparse.Namespace):
+    """(suite, [(item, dimension, label)], what they are) from pointwise label files, or None after an error."""
+    from reward.calibrate import load_all
+
+    suite = load_suite(args.suite or "searchllm")
+    pointwise, _ = load_all(args.labels)
+    labelled = [(p.item, p.dimension, p.label) for p in pointwise if p.dimension in _judged(suite)]
+    if not labelled:
+        err.print(f"[red]error:[/red] no pointwise labels for judge dimensions of {suite.name} in {', '.join(args.labels)}")
+        return None
+    return suite, labelled, "labels"
+
+
+def _logged_llm_labels(args: argparse.Namespace):
+    """(suite, [(item, dimension, label)], what they are) from a logged LLM-judge run, or None after an error."""
+    from collections import deque
+
+    from reward.judges.cascade import logged_labels
+    from reward.scorelog import read_log, segments
+
+    folder = Path(args.log)
+    if not folder.exists() or not segments(folder):
+        raise FileNotFoundError(2, "no score-log segments", str(folder))
+    # The latest `--limit` records of the run (all by default): items keep their evidence, so memory is bounded here.
+    records = list(deque((r for r in read_log(folder) if args.run is None or (r.run or r.suite) == args.run),
+                         maxlen=args.limit))
+    if not records:
+        err.print(f"[red]error:[/red] no records of run {args.run!r} in {folder}")
+        return None
+    suites = sorted({r.suite for r in records})
+    if args.suite is None and len(suites) > 1:
+        err.print(f"[red]error:[/red] {folder} holds suites {', '.join(suites)}: pick one with --suite (or --run)")
+        return None
+    suite = load_suite(args.suite or suites[0])
+    records = [r for r in records if r.suite == suite.name]
+    versions = sorted({r.suite_version for r in records} - {suite.version})
+    if versions:
+        log.warning("the log was scored with rubric version(s) %s, the rubrics here are %s: the logged verdicts answer "
+                    "other prompts", ", ".join(versions), suite.version)
+    labels, backends, skipped = logged_labels(records, _judged(suite))
+    for reason, count in sorted(skipped.items()):
+        err.print(f"skipped {count}: {reason}")
+    if not labels:
+        err.print(f"[red]error:[/red] no scored judge dimensions of {suite.name} in the {len(records)} records read")
+        return None
+    err.print(f"{len(labels)} labels from {len(records)} records, judged by "
+              + ", ".join(f"{name} ({count})" for name, count in backends.most_common()))
+    return suite, labels, "logged verdicts"
+
+
+def _cascade_observations(suite, cheap: str, labels) -> dict[str, list[tuple[float, float, int]]]:
+    """Score each labelled item once with the cheap tier: per dimension (cheap confidence, cheap score, label) where
+    the cheap tier could judge (elsewhere the LLM judge keeps the calls)."""
+    from reward.engine import Engine
+    from reward.judges.base import JudgeReply
+    from reward.judges.cascade import confidence_of
+    from reward.judges.factory import make_judge
+
+    position: dict[str, int] = {}
+    items = []
+    for item, _, _ in labels:
+        key = item.model_dump_json()
+        if key not in position:
+            position[key] = len(items)
+            items.append(item)
+    results = Engine(suite, make_judge(cheap)).score_sync(items)
+    observations: dict[str, list[tuple[float, float, int]]] = {}
+    for item, dimension, label in labels:
+        score = results[position[item.model_dump_json()]].dimensions[dimension]
+        if score.status != "ok" or score.score is None:
+            continue
+        confidence = score.confidence if score.confidence is not None else confidence_of(JudgeReply("cheap", score.score))
+        observations.setdefault(dimension, []).append((confidence, score.score, label))
+    return observations
 
 
 @_command("data")
@@ -415,6 +485,13 @@ def judge_server_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reward", description="Multi-dimensional reward server for generative search.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
@@ -524,10 +601,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     cascade = sub.add_parser("cascade", help="judge cascade tools")
     cascade_sub = cascade.add_subparsers(dest="cascade_command", required=True)
-    fit = cascade_sub.add_parser("fit", help="per-dimension confidence thresholds of the cheap tier from labels")
-    fit.add_argument("--labels", nargs="+", required=True,
-                     help="pointwise label files (human labels, or an LLM judge's verdicts in the same format)")
-    fit.add_argument("--suite", default="searchllm")
+    fit = cascade_sub.add_parser("fit", help="per-dimension confidence thresholds of the cheap tier from labels or "
+                                             "from a logged LLM-judge run")
+    source = fit.add_mutually_exclusive_group(required=True)
+    source.add_argument("--labels", nargs="+",
+                        help="pointwise label files (human labels, or an LLM judge's verdicts in the same format)")
+    source.add_argument("--log", help="a score-log folder of an LLM-judge run: its verdicts (pass/fail at 0.5) are the "
+                                      "labels, the logged items are re-scored by the cheap tier")
+    fit.add_argument("--run", help="with --log: only this run's records (records without a run name go by their suite)")
+    fit.add_argument("--limit", type=_positive_int, help="with --log: only the latest N records (of the run)")
+    fit.add_argument("--suite", help="suite (default: searchllm with --labels, the log's suite with --log)")
     fit.add_argument("--cheap", default="local", help="the cheap tier: local (default) or mock")
     fit.add_argument("--target", type=float, default=0.95, help="agreement the cheap tier must reach where it decides")
     fit.add_argument("--min-support", type=int, default=10, help="fewest decided items a threshold may rest on")

@@ -185,6 +185,10 @@ class DimensionScore(_Strict):
     which tier decided)."""
     audit: float | None = Field(default=None, ge=0.0, le=1.0)
     """The LLM judge's score when a cascade audited the cheap tier's decision."""
+    tier: Literal["cheap", "llm", "fallback"] | None = None
+    """Which tier of a judge cascade decided the score: `cheap` (the cheap tier was confident), `llm` (it was not, or
+    could not judge), `fallback` (the dimension's audit agreement fell below the floor); None when no cascade routed
+    the dimension (no cascade, `mode: off`, or a threshold of 1.0)."""
     score_source: Literal["label_probs", "label", "label_fallback"] | None = None
     """How an LLM judge's score was read: `label_probs` (probability-weighted label from the endpoint's
     logprobs), `label` (the parsed label; logprobs not requested) or `label_fallback` (logprobs were requested but

@@ -12,12 +12,21 @@ not), whether every score was 0 or 1 and the p10/p50/p90 (`channels`), from a fi
 (`SKETCH_BINS` bins per unit, JSON `{bin: count}`, mergeable by adding counts, so quantiles are accurate to one
 bin) kept with the step's drill-down candidates (the lowest-scoring few and a uniform few, as segment and byte
 offset of their lines) in `sketches`; the unscored counts by dimension and reason (`unscored`); and where each
-batch sits in the raw log (`batches`: segment, byte offset, length). A click on the dashboard reads only the
-candidates' lines. Records without a step are charted as run "<run> (no step)" in buckets of `UNSTEPPED_BUCKET`
-records in arrival order.
+batch sits in the raw log (`batches`: segment, byte offset, length). For the dimensions a judge cascade routed
+(`DimensionScore.tier` set), `cascade` counts the scores routed, those the cheap tier decided, those in fallback,
+and the audits with their pass/fail agreement (cheap and LLM score on the same side of `PASS_AT`, the cascade's
+rule) and the pass counts of each tier, so accuracy and Cohen's kappa per step follow exactly. They count logged
+scores: a judge call that several items share (the engine's dedupe, its cache) counts once per item, where the
+server's Prometheus counters count calls. A click on the
+dashboard reads only the candidates' lines. Records without a step are charted as run "<run> (no step)" in buckets
+of `UNSTEPPED_BUCKET` records in arrival order.
 
 The raw log stays the source of truth: if a writer dies between the log write and the store update, or the store
-is deleted, `reward log reindex` (`rebuild`) recreates it from the segments.
+is deleted, `reward log reindex` (`rebuild`) recreates it from the segments. `meta.schema` is the layout's version:
+a writer opening a version-1 store (before `cascade` and `requests`) adds the tables and moves it to version 2 in
+place; nothing is lost, because records logged before version 2 carry no `tier` and no `request` (the fields came
+with it). Readers of a version-1
+store see no cascade data.
 
     sqlite3 var/scores/scores.sqlite "select step, total / count as mean, p10, p90 from channels
                                       where run = 'gated' and channel = 'claim_hallucination' order by step"
@@ -43,7 +52,8 @@ from reward.schema import ItemResult
 log = logging.getLogger(__name__)
 
 STORE_NAME = "scores.sqlite"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+"""1: steps, channels, sketches, unscored, batches. 2: + cascade."""
 SKETCH_BINS = 200
 """Histogram bins per unit of score: quantiles are accurate to 1/200 = 0.005."""
 UNSTEPPED_BUCKET = 64
@@ -58,6 +68,8 @@ SAMPLE_LOWEST = 3
 SAMPLE_RANDOM = 2
 """... and a few more drawn uniformly: the items with the smallest hash keys (bottom-k sampling, which merges exactly
 across batches and writers and is the same on every rebuild)."""
+PASS_AT = 0.5
+"""A score at or above this passes: the pass/fail rule of the cascade's audits (`reward.judges.cascade.Agreement`)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -83,7 +95,14 @@ CREATE INDEX IF NOT EXISTS batches_by_step ON batches (run, step);
 CREATE TABLE IF NOT EXISTS requests (
     request TEXT PRIMARY KEY, segment TEXT NOT NULL, offset INTEGER NOT NULL, logged INTEGER NOT NULL,
     writer TEXT NOT NULL, time REAL NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS cascade (
+    run TEXT NOT NULL, step INTEGER NOT NULL, channel TEXT NOT NULL, routed INTEGER NOT NULL, cheap INTEGER NOT NULL,
+    fallback INTEGER NOT NULL, audits INTEGER NOT NULL, agree INTEGER NOT NULL, cheap_pass INTEGER NOT NULL,
+    llm_pass INTEGER NOT NULL, PRIMARY KEY (run, step, channel)) WITHOUT ROWID;
 """
+CASCADE_COUNTS = ("routed", "cheap", "fallback", "audits", "agree", "cheap_pass", "llm_pass")
+"""Per (run, step, dimension) of cascade-routed scores: routed, decided by the cheap tier, routed in fallback, audited,
+audits where both tiers agree on pass/fail, audits the cheap tier passed, audits the LLM passed."""
 
 
 def _candidates(entries: list) -> dict:
@@ -119,6 +138,67 @@ def sketch_quantiles(sketch: dict[int, int], quantiles: Sequence[float]) -> list
         before = cumulative[k] - counts[k]
         within = (rank - before) / counts[k]
         out.append(round(float(bins[k] + min(1.0, max(0.0, within))) / SKETCH_BINS, 4))
+    return out
+
+
+def pass_fail_kappa(audits: int, agree: int, first_pass: int, second_pass: int) -> float | None:
+    """Cohen's kappa of two raters' pass/fail decisions from counts: `audits` pairs, `agree` on the same side, and
+    each rater's passes. None without pairs; 1.0 when both raters are constant and equal.
+
+    >>> round(pass_fail_kappa(6, 4, 3, 3), 4)  # observed 2/3, chance 1/2
+    0.3333
+    """
+    if not audits:
+        return None
+    observed = agree / audits
+    p_first, p_second = first_pass / audits, second_pass / audits
+    expected = p_first * p_second + (1 - p_first) * (1 - p_second)
+    if expected >= 1.0:
+        return 1.0 if observed == 1.0 else 0.0
+    return (observed - expected) / (1 - expected)
+
+
+def cascade_counts(results: Iterable[ItemResult]) -> dict[str, list[int]]:
+    """Per dimension a judge cascade routed, the `CASCADE_COUNTS` of these results (dimensions without a `tier`
+    are left out)."""
+    counts: dict[str, list[int]] = {}
+    for result in results:
+        for name, score in result.dimensions.items():
+            if score.tier is None:
+                continue
+            row = counts.setdefault(name, [0] * len(CASCADE_COUNTS))
+            row[0] += 1
+            if score.tier == "fallback":
+                row[2] += 1
+            elif score.tier == "cheap":
+                row[1] += 1
+                if score.audit is not None and score.score is not None:
+                    cheap_pass, llm_pass = score.score >= PASS_AT, score.audit >= PASS_AT
+                    row[3] += 1
+                    row[4] += cheap_pass == llm_pass
+                    row[5] += cheap_pass
+                    row[6] += llm_pass
+    return counts
+
+
+def cascade_series(per_step: Sequence[dict[str, Sequence[int]]]) -> dict[str, dict[str, list]]:
+    """The dashboard's cascade series of a run from its steps' `CASCADE_COUNTS` by dimension (in step order): per
+    dimension the counts, `cheap_share` (decided by the cheap tier / routed), `agreement` (audit accuracy) and
+    `kappa`, None where a step has nothing to divide by.
+
+    >>> cascade_series([{"useful": [4, 3, 0, 2, 1, 2, 1]}, {}])["useful"]["agreement"]
+    [0.5, None]
+    """
+    names = sorted({name for counts in per_step for name in counts})
+    out: dict[str, dict[str, list]] = {}
+    for name in names:
+        rows = [list(counts.get(name, [0] * len(CASCADE_COUNTS))) for counts in per_step]
+        series: dict[str, list] = {key: [row[k] for row in rows] for k, key in enumerate(CASCADE_COUNTS)}
+        series["cheap_share"] = [round(row[1] / row[0], 4) if row[0] else None for row in rows]
+        series["agreement"] = [round(row[4] / row[3], 4) if row[3] else None for row in rows]
+        kappas = [pass_fail_kappa(row[3], row[4], row[5], row[6]) for row in rows]
+        series["kappa"] = [None if k is None else round(k, 4) for k in kappas]
+        out[name] = series
     return out
 
 
@@ -189,6 +269,17 @@ class ScoreStore:
             self.db.executescript(_SCHEMA)
             self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?), ('sketch_bins', ?)",
                             (SCHEMA_VERSION, str(SKETCH_BINS)))
+            self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring an older store to `SCHEMA_VERSION` in place (the new tables exist already: `_SCHEMA` creates them)."""
+        version = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0]
+        if version == "1":
+            # Version 2 added `cascade`; records logged before it carry no cascade tier, so it starts empty and exact.
+            self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+            log.info("%s: store layout 1 -> %s (cascade aggregates)", self.path, SCHEMA_VERSION)
+        elif version != SCHEMA_VERSION:
+            log.warning("%s: store layout %s is newer than this code's %s", self.path, version, SCHEMA_VERSION)
 
     def close(self) -> None:
         self.db.close()
@@ -303,16 +394,22 @@ class ScoreStore:
                    for n, c in channels.items() if c.ranked}
         self.merge_step(run, step, items=len(results), valid=sum(bool(r.valid) for r in results), time=stamp,
                         channels={n: (c.layer, np.asarray(c.values, dtype=np.float64), c.seen) for n, c in channels.items()},
-                        unscored=unscored, samples=samples)
+                        unscored=unscored, samples=samples, cascade=cascade_counts(results))
 
     def merge_step(self, run: str, step: int, *, items: int, valid: int, time: float,
                    channels: dict[str, tuple[str, np.ndarray, int]], unscored: dict[tuple[str, str], int],
-                   samples: dict[str, dict] | None = None) -> None:
+                   samples: dict[str, dict] | None = None, cascade: dict[str, Sequence[int]] | None = None) -> None:
         """Merge one step's numbers into the aggregates (inside the caller's transaction): `channels` maps a
         channel to (layer, scored values, scores seen), `unscored` (dimension, reason) to a count, `samples` a
-        channel to its drill-down candidates (`{"lowest": [[rank, key, segment, line offset], ...], "random": ...}`).
+        channel to its drill-down candidates (`{"lowest": [[rank, key, segment, line offset], ...], "random": ...}`),
+        `cascade` a dimension to its `CASCADE_COUNTS`.
         """
         samples = samples or {}
+        if cascade:
+            self.db.executemany(
+                "INSERT INTO cascade VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run, step, channel) DO UPDATE SET"
+                + ",".join(f" {c} = {c} + excluded.{c}" for c in CASCADE_COUNTS),
+                [(run, step, name, *counts) for name, counts in sorted(cascade.items())])
         self.db.execute(
             "INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run, step) DO UPDATE SET"
             " items = items + excluded.items, valid = valid + excluded.valid,"
@@ -441,8 +538,20 @@ class ScoreStore:
         for run, reasons in by_reason.items():
             out[run]["unscored"] = {reason: [round(c / n, 4) if n else 0.0 for c, n in zip(counts, totals[run], strict=True)]
                                     for reason, counts in sorted(reasons.items())}
+        per_step: dict[str, list[dict[str, list[int]]]] = {run: [{} for _ in info["steps"]] for run, info in out.items()}
+        for run, step, channel, *counts in self._cascade_rows():
+            if run in per_step:
+                per_step[run][positions[run][step]][channel] = counts
+        for run, info in out.items():
+            info["cascade"] = cascade_series(per_step[run])
         records = sum(sum(info["items"]) for info in out.values())
         return {"runs": out, "layers": layers, "records": records}
+
+    def _cascade_rows(self) -> list[tuple]:
+        """(run, step, dimension, *CASCADE_COUNTS) rows; none from a version-1 store opened read-only."""
+        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cascade'").fetchone():
+            return []
+        return self.db.execute(f"SELECT run, step, channel, {', '.join(CASCADE_COUNTS)} FROM cascade").fetchall()
 
     def version(self) -> int:
         """Changes whenever any connection commits (SQLite's `data_version` for other connections, plus size)."""

@@ -2,8 +2,9 @@
 
 For one or several runs side by side (e.g. gated vs linear): per dimension the mean score per training step with
 a p10-p90 band, gate / utility / reward curves, unscored rates by reason, the bottom-line dimensions highlighted,
-and a table of the latest values. Click a point to see sample items of that step with their scores, judge
-explanations and quotes. Plotly.js (from the `plotly` package) is inlined, so the page works offline.
+a table of the latest values, and, for runs scored through a judge cascade, its audit agreement and the share of
+calls the cheap tier decided per dimension (the section is left out when no run has cascade scores). Click a
+point to see sample items of that step with their scores, judge explanations and quotes. Plotly.js (from the `plotly` package) is inlined, so the page works offline.
 
     reward dashboard --log var/scores --out report.html
 """
@@ -78,11 +79,13 @@ def _page(data: dict, *, title: str, smoothing: float, titles: dict[str, str] | 
     data["smoothing"] = smoothing
     data["bucket"] = UNSTEPPED_BUCKET
     data["samples_url"] = samples_url
+    cascade = any(info.get("cascade") for info in data["runs"].values())
     # Inside <script>, "</script", "<!--" and "<script" in logged text would end or derail the block (and with it
     # the page); JSON's \u escapes keep every such character out of the HTML parser's sight.
     payload = (json.dumps(data, separators=(",", ":"), allow_nan=False)
                .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
-    return (_PAGE.replace("%TITLE%", html.escape(title)).replace("%DATA%", payload)
+    return (_PAGE.replace("%TITLE%", html.escape(title)).replace("%CASCADE%", _CASCADE_SECTION if cascade else "")
+            .replace("%DATA%", payload)
             .replace("%PLOTLY%", _plotly_js()).replace("%SCRIPT%", _SCRIPT))
 
 
@@ -139,6 +142,7 @@ main{padding:8px 24px 24px}h2{font-size:16px;margin:22px 0 8px}
 .card.bottom_line::before{content:'bottom-line';position:absolute;top:6px;left:8px;z-index:2;font-size:10px;
  font-weight:600;color:#fff;background:#dc2626;border-radius:3px;padding:1px 5px;letter-spacing:.02em}
 .chart{height:250px}
+.card.wide{grid-column:1/-1}.card.wide .chart{height:340px}
 table{border-collapse:collapse;background:#fff;font-size:13px}th,td{border:1px solid #e5e7eb;padding:4px 8px;text-align:right}
 th{background:#f3f4f6}th:first-child,td:first-child{text-align:left}
 tr.bottom_line td:first-child{color:#b91c1c;font-weight:600}tr.section td{background:#f9fafb;font-weight:600;text-align:left}
@@ -162,6 +166,7 @@ td .delta{color:#6b7280;font-size:11px;margin-left:4px}td .warn{color:#b45309;fo
 <h2>Behavioral dimensions</h2><div class="grid" id="behavioral"></div>
 <h2>Unscored rates by reason <span class="legend-note">(share of the step's dimension scores)</span></h2>
 <div class="grid" id="unscored"></div>
+%CASCADE%
 <h2>Latest values <span class="legend-note">(mean at the last step; change since the first step; unscored share)</span></h2>
 <div id="latest"></div>
 <h2>Drill-down <span class="legend-note">(click a point on a chart)</span></h2>
@@ -170,6 +175,11 @@ td .delta{color:#6b7280;font-size:11px;margin-left:4px}td .warn{color:#b45309;fo
 <script type="application/json" id="dashboard-data">%DATA%</script>
 <script>%SCRIPT%</script>
 </body></html>
+"""
+
+_CASCADE_SECTION = """<h2 id="cascade-heading">Judge cascade <span class="legend-note">(per dimension and step: audit
+agreement with the LLM judge on pass/fail, solid; share of the routed calls the cheap tier decided, dotted)</span></h2>
+<div class="grid" id="cascade"></div>
 """
 
 _SCRIPT = r"""
@@ -254,10 +264,10 @@ _SCRIPT = r"""
 
   function draw(chart) {
     if (chart.owner) chart.card.style.display = state.hidden.has(chart.owner) ? 'none' : '';
-    const [text, traces, secondary] = chart.build();
+    const [text, traces, secondary, layoutExtra] = chart.build();
     // Runs switched off in the header are hidden on every chart (their legend entries stay, greyed).
     traces.forEach((t) => { if (t.meta && state.hidden.has(t.meta.run)) t.visible = 'legendonly'; });
-    Plotly.react(chart.div, traces, layoutFor(text, chart.percent, secondary), config);
+    Plotly.react(chart.div, traces, Object.assign(layoutFor(text, chart.percent, secondary), layoutExtra || {}), config);
     if (!chart.drawn && chart.channel) chart.div.on('plotly_click', (event) => {
       const point = event.points.find((p) => p.data.meta && p.data.meta.role === 'mean');
       if (point) showSamples(chart.channel, point.data.meta.run, point.x);
@@ -306,6 +316,36 @@ _SCRIPT = r"""
         name: 'none unscored', line: {color: '#9ca3af'}});
       return ['unscored: ' + run, traces];
     }, '', null, true, run);
+  });
+
+  // Judge cascade: one chart per run with cascade-routed dimensions (the section is on the page only then).
+  if (document.getElementById('cascade')) runs.forEach((run, i) => {
+    const cascade = data.runs[run].cascade || {};
+    const names = Object.keys(cascade).sort((a, b) => title(a).localeCompare(title(b)));
+    if (!names.length) return;
+    addChart('cascade', 'chart-cascade-' + i, () => {
+      const steps = data.runs[run].steps;
+      const traces = names.flatMap((name, j) => {
+        const c = cascade[name], hue = colors[j % colors.length];
+        return [
+          {x: steps, y: smooth(c.agreement, state.smoothing), mode: 'lines+markers', connectgaps: true,
+           name: title(name), legendgroup: name, line: {color: hue, width: 2},  // straight: a spline overshoots 100%
+           marker: {size: 4}, meta: {run: run, role: 'agreement', dimension: name},
+           customdata: steps.map((_, k) => [c.agreement[k] === null ? '—' : (c.agreement[k] * 100).toFixed(1) + '%',
+             c.audits[k], c.kappa[k] === null ? '—' : c.kappa[k].toFixed(2)]),
+           hovertemplate: `<b>${title(name)}</b> step %{x}<br>agreement %{customdata[0]} (smoothed %{y:.1%})` +
+             `<br>%{customdata[1]} audits · kappa %{customdata[2]}<extra>${run}</extra>`},
+          {x: steps, y: smooth(c.cheap_share, state.smoothing), mode: 'lines', connectgaps: true,
+           name: title(name) + ' (cheap share)', legendgroup: name, showlegend: false,
+           line: {color: hue, width: 1.5, dash: 'dot'}, meta: {run: run, role: 'cheap_share', dimension: name},
+           customdata: steps.map((_, k) => [c.cheap[k], c.routed[k], c.fallback[k]]),
+           hovertemplate: `<b>${title(name)}</b> step %{x}<br>cheap tier decided %{y:.1%}` +
+             ` (%{customdata[0]} of %{customdata[1]} routed; %{customdata[2]} in fallback)<extra>${run}</extra>`}];
+      });
+      // One legend entry per dimension (it toggles both of its lines), beside the plot: a cascade routes up to ~20.
+      return ['judge cascade: ' + run, traces, null, {legend: {orientation: 'v', x: 1.02, y: 1, font: {size: 11}},
+        yaxis: {zeroline: false, tickformat: '.0%', range: [0, 1.04]}}];
+    }, 'wide', null, true, run);
   });
 
   function escapeHtml(text) {

@@ -25,7 +25,7 @@ import numpy as np
 
 from reward.scorelog import ScoreRecord
 from reward.scorestore import REWARD, SAMPLE_LOWEST as SAMPLES_LOWEST, SAMPLE_RANDOM as SAMPLES_RANDOM
-from reward.scorestore import TIME_FORMAT, UNSTEPPED_BUCKET, UNSTEPPED_SUFFIX
+from reward.scorestore import TIME_FORMAT, UNSTEPPED_BUCKET, UNSTEPPED_SUFFIX, cascade_counts, cascade_series
 
 SAMPLE_STEPS = 30
 EXCERPT_CHARS = 280
@@ -136,7 +136,8 @@ def sample_step(records: Iterable[ScoreRecord], seed: int = 0) -> dict:
 
 
 class _Step:
-    __slots__ = ("count", "valid", "reward", "gate", "utility", "scores", "seen", "unscored", "candidates", "time")
+    __slots__ = ("count", "valid", "reward", "gate", "utility", "scores", "seen", "unscored", "candidates", "time",
+                 "cascade")
 
     def __init__(self, sampled: bool):
         self.time = None
@@ -147,6 +148,7 @@ class _Step:
         self.seen: Counter = Counter()  # dimension -> scores seen (scored or not)
         self.unscored: dict[str, Counter] = defaultdict(Counter)  # dimension -> reason -> count
         self.candidates: dict[str, _Candidates] | None = defaultdict(_Candidates) if sampled else None
+        self.cascade: dict[str, list[int]] = {}  # dimension -> CASCADE_COUNTS of the scores a cascade routed
 
 
 class _Run:
@@ -222,6 +224,8 @@ class Summary:
                 step.unscored[name][score.reason or "unknown"] += 1
             else:
                 step.scores[name].append(score.score)
+        for name, counts in cascade_counts([result]).items():
+            step.cascade[name] = [a + b for a, b in zip(step.cascade.get(name, [0] * len(counts)), counts, strict=True)]
         if step.candidates is not None:
             offer(step.candidates, record, seq, self.rng)
 
@@ -312,6 +316,7 @@ def _finish(run: _Run) -> dict:
         "time": [s.time.astimezone(dt.UTC).strftime(TIME_FORMAT) for s in steps],
         "unscored": unscored,
         "dimensions": dimensions,
+        "cascade": cascade_series([s.cascade for s in steps]),
         "step_samples": samples,
         "sampled_steps": [n for n, s in zip(ordered, steps, strict=True) if s.candidates is not None],
     }

@@ -61,6 +61,8 @@ class JudgeReply:
     """How sure the backend is of `score`, in [0, 1] (the cascade routes on it); None when it does not say."""
     audit: float | None = None
     """The LLM judge's score on an audited cheap-tier decision (cascade)."""
+    tier: str | None = None
+    """Which cascade tier decided: `cheap`, `llm` or `fallback` (see `DimensionScore.tier`)."""
     score_source: str | None = None
     """`label_probs`, `label` or `label_fallback` (see `DimensionScore.score_source`)."""
     usage: dict[str, int] | None = None
@@ -83,6 +85,7 @@ class JudgeReply:
             raw=self.raw,
             confidence=self.confidence,
             audit=self.audit,
+            tier=self.tier,
             score_source=self.score_source if self.status == "ok" else None,
             usage=self.usage,
         )

@@ -3,7 +3,8 @@ rest, with an audit trail.
 
 For each (item, dimension) the cheap judge answers first with a score and a confidence. When the confidence is
 above the dimension's threshold its score is final (`backend` names the cheap tier); otherwise the call goes to the
-LLM judge (`backend` names the LLM) and the cheap tier's confidence is kept beside its score. Thresholds are
+LLM judge (`backend` names the LLM) and the cheap tier's confidence is kept beside its score; `tier` says which
+tier decided (`cheap`, `llm`, or `fallback`), so the score log and its dashboard can count them. Thresholds are
 per dimension; a threshold of 1.0 (the default) never lets the cheap tier decide, so a cascade with no thresholds
 set, or `mode: off`, gives exactly the LLM judge's results.
 
@@ -14,6 +15,9 @@ written to the score log with each audited score. When a dimension's agreement o
 below `agreement_floor` (after `min_audits`), that dimension routes every call to the LLM judge until `reset()`,
 and each of its scores says so.
 
+Thresholds: `fit_thresholds` picks, per dimension, the lowest confidence at which the cheap tier agrees with
+reference verdicts (`reward cascade fit`): human labels, or a logged LLM-judge run (`logged_labels`).
+
 Confidence: a backend may set `JudgeReply.confidence`; otherwise it is the distance of the score from the pass/fail
 boundary, `|2 * score - 1|` (the local tier's continuous scores are far from 0.5 when its evidence is clear).
 """
@@ -23,13 +27,19 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import Counter, deque
+from collections.abc import Collection, Iterable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
+from reward.schema import Item
+from reward.scorestore import PASS_AT, pass_fail_kappa
+
+if TYPE_CHECKING:
+    from reward.scorelog import ScoreRecord
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +104,7 @@ class Agreement:
         self.pairs: deque[tuple[bool, bool]] = deque(maxlen=window)
 
     def add(self, cheap: float, llm: float) -> None:
-        self.pairs.append((cheap >= 0.5, llm >= 0.5))
+        self.pairs.append((cheap >= PASS_AT, llm >= PASS_AT))
 
     @property
     def accuracy(self) -> float | None:
@@ -104,16 +114,8 @@ class Agreement:
     def kappa(self) -> float | None:
         """Cohen's kappa of the two tiers' pass/fail decisions (None without audits; 1.0 when both are constant
         and equal)."""
-        n = len(self.pairs)
-        if not n:
-            return None
-        observed = self.accuracy
-        p_cheap = sum(a for a, _ in self.pairs) / n
-        p_llm = sum(b for _, b in self.pairs) / n
-        expected = p_cheap * p_llm + (1 - p_cheap) * (1 - p_llm)
-        if expected >= 1.0:
-            return 1.0 if observed == 1.0 else 0.0
-        return (observed - expected) / (1 - expected)
+        return pass_fail_kappa(len(self.pairs), sum(a == b for a, b in self.pairs), sum(a for a, _ in self.pairs),
+                               sum(b for _, b in self.pairs))
 
 
 class CascadeJudge(Judge):
@@ -163,6 +165,7 @@ class CascadeJudge(Judge):
         if name in self.fallback:
             self._decisions[(name, "fallback")] += 1
             reply = await self.llm.judge(request)
+            reply.tier = "fallback"
             reply.explanation = f"[cascade fallback: audit agreement below {self.config.agreement_floor}] " + (reply.explanation or "")
             return reply
         threshold = self.config.threshold(name)
@@ -174,11 +177,13 @@ class CascadeJudge(Judge):
         if not confident:
             self._decisions[(name, "llm")] += 1
             reply = await self.llm.judge(request)
+            reply.tier = "llm"
             if cheap.status == "ok":
                 reply.confidence = confidence_of(cheap)
             return reply
         self._decisions[(name, "cheap")] += 1
         cheap.confidence = confidence_of(cheap)
+        cheap.tier = "cheap"
         if audited(request.item.group or request.item.id, self.config.audit_share, self.config.seed):
             check = await self.llm.judge(request)
             if check.status == "ok" and check.score is not None:
@@ -189,7 +194,7 @@ class CascadeJudge(Judge):
     def _record_audit(self, name: str, cheap: float, llm: float) -> None:
         agreement = self.agreement.setdefault(name, Agreement(self.config.window))
         agreement.add(cheap, llm)
-        self._audits[(name, cheap >= 0.5, llm >= 0.5)] += 1
+        self._audits[(name, cheap >= PASS_AT, llm >= PASS_AT)] += 1
         accuracy = agreement.accuracy
         if len(agreement.pairs) >= self.config.min_audits and accuracy is not None and accuracy < self.config.agreement_floor:
             self.fallback.add(name)
@@ -235,7 +240,7 @@ def fit_thresholds(observations: dict[str, list[tuple[float, float, int]]], targ
         best: dict[str, float | int | None] = {"threshold": 1.0, "decided": 0.0, "agreement": None, "n": len(rows)}
         agree = 0
         for k, (confidence, score, label) in enumerate(rows, start=1):
-            agree += int((score >= 0.5) == bool(label))
+            agree += int((score >= PASS_AT) == bool(label))
             cutoff = rows[k][0] if k < len(rows) else 0.0
             if cutoff == confidence:
                 continue  # ties: a threshold cannot split equal confidences
@@ -244,3 +249,38 @@ def fit_thresholds(observations: dict[str, list[tuple[float, float, int]]], targ
                         "n": len(rows)}
         fitted[name] = best
     return fitted
+
+
+def logged_labels(records: Iterable[ScoreRecord], judged: Collection[str]
+                  ) -> tuple[list[tuple[Item, str, int]], Counter[str], Counter[str]]:
+    """Reference labels from a logged LLM-judge run: per record and judge dimension in `judged`, the LLM judge's
+    verdict as pass/fail at `PASS_AT`, as (item, dimension, label) with the record's item.
+
+    The LLM's verdict is the logged score, except where a cascade let the cheap tier decide: there it is the audit
+    score, and an unaudited cheap decision gives no label. Unscored dimensions give none either. Also returns the
+    backends the labels came from (to show what they are) and the reasons records or scores were skipped.
+    """
+    labels: list[tuple[Item, str, int]] = []
+    backends: Counter[str] = Counter()
+    skipped: Counter[str] = Counter()
+    for record in records:
+        if record.item is None:
+            skipped["record without its item (logged with keep_items off)"] += 1
+            continue
+        for name, score in record.result.dimensions.items():
+            if name not in judged:
+                continue
+            if score.tier == "cheap":
+                verdict = score.audit
+                if verdict is None:
+                    skipped["decided by the cheap tier, not audited"] += 1
+                    continue
+                backends["cascade audit"] += 1
+            elif score.status != "ok" or score.score is None:
+                skipped[f"unscored ({score.reason or 'unknown'})"] += 1
+                continue
+            else:
+                verdict = score.score
+                backends[score.backend] += 1
+            labels.append((record.item, name, int(verdict >= PASS_AT)))
+    return labels, backends, skipped

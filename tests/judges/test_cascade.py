@@ -1,6 +1,6 @@
 """The judge cascade: thresholds of 1.0 reproduce the LLM judge exactly, confident cheap decisions are final and
 say which tier decided, audits measure agreement, and a dimension whose agreement falls below the floor goes back
-to the LLM judge until reset."""
+to the LLM judge until reset. Thresholds are fitted from label files or from a logged LLM-judge run."""
 
 
 import pytest
@@ -62,6 +62,7 @@ def test_confident_cheap_decisions_are_final_and_name_their_tier(mini_suite):
         assert useful.backend == "cheap" and useful.score == 0.95 and useful.confidence == pytest.approx(0.9)
         assert fit.backend == "mock" and fit.confidence == pytest.approx(0.2)  # not confident: the LLM decided
         assert grounded.backend == "mock" and grounded.confidence is None  # not cascaded at all
+        assert (useful.tier, fit.tier, grounded.tier) == ("cheap", "llm", None)
     asked = {dim for _, dim, _ in judge.calls}
     assert "useful" not in asked and {"evidence_fit", "grounded"} <= asked
     counts = cascade.drain_counts()
@@ -77,11 +78,31 @@ def test_audits_measure_agreement_and_a_disagreeing_dimension_falls_back_until_r
     assert cascade.summary()["useful"] == {"audits": 3, "accuracy": 0.0, "kappa": 0.0, "fallback": True}
     later = Engine(mini_suite, cascade).score_sync(items()[3:6])
     assert all(r.dimensions["useful"].backend == "mock" and "cascade fallback" in r.dimensions["useful"].explanation
-               for r in later)
+               and r.dimensions["useful"].tier == "fallback" for r in later)
     assert ["useful", True, False, 3] in cascade.drain_counts()["audits"]
     cascade.reset("useful")
     again = Engine(mini_suite, cascade).score_sync(items()[6:7])
     assert again[0].dimensions["useful"].backend == "cheap"
+
+
+def test_a_logged_cascade_run_shows_the_judges_own_counts_in_the_score_store(mini_suite, tmp_path):
+    from reward.scorelog import ScoreLog
+    from reward.scorestore import ScoreStore
+
+    cascade = CascadeJudge(Cheap({"useful": 1.0, "evidence_fit": 0.95}), llm(useful="0"),
+                           config(thresholds={"useful": 0.5, "evidence_fit": 0.95}, audit_share=1.0))
+    batch = items()
+    log = ScoreLog(tmp_path, writer="w")
+    log.append(batch, Engine(mini_suite, cascade).score_sync(batch), suite="mini", suite_version="v", run="r", step=7)
+    log.close()
+    with ScoreStore(tmp_path, readonly=True) as store:
+        stored = store.series()["runs"]["r"]["cascade"]
+    # useful: every call decided by the cheap tier and audited, and the LLM disagrees on each; evidence_fit's
+    # confidence (0.9) is not above its threshold: all LLM; grounded is not routed (threshold 1.0).
+    assert sorted(stored) == ["evidence_fit", "useful"]
+    assert stored["useful"]["cheap_share"] == [1.0] and stored["useful"]["audits"] == [9]
+    assert stored["useful"]["agreement"] == [cascade.summary()["useful"]["accuracy"]] == [0.0]
+    assert stored["evidence_fit"]["cheap_share"] == [0.0] and stored["evidence_fit"]["audits"] == [0]
 
 
 def test_audit_draw_is_per_group_and_seeded(mini_suite):
@@ -146,3 +167,107 @@ def test_cascade_counts_become_prometheus_series():
     text = metrics.render().decode()
     assert 'reward_cascade_decisions_total{dimension="useful",tier="cheap"} 5.0' in text
     assert 'reward_cascade_audits_total{cheap_pass="true",dimension="useful",llm_pass="false"} 1.0' in text
+
+
+def _example_items(ids):
+    import json
+
+    from reward.schema import Item
+    from tests.support import EXAMPLES
+
+    items = {item.id: item for item in (Item.model_validate(json.loads(line))
+                                        for line in EXAMPLES.read_text().splitlines() if line.strip())}
+    return [items[key] for key in ids]
+
+
+def _log_llm_run(folder, run, script, items):
+    from reward.rubric import load_suite
+    from reward.scorelog import ScoreLog
+
+    suite = load_suite("searchllm")
+    results = Engine(suite, ScriptedJudge(script)).score_sync(items)
+    log = ScoreLog(folder, writer=run)
+    log.append(items, results, suite=suite.name, suite_version=suite.version, run=run, step=0)
+    log.close()
+    return results
+
+
+def test_fit_from_a_logged_llm_judge_run_labels_with_its_verdicts_and_rescores_its_items(tmp_path, capsys):
+    import yaml
+
+    from reward.cli import main
+    from reward.judges.mock import best_label_script
+
+    # Six items with six different evidence sets (calls that read only the evidence are made once per set).
+    items = _example_items(["song-good", "plant-good", "gate-good", "visa-followup-good", "laptop-good", "etf-padded"])
+    failing = {item.id for item in items[1::2]}
+
+    def llm_run(request, attempt):
+        # The scripted LLM judge: reference_irrelevant fails half the items, answer_useful never parses (unscored),
+        # every other dimension gets its top label.
+        if request.dimension.name == "reference_irrelevant":
+            return tag_reply("0" if request.item.id in failing else "1")
+        if request.dimension.name == "answer_useful":
+            return "no verdict here"
+        return best_label_script(request, attempt)
+
+    logged = _log_llm_run(tmp_path, "llm", llm_run, items)
+    _log_llm_run(tmp_path, "strict", by_dimension({"query_satisfaction": tag_reply("0")}), items)
+    assert [r.dimensions["reference_irrelevant"].score for r in logged] == [1.0, 0.0] * 3
+    assert all(r.dimensions["answer_useful"].status == "unscored" for r in logged)
+    passing = sorted(name for name, score in logged[0].dimensions.items()
+                     if score.backend == "mock" and name not in ("reference_irrelevant", "answer_useful")
+                     and all(r.dimensions[name].score >= 0.5 for r in logged))
+    assert "query_satisfaction" in passing and len(passing) >= 10
+
+    # The cheap tier (the scripted mock's top labels, confidence 1) agrees where the logged LLM passed everything.
+    out = tmp_path / "thresholds.yaml"
+    args = ["cascade", "fit", "--log", str(tmp_path), "--run", "llm", "--cheap", "mock", "--min-support", "2"]
+    assert main([*args, "--out", str(out)]) == 0
+    assert yaml.safe_load(out.read_text()) == {"thresholds": {name: 0.0 for name in passing}}
+    printed = capsys.readouterr()
+    # answer_useful gives no labels; reference_irrelevant's cheap passes agree on half: the LLM keeps its calls.
+    labelled = 6 * (len(passing) + 1)
+    assert "skipped 6: unscored (unparseable)" in printed.err
+    assert f"{labelled} labels from 6 records, judged by mock ({labelled})" in printed.err
+    assert f"calls saved on these logged verdicts: {len(passing) / (len(passing) + 1):.0%} of {labelled}" in printed.err
+    # Another run of the same log with other verdicts gives other thresholds: --run picks the records.
+    assert main(["cascade", "fit", "--log", str(tmp_path), "--run", "strict", "--cheap", "mock", "--min-support", "2",
+                 "--out", str(out)]) == 0
+    strict = yaml.safe_load(out.read_text())["thresholds"]
+    assert "query_satisfaction" not in strict and "reference_irrelevant" in strict
+    # --limit keeps the latest records: the last two of the llm run (one of them failing reference_irrelevant).
+    capsys.readouterr()
+    assert main([*args, "--limit", "2", "--out", str(out)]) == 0
+    assert yaml.safe_load(out.read_text())["thresholds"] == {name: 0.0 for name in passing}
+    assert f"{2 * (len(passing) + 1)} labels from 2 records" in capsys.readouterr().err
+    assert main(["cascade", "fit", "--log", str(tmp_path), "--run", "nope", "--cheap", "mock"]) == 2
+    assert "no records of run 'nope'" in capsys.readouterr().err
+    assert main(["cascade", "fit", "--log", str(tmp_path / "missing"), "--cheap", "mock"]) == 2
+    assert main(["cascade", "fit", "--labels", str(out), "--run", "llm"]) == 2
+    for both_or_neither in (["--labels", str(out), "--log", str(tmp_path)], [], ["--log", str(tmp_path), "--limit", "0"]):
+        with pytest.raises(SystemExit):
+            main(["cascade", "fit", *both_or_neither])
+
+
+def test_logged_labels_take_the_llm_verdict_and_an_audit_where_the_cheap_tier_decided():
+    import datetime as dt
+
+    from reward.judges.cascade import logged_labels
+    from reward.schema import DimensionScore, ItemResult
+    from reward.scorelog import ScoreRecord
+
+    item = make_item("i", "Answer [Doc 1].")
+    dims = {"useful": DimensionScore(score=0.2, layer="behavioral", backend="cheap", tier="cheap", audit=0.9),
+            "grounded": DimensionScore(score=1.0, layer="bottom_line", backend="cheap", tier="cheap"),
+            "evidence_fit": DimensionScore(score=0.7, layer="behavioral", backend="openai:m", tier="llm"),
+            "other": DimensionScore.unscored("behavioral", "openai:m", "judge_timeout"),
+            "format": DimensionScore(score=0.0, layer="bottom_line", backend="rule")}
+    record = ScoreRecord(time=dt.datetime(2026, 1, 1, tzinfo=dt.UTC), suite="mini", suite_version="v", item=item,
+                         result=ItemResult(id="i", reward=0.5, valid=True, dimensions=dims))
+    without_item = record.model_copy(update={"item": None})
+    labels, backends, skipped = logged_labels([record, without_item], {"useful", "grounded", "evidence_fit", "other"})
+    assert [(i.id, name, label) for i, name, label in labels] == [("i", "useful", 1), ("i", "evidence_fit", 1)]
+    assert backends == {"cascade audit": 1, "openai:m": 1}
+    assert skipped == {"decided by the cheap tier, not audited": 1, "unscored (judge_timeout)": 1,
+                       "record without its item (logged with keep_items off)": 1}
