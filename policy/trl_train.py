@@ -49,8 +49,9 @@ class DataConfig(BaseModel):
     """Each evidence text is cut to this many characters (at a sentence end where one is near)."""
     max_docs: int = Field(default=3, ge=1)
     """Evidence documents kept per interaction (the first ones)."""
-    prompt: Literal["full", "compact"] = "full"
-    """System prompt: `policy.prompts.SYSTEM_PROMPT` or its short form `COMPACT_SYSTEM_PROMPT` (same format)."""
+    prompt: Literal["full", "compact", "minimal"] = "full"
+    """System prompt, by its name in `policy.prompts.SYSTEM_PROMPTS` (the same format, described at three lengths;
+    `minimal` is for a policy warm-started on the format, `policy/sft.py`)."""
 
 
 class TrainConfig(BaseModel):
@@ -115,7 +116,7 @@ def shorten(text: str, limit: int) -> str:
 def write_training_set(config: DataConfig, folder: Path) -> Path:
     """The training parquet: interactions with short evidence, as prompts by `policy.data.convert`."""
     from policy.data import convert
-    from policy.prompts import COMPACT_SYSTEM_PROMPT, SYSTEM_PROMPT
+    from policy.prompts import SYSTEM_PROMPTS
 
     folder.mkdir(parents=True, exist_ok=True)
     lines = []
@@ -131,7 +132,7 @@ def write_training_set(config: DataConfig, folder: Path) -> Path:
     source.write_text("\n".join(lines) + "\n", encoding="utf-8")
     target = folder / "train.parquet"
     rows, problems = convert(source, target,
-                             system_prompt=COMPACT_SYSTEM_PROMPT if config.prompt == "compact" else SYSTEM_PROMPT)
+                             system_prompt=SYSTEM_PROMPTS[config.prompt])
     if problems or not rows:
         raise ValueError(f"{config.input}: {len(problems)} bad lines ({'; '.join(problems[:3])}), {rows} prompts")
     log.info("training set: %d prompts from %s (evidence <= %d chars, %d docs)", rows, config.input,
