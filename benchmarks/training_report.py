@@ -55,6 +55,23 @@ def dimension_table(scores: str, run: str, window: int) -> dict:
             "rollouts": sum(len(per_step[s]["reward"]) for s in steps), "rows": rows}
 
 
+def group_spread(scores: str, run: str) -> dict:
+    """Per step: the mean within-group standard deviation of the reward and the share of groups whose rollouts all
+    got the same reward. GRPO's advantages are (reward - group mean) / group std: a group with no spread teaches
+    nothing, so this is the signal the run had."""
+    groups: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for record in read_log(scores):
+        if record.run == run and record.step is not None and record.result.valid:
+            groups[record.step][record.group or record.result.id].append(record.result.reward)
+    rows = []
+    for step in sorted(groups):
+        spreads = [statistics.pstdev(rewards) for rewards in groups[step].values() if len(rewards) > 1]
+        if spreads:
+            rows.append({"step": step, "groups": len(spreads), "mean_group_std": statistics.fmean(spreads),
+                         "zero_std_share": sum(1 for s in spreads if s < 1e-6) / len(spreads)})
+    return {"per_step": rows}
+
+
 def time_table(run_dir: Path) -> dict:
     rows = [json.loads(line) for line in (run_dir / "timings.jsonl").read_text().splitlines() if line.strip()]
     summary = {key: {"mean": statistics.fmean(r[key] for r in rows), "median": statistics.median(r[key] for r in rows)}
@@ -62,7 +79,12 @@ def time_table(run_dir: Path) -> dict:
     return {"steps": len(rows), "per_step": rows, "summary": summary}
 
 
-def markdown(times: dict, dims: dict) -> str:
+def window_mean(rows: list[dict], steps: list[int], key: str) -> float | None:
+    values = [row[key] for row in rows if row["step"] in steps]
+    return statistics.fmean(values) if values else None
+
+
+def markdown(times: dict, dims: dict, spread: dict | None = None) -> str:
     total = times["summary"]["total_s"]["mean"]
     lines = ["| part | mean s/step | median s/step | share |", "|---|---:|---:|---:|"]
     for key, label in (("rollout_s", "rollout (generation)"), ("reward_s", "reward (server)"),
@@ -71,10 +93,17 @@ def markdown(times: dict, dims: dict) -> str:
         lines.append(f"| {label} | {s['mean']:.1f} | {s['median']:.1f} | {100 * s['mean'] / total:.0f}% |")
     lines += ["", f"| dimension | layer | mean, steps {dims['first_steps'][0]}-{dims['first_steps'][-1]} | "
               f"mean, steps {dims['last_steps'][0]}-{dims['last_steps'][-1]} | change |", "|---|---|---:|---:|---:|"]
+    fmt = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
     for row in dims["rows"]:
-        fmt = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
         change = "n/a" if row["change"] is None else f"{row['change']:+.3f}"
         lines.append(f"| {row['key']} | {row['layer']} | {fmt(row['first'])} | {fmt(row['last'])} | {change} |")
+    if spread and spread["per_step"]:
+        for key, label in (("mean_group_std", "within-group reward std (mean over groups)"),
+                           ("zero_std_share", "groups with no reward spread")):
+            start, end = (window_mean(spread["per_step"], steps, key) for steps in (dims["first_steps"],
+                                                                                    dims["last_steps"]))
+            change = "n/a" if start is None or end is None else f"{end - start:+.3f}"
+            lines.append(f"| {label} | | {fmt(start)} | {fmt(end)} | {change} |")
     return "\n".join(lines)
 
 
@@ -93,10 +122,11 @@ def main() -> None:
         raise SystemExit(f"{config_path} is missing: name the run with --run")
     run = args.run or config["run"]
     times, dims = time_table(run_dir), dimension_table(args.scores, run, args.window)
-    print(markdown(times, dims))
+    spread = group_spread(args.scores, run)
+    print(markdown(times, dims, spread))
     if args.out:
-        Path(args.out).write_text(json.dumps({"run": run, "config": config, "time": times, "dimensions": dims},
-                                             indent=1), encoding="utf-8")
+        Path(args.out).write_text(json.dumps({"run": run, "config": config, "time": times, "dimensions": dims,
+                                              "group_spread": spread}, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":
