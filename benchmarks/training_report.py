@@ -4,7 +4,9 @@
         --out benchmarks/results/training_cpu.json
 
 Reads the run's `timings.jsonl` (per-step rollout / reward / update seconds) and the server's score log (every
-rollout's dimension scores, keyed by run and step) and prints the markdown tables; `--out` also keeps them as JSON.
+rollout's dimension scores, keyed by run and step) and prints the markdown tables: the time split; per dimension,
+the first vs the last steps, with the within-group reward spread; each prompt drawn more than once, its first draw
+against its last. `--out` also keeps them as JSON.
 The score log, not the trainer's metrics, is the source of the dimension table: it is what the dashboard draws.
 """
 
@@ -72,6 +74,51 @@ def group_spread(scores: str, run: str) -> dict:
     return {"per_step": rows}
 
 
+def same_prompt_change(scores: str, run: str, keys: tuple[str, ...] = ("reward", "gate", "utility"),
+                       resamples: int = 2000, seed: int = 0) -> dict:
+    """Each prompt group drawn at two or more steps: its rollouts' mean at the first step it was drawn against the
+    last, per key (reward, gate, utility and every dimension). Pairing by prompt takes the prompts' difficulty out
+    of the comparison, which the first-vs-last-steps table cannot (different steps draw different prompts). The
+    change of each key comes with a 95% bootstrap interval over the prompts and the count of prompts that rose."""
+    import random
+
+    by_group: dict[str, dict[int, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for record in read_log(scores):
+        if record.run != run or record.step is None:
+            continue
+        values = by_group[record.group or record.result.id][record.step]
+        result = record.result
+        values["reward"].append(result.reward)
+        for key in ("gate", "utility"):
+            if getattr(result, key) is not None:
+                values[key].append(getattr(result, key))
+        for name, dim in result.dimensions.items():
+            if dim.score is not None:
+                values[name].append(dim.score)
+    pairs = {group: (steps[min(steps)], steps[max(steps)], min(steps), max(steps))
+             for group, steps in by_group.items() if len(steps) > 1}
+    if not pairs:
+        return {"prompts": 0, "rows": []}
+    names = sorted({key for first, last, _, _ in pairs.values() for key in first} - set(keys))
+    rng = random.Random(seed)
+    rows = []
+    for key in list(keys) + names:
+        diffs = [statistics.fmean(last[key]) - statistics.fmean(first[key])
+                 for first, last, _, _ in pairs.values() if first.get(key) and last.get(key)]
+        if not diffs:
+            continue
+        means = sorted(statistics.fmean(rng.choices(diffs, k=len(diffs))) for _ in range(resamples))
+        rows.append({"key": key, "prompts": len(diffs), "change": statistics.fmean(diffs),
+                     "ci95": [means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1]],
+                     "rose": sum(d > 1e-9 for d in diffs), "fell": sum(d < -1e-9 for d in diffs),
+                     "first": statistics.fmean(statistics.fmean(f[key]) for f, l, _, _ in pairs.values()
+                                               if f.get(key) and l.get(key)),
+                     "last": statistics.fmean(statistics.fmean(l[key]) for f, l, _, _ in pairs.values()
+                                              if f.get(key) and l.get(key))})
+    gaps = [last_step - first_step for _, _, first_step, last_step in pairs.values()]
+    return {"prompts": len(pairs), "mean_steps_apart": statistics.fmean(gaps), "rows": rows}
+
+
 def time_table(run_dir: Path) -> dict:
     rows = [json.loads(line) for line in (run_dir / "timings.jsonl").read_text().splitlines() if line.strip()]
     summary = {key: {"mean": statistics.fmean(r[key] for r in rows), "median": statistics.median(r[key] for r in rows)}
@@ -107,6 +154,19 @@ def markdown(times: dict, dims: dict, spread: dict | None = None) -> str:
     return "\n".join(lines)
 
 
+def same_prompt_markdown(paired: dict) -> str:
+    if not paired["rows"]:
+        return "no prompt was drawn twice"
+    lines = [f"Same prompt, first draw vs last draw ({paired['prompts']} prompts, "
+             f"{paired['mean_steps_apart']:.0f} steps apart on average):", "",
+             "| key | first draw | last draw | change | 95% CI | prompts up / down |", "|---|---:|---:|---:|---|---:|"]
+    for row in paired["rows"]:
+        low, high = row["ci95"]
+        lines.append(f"| {row['key']} | {row['first']:.3f} | {row['last']:.3f} | {row['change']:+.3f} | "
+                     f"[{low:+.3f}, {high:+.3f}] | {row['rose']} / {row['fell']} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run-dir", default="var/trl/grpo_cpu")
@@ -122,11 +182,14 @@ def main() -> None:
         raise SystemExit(f"{config_path} is missing: name the run with --run")
     run = args.run or config["run"]
     times, dims = time_table(run_dir), dimension_table(args.scores, run, args.window)
-    spread = group_spread(args.scores, run)
+    spread, paired = group_spread(args.scores, run), same_prompt_change(args.scores, run)
     print(markdown(times, dims, spread))
+    print()
+    print(same_prompt_markdown(paired))
     if args.out:
         Path(args.out).write_text(json.dumps({"run": run, "config": config, "time": times, "dimensions": dims,
-                                              "group_spread": spread}, indent=1), encoding="utf-8")
+                                              "group_spread": spread, "same_prompt": paired}, indent=1),
+                                  encoding="utf-8")
 
 
 if __name__ == "__main__":
