@@ -6,7 +6,8 @@
 Reads the run's `timings.jsonl` (per-step rollout / reward / update seconds) and the server's score log (every
 rollout's dimension scores, keyed by run and step) and prints the markdown tables: the time split; per dimension,
 the first vs the last steps, with the within-group reward spread; each prompt drawn more than once, its first draw
-against its last. `--out` also keeps them as JSON.
+against its last; with `--squad`, answer accuracy on SQuAD's reference answers per block of steps. `--out` also
+keeps them as JSON.
 The score log, not the trainer's metrics, is the source of the dimension table: it is what the dashboard draws.
 """
 
@@ -119,6 +120,41 @@ def same_prompt_change(scores: str, run: str, keys: tuple[str, ...] = ("reward",
     return {"prompts": len(pairs), "mean_steps_apart": statistics.fmean(gaps), "rows": rows}
 
 
+def answer_accuracy(scores: str, run: str, squad: Path, interactions: Path, steps_per_block: int) -> dict:
+    """Correctness on the reference answers of SQuAD (data this project did not write), beside the reward: per block
+    of `steps_per_block` steps, the share of rollouts whose answer contains a reference answer span (case-folded)
+    and the share that cite a document holding one. The reward scores grounding in the cited evidence, not
+    correctness against a key, so a policy can raise it without answering more questions right; this shows which."""
+    from policy.format import parse_response
+
+    data = json.loads(squad.read_text(encoding="utf-8"))
+    spans = {qa["id"]: [a["text"] for a in qa["answers"]]
+             for article in data["data"] for paragraph in article["paragraphs"] for qa in paragraph["qas"]}
+    records = {}
+    for line in interactions.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            records[record["id"]] = record
+    blocks: dict[int, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for record in read_log(scores):
+        if record.run != run or record.step is None or record.item is None:
+            continue
+        item_id = record.result.id.split("#")[0]
+        if item_id not in records:
+            continue
+        gold = spans.get(item_id.removeprefix("squad-"), [])
+        gold_docs = {doc["id"] for doc in records[item_id]["evidence"] if any(g in doc["text"] for g in gold)}
+        parsed = parse_response(record.item.response)
+        answer = parsed.answer_text.lower()
+        block = blocks[(record.step - 1) // steps_per_block]
+        block["answer_span"].append(any(g.lower() in answer for g in gold))
+        block["cites_answer_document"].append(bool(set(parsed.cited_ids) & gold_docs))
+    rows = [{"steps": [index * steps_per_block + 1, (index + 1) * steps_per_block],
+             "rollouts": len(block["answer_span"]), **{key: statistics.fmean(values) for key, values in block.items()}}
+            for index, block in sorted(blocks.items())]
+    return {"squad": str(squad), "interactions": str(interactions), "blocks": rows}
+
+
 def time_table(run_dir: Path) -> dict:
     rows = [json.loads(line) for line in (run_dir / "timings.jsonl").read_text().splitlines() if line.strip()]
     summary = {key: {"mean": statistics.fmean(r[key] for r in rows), "median": statistics.median(r[key] for r in rows)}
@@ -174,6 +210,9 @@ def main() -> None:
     parser.add_argument("--run", help="run name in the score log (default: the run's config)")
     parser.add_argument("--window", type=int, default=5, help="steps averaged at the start and at the end")
     parser.add_argument("--out", help="also write the tables as JSON")
+    parser.add_argument("--squad", help="SQuAD v1.1 JSON the prompts came from: adds answer accuracy per block")
+    parser.add_argument("--interactions", help="the run's interactions JSONL (with --squad)")
+    parser.add_argument("--block", type=int, default=24, help="steps per accuracy block (with --squad)")
     args = parser.parse_args()
     run_dir = Path(args.run_dir)
     config_path = run_dir / "config.json"
@@ -186,10 +225,20 @@ def main() -> None:
     print(markdown(times, dims, spread))
     print()
     print(same_prompt_markdown(paired))
+    accuracy = None
+    if args.squad:
+        if not args.interactions:
+            raise SystemExit("--squad needs --interactions (the JSONL the run's prompts were built from)")
+        accuracy = answer_accuracy(args.scores, run, Path(args.squad), Path(args.interactions), args.block)
+        print("\n| steps | rollouts | answer holds a reference span | cites a document holding one |")
+        print("|---|---:|---:|---:|")
+        for row in accuracy["blocks"]:
+            print(f"| {row['steps'][0]}-{row['steps'][1]} | {row['rollouts']} | {row['answer_span']:.3f} | "
+                  f"{row['cites_answer_document']:.3f} |")
     if args.out:
         Path(args.out).write_text(json.dumps({"run": run, "config": config, "time": times, "dimensions": dims,
-                                              "group_spread": spread, "same_prompt": paired}, indent=1),
-                                  encoding="utf-8")
+                                              "group_spread": spread, "same_prompt": paired,
+                                              "answer_accuracy": accuracy}, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":

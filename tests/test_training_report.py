@@ -55,3 +55,34 @@ def test_group_spread_and_same_prompt_change(tmp_path):
     assert "utility" in rows and rows["utility"]["change"] == 0.0
     table = report.same_prompt_markdown(paired)
     assert "| reward | 0.200 | 0.500 | +0.300 |" in table and "1 / 1" in table
+
+
+def test_answer_accuracy_checks_the_reference_span_and_the_cited_document(tmp_path):
+    import json
+
+    report = _report()
+    squad = {"data": [{"title": "T", "paragraphs": [{"context": "c", "qas": [
+        {"id": "q1", "question": "Who?", "answers": [{"text": "Rollo", "answer_start": 0}]}]}]}]}
+    (tmp_path / "squad.json").write_text(json.dumps(squad))
+    evidence = [{"id": "1", "title": "T", "text": "Rollo led the Norse."}, {"id": "2", "title": "T", "text": "Other."}]
+    (tmp_path / "heldout.jsonl").write_text(json.dumps({"id": "squad-q1", "query": "Who?", "evidence": evidence}))
+
+    def response(doc, answer):
+        return (f"<plan>\n1. Who? [Doc {doc}]\n</plan>\n<evidence>{doc}</evidence>\n"
+                f"<answer>\n{answer} [Doc {doc}].\n</answer>")
+
+    responses = {1: [response(1, "The answer is rollo"), response(2, "The answer is Hrolf")],
+                 3: [response(2, "Rollo, it says")]}
+    log = ScoreLog(tmp_path / "log", writer="test")
+    for step, texts in responses.items():
+        items = [Item(id=f"squad-q1#{k}", group="squad-q1", query="Who?", response=text, evidence=evidence)
+                 for k, text in enumerate(texts)]
+        results = [ItemResult(id=item.id, reward=0.5, valid=True, dimensions={}) for item in items]
+        log.append(items, results, suite="mini", suite_version="v", run="r", step=step)
+    log.close()
+    accuracy = report.answer_accuracy(str(tmp_path / "log"), "r", tmp_path / "squad.json", tmp_path / "heldout.jsonl",
+                                      steps_per_block=2)
+    assert [row["steps"] for row in accuracy["blocks"]] == [[1, 2], [3, 4]]
+    first, second = accuracy["blocks"]
+    assert first["rollouts"] == 2 and first["answer_span"] == 0.5 and first["cites_answer_document"] == 0.5
+    assert second["answer_span"] == 1.0 and second["cites_answer_document"] == 0.0  # right span, wrong document
