@@ -118,3 +118,21 @@ def test_sft_rows_use_the_recipe_prompt_and_refuse_a_broken_demonstration():
     broken = dict(records[0], response="The Nile [Doc 5].")
     with pytest.raises(ValueError, match=r"demonstration squad-r\d: .*<plan> is missing"):
         sft_rows([broken], "minimal")
+
+
+def test_the_committed_recipes_fit_together():
+    """The GRPO recipe trains the warm start's model on its held-out prompts with the prompt it was warm-started on."""
+    from pathlib import Path
+
+    from policy.sft import load_config
+    from policy.trl_train import load_config as load_grpo_config
+    from tests.support import ROOT
+
+    warm = load_config(ROOT / "configs" / "trl" / "sft_format.yaml")
+    grpo = load_grpo_config(ROOT / "configs" / "trl" / "grpo_cpu_sft.yaml")
+    assert Path(grpo.policy) == Path(warm.output_dir) / "model"
+    assert Path(grpo.data.input) == Path(warm.output_dir) / "heldout.jsonl"
+    assert grpo.data.prompt == warm.prompt == "minimal"
+    assert grpo.data.evidence_chars >= warm.squad.evidence_chars + 6  # the windows (and their "...") stay whole
+    assert not set(warm.squad.sft_titles) & set(warm.squad.heldout_titles)
+    assert grpo.torch_threads == warm.torch_threads == 1
