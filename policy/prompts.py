@@ -51,6 +51,15 @@ Example of the format:
 prompt token several times (generation, then the forward and backward pass of the update)."""
 
 
+MINIMAL_SYSTEM_PROMPT = """Answer the query from the evidence. Write <plan> (numbered facets, each citing [Doc i]), \
+<evidence> (the ids you use) and <answer> (core answer first, each fact cited as [Doc i])."""
+"""One sentence naming the three parts, for a policy that learned the format by a warm start (`policy/sft.py`):
+a GRPO step on CPU then pays for a few dozen system-prompt tokens instead of a few hundred."""
+
+SYSTEM_PROMPTS = {"full": SYSTEM_PROMPT, "compact": COMPACT_SYSTEM_PROMPT, "minimal": MINIMAL_SYSTEM_PROMPT}
+"""The system prompts by the name a recipe gives (`prompt:` in configs/trl/*.yaml)."""
+
+
 def render_evidence(evidence: list[Evidence]) -> str:
     blocks = []
     for doc in evidence:

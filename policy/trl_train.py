@@ -49,8 +49,9 @@ class DataConfig(BaseModel):
     """Each evidence text is cut to this many characters (at a sentence end where one is near)."""
     max_docs: int = Field(default=3, ge=1)
     """Evidence documents kept per interaction (the first ones)."""
-    prompt: Literal["full", "compact"] = "full"
-    """System prompt: `policy.prompts.SYSTEM_PROMPT` or its short form `COMPACT_SYSTEM_PROMPT` (same format)."""
+    prompt: Literal["full", "compact", "minimal"] = "full"
+    """System prompt, by its name in `policy.prompts.SYSTEM_PROMPTS` (the same format, described at three lengths;
+    `minimal` is for a policy warm-started on the format, `policy/sft.py`)."""
 
 
 class TrainConfig(BaseModel):
@@ -115,7 +116,7 @@ def shorten(text: str, limit: int) -> str:
 def write_training_set(config: DataConfig, folder: Path) -> Path:
     """The training parquet: interactions with short evidence, as prompts by `policy.data.convert`."""
     from policy.data import convert
-    from policy.prompts import COMPACT_SYSTEM_PROMPT, SYSTEM_PROMPT
+    from policy.prompts import SYSTEM_PROMPTS
 
     folder.mkdir(parents=True, exist_ok=True)
     lines = []
@@ -131,7 +132,7 @@ def write_training_set(config: DataConfig, folder: Path) -> Path:
     source.write_text("\n".join(lines) + "\n", encoding="utf-8")
     target = folder / "train.parquet"
     rows, problems = convert(source, target,
-                             system_prompt=COMPACT_SYSTEM_PROMPT if config.prompt == "compact" else SYSTEM_PROMPT)
+                             system_prompt=SYSTEM_PROMPTS[config.prompt])
     if problems or not rows:
         raise ValueError(f"{config.input}: {len(problems)} bad lines ({'; '.join(problems[:3])}), {rows} prompts")
     log.info("training set: %d prompts from %s (evidence <= %d chars, %d docs)", rows, config.input,
@@ -162,6 +163,17 @@ def policy_location(policy: str, cache: Path) -> tuple[str, str | None]:
     raise ValueError(f"policy {policy!r}: not one of {sorted(POLICIES)}, a .gguf file or a model folder")
 
 
+GEMMA_CHAT_TEMPLATE = (
+    "{{ bos_token }}"
+    "{% if messages[0]['role'] == 'system' %}{% set first = messages[0]['content'] | trim + '\n\n' %}"
+    "{% set turns = messages[1:] %}{% else %}{% set first = '' %}{% set turns = messages %}{% endif %}"
+    "{% for message in turns %}{{ '<start_of_turn>' + ('model' if message['role'] == 'assistant' else 'user') + '\n'"
+    " + (first if loop.first else '') + message['content'] | trim + '<end_of_turn>\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<start_of_turn>model\n' }}{% endif %}"
+)
+"""Gemma's chat turns (a system message joins the first user turn, as Gemma has no system role)."""
+
+
 def load_policy(policy: str, cache: Path, dtype: str = "float32"):
     """Model and tokenizer of the policy. A GGUF is dequantized once (slow in pure Python) and kept as a
     transformers folder under `cache`, keyed by the GGUF's size and mtime."""
@@ -181,6 +193,12 @@ def load_policy(policy: str, cache: Path, dtype: str = "float32"):
         folder = str(converted)
     tokenizer = AutoTokenizer.from_pretrained(folder)
     model = AutoModelForCausalLM.from_pretrained(folder, dtype=getattr(torch, dtype))
+    if tokenizer.chat_template is None and "<start_of_turn>" in tokenizer.get_vocab():
+        # The Gemma 3 GGUF carries no chat template (llama.cpp knows Gemma's turns by itself, transformers does
+        # not): write Gemma's turn markers, and end generation at a turn's end as well as at <eos>.
+        tokenizer.chat_template = GEMMA_CHAT_TEMPLATE
+        end_of_turn = tokenizer.convert_tokens_to_ids("<end_of_turn>")
+        model.generation_config.eos_token_id = [end_of_turn, tokenizer.eos_token_id]
     # transformers' GGUF tokenizer conversion can name the wrong end-of-sequence token (SmolLM2's becomes
     # <|im_start|>); the model's generation config has the one the chat template ends a turn with (<|im_end|>).
     eos_id = model.generation_config.eos_token_id

@@ -94,3 +94,20 @@ def test_trl_grpo_two_steps_on_cpu_against_the_server(server, tmp_path, monkeypa
         assert row["time/rollout_s"] > 0 and row["time/reward_s"] > 0 and row["time/update_s"] >= 0
     timings = [json.loads(line) for line in (tmp_path / "run" / "timings.jsonl").read_text().splitlines()]
     assert [t["step"] for t in timings] == [1, 2]
+
+
+def test_gemma_chat_template_writes_gemma_turns():
+    """The Gemma 3 GGUF has no chat template; `load_policy` supplies Gemma's turns (system text joins the first user
+    turn, assistant turns are `model`), rendered here as transformers renders templates (jinja2)."""
+    import jinja2
+
+    from policy.trl_train import GEMMA_CHAT_TEMPLATE
+
+    template = jinja2.Environment(trim_blocks=True, lstrip_blocks=True).from_string(GEMMA_CHAT_TEMPLATE)
+    messages = [{"role": "system", "content": "Answer briefly. "}, {"role": "user", "content": "Hi"},
+                {"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Where?"}]
+    assert template.render(messages=messages, bos_token="<bos>", add_generation_prompt=True) == (
+        "<bos><start_of_turn>user\nAnswer briefly.\n\nHi<end_of_turn>\n<start_of_turn>model\nHello.<end_of_turn>\n"
+        "<start_of_turn>user\nWhere?<end_of_turn>\n<start_of_turn>model\n")
+    assert template.render(messages=messages[1:2], bos_token="<bos>", add_generation_prompt=False) == (
+        "<bos><start_of_turn>user\nHi<end_of_turn>\n")
