@@ -10,7 +10,10 @@ Two kinds of source, both reproducible offline:
   specific additions such as "in 1998" or "by 40%", a sentence of another passage, a merge of a supported sentence
   with an altered one);
 - public labeled entailment pairs (RTE): entailment is `supported`; not-entailment is "not supported", a label that
-  does not say which of the two other classes applies (the loss sums their probabilities).
+  does not say which of the two other classes applies (the loss sums their probabilities);
+- SICK (`sick_pairs`): short sentence pairs with three-way labels (entailment / contradiction / neutral map to
+  supported / contradicted / unsupported), rich in negation and role changes; kept apart from `build`'s list so
+  the synthetic + RTE order (and a continued run's `--skip`) does not move when it is added.
 
 The evidence window given to the model is built the way the local tier builds it at run time: the passage
 sentences closest to the claim (`evidence_window`), so training and inference see the same shape of input.
@@ -68,6 +71,11 @@ SOURCES = (
            "e7e42b7ee79c36ebd780ebbdba525b939017da4ef9624c9e78b9ac2e69e36c28",
            "GLUE RTE dev split (277 pairs); held out for evaluation only"),
 )
+SICK = Source("sick", "data/public/sick.txt", "praguna/sick_dataset", "a35d440f028175a4c774a19e9d6ef02c3a6f9e06",
+              "SICK.txt", "3de6211d6cee83b1b444c1205da36bd18e6cabf5b4debfc24995b1510b796878",
+              "SICK (Marelli et al. 2014, 9840 sentence pairs, entailment / contradiction / neutral), CC BY-NC-SA 3.0; "
+              "1 in 10 pairs (by pair id) held out")
+SICK_LABELS = {"ENTAILMENT": 0, "CONTRADICTION": 1, "NEUTRAL": 2}
 
 
 class SourceError(RuntimeError):
@@ -373,6 +381,21 @@ def rte_pairs(rows: Sequence[dict], prefix: str) -> Iterator[Pair]:
         sentences = split_sentences(premise) or [premise]
         window = evidence_window(hypothesis, sentences, 2) if len(sentences) > 2 else premise
         yield Pair(window, hypothesis, 0 if row["label"] == "0" else NOT_SUPPORTED, "rte", f"{prefix}:{i}")
+
+
+def sick_pairs(seed: int, root: Path = ROOT) -> tuple[list[Pair], list[Pair], dict]:
+    """(train, held-out) SICK pairs, shuffled with `seed`, and the source's recipe entry. Held out: pairs whose id
+    is 0 mod 10 (SICK pairs share sentences across ids, so this held-out set is in-domain, not unseen text)."""
+    rows = rte_rows(verified(SICK, root))
+    train, held = [], []
+    for row in rows:
+        label = SICK_LABELS.get(row["entailment_judgment"])
+        if label is None:
+            continue
+        pair = Pair(row["sentence_A"], row["sentence_B"], label, "sick", f"sick:{row['pair_ID']}")
+        (held if int(row["pair_ID"]) % 10 == 0 else train).append(pair)
+    random.Random(f"sick-{seed}").shuffle(train)
+    return train, held, asdict(SICK) | {"train_pairs_available": len(train), "held_out_pairs": len(held)}
 
 
 def build(seed: int, per_sentence: int = 2, root: Path = ROOT) -> tuple[list[Pair], list[Pair], dict]:

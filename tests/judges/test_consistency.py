@@ -9,7 +9,8 @@ import shutil
 import pytest
 
 from reward.engine import Engine
-from reward.judges.consistency import (ARTIFACT, ArtifactError, consistency_model, is_english, verify_artifact)
+from reward.judges.consistency import (ARTIFACT, COMBINATION, ArtifactError, ClaimCombination, consistency_model,
+                                       is_english, verify_artifact, write_checksums)
 from reward.judges.local import LocalJudge, claim_text
 from reward.rubric import load_suite
 from reward.schema import Item
@@ -32,6 +33,23 @@ def test_artifact_checksums_verify_and_a_changed_byte_is_refused(tmp_path):
     assert {s["name"] for s in recipe["sources"]} >= {"squad-dev-wikipedia", "rte-train"}
     assert all(len(s["sha256"]) == 64 for s in recipe["sources"])
     assert recipe["seed"] == 13 and recipe["hyperparameters"]["pairs"] > 0
+
+
+def test_a_claim_combination_is_checksummed_with_the_artifact(tmp_path):
+    copy = tmp_path / "model"
+    shutil.copytree(ARTIFACT, copy)
+    (copy / COMBINATION).write_text(json.dumps({"intercept": -2.0, "weights": {"logit_p_supported": 1.5, "coverage": 3.0}}))
+    write_checksums(copy)
+    verify_artifact(copy)
+    combination = ClaimCombination.load(copy)
+    assert combination == ClaimCombination(-2.0, 1.5, 3.0)
+    assert combination.probability(0.8, 0.9) > combination.probability(0.8, 0.3) > combination.probability(0.2, 0.3)
+    (copy / COMBINATION).write_text(json.dumps({"intercept": 5.0, "weights": {"logit_p_supported": 1.5, "coverage": 3.0}}))
+    with pytest.raises(ArtifactError, match="does not match"):
+        verify_artifact(copy)
+    (copy / COMBINATION).unlink()
+    with pytest.raises(ArtifactError, match="missing"):
+        verify_artifact(copy)
 
 
 EVIDENCE = ("The Eiffel Tower was completed in 1889 and is 330 metres tall. It was designed by the engineering company "
