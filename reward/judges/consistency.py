@@ -108,7 +108,8 @@ def _artifact_files(directory: Path) -> tuple[str, ...]:
 
 
 def write_checksums(directory: Path) -> None:
-    lines = [f"{hashlib.sha256((directory / name).read_bytes()).hexdigest()}  {name}" for name in _artifact_files(directory)]
+    lines = [f"{hashlib.sha256((directory / name).read_bytes()).hexdigest()}  {name}"
+             for name in _artifact_files(directory)]
     (directory / CHECKSUMS).write_text("\n".join(lines) + "\n")
 
 

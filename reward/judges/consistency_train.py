@@ -3,6 +3,10 @@
 
     python -m reward.judges.consistency_train --pairs 2880 --out reward/judges/consistency_model
 
+Continue an artifact on fresh pairs with `--init-from DIR --skip N` (LoRA layers it did not cover start from a zero
+update), mix in SICK (`--sick N --sick-skip M`) and negation paraphrases (`--paraphrase N`), weight the classes
+(`--balance`) and cap the wall time (`--max-seconds`; the run still evaluates and writes).
+
 Writes the adapter (`adapter_model.safetensors`, `adapter_config.json`), `recipe.json` (sources with commits and
 checksums, seed, hyperparameters, counts, held-out accuracy, time) and `SHA256SUMS` into `--out`. The public
 sources must be in `data/public/` first; a missing or changed file stops the run with the command that fetches it.
@@ -21,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from reward.judges.consistency import ARTIFACT, LABELS, MAX_LENGTH, PairClassifier, base_encoder_path, write_checksums
-from reward.judges.consistency_data import NOT_SUPPORTED, Pair, build, sick_pairs
+from reward.judges.consistency_data import NOT_SUPPORTED, Pair, build, paraphrase_pairs, sick_pairs
 
 log = logging.getLogger("reward.judges.consistency_train")
 LORA_TARGETS = ["query", "value", "attention.output.dense", "intermediate.dense", "output.dense"]
@@ -105,6 +109,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pairs", type=int, default=2880, help="training pairs drawn from the available ones")
     parser.add_argument("--held-out", type=int, default=320, help="held-out pairs evaluated (synthetic + RTE dev)")
     parser.add_argument("--sick", type=int, default=0, help="SICK training pairs mixed in (0: none)")
+    parser.add_argument("--sick-skip", type=int, default=0,
+                        help="skip this many SICK pairs (fresh ones when continuing)")
+    parser.add_argument("--paraphrase", type=int, default=0,
+                        help="negation-paraphrase pairs mixed in (consistency_data.negation_paraphrase_pairs)")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--rank", type=int, default=16)
@@ -137,12 +145,20 @@ def main(argv: list[str] | None = None) -> None:
     rte_held = [p for p in held if p.kind == "rte"]
     held = rng.sample(synthetic_held, min(len(synthetic_held), args.held_out // 2)) + rte_held[: args.held_out // 2]
     sick_train, sick_held, sick_recipe = sick_pairs(args.seed)
-    held += sick_held[: args.held_out // 2]
-    recipe["sources"].append({k: v for k, v in sick_recipe.items() if k not in ("train_pairs_available", "held_out_pairs")})
+    paraphrase_train, paraphrase_held = paraphrase_pairs(args.seed, {p.passage for p in synthetic_held})
+    held += sick_held[: args.held_out // 2] + paraphrase_held
+    recipe["sources"].append({k: v for k, v in sick_recipe.items()
+                              if k not in ("train_pairs_available", "held_out_pairs")})
     recipe["sick"] = {"train_pairs_available": sick_recipe["train_pairs_available"],
-                      "held_out_pairs": sick_recipe["held_out_pairs"], "train_pairs_used": min(args.sick, len(sick_train))}
-    if args.sick:
-        train = train + sick_train[: args.sick]
+                      "held_out_pairs": sick_recipe["held_out_pairs"],
+                      "train_pairs_used": min(args.sick, len(sick_train)),
+                      "skipped_pairs": args.sick_skip, "used_until": min(args.sick_skip + args.sick, len(sick_train))}
+    recipe["negation_paraphrase"] = {"train_pairs_available": len(paraphrase_train),
+                                     "held_out_pairs": len(paraphrase_held),
+                                     "train_pairs_used": min(args.paraphrase, len(paraphrase_train))}
+    extra = sick_train[args.sick_skip: args.sick_skip + args.sick] + paraphrase_train[: args.paraphrase]
+    if extra:
+        train = train + extra
         rng.shuffle(train)
 
     base = base_encoder_path()
@@ -216,7 +232,8 @@ def main(argv: list[str] | None = None) -> None:
         "labels": list(LABELS),
         "hyperparameters": {"pairs": len(used), "pairs_planned": len(train),
                             "steps": steps_done, "steps_planned": steps, "max_seconds": args.max_seconds,
-                            "supported_weight": round(supported_weight, 3), "epochs": 1, "batch_size": args.batch_size, "lr": args.lr,
+                            "supported_weight": round(supported_weight, 3),
+                            "epochs": 1, "batch_size": args.batch_size, "lr": args.lr,
                             "schedule": "linear warmup 5% then linear decay", "optimizer": "AdamW wd 0.01",
                             "lora_rank": args.rank, "lora_alpha": 2 * args.rank, "lora_dropout": 0.05,
                             "lora_targets": LORA_TARGETS, "lora_layers": layers, "pooling": "mean over the pair's tokens",

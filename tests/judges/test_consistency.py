@@ -38,13 +38,14 @@ def test_artifact_checksums_verify_and_a_changed_byte_is_refused(tmp_path):
 def test_a_claim_combination_is_checksummed_with_the_artifact(tmp_path):
     copy = tmp_path / "model"
     shutil.copytree(ARTIFACT, copy)
-    (copy / COMBINATION).write_text(json.dumps({"intercept": -2.0, "weights": {"logit_p_supported": 1.5, "coverage": 3.0}}))
+    weights = {"logit_p_supported": 1.5, "coverage": 3.0}
+    (copy / COMBINATION).write_text(json.dumps({"intercept": -2.0, "weights": weights}))
     write_checksums(copy)
     verify_artifact(copy)
     combination = ClaimCombination.load(copy)
     assert combination == ClaimCombination(-2.0, 1.5, 3.0)
     assert combination.probability(0.8, 0.9) > combination.probability(0.8, 0.3) > combination.probability(0.2, 0.3)
-    (copy / COMBINATION).write_text(json.dumps({"intercept": 5.0, "weights": {"logit_p_supported": 1.5, "coverage": 3.0}}))
+    (copy / COMBINATION).write_text(json.dumps({"intercept": 5.0, "weights": weights}))
     with pytest.raises(ArtifactError, match="does not match"):
         verify_artifact(copy)
     (copy / COMBINATION).unlink()
@@ -163,3 +164,30 @@ def test_a_pairs_probabilities_do_not_depend_on_the_rest_of_its_batch():
     alone = np.stack([model.predict([p])[0] for p in pairs])
     crowded = model.predict(pairs * 12 + [(pairs[2][0] * 3, "A long neighbour changes the padding.")])[:3]
     assert np.abs(alone - crowded).max() < 1e-4
+
+
+def test_negation_paraphrases_keep_the_meaning_and_dropping_the_negation_contradicts():
+    from reward.judges.consistency_data import negation_paraphrase_pairs
+
+    passage = ("The official video is on YouTube. Both platforms let you watch it for free without an account. "
+               "A lyric video was uploaded a week later.")
+    pairs = list(negation_paraphrase_pairs([("p", passage)], seed=13))
+    assert [(p.label, p.kind) for p in pairs] == [(0, "supported:negation_paraphrase"),
+                                                  (1, "contradicted:negation_dropped")]
+    supported, contradicted = pairs[0].claim, pairs[1].claim
+    assert supported.startswith("Both platforms let you watch it for free with no account")
+    assert "without" not in contradicted and "no account" not in contradicted
+    assert "without an account" in pairs[0].evidence
+
+
+def test_a_combination_is_fitted_only_on_pairs_past_every_trained_range():
+    from reward.judges.consistency_combine import sick_used_until, used_end
+
+    first = {"hyperparameters": {"pairs": 2880}}
+    second = {"skipped_pairs": 2880, "hyperparameters": {"pairs_planned": 9400}, "sick": {"train_pairs_used": 3000},
+              "continued_from": {"recipe": first}}
+    third = {"skipped_pairs": 9280, "hyperparameters": {"pairs_planned": 3760},
+             "sick": {"train_pairs_used": 1000, "used_until": 4000}, "negation_paraphrase": {"train_pairs_used": 500},
+             "continued_from": {"recipe": second}}
+    assert used_end(first) == 2880 and used_end(second) == 9280 and used_end(third) == 11540
+    assert sick_used_until(second) == 3000 and sick_used_until(third) == 4000
