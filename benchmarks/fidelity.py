@@ -67,6 +67,7 @@ from reward.schema import Evidence, Turn  # noqa: E402
 
 log = logging.getLogger("fidelity")
 DATA = ROOT / "data" / "public"
+NOTES = ROOT / "benchmarks" / "results" / "fidelity_notes.md"
 
 
 @dataclass(frozen=True)
@@ -270,6 +271,8 @@ def markdown(runs: list[dict]) -> str:
             lines.append(f"| {run['label']} (`{run['code']}`) | {name} | " + " | ".join(cells) + " |")
     lines += ["", "Issue 12's bar: claim_hallucination AUC >= 0.95 and at least 0.05 above the lexical baseline, reward "
               "AUC >= 0.95, on every set.", ""]
+    if NOTES.is_file():  # hand-written conclusions drawn from several runs, kept beside the results
+        lines += [NOTES.read_text(encoding="utf-8").rstrip(), ""]
     for run in runs:
         lines += [f"## {run['label']}", "", f"Code `{run['code']}`, judge `{run['judge']}`, suite `{run['suite']}`, "
                   f"{run['date']}, {run['seconds']:.0f} s for {run['items']} items on a shared 2-core machine. "

@@ -37,7 +37,7 @@ def test_every_exploit_is_probed_on_every_clean_example(rows):
 
 def _expectation_param(exploit: str):
     if exploit in NEEDS_CONSISTENCY_MODEL:
-        return pytest.param(exploit, marks=pytest.mark.xfail(strict=True, reason="the trained consistency model does not yet catch it on every example (visa-followup-good)"))
+        return pytest.param(exploit, marks=pytest.mark.xfail(strict=True, reason="the trained consistency model does not yet catch it on every clean example"))
     return exploit
 
 

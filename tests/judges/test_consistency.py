@@ -9,7 +9,8 @@ import shutil
 import pytest
 
 from reward.engine import Engine
-from reward.judges.consistency import (ARTIFACT, ArtifactError, consistency_model, is_english, verify_artifact)
+from reward.judges.consistency import (ARTIFACT, COMBINATION, ArtifactError, ClaimCombination, consistency_model,
+                                       is_english, verify_artifact, write_checksums)
 from reward.judges.local import LocalJudge, claim_text
 from reward.rubric import load_suite
 from reward.schema import Item
@@ -32,6 +33,24 @@ def test_artifact_checksums_verify_and_a_changed_byte_is_refused(tmp_path):
     assert {s["name"] for s in recipe["sources"]} >= {"squad-dev-wikipedia", "rte-train"}
     assert all(len(s["sha256"]) == 64 for s in recipe["sources"])
     assert recipe["seed"] == 13 and recipe["hyperparameters"]["pairs"] > 0
+
+
+def test_a_claim_combination_is_checksummed_with_the_artifact(tmp_path):
+    copy = tmp_path / "model"
+    shutil.copytree(ARTIFACT, copy)
+    weights = {"logit_p_supported": 1.5, "coverage": 3.0}
+    (copy / COMBINATION).write_text(json.dumps({"intercept": -2.0, "weights": weights}))
+    write_checksums(copy)
+    verify_artifact(copy)
+    combination = ClaimCombination.load(copy)
+    assert combination == ClaimCombination(-2.0, 1.5, 3.0)
+    assert combination.probability(0.8, 0.9) > combination.probability(0.8, 0.3) > combination.probability(0.2, 0.3)
+    (copy / COMBINATION).write_text(json.dumps({"intercept": 5.0, "weights": weights}))
+    with pytest.raises(ArtifactError, match="does not match"):
+        verify_artifact(copy)
+    (copy / COMBINATION).unlink()
+    with pytest.raises(ArtifactError, match="missing"):
+        verify_artifact(copy)
 
 
 EVIDENCE = ("The Eiffel Tower was completed in 1889 and is 330 metres tall. It was designed by the engineering company "
@@ -104,11 +123,10 @@ def probe_results():
     return {r.id: r for r in results}
 
 
-KNOWN_MISSES = {
-    # The claim keeps every name and word of its evidence ("free", "subscription") and only its meaning is false:
-    # neither the rules nor the briefly trained model see it yet.
-    "false claim with a valid citation": "the consistency model does not yet catch a reworded false claim",
-}
+KNOWN_MISSES: dict[str, str] = {}
+"""Probe categories the local tier does not catch yet (strict xfail, with the reason). Empty: the reworded false
+claim with a valid citation ("Apple Music is free forever ..., with no subscription") is caught since the retrained
+model."""
 
 
 @pytest.mark.parametrize("probe", [
@@ -145,3 +163,30 @@ def test_a_pairs_probabilities_do_not_depend_on_the_rest_of_its_batch():
     alone = np.stack([model.predict([p])[0] for p in pairs])
     crowded = model.predict(pairs * 12 + [(pairs[2][0] * 3, "A long neighbour changes the padding.")])[:3]
     assert np.abs(alone - crowded).max() < 1e-4
+
+
+def test_negation_paraphrases_keep_the_meaning_and_dropping_the_negation_contradicts():
+    from reward.judges.consistency_data import negation_paraphrase_pairs
+
+    passage = ("The official video is on YouTube. Both platforms let you watch it for free without an account. "
+               "A lyric video was uploaded a week later.")
+    pairs = list(negation_paraphrase_pairs([("p", passage)], seed=13))
+    assert [(p.label, p.kind) for p in pairs] == [(0, "supported:negation_paraphrase"),
+                                                  (1, "contradicted:negation_dropped")]
+    supported, contradicted = pairs[0].claim, pairs[1].claim
+    assert supported.startswith("Both platforms let you watch it for free with no account")
+    assert "without" not in contradicted and "no account" not in contradicted
+    assert "without an account" in pairs[0].evidence
+
+
+def test_a_combination_is_fitted_only_on_pairs_past_every_trained_range():
+    from reward.judges.consistency_combine import sick_used_until, used_end
+
+    first = {"hyperparameters": {"pairs": 2880}}
+    second = {"skipped_pairs": 2880, "hyperparameters": {"pairs_planned": 9400}, "sick": {"train_pairs_used": 3000},
+              "continued_from": {"recipe": first}}
+    third = {"skipped_pairs": 9280, "hyperparameters": {"pairs_planned": 3760},
+             "sick": {"train_pairs_used": 1000, "used_until": 4000}, "negation_paraphrase": {"train_pairs_used": 500},
+             "continued_from": {"recipe": second}}
+    assert used_end(first) == 2880 and used_end(second) == 9280 and used_end(third) == 11540
+    assert sick_used_until(second) == 3000 and sick_used_until(third) == 4000
