@@ -209,7 +209,7 @@ class Server:
         config.write_text(yaml.safe_dump({"endpoints": [{"base_url": f"{base}/v1", "model": "mock-judge",
                                                          "max_concurrency": concurrency, "timeout_s": 600}]}))
         args = ServerArgs(suites=["searchllm"], judge=str(config), judge_concurrency=concurrency,
-                          score_log=str(folder / "scores"), limits={"max_items": 100_000, "max_bytes": 1 << 30})
+                          score_log=str(folder / "scores"), limits={"max_items": 100_000, "max_items_in_flight": 100_000, "max_bytes": 1 << 30})
         self.url = start_server(args, port=port, num_cpus=2)
 
     def close(self) -> None:
