@@ -166,7 +166,7 @@ class CoalescingCache(Judge):
         await self.inner.close()
 
 
-async def per_rollout(items, suite, judge: Judge, concurrency: int, seed: int) -> None:
+async def per_rollout(items, suite, judge: Judge, concurrency: int, seed: int) -> list:
     """Peers a and b: each rollout scored alone (rules, pre-checks, its judge dimensions concurrently), rollouts in
     shuffled arrival order, all at once; the endpoint's limit bounds the calls in flight."""
     order = list(items)
@@ -174,19 +174,18 @@ async def per_rollout(items, suite, judge: Judge, concurrency: int, seed: int) -
     # One item per `score` call: nothing to dedupe within it; a zero-size cache remembers nothing.
     engine = Engine(suite, judge, max_concurrency=concurrency, cache=ReplyCache(max_entries=0))
     try:
-        results = await asyncio.gather(*(engine.score([item]) for item in order))
+        batches = await asyncio.gather(*(engine.score([item]) for item in order))
     finally:
         await judge.close()
-    check([r for batch in results for r in batch])
+    return [r for batch in batches for r in batch]
 
 
-async def in_process(items, suite, judge: Judge, concurrency: int) -> None:
+async def in_process(items, suite, judge: Judge, concurrency: int) -> list:
     """Peer d: the whole step in one `Engine.score`."""
     try:
-        results = await Engine(suite, judge, max_concurrency=concurrency).score(items)
+        return await Engine(suite, judge, max_concurrency=concurrency).score(items)
     finally:
         await judge.close()
-    check(results)
 
 
 def check(results) -> None:
@@ -288,10 +287,11 @@ def run_peers(args, prompts: int, rollouts: int, duplicate_rate: float, concurre
     suite = load_suite("searchllm")
     items = make_step(prompts, rollouts, seed=args.seed, duplicate_rate=duplicate_rate, evidence_chars=evidence_chars)
     runners = {
-        "a": lambda: asyncio.run(per_rollout(items, suite, judge_for(mock.base, concurrency), concurrency, args.seed)),
-        "b": lambda: asyncio.run(per_rollout(items, suite, CoalescingCache(judge_for(mock.base, concurrency)),
-                                             concurrency, args.seed)),
-        "d": lambda: asyncio.run(in_process(items, suite, judge_for(mock.base, concurrency), concurrency)),
+        "a": lambda: check(asyncio.run(per_rollout(items, suite, judge_for(mock.base, concurrency), concurrency,
+                                                   args.seed))),
+        "b": lambda: check(asyncio.run(per_rollout(items, suite, CoalescingCache(judge_for(mock.base, concurrency)),
+                                                   concurrency, args.seed))),
+        "d": lambda: check(asyncio.run(in_process(items, suite, judge_for(mock.base, concurrency), concurrency))),
     }
     rows = []
     for round_ in range(repeats):

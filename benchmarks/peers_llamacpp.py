@@ -27,7 +27,6 @@ import asyncio
 import json
 import os
 import platform
-import random
 import sys
 import time
 from pathlib import Path
@@ -40,9 +39,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from grpo_step import make_step  # noqa: E402
 from llm_judge import free_port, server_calls, start_server  # noqa: E402
-from peers import CoalescingCache  # noqa: E402
+from peers import CoalescingCache, in_process, per_rollout  # noqa: E402
 
-from reward.engine import Engine, ReplyCache  # noqa: E402
 from reward.judges.openai_judge import JudgeConfig, OpenAIJudge  # noqa: E402
 from reward.rubric import load_suite  # noqa: E402
 
@@ -54,24 +52,6 @@ def judge_at(port: int, concurrency: int) -> OpenAIJudge:
     data = yaml.safe_load((ROOT / "configs" / "judges" / "llamacpp.yaml").read_text())
     data["endpoints"][0].update(base_url=f"http://127.0.0.1:{port}/v1", max_concurrency=concurrency)
     return OpenAIJudge(JudgeConfig.model_validate(data))
-
-
-async def per_rollout(items, suite, judge, concurrency: int, seed: int) -> list:
-    order = list(items)
-    random.Random(seed).shuffle(order)
-    engine = Engine(suite, judge, max_concurrency=concurrency, cache=ReplyCache(max_entries=0))
-    try:
-        batches = await asyncio.gather(*(engine.score([item]) for item in order))
-    finally:
-        await judge.close()
-    return [r for batch in batches for r in batch]
-
-
-async def in_process(items, suite, judge, concurrency: int) -> list:
-    try:
-        return await Engine(suite, judge, max_concurrency=concurrency).score(items)
-    finally:
-        await judge.close()
 
 
 def measure(peer: str, items, suite, args, log_dir: Path) -> dict:
