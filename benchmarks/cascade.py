@@ -27,8 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from reward.calibrate import load_all  # noqa: E402
 from reward.engine import Engine  # noqa: E402
-from reward.judges.base import JudgeReply  # noqa: E402
-from reward.judges.cascade import CascadeConfig, CascadeJudge, confidence_of, fit_thresholds  # noqa: E402
+from reward.judges.cascade import CascadeConfig, CascadeJudge, cheap_observations, fit_thresholds  # noqa: E402
 from reward.judges.factory import make_judge  # noqa: E402
 from reward.rubric import load_suite  # noqa: E402
 from reward.schema import Item  # noqa: E402
@@ -66,21 +65,16 @@ def main() -> None:
 
     cheap = make_judge(args.cheap)
     started = time.perf_counter()
-    fit_items = list({p.item.id: p.item for p in fit_labels}.values())[: args.limit]
-    scored = {r.id: r for r in Engine(suite, cheap).score_sync(fit_items)}
-    observations: dict[str, list] = {}
-    for label in fit_labels:
-        result = scored.get(label.item.id)
-        if result is None or label.dimension not in result.dimensions:
-            continue
-        score = result.dimensions[label.dimension]
-        if score.status == "ok" and score.score is not None and suite.dimensions[label.dimension].judge is not None:
-            observations.setdefault(label.dimension, []).append(
-                (confidence_of(JudgeReply("cheap", score.score)), score.score, label.label))
+    # Labelled items are told apart by content: the calibration set perturbs one item id into several items.
+    fit_keys = set(list({p.item.model_dump_json(): None for p in fit_labels})[: args.limit])
+    observations = cheap_observations(suite, cheap, [
+        (p.item, p.dimension, p.label) for p in fit_labels
+        if p.item.model_dump_json() in fit_keys and p.dimension in suite.dimensions
+        and suite.dimensions[p.dimension].judge is not None])
     fitted = fit_thresholds(observations, args.target, args.min_support)
     thresholds = {name: row["threshold"] for name, row in fitted.items() if row["threshold"] < 1.0}
 
-    test_items = list({p.item.id: p.item for p in test_labels}.values())[: args.limit]
+    test_items = list({p.item.model_dump_json(): p.item for p in test_labels}.values())[: args.limit]
     examples = [Item.model_validate_json(line) for line in Path(args.examples).read_text().splitlines() if line.strip()]
     llm = make_judge(args.llm)
     cascade = CascadeJudge(cheap, llm, CascadeConfig(llm=args.llm, thresholds=thresholds, audit_share=0.0))
@@ -103,10 +97,11 @@ def main() -> None:
                 row["agree_with_llm"] += int((score.score >= 0.5) == (reference.score >= 0.5))
                 row["cheap_decided"] += int(score.tier == "cheap")
         labels_agree = {"cascade": [0, 0], "llm": [0, 0]}
-        by_id_llm, by_id_cascade = {r.id: r for r in llm_only}, {r.id: r for r in routed}
+        keys = [item.model_dump_json() for item in items]
+        by_key_llm, by_key_cascade = dict(zip(keys, llm_only, strict=True)), dict(zip(keys, routed, strict=True))
         for label in test_labels if set_name.startswith("calibration") else []:
-            for system, results in (("cascade", by_id_cascade), ("llm", by_id_llm)):
-                result = results.get(label.item.id)
+            for system, results in (("cascade", by_key_cascade), ("llm", by_key_llm)):
+                result = results.get(label.item.model_dump_json())
                 score = result.dimensions.get(label.dimension) if result else None
                 if score is not None and score.status == "ok":
                     labels_agree[system][0] += int((score.score >= 0.5) == bool(label.label))

@@ -190,7 +190,8 @@ def cascade_fit_command(args: argparse.Namespace) -> int:
     import yaml
     from rich.table import Table
 
-    from reward.judges.cascade import fit_thresholds
+    from reward.judges.cascade import cheap_observations, fit_thresholds
+    from reward.judges.factory import make_judge
 
     if (args.run or args.limit) and not args.log:
         err.print("[red]error:[/red] --run and --limit pick records of a score log: they need --log")
@@ -199,7 +200,7 @@ def cascade_fit_command(args: argparse.Namespace) -> int:
     if found is None:
         return 2
     suite, labels, source = found
-    observations = _cascade_observations(suite, args.cheap, labels)
+    observations = cheap_observations(suite, make_judge(args.cheap), labels)
     fitted = fit_thresholds(observations, args.target, args.min_support)
     table = Table(title=f"Cascade thresholds for {suite.name} (cheap tier {args.cheap}, target agreement {args.target})")
     for column in ("dimension", "labels", "threshold", "decided by cheap tier", "agreement there"):
@@ -269,32 +270,6 @@ def _logged_llm_labels(args: argparse.Namespace):
     err.print(f"{len(labels)} labels from {len(records)} records, judged by "
               + ", ".join(f"{name} ({count})" for name, count in backends.most_common()))
     return suite, labels, "logged verdicts"
-
-
-def _cascade_observations(suite, cheap: str, labels) -> dict[str, list[tuple[float, float, int]]]:
-    """Score each labelled item once with the cheap tier: per dimension (cheap confidence, cheap score, label) where
-    the cheap tier could judge (elsewhere the LLM judge keeps the calls)."""
-    from reward.engine import Engine
-    from reward.judges.base import JudgeReply
-    from reward.judges.cascade import confidence_of
-    from reward.judges.factory import make_judge
-
-    position: dict[str, int] = {}
-    items = []
-    for item, _, _ in labels:
-        key = item.model_dump_json()
-        if key not in position:
-            position[key] = len(items)
-            items.append(item)
-    results = Engine(suite, make_judge(cheap)).score_sync(items)
-    observations: dict[str, list[tuple[float, float, int]]] = {}
-    for item, dimension, label in labels:
-        score = results[position[item.model_dump_json()]].dimensions[dimension]
-        if score.status != "ok" or score.score is None:
-            continue
-        confidence = score.confidence if score.confidence is not None else confidence_of(JudgeReply("cheap", score.score))
-        observations.setdefault(dimension, []).append((confidence, score.score, label))
-    return observations
 
 
 @_command("data")

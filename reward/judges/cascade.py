@@ -221,6 +221,31 @@ class CascadeJudge(Judge):
         await self.llm.close()
 
 
+def cheap_observations(suite, cheap: Judge, labels: Iterable[tuple[Item, str, int]]
+                       ) -> dict[str, list[tuple[float, float, int]]]:
+    """Score each labelled item once with the cheap tier: per dimension (cheap confidence, cheap score, label) where
+    the cheap tier could judge (elsewhere the LLM judge keeps the calls). The input of `fit_thresholds`."""
+    from reward.engine import Engine
+
+    labels = list(labels)
+    position: dict[str, int] = {}
+    items = []
+    for item, _, _ in labels:
+        key = item.model_dump_json()
+        if key not in position:
+            position[key] = len(items)
+            items.append(item)
+    results = Engine(suite, cheap).score_sync(items)
+    observations: dict[str, list[tuple[float, float, int]]] = {}
+    for item, dimension, label in labels:
+        score = results[position[item.model_dump_json()]].dimensions[dimension]
+        if score.status != "ok" or score.score is None:
+            continue
+        confidence = score.confidence if score.confidence is not None else confidence_of(JudgeReply("cheap", score.score))
+        observations.setdefault(dimension, []).append((confidence, score.score, label))
+    return observations
+
+
 def fit_thresholds(observations: dict[str, list[tuple[float, float, int]]], target: float = 0.95,
                    min_support: int = 10) -> dict[str, dict[str, float | int | None]]:
     """Per dimension, the lowest confidence threshold at which the cheap tier's pass/fail decisions agree with the
