@@ -10,6 +10,17 @@ Spearman correlation within GRPO groups between the cascade's reward and the LLM
 
 With `--llm mock` the "LLM judge" is the scripted mock (top label everywhere): the figures then measure the
 mechanism (routing, calls saved), not judge quality.
+
+`--fidelity RESULTS.json` measures the cheap tier against human labels instead: the per-case scores a
+`benchmarks/fidelity.py` run recorded on public faithfulness data (BEGIN, SummEdits, WiCE; every case labelled
+faithful or not by annotators) stand in for the cheap tier's verdicts, and the labels for a judge that is always
+right. Thresholds for `claim_hallucination` and `highlight_hallucination` are fitted on half of the cases (split by
+pair or item, seeded) and measured on the other half: the share of calls the cheap tier would decide, and how often
+those decisions match the annotators. The cheap tier's confidence is the one the cascade uses for a backend that
+reports none, the score's distance from the pass/fail boundary.
+
+    .venv/bin/python benchmarks/cascade.py --fidelity benchmarks/results/fidelity_<label>.json --target 0.95 \
+        --out benchmarks/results/cascade_public.json
 """
 
 from __future__ import annotations
@@ -41,6 +52,85 @@ def spearman(a: list[float], b: list[float]) -> float | None:
     return float(spearmanr(a, b).statistic)
 
 
+# The two dimensions the public labels speak to, and the trivial baseline recorded beside them (share of the
+# answer's content words found in the evidence), as a cheap tier to compare with.
+HUMAN_LABELLED = ("claim_hallucination", "highlight_hallucination", "lexical_baseline")
+
+
+def public_labels(path: Path, targets: list[float], min_support: int, seed: int) -> dict:
+    """Thresholds fitted on one half of a fidelity run's labelled cases, measured on the other half (per set and
+    pooled): calls the cheap tier decides and their agreement with the annotators."""
+    from reward.judges.cascade import PASS_AT, confidence_of
+    from reward.judges.base import JudgeReply
+
+    run = json.loads(path.read_text(encoding="utf-8"))
+    cases = run.get("cases") or {}
+    if not cases:
+        raise SystemExit(f"{path}: no per-case scores (a fidelity run records them under `cases`)")
+    units = sorted({case["pair"] or case_id for case_id, case in cases.items()})
+    random.Random(seed).shuffle(units)
+    fit_units = set(units[: len(units) // 2])
+    halves: dict[str, dict[str, list[tuple[str, float, float, int]]]] = {"fit": {}, "test": {}}
+    skipped = 0
+    for case_id, case in cases.items():
+        half = "fit" if (case["pair"] or case_id) in fit_units else "test"
+        for name in HUMAN_LABELLED:
+            score = case["scores"].get(name)
+            if score is None:
+                skipped += 1
+                continue
+            confidence = round(confidence_of(JudgeReply("cheap", score)), 6)  # as fitted thresholds are rounded
+            halves[half].setdefault(name, []).append((case["set"], confidence, score, int(case["label"])))
+    report: dict = {"source": str(path), "source_label": run.get("label"), "source_code": run.get("code"),
+                    "sets": run.get("sets"), "cases": len(cases), "unscored_skipped": skipped,
+                    "fit_units": len(fit_units), "test_units": len(units) - len(fit_units), "targets": {}}
+    for target in targets:
+        fitted = fit_thresholds({n: [r[1:] for r in rows] for n, rows in halves["fit"].items()}, target, min_support)
+        measured: dict[str, dict] = {}
+        for name, rows in halves["test"].items():
+            threshold = fitted[name]["threshold"]
+            per_set: dict[str, dict] = {}
+            for set_name in sorted({r[0] for r in rows}) + ["all"]:
+                chosen = [r for r in rows if set_name in ("all", r[0])]
+                decided = [r for r in chosen if threshold < 1.0 and r[1] > threshold]
+                agree = sum(int((score >= PASS_AT) == bool(label)) for _, _, score, label in decided)
+                cheap_alone = sum(int((score >= PASS_AT) == bool(label)) for _, _, score, label in chosen)
+                per_set[set_name] = {
+                    "n": len(chosen),
+                    "llm_calls_saved": round(len(decided) / len(chosen), 4) if chosen else None,
+                    "agreement_on_decided": round(agree / len(decided), 4) if decided else None,
+                    # The whole cascade's accuracy if the LLM judge matched the annotators on every call it kept.
+                    "cascade_accuracy_with_a_perfect_llm": round((len(chosen) - len(decided) + agree) / len(chosen), 4) if chosen else None,
+                    "cheap_tier_alone_accuracy": round(cheap_alone / len(chosen), 4) if chosen else None,
+                }
+            measured[name] = {"fitted_on_fit_half": fitted[name], "test_half": per_set}
+        report["targets"][str(target)] = measured
+        # Thresholds fitted per set (a deployment whose traffic looks like one set): an upper bound on the above.
+        per_set_fit: dict[str, dict] = {}
+        for name, rows in halves["test"].items():
+            for set_name in sorted({r[0] for r in rows}):
+                fit_rows = [r[1:] for r in halves["fit"].get(name, []) if r[0] == set_name]
+                threshold = fit_thresholds({name: fit_rows}, target, min_support)[name]["threshold"]
+                chosen = [r for r in rows if r[0] == set_name]
+                decided = [r for r in chosen if threshold < 1.0 and r[1] > threshold]
+                agree = sum(int((score >= PASS_AT) == bool(label)) for _, _, score, label in decided)
+                per_set_fit.setdefault(name, {})[set_name] = {
+                    "threshold": threshold, "n": len(chosen),
+                    "llm_calls_saved": round(len(decided) / len(chosen), 4) if chosen else None,
+                    "agreement_on_decided": round(agree / len(decided), 4) if decided else None}
+        report["targets"][str(target) + " fitted per set"] = per_set_fit
+    # The trade-off itself on the test half: the cheap tier decides its most confident share of calls.
+    curve: dict[str, dict] = {}
+    for name, rows in halves["test"].items():
+        ranked = sorted(rows, key=lambda r: -r[1])
+        for share in (0.1, 0.2, 0.3, 0.5, 0.7, 1.0):
+            top = ranked[: max(1, round(share * len(ranked)))]
+            agree = sum(int((score >= PASS_AT) == bool(label)) for _, _, score, label in top)
+            curve.setdefault(name, {})[str(share)] = round(agree / len(top), 4)
+    report["agreement_at_share_decided"] = curve
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--labels", default=str(ROOT / "data/calibration/pointwise.jsonl"))
@@ -53,7 +143,18 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="at most this many items per half (a slow LLM judge)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out")
+    parser.add_argument("--fidelity", type=Path,
+                        help="a benchmarks/fidelity.py results JSON: fit and measure against its human labels instead")
+    parser.add_argument("--targets", default="0.9,0.95", help="with --fidelity: agreement targets to fit, comma-separated")
     args = parser.parse_args()
+    if args.fidelity:
+        report = public_labels(args.fidelity, [float(t) for t in args.targets.split(",")], max(args.min_support, 10), args.seed)
+        report["command"] = " ".join([".venv/bin/python benchmarks/cascade.py", *sys.argv[1:]])
+        text = json.dumps(report, indent=2)
+        print(text)
+        if args.out:
+            Path(args.out).write_text(text + "\n")
+        return
 
     suite = load_suite(args.suite)
     pointwise, _ = load_all([args.labels])

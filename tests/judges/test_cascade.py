@@ -69,6 +69,17 @@ def test_confident_cheap_decisions_are_final_and_name_their_tier(mini_suite):
     assert ["useful", "cheap", 9] in counts["decisions"] and counts["fallback"] == []
 
 
+def test_the_live_cascade_compares_confidence_as_the_fit_rounds_it(mini_suite):
+    """A score of 0.55 has confidence |2 * 0.55 - 1| = 0.10000000000000009 in floating point: a threshold fitted at
+    0.1 (which `fit_thresholds` chose to exclude confidence 0.1) must leave it to the LLM judge."""
+    cascade = CascadeJudge(Cheap({"useful": 0.55}), llm(useful="0"), config(thresholds={"useful": 0.1}, audit_share=0.0))
+    results = Engine(mini_suite, cascade).score_sync(items()[:2])
+    assert all(r.dimensions["useful"].tier == "llm" and r.dimensions["useful"].score == 0.0 for r in results)
+    cascade = CascadeJudge(Cheap({"useful": 0.56}), llm(useful="0"), config(thresholds={"useful": 0.1}, audit_share=0.0))
+    results = Engine(mini_suite, cascade).score_sync(items()[:2])
+    assert all(r.dimensions["useful"].tier == "cheap" and r.dimensions["useful"].score == 0.56 for r in results)
+
+
 def test_audits_measure_agreement_and_a_disagreeing_dimension_falls_back_until_reset(mini_suite):
     cheap = Cheap({"useful": 1.0, "evidence_fit": 1.0, "grounded": 1.0})
     cascade = CascadeJudge(cheap, llm(useful="0"), config(thresholds={"useful": 0.5}, audit_share=1.0, min_audits=3,
