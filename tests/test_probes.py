@@ -14,9 +14,11 @@ from reward.rules import RULES
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-NEEDS_CONSISTENCY_MODEL = {"negated_claim", "negated_evidence_copy"}
-"""Hallucinations that word overlap and embedding similarity cannot see (negation, swapped names): the local tier
-catches them once the trained consistency model scores claim support."""
+NEEDS_CONSISTENCY_MODEL = {"negated_claim"}
+"""Hallucinations the local tier does not yet catch on every clean example. negated_claim fails on song-good: "The
+song is not already out: it went live on Spotify ..." keeps P(supported) 1.0, because the consistency model reads the
+well-supported second clause and does not know that "went live" means "out" (it scores "The song is (not) already
+out" alone at 0.29 / 0.21 either way)."""
 
 
 @pytest.fixture(scope="module")

@@ -412,12 +412,33 @@ project's constructed answers, never on a held-out benchmark."""
 _NEGATION = re.compile(r"\b(?:not|never|cannot|no longer)\b|n't\b", re.IGNORECASE)
 
 
+_FRAMES = (("true", "that"), ("the", "case", "that"), ("correct", "that"), ("accurate", "that"))
+"""What a negation may wrap a whole statement in ("it is not true that X"): the negation applies to X."""
+_FALSE_THAT = {"false", "untrue", "incorrect", "wrong"}
+
+
 def _negated_phrases(words: list[str]) -> list[list[str]]:
-    """The (up to 2) content words after each negation: the phrase the negation applies to."""
+    """The (up to 2) content words after each negation: the phrase the negation applies to. A negated frame ("not
+    true that", "not the case that") or "false that" negates the statement that follows it.
+
+    >>> _negated_phrases("it is not true that the free tier carries the full track".split())
+    [['free', 'tier']]
+    >>> _negated_phrases("it is false that the free tier carries ads".split())
+    [['free', 'tier']]
+    """
     out = []
     for i, word in enumerate(words):
+        start = None
         if _NEGATION.fullmatch(word) or word.endswith("n't"):
-            phrase = [w for w in words[i + 1:i + 5] if w not in STOPWORDS and w.isalpha()][:2]
+            start = i + 1
+            for frame in _FRAMES:
+                if tuple(words[start:start + len(frame)]) == frame:
+                    start += len(frame)
+                    break
+        elif word in _FALSE_THAT and words[i + 1:i + 2] == ["that"]:
+            start = i + 2
+        if start is not None:
+            phrase = [w for w in words[start:start + 4] if w not in STOPWORDS and w.isalpha()][:2]
             if phrase:
                 out.append(phrase)
     return out
@@ -445,6 +466,8 @@ def negation_flip(claim: str, evidence_sentence: str) -> bool:
     >>> negation_flip("It is not contagious.", "It is not contagious and needs no spray.")
     False
     >>> negation_flip("The free tier does not carry the full track.", "The free tier carries the full track with ads.")
+    True
+    >>> negation_flip("It is not true that Spotify's free tier carries the full track.", "Spotify's free tier carries the full track with ads.")
     True
     """
     claim_words = re.findall(r"[a-z']+", strip_citations(claim).lower())
