@@ -16,7 +16,7 @@ mechanism (routing, calls saved), not judge quality.
 faithful or not by annotators) stand in for the cheap tier's verdicts, and the labels for a judge that is always
 right. Thresholds for `claim_hallucination` and `highlight_hallucination` are fitted on half of the cases (split by
 pair or item, seeded) and measured on the other half: the share of calls the cheap tier would decide, and how often
-those decisions match the annotators. The cheap tier's confidence is the one the cascade uses for a backend that
+those decisions match the annotators; once with one threshold per dimension, once with one per cheap verdict. The cheap tier's confidence is the one the cascade uses for a backend that
 reports none, the score's distance from the pass/fail boundary.
 
     .venv/bin/python benchmarks/cascade.py --fidelity benchmarks/results/fidelity_<label>.json --target 0.95 \
@@ -38,7 +38,9 @@ sys.path.insert(0, str(ROOT))
 
 from reward.calibrate import load_all  # noqa: E402
 from reward.engine import Engine  # noqa: E402
-from reward.judges.cascade import CascadeConfig, CascadeJudge, cheap_observations, fit_thresholds  # noqa: E402
+from reward.judges.base import JudgeReply  # noqa: E402
+from reward.judges.cascade import (PASS_AT, CascadeConfig, CascadeJudge, cheap_observations,  # noqa: E402
+                                   confidence_of, fit_thresholds, threshold_config)
 from reward.judges.factory import make_judge  # noqa: E402
 from reward.rubric import load_suite  # noqa: E402
 from reward.schema import Item  # noqa: E402
@@ -57,12 +59,31 @@ def spearman(a: list[float], b: list[float]) -> float | None:
 HUMAN_LABELLED = ("claim_hallucination", "highlight_hallucination", "lexical_baseline")
 
 
+def _decides(threshold: float | dict[str, float], confidence: float, score: float) -> bool:
+    """Whether the cascade lets the cheap tier decide: as `CascadeJudge` does, by the threshold of its verdict."""
+    if isinstance(threshold, dict):
+        threshold = threshold["pass" if score >= PASS_AT else "fail"]
+    return threshold < 1.0 and confidence > threshold
+
+
+def _measure(rows: list[tuple[str, float, float, int]], threshold: float | dict[str, float]) -> dict:
+    decided = [r for r in rows if _decides(threshold, r[1], r[2])]
+    agree = sum(int((score >= PASS_AT) == bool(label)) for _, _, score, label in decided)
+    alone = sum(int((score >= PASS_AT) == bool(label)) for _, _, score, label in rows)
+    return {
+        "n": len(rows),
+        "llm_calls_saved": round(len(decided) / len(rows), 4) if rows else None,
+        "agreement_on_decided": round(agree / len(decided), 4) if decided else None,
+        # The whole cascade's accuracy if the LLM judge matched the annotators on every call it kept.
+        "cascade_accuracy_with_a_perfect_llm": round((len(rows) - len(decided) + agree) / len(rows), 4) if rows else None,
+        "cheap_tier_alone_accuracy": round(alone / len(rows), 4) if rows else None,
+    }
+
+
 def public_labels(path: Path, targets: list[float], min_support: int, seed: int) -> dict:
     """Thresholds fitted on one half of a fidelity run's labelled cases, measured on the other half (per set and
-    pooled): calls the cheap tier decides and their agreement with the annotators."""
-    from reward.judges.cascade import PASS_AT, confidence_of
-    from reward.judges.base import JudgeReply
-
+    pooled): calls the cheap tier decides and their agreement with the annotators. Each target is fitted twice: one
+    threshold per dimension, and one per cheap verdict (`sided`)."""
     run = json.loads(path.read_text(encoding="utf-8"))
     cases = run.get("cases") or {}
     if not cases:
@@ -85,40 +106,24 @@ def public_labels(path: Path, targets: list[float], min_support: int, seed: int)
                     "sets": run.get("sets"), "cases": len(cases), "unscored_skipped": skipped,
                     "fit_units": len(fit_units), "test_units": len(units) - len(fit_units), "targets": {}}
     for target in targets:
-        fitted = fit_thresholds({n: [r[1:] for r in rows] for n, rows in halves["fit"].items()}, target, min_support)
-        measured: dict[str, dict] = {}
-        for name, rows in halves["test"].items():
-            threshold = fitted[name]["threshold"]
+        for sided in (False, True):
+            key = f"{target}{' sided' if sided else ''}"
+            fitted = fit_thresholds({n: [r[1:] for r in rows] for n, rows in halves["fit"].items()}, target,
+                                    min_support, sided=sided)
+            report["targets"][key] = {name: {
+                "fitted_on_fit_half": {k: v for k, v in fitted[name].items() if k != "sides"},
+                "test_half": {set_name: _measure([r for r in rows if set_name in ("all", r[0])], fitted[name]["threshold"])
+                              for set_name in sorted({r[0] for r in rows}) + ["all"]},
+            } for name, rows in halves["test"].items()}
+            # Fitted per set (a deployment whose traffic looks like one set): an upper bound on the pooled fit.
             per_set: dict[str, dict] = {}
-            for set_name in sorted({r[0] for r in rows}) + ["all"]:
-                chosen = [r for r in rows if set_name in ("all", r[0])]
-                decided = [r for r in chosen if threshold < 1.0 and r[1] > threshold]
-                agree = sum(int((score >= PASS_AT) == bool(label)) for _, _, score, label in decided)
-                cheap_alone = sum(int((score >= PASS_AT) == bool(label)) for _, _, score, label in chosen)
-                per_set[set_name] = {
-                    "n": len(chosen),
-                    "llm_calls_saved": round(len(decided) / len(chosen), 4) if chosen else None,
-                    "agreement_on_decided": round(agree / len(decided), 4) if decided else None,
-                    # The whole cascade's accuracy if the LLM judge matched the annotators on every call it kept.
-                    "cascade_accuracy_with_a_perfect_llm": round((len(chosen) - len(decided) + agree) / len(chosen), 4) if chosen else None,
-                    "cheap_tier_alone_accuracy": round(cheap_alone / len(chosen), 4) if chosen else None,
-                }
-            measured[name] = {"fitted_on_fit_half": fitted[name], "test_half": per_set}
-        report["targets"][str(target)] = measured
-        # Thresholds fitted per set (a deployment whose traffic looks like one set): an upper bound on the above.
-        per_set_fit: dict[str, dict] = {}
-        for name, rows in halves["test"].items():
-            for set_name in sorted({r[0] for r in rows}):
-                fit_rows = [r[1:] for r in halves["fit"].get(name, []) if r[0] == set_name]
-                threshold = fit_thresholds({name: fit_rows}, target, min_support)[name]["threshold"]
-                chosen = [r for r in rows if r[0] == set_name]
-                decided = [r for r in chosen if threshold < 1.0 and r[1] > threshold]
-                agree = sum(int((score >= PASS_AT) == bool(label)) for _, _, score, label in decided)
-                per_set_fit.setdefault(name, {})[set_name] = {
-                    "threshold": threshold, "n": len(chosen),
-                    "llm_calls_saved": round(len(decided) / len(chosen), 4) if chosen else None,
-                    "agreement_on_decided": round(agree / len(decided), 4) if decided else None}
-        report["targets"][str(target) + " fitted per set"] = per_set_fit
+            for name, rows in halves["test"].items():
+                for set_name in sorted({r[0] for r in rows}):
+                    fit_rows = [r[1:] for r in halves["fit"].get(name, []) if r[0] == set_name]
+                    threshold = fit_thresholds({name: fit_rows}, target, min_support, sided=sided)[name]["threshold"]
+                    per_set.setdefault(name, {})[set_name] = {"threshold": threshold} | _measure(
+                        [r for r in rows if r[0] == set_name], threshold)
+            report["targets"][key + " fitted per set"] = per_set
     # The trade-off itself on the test half: the cheap tier decides its most confident share of calls.
     curve: dict[str, dict] = {}
     for name, rows in halves["test"].items():
@@ -173,7 +178,7 @@ def main() -> None:
         if p.item.model_dump_json() in fit_keys and p.dimension in suite.dimensions
         and suite.dimensions[p.dimension].judge is not None])
     fitted = fit_thresholds(observations, args.target, args.min_support)
-    thresholds = {name: row["threshold"] for name, row in fitted.items() if row["threshold"] < 1.0}
+    thresholds = threshold_config(fitted)
 
     test_items = list({p.item.model_dump_json(): p.item for p in test_labels}.values())[: args.limit]
     examples = [Item.model_validate_json(line) for line in Path(args.examples).read_text().splitlines() if line.strip()]

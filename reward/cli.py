@@ -190,7 +190,7 @@ def cascade_fit_command(args: argparse.Namespace) -> int:
     import yaml
     from rich.table import Table
 
-    from reward.judges.cascade import cheap_observations, fit_thresholds
+    from reward.judges.cascade import cheap_observations, fit_thresholds, threshold_config
     from reward.judges.factory import make_judge
 
     if (args.run or args.limit) and not args.log:
@@ -201,18 +201,21 @@ def cascade_fit_command(args: argparse.Namespace) -> int:
         return 2
     suite, labels, source = found
     observations = cheap_observations(suite, make_judge(args.cheap), labels)
-    fitted = fit_thresholds(observations, args.target, args.min_support)
+    fitted = fit_thresholds(observations, args.target, args.min_support, sided=args.sided)
     table = Table(title=f"Cascade thresholds for {suite.name} (cheap tier {args.cheap}, target agreement {args.target})")
     for column in ("dimension", "labels", "threshold", "decided by cheap tier", "agreement there"):
         table.add_column(column, justify="left" if column == "dimension" else "right")
     for name, row in fitted.items():
         agreement = "—" if row["agreement"] is None else f"{row['agreement']:.3f}"
-        table.add_row(name, str(row["n"]), f"{row['threshold']:.3f}", f"{row['decided']:.0%}", agreement)
+        threshold = row["threshold"]
+        shown = (f"pass {threshold['pass']:.3f} / fail {threshold['fail']:.3f}" if isinstance(threshold, dict)
+                 else f"{threshold:.3f}")
+        table.add_row(name, str(row["n"]), shown, f"{row['decided']:.0%}", agreement)
     Console().print(table)
     total = sum(int(row["n"]) for row in fitted.values())
     saved = sum(float(row["decided"]) * int(row["n"]) for row in fitted.values())
     err.print(f"LLM-judge calls saved on these {source}: {saved / total:.0%} of {total}" if total else "no labels scored")
-    thresholds = {name: row["threshold"] for name, row in fitted.items() if float(row["threshold"]) < 1.0}
+    thresholds = threshold_config(fitted)
     if args.out:
         Path(args.out).write_text(yaml.safe_dump({"thresholds": thresholds}, sort_keys=True), encoding="utf-8")
     return 0
@@ -589,6 +592,8 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--cheap", default="local", help="the cheap tier: local (default) or mock")
     fit.add_argument("--target", type=float, default=0.95, help="agreement the cheap tier must reach where it decides")
     fit.add_argument("--min-support", type=int, default=10, help="fewest decided items a threshold may rest on")
+    fit.add_argument("--sided", action="store_true",
+                     help="fit the cheap tier's passes and failures apart (`{pass: .., fail: ..}` per dimension)")
     fit.add_argument("--out", help="write the `thresholds:` block (YAML) here, for a cascade config")
     return parser
 

@@ -16,7 +16,10 @@ below `agreement_floor` (after `min_audits`), that dimension routes every call t
 and each of its scores says so.
 
 Thresholds: `fit_thresholds` picks, per dimension, the lowest confidence at which the cheap tier agrees with
-reference verdicts (`reward cascade fit`): human labels, or a logged LLM-judge run (`logged_labels`).
+reference verdicts (`reward cascade fit`): human labels, or a logged LLM-judge run (`logged_labels`). A threshold
+may also differ by the cheap tier's verdict (`{pass: 0.9, fail: 0.4}`): cheap judges are often reliable on one side
+only (a rule that finds a clear failure, word coverage that certifies a copied claim), and `fit_thresholds(...,
+sided=True)` fits each side on its own.
 
 Confidence: a backend may set `JudgeReply.confidence`; otherwise it is the distance of the score from the pass/fail
 boundary, `|2 * score - 1|` (the local tier's continuous scores are far from 0.5 when its evidence is clear).
@@ -44,6 +47,17 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+class SidedThreshold(BaseModel):
+    """Confidence thresholds by the cheap tier's verdict: its passes and its failures earn trust separately."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    passing: float = Field(default=1.0, ge=0.0, le=1.0, alias="pass")
+    """Above this confidence a passing cheap score (>= 0.5) is final."""
+    failing: float = Field(default=1.0, ge=0.0, le=1.0, alias="fail")
+    """Above this confidence a failing cheap score (< 0.5) is final."""
+
+
 class CascadeConfig(BaseModel):
     """The `cascade:` block of a cascade judge config (configs/judges/cascade.yaml)."""
 
@@ -55,8 +69,9 @@ class CascadeConfig(BaseModel):
     """The cheap tier: `local` (embedded CPU judge) or `mock`."""
     llm: str
     """The LLM judge: a judge endpoint config (configs/judges/*.yaml) or `mock`."""
-    thresholds: dict[str, float] = Field(default_factory=dict)
-    """Dimension -> confidence above which the cheap tier's score is final. Missing dimensions: 1.0 (never)."""
+    thresholds: dict[str, float | SidedThreshold] = Field(default_factory=dict)
+    """Dimension -> confidence above which the cheap tier's score is final, one for both verdicts or `{pass: ..,
+    fail: ..}`. Missing dimensions: 1.0 (never)."""
     audit_share: float = Field(default=0.05, ge=0.0, le=1.0)
     """Share of GRPO groups (items without a group: of items) whose confident decisions are also sent to the LLM."""
     seed: int = 0
@@ -74,8 +89,13 @@ class CascadeConfig(BaseModel):
         # YAML 1.1 reads a bare `on` / `off` as a boolean.
         return {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else value
 
-    def threshold(self, dimension: str) -> float:
-        return self.thresholds.get(dimension, 1.0)
+    def threshold(self, dimension: str, passing: bool | None = None) -> float:
+        """The dimension's threshold for a cheap verdict (`passing`), or with None the lower of its two: 1.0 there
+        means the cheap tier is never asked."""
+        value = self.thresholds.get(dimension, 1.0)
+        if isinstance(value, SidedThreshold):
+            return min(value.passing, value.failing) if passing is None else value.passing if passing else value.failing
+        return value
 
 
 def confidence_of(reply: JudgeReply) -> float:
@@ -173,6 +193,8 @@ class CascadeJudge(Judge):
             self._decisions[(name, "llm")] += 1
             return await self.llm.judge(request)
         cheap = await self.cheap.judge(request)
+        if cheap.status == "ok":
+            threshold = self.config.threshold(name, (cheap.score or 0.0) >= PASS_AT)
         # Rounded as fitted thresholds are: |2 * 0.55 - 1| is 0.10000000000000009, which must not clear a fitted 0.1.
         confident = cheap.status == "ok" and round(confidence_of(cheap), 6) > threshold
         if not confident:
@@ -247,8 +269,23 @@ def cheap_observations(suite, cheap: Judge, labels: Iterable[tuple[Item, str, in
     return observations
 
 
+def _fit_side(rows: list[tuple[float, float, int]], target: float, min_support: int) -> dict[str, float | int | None]:
+    rows = sorted(rows, key=lambda r: -r[0])
+    best: dict[str, float | int | None] = {"threshold": 1.0, "decided": 0.0, "agreement": None, "n": len(rows)}
+    agree = 0
+    for k, (confidence, score, label) in enumerate(rows, start=1):
+        agree += int((score >= PASS_AT) == bool(label))
+        cutoff = rows[k][0] if k < len(rows) else 0.0
+        if cutoff == confidence:
+            continue  # ties: a threshold cannot split equal confidences
+        if k >= min_support and agree / k >= target:
+            best = {"threshold": round(cutoff, 6), "decided": round(k / len(rows), 6), "agreement": round(agree / k, 6),
+                    "n": len(rows)}
+    return best
+
+
 def fit_thresholds(observations: dict[str, list[tuple[float, float, int]]], target: float = 0.95,
-                   min_support: int = 10) -> dict[str, dict[str, float | int | None]]:
+                   min_support: int = 10, sided: bool = False) -> dict[str, dict]:
     """Per dimension, the lowest confidence threshold at which the cheap tier's pass/fail decisions agree with the
     reference (human labels, or an LLM judge's logged verdicts) at least `target` of the time on at least
     `min_support` items. `observations[dimension]` holds (cheap confidence, cheap score, reference label 0/1).
@@ -259,22 +296,48 @@ def fit_thresholds(observations: dict[str, list[tuple[float, float, int]]], targ
     >>> obs = {"d": [(0.9, 1.0, 1), (0.8, 0.9, 1), (0.7, 0.1, 0), (0.2, 0.6, 0), (0.1, 0.45, 1)]}
     >>> fit_thresholds(obs, target=1.0, min_support=2)["d"]
     {'threshold': 0.2, 'decided': 0.6, 'agreement': 1.0, 'n': 5}
+
+    With `sided`, the cheap tier's passes and failures are fitted apart, each to the target on its own:
+    `threshold` is `{"pass": .., "fail": ..}` and `sides` holds each side's fit; `decided` and `agreement` are
+    over both.
+
+    >>> obs = {"d": [(0.9, 0.95, 1), (0.8, 0.9, 0), (0.7, 0.85, 1), (0.9, 0.05, 0), (0.8, 0.1, 0), (0.6, 0.2, 0)]}
+    >>> one = fit_thresholds(obs, target=1.0, min_support=2)["d"]
+    >>> one["threshold"], one["decided"]
+    (0.8, 0.333333)
+    >>> fitted = fit_thresholds(obs, target=1.0, min_support=2, sided=True)["d"]
+    >>> fitted["threshold"], fitted["decided"], fitted["agreement"]
+    ({'pass': 1.0, 'fail': 0.0}, 0.5, 1.0)
     """
-    fitted: dict[str, dict[str, float | int | None]] = {}
+    fitted: dict[str, dict] = {}
     for name, rows in sorted(observations.items()):
-        rows = sorted(rows, key=lambda r: -r[0])
-        best: dict[str, float | int | None] = {"threshold": 1.0, "decided": 0.0, "agreement": None, "n": len(rows)}
-        agree = 0
-        for k, (confidence, score, label) in enumerate(rows, start=1):
-            agree += int((score >= PASS_AT) == bool(label))
-            cutoff = rows[k][0] if k < len(rows) else 0.0
-            if cutoff == confidence:
-                continue  # ties: a threshold cannot split equal confidences
-            if k >= min_support and agree / k >= target:
-                best = {"threshold": round(cutoff, 6), "decided": round(k / len(rows), 6), "agreement": round(agree / k, 6),
-                        "n": len(rows)}
-        fitted[name] = best
+        if not sided:
+            fitted[name] = _fit_side(rows, target, min_support)
+            continue
+        sides = {side: _fit_side([r for r in rows if (r[1] >= PASS_AT) == (side == "pass")], target, min_support)
+                 for side in ("pass", "fail")}
+        decided = sum(float(f["decided"]) * int(f["n"]) for f in sides.values())
+        agreeing = sum(float(f["agreement"] or 0.0) * float(f["decided"]) * int(f["n"]) for f in sides.values())
+        fitted[name] = {"threshold": {side: f["threshold"] for side, f in sides.items()},
+                        "decided": round(decided / len(rows), 6) if rows else 0.0,
+                        "agreement": round(agreeing / decided, 6) if decided else None, "n": len(rows), "sides": sides}
     return fitted
+
+
+def threshold_config(fitted: dict[str, dict]) -> dict[str, float | dict[str, float]]:
+    """The `thresholds:` block for a cascade config from `fit_thresholds`: dimensions the cheap tier never decides
+    are left out (they default to 1.0).
+
+    >>> threshold_config({"a": {"threshold": 0.4}, "b": {"threshold": 1.0}, "c": {"threshold": {"pass": 1.0, "fail": 0.0}},
+    ...                   "d": {"threshold": {"pass": 1.0, "fail": 1.0}}})
+    {'a': 0.4, 'c': {'pass': 1.0, 'fail': 0.0}}
+    """
+    out: dict[str, float | dict[str, float]] = {}
+    for name, row in fitted.items():
+        threshold = row["threshold"]
+        if (min(threshold.values()) if isinstance(threshold, dict) else threshold) < 1.0:
+            out[name] = threshold
+    return out
 
 
 def logged_labels(records: Iterable[ScoreRecord], judged: Collection[str]

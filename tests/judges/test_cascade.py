@@ -169,6 +169,52 @@ def test_fit_picks_thresholds_from_labels_and_writes_them(tmp_path, capsys):
     assert "calls saved on these labels: 50% of 8" in capsys.readouterr().err
 
 
+def test_sided_thresholds_trust_the_cheap_tiers_failures_and_passes_apart(mini_suite, tmp_path):
+    import yaml
+    from pydantic import ValidationError
+
+    # Failures clear their threshold (confidence 0.9 > 0.5), passes never do (1.0).
+    sided = {"useful": {"pass": 1.0, "fail": 0.5}}
+    failing = CascadeJudge(Cheap({"useful": 0.05}), llm(useful="1"), config(thresholds=sided, audit_share=0.0))
+    passing = CascadeJudge(Cheap({"useful": 0.95}), llm(useful="0"), config(thresholds=sided, audit_share=0.0))
+    for result in Engine(mini_suite, failing).score_sync(items()[:2]):
+        assert (result.dimensions["useful"].tier, result.dimensions["useful"].score) == ("cheap", 0.05)
+    for result in Engine(mini_suite, passing).score_sync(items()[:2]):
+        assert (result.dimensions["useful"].tier, result.dimensions["useful"].score) == ("llm", 0.0)
+    assert passing.cheap.calls  # asked, since one side may decide
+    # A cascade config says it in YAML; a misspelt side is refused by name.
+    path = tmp_path / "cascade.yaml"
+    path.write_text(yaml.safe_dump({"cascade": {"llm": "mock", "thresholds": {"useful": {"pass": 0.9, "fail": 0.2}, "fit": 0.4}}}))
+    loaded = CascadeJudge.from_config(path).config
+    assert (loaded.threshold("useful", True), loaded.threshold("useful", False), loaded.threshold("useful")) == (0.9, 0.2, 0.2)
+    assert loaded.threshold("fit", True) == loaded.threshold("fit", False) == 0.4
+    with pytest.raises(ValidationError, match="passs"):
+        CascadeConfig(llm="mock", thresholds={"useful": {"passs": 0.9}})
+
+
+def test_fit_sided_writes_a_threshold_per_verdict(tmp_path, capsys):
+    import json
+
+    import yaml
+
+    from reward.cli import main
+    from tests.support import EXAMPLES
+
+    # The mock cheap tier passes everything (confidence 1): its passes agree with the labels of 1, and it has no
+    # failures, so the fail side keeps 1.0 and the written block can be loaded into a cascade config as it is.
+    items = [json.loads(line) for line in EXAMPLES.read_text().splitlines() if line.strip()][:4]
+    rows = [{"kind": "pointwise", "item": item, "dimension": "query_satisfaction", "label": 1} for item in items]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("\n".join(json.dumps(r) for r in rows))
+    out = tmp_path / "thresholds.yaml"
+    assert main(["cascade", "fit", "--labels", str(labels), "--cheap", "mock", "--min-support", "2", "--sided",
+                 "--out", str(out)]) == 0
+    written = yaml.safe_load(out.read_text())
+    assert written == {"thresholds": {"query_satisfaction": {"fail": 1.0, "pass": 0.0}}}
+    assert CascadeConfig(llm="mock", **written).threshold("query_satisfaction", True) == 0.0
+    assert "calls saved on these labels: 100% of 4" in capsys.readouterr().err
+
+
 def test_cascade_counts_become_prometheus_series():
     from reward.serve import Metrics
 
