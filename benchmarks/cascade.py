@@ -16,10 +16,11 @@ mechanism (routing, calls saved), not judge quality.
 faithful or not by annotators) stand in for the cheap tier's verdicts, and the labels for a judge that is always
 right. Thresholds for `claim_hallucination` and `highlight_hallucination` are fitted on half of the cases (split by
 pair or item, seeded) and measured on the other half: the share of calls the cheap tier would decide, and how often
-those decisions match the annotators; once with one threshold per dimension, once with one per cheap verdict. The cheap tier's confidence is the one the cascade uses for a backend that
-reports none, the score's distance from the pass/fail boundary.
+those decisions match the annotators; once with one threshold per dimension, once with one per cheap verdict. The
+cheap tier's confidence is the one it recorded in the run (the local tier reports its own for these two
+dimensions), else the cascade's default for a backend that reports none, the score's distance from 0.5.
 
-    .venv/bin/python benchmarks/cascade.py --fidelity benchmarks/results/fidelity_<label>.json --target 0.95 \
+    .venv/bin/python benchmarks/cascade.py --fidelity benchmarks/results/fidelity_<label>.json --targets 0.9,0.95 \
         --out benchmarks/results/cascade_public.json
 """
 
@@ -100,7 +101,10 @@ def public_labels(path: Path, targets: list[float], min_support: int, seed: int)
             if score is None:
                 skipped += 1
                 continue
-            confidence = round(confidence_of(JudgeReply("cheap", score)), 6)  # as fitted thresholds are rounded
+            # The tier's own confidence where the run recorded one, else the cascade's default for a backend
+            # that reports none; rounded as fitted thresholds are.
+            reported = (case.get("confidences") or {}).get(name)
+            confidence = round(confidence_of(JudgeReply("cheap", score, confidence=reported)), 6)
             halves[half].setdefault(name, []).append((case["set"], confidence, score, int(case["label"])))
     report: dict = {"source": str(path), "source_label": run.get("label"), "source_code": run.get("code"),
                     "sets": run.get("sets"), "cases": len(cases), "unscored_skipped": skipped,

@@ -186,12 +186,18 @@ def measure(cases: Sequence[FidelityCase], results: Sequence[ItemResult], resamp
 
 
 def case_scores(cases: Sequence[FidelityCase], results: Sequence[ItemResult]) -> dict[str, dict]:
-    """Per case: set, label, pair and every score (rounded), so a later run can be compared on the same cases."""
+    """Per case: set, label, pair, every score (rounded) and the confidences the judge reported, so a later run can be
+    compared on the same cases."""
     by_id = {r.id: r for r in results}
     out = {}
     for case in cases:
-        scores = {k: (None if v is None else round(v, 4)) for k, v in _scores(case, by_id[case.item.id]).items()}
-        out[case.item.id] = {"set": case.set, "label": case.label, "pair": case.pair, "scores": scores}
+        result = by_id[case.item.id]
+        scores = {k: (None if v is None else round(v, 4)) for k, v in _scores(case, result).items()}
+        # The judge's own confidence where it reports one (what a cascade routes on; see benchmarks/cascade.py).
+        confidences = {k: round(s.confidence, 4) for k, s in result.dimensions.items()
+                       if s.status == "ok" and s.confidence is not None}
+        out[case.item.id] = {"set": case.set, "label": case.label, "pair": case.pair, "scores": scores,
+                             "confidences": confidences}
     return out
 
 

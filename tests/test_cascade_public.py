@@ -68,3 +68,16 @@ def test_a_run_without_per_case_scores_is_refused(tmp_path, cascade_benchmark):
     with pytest.raises(SystemExit, match="no per-case scores"):
         cascade_benchmark.public_labels(_run(tmp_path, {}), [0.9], min_support=10, seed=0)
 
+
+
+def test_a_confidence_the_run_recorded_is_used_instead_of_the_scores_distance_from_the_boundary(tmp_path, cascade_benchmark):
+    # Every score is a saturated 1.0 (|2s - 1| = 1 for all), but the tier's recorded confidence is high only where it
+    # was right: the fit must find that, which it cannot from the scores alone.
+    cases = {f"c{i}": {"set": "a", "label": int(i % 4 != 0), "pair": None,
+                       "scores": {"claim_hallucination": 1.0, "lexical_baseline": 1.0},
+                       "confidences": {"claim_hallucination": 0.2 if i % 4 in (0, 1) else 0.9}}
+             for i in range(400)}
+    report = cascade_benchmark.public_labels(_run(tmp_path, cases), [0.95], min_support=10, seed=0)
+    test = report["targets"]["0.95"]["claim_hallucination"]["test_half"]["all"]
+    assert test["llm_calls_saved"] == pytest.approx(0.5, abs=0.08) and test["agreement_on_decided"] == 1.0
+    assert report["targets"]["0.95"]["lexical_baseline"]["test_half"]["all"]["llm_calls_saved"] == 0.0

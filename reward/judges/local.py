@@ -41,7 +41,9 @@ from reward.schema import Evidence
 log = logging.getLogger(__name__)
 _SOURCE_HASH = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
-LocalMethod = Callable[["Context"], Awaitable[tuple[float, str]]]
+LocalMethod = Callable[["Context"], Awaitable[tuple[float, str] | tuple[float, str, float]]]
+"""A local method returns (score, explanation) or (score, explanation, confidence): its own confidence in the
+verdict (pass/fail at 0.5), where the score's distance from 0.5 would mislead (a saturated score)."""
 LOCAL_METHODS: dict[str, LocalMethod] = {}
 NO_LOCAL_BACKEND = {
     "llm_knowledge": "checking knowledge beyond the evidence needs a model that has the knowledge",
@@ -495,6 +497,17 @@ def model_support(probability: float) -> float:
     return clip((probability - MODEL_FLOOR) / MODEL_SPAN)
 
 
+def model_confidence(probability: float) -> float:
+    """How far P(supported) is from the point where the claim's support crosses 0.5, as a share of the way to 0 or 1:
+    the support saturates (any P above MODEL_FLOOR + MODEL_SPAN is full support), the confidence does not.
+
+    >>> [round(model_confidence(p), 3) for p in (0.0, 0.15, 0.3, 0.65, 1.0)]
+    [1.0, 0.5, 0.0, 0.5, 1.0]
+    """
+    turn = MODEL_FLOOR + MODEL_SPAN / 2
+    return clip((probability - turn) / (1.0 - turn) if probability >= turn else (turn - probability) / turn)
+
+
 @dataclass
 class SentenceCheck:
     """The verdict on one answer sentence."""
@@ -505,6 +518,9 @@ class SentenceCheck:
     contradiction: float
     reason: str
     hard: bool = False
+    confidence: float = 1.0
+    """Confidence in the verdict on this sentence (supported when support >= 0.5): `model_confidence` of the model's
+    P(supported); a lexical cap's distance from 0.5; 1.0 for a rule (a hard failure, no evidence, not English)."""
 
 
 async def _sentence_support(ctx: Context, sentences: list[str]) -> list[SentenceCheck]:
@@ -561,16 +577,18 @@ async def _sentence_support(ctx: Context, sentences: list[str]) -> list[Sentence
         for (index, claim, _, lexical, coverage), row in zip(pending, probabilities, strict=True):
             p_supported = combination.probability(float(row[0]), coverage) if combination else float(row[0])
             support, contradiction = model_support(p_supported), float(row[1])
+            confidence = model_confidence(p_supported)
             reason = ""
             if lexical:
                 # New names, a flipped negation, or mostly new words without a close paraphrase: the model alone
                 # does not clear the claim (a name or a negation is close to proof; new wording is not).
                 support = min(support, 0.3 if lexical.startswith("words not in") else 0.15)
+                confidence = abs(2.0 * support - 1.0)
                 reason = f"{claim[:80]!r}: {lexical}"
             elif support < 0.5:
                 verdict = "contradicted" if contradiction >= float(row[2]) else "unsupported"
                 reason = f"{claim[:80]!r}: {verdict} by the evidence (P(supported) {p_supported:.2f})"
-            checks[index] = SentenceCheck(claim, support, contradiction, reason)
+            checks[index] = SentenceCheck(claim, support, contradiction, reason, confidence=confidence)
     return [c for c in checks if c is not None]
 
 
@@ -599,7 +617,7 @@ def _require_english_answer(ctx: Context) -> None:
 
 
 @local_method("claim_hallucination")
-async def claim_hallucination(ctx: Context) -> tuple[float, str]:
+async def claim_hallucination(ctx: Context) -> tuple[float, str, float]:
     """Support of the answer's claims by the evidence they cite (or the selected evidence when they cite
     nothing): per claim P(supported) from the consistency model, 0 on a hard failure (a number the evidence lacks,
     a contrasting attribute, a stale date). One clear hallucination is enough: the score leans on the weakest
@@ -610,7 +628,7 @@ async def claim_hallucination(ctx: Context) -> tuple[float, str]:
     # repeats, not per repetition (the repetition itself is the n-gram rule's and redundant_repetition's to judge).
     sentences = list(dict.fromkeys(_answer_sentences(ctx)))
     if not sentences:
-        return 1.0, "no factual sentences"
+        return 1.0, "no factual sentences", 1.0
     checks = await _sentence_support(ctx, sentences)
     reasons = [c.reason for c in checks if c.reason and c.support < 0.5]
     unknown = ctx.rule("citations.valid").findings.get("unknown", [])
@@ -618,15 +636,20 @@ async def claim_hallucination(ctx: Context) -> tuple[float, str]:
     score = 0.6 * min(supports) + 0.4 * float(np.mean(supports)) if supports else 1.0
     if any(c.hard for c in checks):
         score = min(score, 0.25)
+    # A pass is as sure as its least sure claim; a failure as its surest unsupported claim.
+    failing = [c.confidence for c in checks if c.support < 0.5]
+    confidence = (max(failing) if failing else 0.0) if score < 0.5 else min((c.confidence for c in checks), default=1.0)
     if unknown:
+        if score >= 0.5:
+            confidence = 0.0  # capped onto the boundary: no verdict to be sure of
         score = min(score, 0.5)
         reasons.append(f"cites unknown documents {', '.join(unknown)}")
     summary = f"{sum(s >= 0.5 for s in supports)} of {len(supports)} claims supported"
-    return score, summary + ("" if not reasons else "; " + "; ".join(reasons[:4]))
+    return score, summary + ("" if not reasons else "; " + "; ".join(reasons[:4])), confidence
 
 
 @local_method("highlight_hallucination")
-async def highlight_hallucination(ctx: Context) -> tuple[float, str]:
+async def highlight_hallucination(ctx: Context) -> tuple[float, str, float]:
     """The claim check on the first sentence that makes a claim."""
     _require_english_answer(ctx)
     sentences = _answer_sentences(ctx)
@@ -634,8 +657,8 @@ async def highlight_hallucination(ctx: Context) -> tuple[float, str]:
         checks = await _sentence_support(ctx, [sentence])
         if checks:
             check = checks[0]
-            return check.support, check.reason or f"first claim supported (P(supported) {check.support:.2f})"
-    return 1.0, "no claim in the answer"
+            return check.support, check.reason or f"first claim supported (P(supported) {check.support:.2f})", check.confidence
+    return 1.0, "no claim in the answer", 1.0
 
 
 def _supply(ctx: Context, relevance: np.ndarray) -> tuple[bool, str]:
@@ -667,7 +690,7 @@ async def no_supply_reject(ctx: Context) -> tuple[float, str]:
         return (0.2, f"refuses although evidence seems to answer ({why})") if supplied else (1.0, f"correct refusal ({why})")
     if supplied:
         return 1.0, f"answers; evidence supplies an answer ({why})"
-    support, reasons = await claim_hallucination(ctx)
+    support, reasons, _ = await claim_hallucination(ctx)
     return support * 0.5, f"answers although no evidence supplies an answer ({why}); " + reasons
 
 
@@ -1055,11 +1078,12 @@ class LocalJudge(Judge):
             why = NO_LOCAL_BACKEND.get(name, "no local method is registered for this dimension")
             return JudgeReply.unscored(self.name, "no_local_backend", explanation=why)
         try:
-            score, explanation = await method(Context(request, self.embedder, self.scorer))
+            score, explanation, *confidence = await method(Context(request, self.embedder, self.scorer))
         except Unscored as exc:
             return JudgeReply.unscored(self.name, exc.reason, explanation=exc.explanation)
         except Exception as exc:  # a failed local judgment is data, like a failed LLM call
             log.exception("local method %s failed on %s", name, request.item.id)
             return JudgeReply.unscored(self.name, "local_error", explanation=f"{type(exc).__name__}: {exc}")
         score = clip(score)
-        return JudgeReply(backend=self.name, score=score, label=nearest_label(request, score), explanation=explanation)
+        return JudgeReply(backend=self.name, score=score, label=nearest_label(request, score), explanation=explanation,
+                          confidence=round(clip(confidence[0]), 6) if confidence else None)

@@ -81,6 +81,23 @@ def test_good_answers_outrank_their_flawed_variants(local_results, good, flawed)
     assert results[good].reward > results[flawed].reward
 
 
+def test_the_claim_checks_report_their_own_confidence_not_the_saturated_scores(local_results):
+    """claim_hallucination and highlight_hallucination say how sure they are: a rule's verdict (no evidence behind an
+    invented answer) is certain, a model's pass is as sure as its least sure claim, however saturated the score."""
+    from reward.judges.local import model_confidence
+
+    results, _ = local_results
+    for name in ("claim_hallucination", "highlight_hallucination"):
+        scores = [r.dimensions[name] for r in results.values() if r.dimensions[name].status == "ok"]
+        assert all(0.0 <= s.confidence <= 1.0 for s in scores)
+        saturated = [s for s in scores if s.score == 1.0]
+        # The scores say 1.0; the confidences still tell the sure passes from the narrow ones.
+        assert saturated and len({s.confidence for s in saturated}) > 3 and min(s.confidence for s in saturated) < 0.5
+    invented = results["no-supply-invented-answer"].dimensions["claim_hallucination"]
+    assert invented.score == 0.0 and invented.confidence == 1.0
+    assert model_confidence(0.3) == pytest.approx(0.0) and model_confidence(1.0) == model_confidence(0.0) == 1.0
+
+
 def test_correct_refusal_is_not_punished(local_results):
     results, _ = local_results
     assert score(results, "no-supply-correct-refusal", "no_supply_reject") == 1.0
