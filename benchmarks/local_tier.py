@@ -19,7 +19,9 @@ a marker sentence that carries no claim), so rollouts share most sentences, as s
 sentence (the worst case: a new claim check for every sentence of every rollout).
 
 `--compare` runs each runtime in a fresh process (load time and peak RSS are per process), interleaved
-(`--repeats` rounds of A, B, C), and writes every run and the medians to `--out`.
+(`--repeats` rounds of A, B, C), and writes every run and the medians to `--out`; `--baseline-code DIR` adds, in
+each round, a run of the code in DIR (another checkout, e.g. `git archive <commit> | tar -x -C DIR`) with its
+default runtime.
 """
 
 from __future__ import annotations
@@ -37,8 +39,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-from reward.schema import Item  # noqa: E402
 
 # Unicode space separators (category Zs) that BERT's normaliser and pre-tokenizer read as a plain space.
 SPACES = ("\u00a0", "\u2002", "\u2003", "\u2004", "\u2005", "\u2006", "\u2007", "\u2008", "\u2009", "\u200a",
@@ -67,7 +67,9 @@ def respace_answer(response: str, rollout: int) -> str:
     return head + tag + "".join(out)
 
 
-def grpo_batch(groups: int, rollouts: int, rollout_text: str = "shared", marker: str = "variant") -> list[Item]:
+def grpo_batch(groups: int, rollouts: int, rollout_text: str = "shared", marker: str = "variant") -> list:
+    from reward.schema import Item
+
     examples = [Item.model_validate_json(line) for line in (ROOT / "examples" / "items.jsonl").read_text().splitlines()
                 if line.strip()]
     by_query: dict[str, list[Item]] = {}
@@ -164,12 +166,14 @@ def run_once(args) -> dict:
     return {
         "benchmark": "local_tier", "suite": "searchllm", "items": len(items), "groups": args.groups,
         "rollouts": args.rollouts, "rollout_text": args.rollout_text,
-        "runtime": getattr(judge.scorer.model(), "runtime", "torch"),
+        "runtime": os.environ.get("REWARD_LOCAL_RUNTIME", "default"),
+        "cross_encoder_runtime": getattr(judge.scorer.model(), "runtime", "torch"),
         "embedder_runtime": getattr(encoder, "runtime", "torch"),
         "model_load_s": round(load_s, 2),
         "items_per_s_new_evidence": round(len(items) / new["wall_s"], 2),
         "items_per_s_evidence_cached": round(len(again) / cached["wall_s"], 2),
         "new_evidence": new, "evidence_cached": cached,
+        "code": str(args.code or ROOT),
         "respaced_scores_match": (max(respaced) < 1e-3) if respaced else None,
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "threads": int(os.environ.get("REWARD_LOCAL_THREADS", "1")),
@@ -181,13 +185,18 @@ def run_once(args) -> dict:
 
 def compare(args) -> dict:
     runs: dict[str, list[dict]] = {}
+    variants = [(f"baseline {args.baseline_code}", ["--code", str(args.baseline_code)])] if args.baseline_code else []
+    variants += [(runtime, ["--runtime", runtime]) for runtime in args.compare.split(",")]
     for _ in range(args.repeats):
-        for runtime in args.compare.split(","):
+        for name, options in variants:
             command = [sys.executable, __file__, "--groups", str(args.groups), "--rollouts", str(args.rollouts),
-                       "--rollout-text", args.rollout_text, "--runtime", runtime, "--threads", str(args.threads)]
-            reply = subprocess.run(command, check=True, capture_output=True, text=True)
+                       "--rollout-text", args.rollout_text, "--threads", str(args.threads), *options]
+            # The baseline code may set no threads of its own: OMP_NUM_THREADS holds it to the same count.
+            env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
+            reply = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
             run = json.loads(reply.stdout)
-            runs.setdefault(runtime, []).append(run)
+            run["runtime"] = name
+            runs.setdefault(name, []).append(run)
             print(json.dumps({k: run[k] for k in ("runtime", "items_per_s_new_evidence",
                                                   "items_per_s_evidence_cached", "model_load_s", "peak_rss_mib")}),
                   file=sys.stderr, flush=True)
@@ -207,8 +216,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="REWARD_LOCAL_THREADS: model threads per runtime")
     parser.add_argument("--compare", default=None, help="comma-separated runtimes, each run in a fresh process")
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--baseline-code", type=Path, default=None, help="with --compare: also run this checkout")
+    parser.add_argument("--code", type=Path, default=None, help="score with the code of this checkout")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = parser.parse_args()
+    if args.code:
+        sys.path.insert(0, str(args.code.resolve()))
     report = compare(args) if args.compare else run_once(args)
     text = json.dumps(report, indent=2)
     if args.out:

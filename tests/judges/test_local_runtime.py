@@ -32,13 +32,23 @@ def test_onnx_runtime_gives_torchs_probabilities_and_embeddings():
     assert np.allclose(np.linalg.norm(onnx_rows, axis=1), 1.0, atol=1e-5)
 
 
-@pytest.mark.parametrize("runtime", ["onnx", "onnx-int8"])
+@pytest.mark.parametrize("runtime", ["onnx", "onnx-int8", "onnx-int8-all"])
 def test_a_pairs_probabilities_do_not_depend_on_its_batch_on_onnx_runtimes(runtime):
     model = ConsistencyModel(ARTIFACT, runtime=runtime, batch_size=4)
     alone = np.stack([model.predict([p])[0] for p in PAIRS])
     crowded = model.predict(PAIRS * 12 + [(PAIRS[2][0] * 3, "A long neighbour changes the padding.")])[:3]
     assert np.abs(alone - crowded).max() < 1e-4
-    assert model.runtime == runtime and (model.batch_size == 1) == (runtime == "onnx-int8")
+    assert model.runtime == runtime and (model.batch_size == 1) == runtime.startswith("onnx-int8")
+
+
+def test_the_int8_embedder_is_close_to_fp32_and_independent_of_its_batch():
+    texts = [p[0] for p in PAIRS] + ["short", "The museum opens at 10:00 on weekdays and 9:00 on weekends."]
+    fp32, int8 = OnnxTextEncoder(), OnnxTextEncoder(int8=True)
+    alone = np.stack([int8.encode([t])[0] for t in texts])
+    together = int8.encode(texts * 5)[:len(texts)]
+    assert np.abs(alone - together).max() < 1e-5
+    cosine = (int8.encode(texts) * fp32.encode(texts)).sum(axis=1)
+    assert cosine.min() > 0.95 and cosine.max() < 1 - 1e-6  # close, and really quantised
 
 
 def test_the_cached_graph_is_named_by_the_weights_it_was_built_from(tmp_path):
@@ -86,6 +96,9 @@ def test_runtime_settings_are_validated(monkeypatch):
         threads_setting()
     monkeypatch.setenv("REWARD_LOCAL_THREADS", "2")
     assert threads_setting() == 2
+    monkeypatch.delenv("REWARD_LOCAL_THREADS")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # what Ray sets for a replica with num_cpus=1
+    assert threads_setting() == 1
 
 
 def test_a_key_already_in_flight_is_awaited_not_computed_again():
