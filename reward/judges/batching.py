@@ -14,6 +14,8 @@ from typing import Any
 
 from cachetools import LRUCache
 
+_MISSING = object()
+
 
 class MicroBatcher:
     """`values(requests)` for {key: model input}: cached values, or one `compute(inputs)` call per loop iteration."""
@@ -29,9 +31,11 @@ class MicroBatcher:
     async def values(self, requests: dict[Hashable, Any]) -> dict[Hashable, Any]:
         """The value of every requested key (a dict holding the keys, whatever the cache evicts meanwhile)."""
         out, waiting = {}, {}
+        cache, missing = self.cache, _MISSING
         for key, payload in requests.items():
-            if key in self.cache:
-                out[key] = self.cache[key]
+            value = cache.get(key, missing)  # one lookup: most keys are cached on a re-score
+            if value is not missing:
+                out[key] = value
             elif key in self._in_flight:
                 waiting[key] = self._in_flight[key]
             else:
