@@ -8,7 +8,8 @@ goes (MiniLM embedder, consistency cross-encoder, the rest: engine, rules, metho
 
 The batches come from `examples/items.jsonl` (13 prompts, 2-4 responses each). Every group gets new evidence: the
 first 13 groups are the 13 prompts; later groups reuse a prompt with its evidence and responses re-spaced (every
-ASCII space turned into a Unicode space, a different one per cycle). The tokenizers read a Unicode space as a space,
+ASCII space turned into a Unicode space, a different one per cycle; so is the second of two prompts that share an
+evidence set). The tokenizers read a Unicode space as a space,
 so the models see the same tokens and do the same work, but no cache keyed by text serves them: the figure is one of
 new evidence, not of a warm cache. (`respaced_scores_match` says whether the re-spaced copies scored as the
 originals did.)
@@ -16,7 +17,9 @@ originals did.)
 `--rollout-text shared` (the default): a group's 16 rollouts cycle over its prompt's 2-4 example responses (each with
 a marker sentence that carries no claim), so rollouts share most sentences, as samples of a converged policy do.
 `--rollout-text distinct`: every rollout's answer is also re-spaced by its own pattern, so no two rollouts share a
-sentence (the worst case: a new claim check for every sentence of every rollout).
+sentence (the worst case: a new claim check for every sentence of every rollout). Its re-spaced copies do not score
+exactly as their originals (a multi-word name of a claim is no longer a substring of evidence spaced otherwise),
+but the model work is the same.
 
 `--compare` runs each runtime in a fresh process (load time and peak RSS are per process), interleaved
 (`--repeats` rounds of A, B, C), and writes every run and the medians to `--out`; `--baseline-code DIR` adds, in
@@ -51,9 +54,13 @@ def respace(text: str, cycle: int) -> str:
 
 
 def respace_answer(response: str, rollout: int) -> str:
-    """The answer's k-th space turned into a no-break space where bit (k mod 4) of the rollout's number is set
-    (and, past 16 rollouts, every space of a block of 16 into another Unicode space): sentences of four or more
-    words differ between any two rollouts of a group."""
+    """The answer's k-th space turned into an en quad (a space the evidence re-spacing never uses) where bit (k mod 4)
+    of the rollout's number is set, and past 16 rollouts the other spaces into em quads: sentences of four or more
+    words differ between any two of a group's first 32 rollouts.
+
+    >>> respace_answer("<answer>a b c d e</answer>", 5).split(">")[1].split(" ")
+    ['a\\u2000b', 'c\\u2000d', 'e</answer']
+    """
     head, tag, rest = response.partition("<answer>")
     if not tag:
         return response
@@ -61,36 +68,49 @@ def respace_answer(response: str, rollout: int) -> str:
     out, k = [], 0
     for ch in rest:
         if ch == " ":
-            ch = "\u00a0" if pattern >> (k % 4) & 1 else (SPACES[1 + (block - 1) % (len(SPACES) - 1)] if block else " ")
+            ch = "\u2000" if pattern >> (k % 4) & 1 else ("\u2001" if block else " ")
             k += 1
         out.append(ch)
     return head + tag + "".join(out)
 
 
-def grpo_batch(groups: int, rollouts: int, rollout_text: str = "shared", marker: str = "variant") -> list:
+def prompt_pools() -> list[list]:
+    """The example items grouped by prompt (query): a group's rollouts cycle over its pool's responses."""
     from reward.schema import Item
 
     examples = [Item.model_validate_json(line) for line in (ROOT / "examples" / "items.jsonl").read_text().splitlines()
                 if line.strip()]
-    by_query: dict[str, list[Item]] = {}
+    by_query: dict[str, list] = {}
     for example in examples:
         by_query.setdefault(example.query, []).append(example)
-    pools = list(by_query.values())
+    return list(by_query.values())
+
+
+def grpo_batch(groups: int, rollouts: int, rollout_text: str = "shared", marker: str = "variant") -> list:
+    pools = prompt_pools()
+    # Prompts that share an evidence set (a follow-up question) get it re-spaced, so each group's evidence is new.
+    seen: dict[tuple, int] = {}
+    repeat = []
+    for pool in pools:
+        texts = tuple(d.text for d in pool[0].evidence)
+        repeat.append(seen.get(texts, 0))
+        seen[texts] = repeat[-1] + 1
+    variants = max(repeat) + 1
     items = []
     for g in range(groups):
-        cycle, pool = divmod(g, len(pools))
-        pool = pools[pool]
+        cycle, index = divmod(g, len(pools))
+        pool, spacing = pools[index], cycle * variants + repeat[index]
         for r in range(rollouts):
             source = pool[r % len(pool)]
             # A marker sentence without a claim: rollouts differ in wording even where they share every claim.
             response = source.response.replace("</answer>", f" ({marker} {g}-{r}).\n</answer>")
             if rollout_text == "distinct":
                 response = respace_answer(response, r)
-            evidence = [d.model_copy(update={"title": respace(d.title, cycle), "text": respace(d.text, cycle)})
+            evidence = [d.model_copy(update={"title": respace(d.title, spacing), "text": respace(d.text, spacing)})
                         for d in source.evidence]
             items.append(source.model_copy(update={
-                "id": f"g{g}-r{r}", "group": f"g{g}", "response": respace(response, cycle), "evidence": evidence,
-                "query": respace(source.query, cycle)}))
+                "id": f"g{g}-r{r}", "group": f"g{g}", "response": respace(response, spacing), "evidence": evidence,
+                "query": respace(source.query, spacing)}))
     return items
 
 
@@ -159,7 +179,7 @@ def run_once(args) -> dict:
     cached, _ = clock.measure(lambda: engine.score_sync(again))
     # A re-spaced group must score as its original did (same tokens): otherwise the figure measures other work.
     by_id = {r.id: r.reward for r in results}
-    pools = 13
+    pools = len(prompt_pools())
     respaced = [abs(by_id[f"g{g}-r{r}"] - by_id[f"g{g % pools}-r{r}"]) for g in range(pools, args.groups)
                 for r in range(args.rollouts) if by_id[f"g{g}-r{r}"] is not None]
     encoder = judge.embedder.model()
