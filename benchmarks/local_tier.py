@@ -17,9 +17,9 @@ originals did.)
 `--rollout-text shared` (the default): a group's 16 rollouts cycle over its prompt's 2-4 example responses (each with
 a marker sentence that carries no claim), so rollouts share most sentences, as samples of a converged policy do.
 `--rollout-text distinct`: every rollout's answer is also re-spaced by its own pattern, so no two rollouts share a
-sentence (the worst case: a new claim check for every sentence of every rollout). Its re-spaced copies do not score
-exactly as their originals (a multi-word name of a claim is no longer a substring of evidence spaced otherwise),
-but the model work is the same.
+sentence (the worst case: a new claim check for every sentence of every rollout). Such a rollout can score a little
+differently from its shared twin (a multi-word name spaced otherwise is no longer a substring of the evidence), but
+the model work is the same.
 
 `--compare` runs each runtime in a fresh process (load time and peak RSS are per process), interleaved
 (`--repeats` rounds of A, B, C), and writes every run and the medians to `--out`; `--baseline-code DIR` adds, in
