@@ -32,7 +32,7 @@ from policy.format import split_sentences, strip_citations
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
 from reward.judges.batching import MicroBatcher
 from reward.judges.consistency import ConsistencyScorer, artifact_digest, is_english
-from reward.judges.local_runtime import text_encoder
+from reward.judges.local_runtime import runtime_setting, text_encoder
 from reward.rules import RULES
 from reward.rules.checks import tokens
 from reward.schema import Evidence
@@ -966,8 +966,10 @@ class LocalJudge(Judge):
     @property
     def identity(self) -> str:
         # The methods are this module's code: a changed heuristic must not be answered from an old on-disk cache.
-        # ... and so is the consistency model: a retrained artifact changes the identity too.
-        return f"local:{_SOURCE_HASH}:{artifact_digest()}"
+        # ... and so is the consistency model: a retrained artifact changes the identity too. torch and onnx give the
+        # same scores; an int8 runtime does not, so it has its own identity.
+        runtime = runtime_setting()
+        return f"local:{_SOURCE_HASH}:{artifact_digest()}" + (f":{runtime}" if "int8" in runtime else "")
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
         name = request.dimension.name

@@ -101,6 +101,18 @@ def test_runtime_settings_are_validated(monkeypatch):
     assert threads_setting() == 1
 
 
+def test_an_int8_runtime_has_its_own_judge_identity_so_no_cache_mixes_its_scores(monkeypatch):
+    from reward.judges.local import LocalJudge
+
+    judge = LocalJudge()
+    identities = {}
+    for runtime in ("torch", "onnx", "onnx-int8", "onnx-int8-all"):
+        monkeypatch.setenv("REWARD_LOCAL_RUNTIME", runtime)
+        identities[runtime] = judge.identity
+    assert identities["torch"] == identities["onnx"]  # the same scores
+    assert len({identities["onnx"], identities["onnx-int8"], identities["onnx-int8-all"]}) == 3
+
+
 def test_a_key_already_in_flight_is_awaited_not_computed_again():
     started, release, calls = threading.Event(), threading.Event(), []
 
