@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 
 from reward.judges.batching import MicroBatcher
-from reward.judges.local_runtime import (EXPORT_VERSION, INPUTS, RUNTIMES, cached_onnx, export_onnx, file_digest,
-                                         length_sorted_chunks, padded, quantize_int8, runtime_setting, session,
-                                         threads_setting)
+from reward.judges.local_runtime import (EXPORT_VERSION, INPUTS, INT8_RECIPE, RUNTIMES, cached_onnx, export_onnx,
+                                         file_digest, length_sorted_chunks, padded, quantize_int8, runtime_setting,
+                                         session, threads_setting)
 
 log = logging.getLogger(__name__)
 
@@ -211,7 +211,8 @@ class ConsistencyModel:
         path = cached_onnx(fp32, export)
         if runtime.startswith("onnx-int8"):
             source = path
-            path = cached_onnx(fp32.replace(".onnx", "-int8.onnx"), lambda target: quantize_int8(source, target))
+            path = cached_onnx(fp32.replace(".onnx", f"-int8{INT8_RECIPE}.onnx"),
+                               lambda target: quantize_int8(source, target))
             # Activations are quantised per forward: one pair per forward keeps a pair's scale its own.
             self.batch_size = 1
         self.session = session(path, threads)
