@@ -272,7 +272,9 @@ class OnnxTextEncoder:
             return out
         encoded = self.tokenizer(list(texts), truncation=True, max_length=EMBEDDER_MAX_TOKENS,
                                  return_token_type_ids=True)
-        chunks = length_sorted_chunks([len(i) for i in encoded["input_ids"]], batch_size or self.batch_size)
+        # int8 quantises activations per forward: one text per forward, whatever the caller asks for.
+        size = 1 if self.runtime == "onnx-int8" else (batch_size or self.batch_size)
+        chunks = length_sorted_chunks([len(i) for i in encoded["input_ids"]], size)
         with self._lock:
             for chunk in chunks:
                 out[chunk] = self.session.run(None, padded(encoded, chunk, self.tokenizer.pad_token_id))[0]
