@@ -1,14 +1,14 @@
 """Claim-consistency model runtimes: pairs/s, agreement with fp32 and batch independence, on held-out pairs.
 
-    .venv/bin/python benchmarks/consistency_model.py --pairs 256 --threads 1
+    taskset -c 1 .venv/bin/python benchmarks/consistency_model.py --pairs 256 --threads 1
 
-Runtimes: torch fp32 (what the local tier runs), torch int8 dynamic quantisation batched (32 pairs per forward) and
-one pair per forward, and ONNX Runtime fp32 (the merged model exported with `torch.onnx.export`, needs
-`.venv/bin/pip install onnxruntime==1.32.0 onnx==1.23.2`, not part of any extra). The pairs are synthetic held-out pairs of `reward.judges.consistency_data` (needs
-`data/public/`, see the recipe). Per runtime: load time, pairs/s, the share of pairs on which it gives the same
-supported / not verdict as torch fp32 and the largest difference in P(supported), and batch dependence: the
-largest change of a pair's probabilities when it is scored alone instead of among the others (a reward must not
-depend on what else was in flight).
+Runtimes (`reward.judges.local_runtime`): torch fp32, torch int8 dynamic quantisation batched (32 pairs per forward)
+and one pair per forward, ONNX Runtime fp32 (`onnx`) and ONNX Runtime int8 weights (the tier's default recipe), one
+pair per forward. The pairs are synthetic held-out pairs of `reward.judges.consistency_data` (needs `data/public/`,
+see the recipe). Per runtime: load time (ONNX files already cached in var/onnx), pairs/s, the share of pairs on which
+it gives the same supported / not verdict as torch fp32 and the largest difference in P(supported), and batch
+dependence: the largest change of a pair's probabilities when it is scored alone instead of among the others (a
+reward must not depend on what else was in flight).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import os
 import platform
 import random
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -28,42 +27,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from reward.judges.consistency import ARTIFACT, LABELS, ConsistencyModel  # noqa: E402
+from reward.judges.consistency import ARTIFACT, ConsistencyModel  # noqa: E402
 from reward.judges.consistency_data import build  # noqa: E402
-
-INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-
-
-class OnnxRuntimeModel:
-    """The fp32 model exported to ONNX and run by ONNX Runtime, with `ConsistencyModel.predict`'s batching."""
-
-    def __init__(self, torch_model: ConsistencyModel, threads: int, folder: Path):
-        import onnxruntime as ort
-        import torch
-
-        self.tokenizer, self.batch_size, self.max_length = (torch_model.tokenizer, torch_model.batch_size,
-                                                            torch_model.max_length)
-        sample = self.tokenizer(["a b", "c"], ["d", "e f g"], padding=True, return_tensors="pt")
-        path = folder / "consistency.onnx"
-        torch.onnx.export(torch_model.model, tuple(sample[k] for k in INPUTS), str(path), input_names=list(INPUTS),
-                          output_names=["logits"], opset_version=17, dynamo=False,
-                          dynamic_axes={**{k: {0: "batch", 1: "tokens"} for k in INPUTS}, "logits": {0: "batch"}})
-        options = ort.SessionOptions()
-        options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-
-    def predict(self, pairs):
-        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
-        out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start:start + self.batch_size]
-            features = self.tokenizer([pairs[i][0] for i in chunk], [pairs[i][1] for i in chunk],
-                                      truncation="longest_first", max_length=self.max_length, padding=True,
-                                      return_tensors="np")
-            logits = self.session.run(None, {k: features[k].astype(np.int64) for k in INPUTS})[0]
-            logits = np.exp(logits - logits.max(axis=1, keepdims=True))
-            out[chunk] = logits / logits.sum(axis=1, keepdims=True)
-        return out
 
 
 def main() -> None:
@@ -76,27 +41,26 @@ def main() -> None:
     _, held, _ = build(13)
     pairs = [(p.evidence, p.claim) for p in random.Random(0).sample(held, min(args.pairs, len(held)))]
     rows, results = {}, {}
-    with tempfile.TemporaryDirectory() as folder:
-        runtimes = {
-            "torch_fp32": lambda: ConsistencyModel(ARTIFACT, quantize=False, threads=args.threads),
-            "torch_int8_dynamic_batched": lambda: ConsistencyModel(ARTIFACT, quantize=True, threads=args.threads),
-            "torch_int8_dynamic_one_pair_per_forward": lambda: ConsistencyModel(
-                ARTIFACT, quantize=True, threads=args.threads, batch_size=1),
-            "onnxruntime_fp32": lambda: OnnxRuntimeModel(ConsistencyModel(ARTIFACT, quantize=False,
-                                                                          threads=args.threads),
-                                                         args.threads, Path(folder)),
-        }
-        for name, make in runtimes.items():
-            started = time.perf_counter()
-            model = make()
-            load_s = time.perf_counter() - started
-            model.predict(pairs[:8])
-            started = time.perf_counter()
-            rows[name] = model.predict(pairs)
-            elapsed = time.perf_counter() - started
-            alone = np.stack([model.predict([pair])[0] for pair in pairs[:args.alone]])
-            results[name] = {"load_s": round(load_s, 2), "pairs_per_s": round(len(pairs) / elapsed, 1),
-                             "batch_dependence_max_abs": round(float(np.abs(alone - rows[name][:args.alone]).max()), 6)}
+    runtimes = {
+        "torch_fp32": lambda: ConsistencyModel(ARTIFACT, threads=args.threads, batch_size=8),
+        "torch_int8_dynamic_batched": lambda: ConsistencyModel(ARTIFACT, quantize=True, threads=args.threads),
+        "torch_int8_dynamic_one_pair_per_forward": lambda: ConsistencyModel(
+            ARTIFACT, quantize=True, threads=args.threads, batch_size=1),
+        "onnxruntime_fp32": lambda: ConsistencyModel(ARTIFACT, runtime="onnx", threads=args.threads, batch_size=4),
+        "onnxruntime_int8_one_pair_per_forward": lambda: ConsistencyModel(ARTIFACT, runtime="onnx-int8",
+                                                                         threads=args.threads),
+    }
+    for name, make in runtimes.items():
+        started = time.perf_counter()
+        model = make()
+        load_s = time.perf_counter() - started
+        model.predict(pairs[:8])
+        started = time.perf_counter()
+        rows[name] = model.predict(pairs)
+        elapsed = time.perf_counter() - started
+        alone = np.stack([model.predict([pair])[0] for pair in pairs[:args.alone]])
+        results[name] = {"load_s": round(load_s, 2), "pairs_per_s": round(len(pairs) / elapsed, 1),
+                         "batch_dependence_max_abs": round(float(np.abs(alone - rows[name][:args.alone]).max()), 6)}
     reference = rows["torch_fp32"]
     for name, row in rows.items():
         results[name]["verdict_agreement_with_torch_fp32"] = round(float(np.mean((row[:, 0] >= 0.5) == (reference[:, 0] >= 0.5))), 4)

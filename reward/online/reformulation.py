@@ -53,8 +53,7 @@ def minilm_encoder(batch_size: int = 256) -> Encoder:
     model = minilm()
 
     def encode(texts: list[str]) -> np.ndarray:
-        return np.asarray(model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
-                                       show_progress_bar=False), dtype=np.float32)
+        return model.encode(texts, batch_size=batch_size)
 
     return encode
 

