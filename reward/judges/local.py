@@ -26,7 +26,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -482,6 +482,22 @@ class SentenceCheck:
     contradiction: float
     reason: str
     hard: bool = False
+    features: dict[str, float] = field(default_factory=dict)
+    """What the combination read (model probabilities, coverage, `claim_features`); empty on a hard failure."""
+
+
+def claim_features(claim: str, haystack: str, everything: str, closest: str) -> dict[str, float]:
+    """Cheap claim features the artifact's combination may weigh beside P(supported) and coverage: capitalised names
+    the cited evidence never mentions (up to 3), coverage by all of the item's evidence (a claim may join facts of
+    passages it does not cite), and a negation flipped against the closest evidence sentence.
+
+    >>> claim_features("Ada Lovelace met Babbage in Turin.", "Ada Lovelace met Charles Babbage in London.",
+    ...                "Ada Lovelace met Charles Babbage in London.", "Ada Lovelace met Charles Babbage in London.")
+    {'novel_names': 1.0, 'coverage_all': 0.8, 'negation_flip': 0.0}
+    """
+    return {"novel_names": float(min(len(novel_names(claim, haystack)), 3)),
+            "coverage_all": lexical_coverage(claim, everything),
+            "negation_flip": float(negation_flip(claim, closest))}
 
 
 async def _sentence_support(ctx: Context, sentences: list[str]) -> list[SentenceCheck]:
@@ -529,15 +545,19 @@ async def _sentence_support(ctx: Context, sentences: list[str]) -> list[Sentence
             doubt = f"names not in the evidence: {', '.join(names[:3])}"
         elif negation_flip(claim, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))]):
             doubt = "negates what the evidence says"
-        pending.append((len(checks), claim, window, doubt, lexical_coverage(claim, haystack)))
+        everything = " ".join(doc_text(d) for d in ctx.item.evidence) + " " + context
+        extra = claim_features(claim, haystack, everything, evidence_sentences[int(np.argmax(similarity))])
+        pending.append((len(checks), claim, window, doubt, lexical_coverage(claim, haystack), extra))
         checks.append(None)
     if pending:
         probabilities = await ctx.scorer.probabilities(
-            [(" ".join(window), claim) for _, claim, window, _, _ in pending])
+            [(" ".join(window), claim) for _, claim, window, _, _, _ in pending])
         combination = getattr(ctx.scorer.model(), "combination", None)
-        for (index, claim, _, lexical, coverage), row in zip(pending, probabilities, strict=True):
-            p_supported = combination.probability(float(row[0]), coverage) if combination else float(row[0])
+        for (index, claim, _, lexical, coverage, extra), row in zip(pending, probabilities, strict=True):
+            p_supported = (combination.probability(float(row[0]), coverage, extra) if combination
+                           else float(row[0]))
             support, contradiction = model_support(p_supported), float(row[1])
+            features = {"p_supported": float(row[0]), "p_contradicted": float(row[1]), "coverage": coverage, **extra}
             reason = ""
             if lexical:
                 # New names, a flipped negation, or mostly new words without a close paraphrase: the model alone
@@ -547,7 +567,7 @@ async def _sentence_support(ctx: Context, sentences: list[str]) -> list[Sentence
             elif support < 0.5:
                 verdict = "contradicted" if contradiction >= float(row[2]) else "unsupported"
                 reason = f"{claim[:80]!r}: {verdict} by the evidence (P(supported) {p_supported:.2f})"
-            checks[index] = SentenceCheck(claim, support, contradiction, reason)
+            checks[index] = SentenceCheck(claim, support, contradiction, reason, features=features)
     return [c for c in checks if c is not None]
 
 
