@@ -404,7 +404,13 @@ def main() -> None:
     if args.export_cases:
         args.export_cases.parent.mkdir(parents=True, exist_ok=True)
         args.export_cases.write_text("".join(c.model_dump_json() + "\n" for c in cases), encoding="utf-8")
-        log.info("wrote %d cases to %s", len(cases), args.export_cases)
+        manifest = {"cases": len(cases), "split": None if args.slice else args.split, "per_set": args.per_set,
+                    "seed": args.seed, "sha256": hashlib.sha256(args.export_cases.read_bytes()).hexdigest(),
+                    "command": "benchmarks/fidelity.py " + " ".join(sys.argv[1:]),
+                    "sources": {n: [vars(s) | {"split": file_split(n, s) if n in FIT_FILES else "by document hash"}
+                                    for s in SOURCES[n]] for n in names}}
+        Path(f"{args.export_cases}.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        log.info("wrote %d cases to %s (manifest %s.json)", len(cases), args.export_cases, args.export_cases)
         if args.score is False:
             return
     engine = Engine(load_suite(args.suite), make_judge(args.judge))

@@ -151,6 +151,8 @@ class ClaimCombination:
     logit_weight: float
     coverage_weight: float
     extra: tuple[tuple[str, float], ...] = ()
+    support: tuple[float, float] | None = None
+    """How the local tier reads the combined probability as support (floor, span), when the fit chose one."""
 
     @classmethod
     def load(cls, directory: Path) -> ClaimCombination | None:
@@ -160,7 +162,9 @@ class ClaimCombination:
         data = json.loads(path.read_text())
         weights = dict(data["weights"])
         logit, coverage = float(weights.pop("logit_p_supported")), float(weights.pop("coverage"))
-        return cls(float(data["intercept"]), logit, coverage, tuple((k, float(v)) for k, v in weights.items()))
+        reading = data.get("support")
+        return cls(float(data["intercept"]), logit, coverage, tuple((k, float(v)) for k, v in weights.items()),
+                   (float(reading["floor"]), float(reading["span"])) if reading else None)
 
     @property
     def features(self) -> tuple[str, ...]:
@@ -175,8 +179,9 @@ class ClaimCombination:
         """
         p = min(max(p_supported, 1e-6), 1 - 1e-6)
         z = self.intercept + self.logit_weight * math.log(p / (1 - p)) + self.coverage_weight * coverage
+        derived = {"p_supported": p_supported, "p_supported_x_coverage": p_supported * coverage}
         for name, weight in self.extra:
-            z += weight * (features or {}).get(name, 0.0)
+            z += weight * derived.get(name, (features or {}).get(name, 0.0))
         return 1.0 / (1.0 + math.exp(-z))
 
 

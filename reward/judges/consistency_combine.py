@@ -60,7 +60,7 @@ def features(model: ConsistencyModel, pairs: list[Pair]) -> np.ndarray:
     return np.stack([np.log(p / (1 - p)), coverage], axis=1)
 
 
-EXTRA = ("novel_names", "coverage_all", "negation_flip")
+EXTRA = ("p_supported", "p_supported_x_coverage", "coverage_all", "novel_names", "negation_flip")
 """The cheap claim features (`local.claim_features`) a public fit weighs beside logit P(supported) and coverage."""
 
 
@@ -137,8 +137,9 @@ def public_claims(path: Path, per_set: int, seed: int) -> tuple[list[dict], dict
 
 def public_matrix(rows: list[dict]) -> tuple[np.ndarray, np.ndarray]:
     p = np.clip(np.array([r["p_supported"] for r in rows]), 1e-6, 1 - 1e-6)
+    derived = [{"p_supported": r["p_supported"], "p_supported_x_coverage": r["p_supported"] * r["coverage"]} for r in rows]
     x = np.stack([np.log(p / (1 - p)), np.array([r["coverage"] for r in rows])]
-                 + [np.array([r[k] for r in rows]) for k in EXTRA], axis=1)
+                 + [np.array([d.get(k, r.get(k)) for d, r in zip(derived, rows)]) for k in EXTRA], axis=1)
     return x, np.array([r["label"] == 1 for r in rows])
 
 
@@ -168,6 +169,12 @@ def main(argv: list[str] | None = None) -> None:
                         help="fit-split public cases (benchmarks/fidelity.py --split fit --export-cases); test-split "
                              "cases are refused")
     parser.add_argument("--public-per-set", type=int, default=300, help="pairs / items per public set read")
+    parser.add_argument("--constructed-share", type=float, default=0.5,
+                        help="with --public: share of the fit's weight on the constructed pairs (the rest is split "
+                             "alike between the public sets)")
+    parser.add_argument("--support", default=None, metavar="FLOOR,SPAN",
+                        help="how the local tier reads the combined probability as support (linear from FLOOR to "
+                             "FLOOR + SPAN); default: the tier's MODEL_FLOOR, MODEL_SPAN")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 
@@ -200,6 +207,9 @@ def main(argv: list[str] | None = None) -> None:
 
         def with_extra(pairs: list[Pair], base: np.ndarray) -> np.ndarray:
             extra = [claim_features(p.claim, p.evidence, p.evidence, p.evidence) for p in pairs]
+            prob = 1 / (1 + np.exp(-base[:, 0]))
+            for e, p_s, cov in zip(extra, prob, base[:, 1], strict=True):
+                e.update(p_supported=float(p_s), p_supported_x_coverage=float(p_s * cov))
             return np.concatenate([base, np.array([[e[k] for k in EXTRA] for e in extra])], axis=1)
 
         x, x_held = with_extra(fit, x), with_extra(held, x_held)
@@ -210,15 +220,17 @@ def main(argv: list[str] | None = None) -> None:
         x_fit, y_fit = np.concatenate([x, x_public]), np.concatenate([y, y_public])
     else:
         x_fit, y_fit = x, y
-    # Both sources weigh alike: the constructed pairs and the public claims are each class-balanced, then halved.
+    # Class-balanced within each source; the constructed pairs carry --constructed-share of the weight (they hold
+    # the probes' kinds: negation, swapped entities, reworded false claims), the public sets share the rest alike.
+    source = np.array(["constructed"] * len(y) + (list(public["sets"]) if public else []))
     weight = np.ones(len(y_fit))
-    parts = [(0, len(y))] + ([(len(y), len(y_fit))] if public else [])
-    for lo, hi in parts:
-        part = y_fit[lo:hi]
+    names = sorted(set(source))
+    for name in names:
+        share = 1.0 if len(names) == 1 else (
+            args.constructed_share if name == "constructed" else (1 - args.constructed_share) / (len(names) - 1))
         for value in (True, False):
-            mask = np.zeros(len(y_fit), dtype=bool)
-            mask[lo:hi] = y_fit[lo:hi] == value
-            weight[mask] = len(y_fit) / (len(parts) * 2 * max(1, int((part == value).sum())))
+            mask = (source == name) & (y_fit == value)
+            weight[mask] = len(y_fit) * share / (2 * max(1, int(mask.sum())))
     regression = LogisticRegression(C=1.0, max_iter=1000).fit(x_fit, y_fit, sample_weight=weight)
     coef = [float(c) for c in regression.coef_[0]]
     combination = ClaimCombination(float(regression.intercept_[0]), coef[0], coef[1],
@@ -236,19 +248,22 @@ def main(argv: list[str] | None = None) -> None:
         "fit": {"pairs": len(fit), "from": f"consistency_data.build(seed={args.seed}) train[{start}:] and "
                 f"sick_pairs(seed={args.seed}) train[{len(sick_train) - args.sick}:] (not trained on)",
                 "kinds": dict(sorted(kinds.items())),
-                "regression": "sklearn LogisticRegression(class_weight='balanced', C=1.0)"},
+                "regression": "sklearn LogisticRegression(C=1.0, max_iter=1000), class-balanced per source ("
+                              + (f"constructed pairs {args.constructed_share:.2f} of the weight, the public sets "
+                                 "the rest alike)" if public else "constructed pairs only)")},
         "on_fit_pairs": scores(x, y, combination),
         "on_held_out_pairs": scores(x_held, y_held, combination),
         "held_out_note": "in-domain held-out pairs of the recipe (synthetic of held-out passages, RTE dev, "
                          "SICK held-out)",
         **({"public_fit": {
             "cases": str(args.public), "sha256": hashlib.sha256(args.public.read_bytes()).hexdigest(),
+            "export": (json.loads(Path(f"{args.public}.json").read_text())
+                       if Path(f"{args.public}.json").is_file() else None),
             "split": "fit", "per_set": args.public_per_set, **public["counts"],
             "what": "claims of the fit split of the public fidelity sets (benchmarks/fidelity.py --split fit: BEGIN "
                     "dev files, WiCE dev, SummEdits documents whose SHA-256 starts with an even byte), through "
                     "local._sentence_support; sources and their SHA-256 in benchmarks/fidelity.py SOURCES",
-            "regression": "sklearn LogisticRegression(C=1.0), constructed pairs and public claims each "
-                          "class-balanced and weighted alike",
+            "constructed_share": args.constructed_share,
             "on_public_fit_claims": {name: scores(public["x"][public["sets"] == name],
                                                   public["y"][public["sets"] == name], combination)
                                      for name in sorted(set(public["sets"]))},
@@ -260,6 +275,9 @@ def main(argv: list[str] | None = None) -> None:
                *(w for _, w in combination.extra))
     if not all(math.isfinite(v) for v in weights):
         raise SystemExit(f"the fit did not converge: {report}")
+    if args.support:
+        floor, span = (float(v) for v in args.support.split(","))
+        report["support"] = {"floor": floor, "span": span}
     (args.artifact / COMBINATION).write_text(json.dumps(report, indent=2) + "\n")
     write_checksums(args.artifact)
     log.info("%s", json.dumps(report, indent=2))

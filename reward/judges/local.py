@@ -468,8 +468,11 @@ unsupported than not; chosen on the project's constructed answers and calibratio
 benchmark."""
 
 
-def model_support(probability: float) -> float:
-    return clip((probability - MODEL_FLOOR) / MODEL_SPAN)
+def model_support(probability: float, reading: tuple[float, float] | None = None) -> float:
+    """Support from P(supported): linear between floor and floor + span (the artifact's combination may carry its
+    own reading, chosen on the fit split of the public sets; else MODEL_FLOOR, MODEL_SPAN)."""
+    floor, span = reading or (MODEL_FLOOR, MODEL_SPAN)
+    return clip((probability - floor) / span)
 
 
 @dataclass
@@ -502,7 +505,7 @@ def claim_features(claim: str, haystack: str, everything: str, closest: str) -> 
 
 async def _sentence_support(ctx: Context, sentences: list[str]) -> list[SentenceCheck]:
     """Check each sentence's claim against the evidence it cites (else the selected evidence, else all of it):
-    hard failures first (a number the evidence lacks, a contrasting attribute, a past date presented as
+    hard failures first (a number no evidence item gives, a contrasting attribute, a past date presented as
     upcoming), then the consistency model on the claim and the evidence sentences closest to it. Sentences
     without a claim (`claim_text`) are left out; a sentence not in English raises `Unscored`."""
     context = " ".join([ctx.item.query, *(t.content for t in ctx.item.history if t.role == "user")])
@@ -533,7 +536,17 @@ async def _sentence_support(ctx: Context, sentences: list[str]) -> list[Sentence
             [d.title for d in docs if d.title] + [s for d in docs for s in split_sentences(d.text)])) or [doc_text(d) for d in docs]
         similarity = (await ctx.similarity([claim], evidence_sentences))[0]
         supported, why = claim_support(claim, docs, context, float(similarity.max()))
-        if not supported and _HARD_FAILURE.search(why):
+        if not supported and why.startswith("numbers not in") and len(docs) < len(ctx.item.evidence):
+            # A number the cited passage lacks but another evidence item gives is a citation slip, not an invented
+            # number (WiCE claims join facts of several passages): hard only when no evidence item has it. A
+            # contrasting attribute stays hard against the passage it cites.
+            anywhere, why_anywhere = claim_support(claim, list(ctx.item.evidence), context, float(similarity.max()))
+            hard = not anywhere and _HARD_FAILURE.search(why_anywhere)
+            if not hard:  # the doubt, if any, is what the whole evidence leaves unexplained
+                supported, why = anywhere, why_anywhere
+        else:
+            hard = not supported and _HARD_FAILURE.search(why)
+        if hard:
             checks.append(SentenceCheck(sentence, 0.0, 1.0, f"{claim[:80]!r}: {why}", hard=True))
             continue
         top = sorted(np.argsort(-similarity)[:SUPPORT_WINDOW].tolist())
@@ -556,7 +569,8 @@ async def _sentence_support(ctx: Context, sentences: list[str]) -> list[Sentence
         for (index, claim, _, lexical, coverage, extra), row in zip(pending, probabilities, strict=True):
             p_supported = (combination.probability(float(row[0]), coverage, extra) if combination
                            else float(row[0]))
-            support, contradiction = model_support(p_supported), float(row[1])
+            support = model_support(p_supported, combination.support if combination else None)
+            contradiction = float(row[1])
             features = {"p_supported": float(row[0]), "p_contradicted": float(row[1]), "coverage": coverage, **extra}
             reason = ""
             if lexical:
