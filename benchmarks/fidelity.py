@@ -130,12 +130,44 @@ def _chunk_evidence(text: str, title: str, size: int = 6, limit: int = 12) -> li
     return [Evidence(id=str(i), title=title, text=chunk) for i, chunk in enumerate(chunks, start=1)]
 
 
-def load_summedits(data: Path, limit: int, rng: random.Random) -> list[FidelityCase]:
+SPLITS = ("fit", "test", "all")
+"""`fit`: what may tune anything on public data (a combination, a window, a threshold); `test`: what the figures are
+reported on, never tuned on; `all`: both (the runs recorded before the split existed)."""
+FIT_FILES = {"begin": {"topicalchat/begin_dev_tc.tsv", "cmu-dog/begin_dev_cmu.tsv", "wow/begin_dev_wow.tsv"},
+             "wice": {"data/entailment_retrieval/claim/dev.jsonl"}}
+TEST_FILES = {"begin": {"wow/begin_test_wow.tsv"}, "wice": {"data/entailment_retrieval/claim/test.jsonl"}}
+
+
+def document_split(document: str) -> str:
+    """SummEdits has no split of its own: half its documents (by a stable hash of the text) are `fit`, half `test`,
+    so no document is on both sides.
+
+    >>> document_split("The quarterly call opened with revenue figures.") in ("fit", "test")
+    True
+    """
+    return "fit" if hashlib.sha256(document.encode("utf-8")).digest()[0] % 2 == 0 else "test"
+
+
+def file_split(name: str, source: SourceFile) -> str:
+    if source.path in FIT_FILES.get(name, ()):
+        return "fit"
+    if source.path in TEST_FILES.get(name, ()):
+        return "test"
+    raise ValueError(f"{name}: {source.path} is in neither split")
+
+
+def _wanted(split: str, actual: str) -> bool:
+    return split == "all" or split == actual
+
+
+def load_summedits(data: Path, limit: int, rng: random.Random, split: str = "all") -> list[FidelityCase]:
     """Pairs: for each (document, seed summary), consistent and inconsistent edits matched one to one."""
     groups: dict[tuple[str, str], dict[int, list[dict]]] = defaultdict(lambda: {0: [], 1: []})
     for source in SOURCES["summedits"]:
         domain = Path(source.path).stem.removeprefix("summedits_")
         for row in json.loads(source.read(data)):
+            if not _wanted(split, document_split(row["doc"])):
+                continue
             groups[(domain, row["doc"], row["original_summary"])][int(row["label"])].append(row)
     pairs = []
     for (domain, doc, _), sides in sorted(groups.items(), key=lambda kv: kv[1][1][0]["id"] if kv[1][1] else ""):
@@ -159,20 +191,25 @@ def load_summedits(data: Path, limit: int, rng: random.Random) -> list[FidelityC
         query = "Summarize the document."
         for label, row in ((1, good), (0, bad)):
             item = render_case(f"summedits-{number}-{label}", query, evidence, row["summary"])
-            cases.append(FidelityCase(set="summedits", label=label, pair=f"summedits-{number}", item=item))
+            cases.append(FidelityCase(set="summedits", label=label, pair=f"summedits-{number}", item=item,
+                                      split=document_split(doc)))
     return cases
 
 
-def load_begin(data: Path, limit: int, rng: random.Random) -> list[FidelityCase]:
-    """Pointwise, balanced: as many attributable as non-attributable responses (generic ones left out)."""
+def load_begin(data: Path, limit: int, rng: random.Random, split: str = "all") -> list[FidelityCase]:
+    """Pointwise, balanced: as many attributable as non-attributable responses (generic ones left out). `fit`: the
+    three dev files; `test`: the Wizard-of-Wikipedia test file."""
     csv.field_size_limit(10**8)
     labelled: dict[int, list[dict]] = {0: [], 1: []}
     for source in SOURCES["begin"]:
+        side = file_split("begin", source)
+        if not _wanted(split, side):
+            continue
         rows = csv.DictReader(source.read(data).decode("utf-8").splitlines(), delimiter="\t")
         for row in rows:
             label = {"Fully attributable": 1, "Not fully attributable": 0}.get(row["begin_label"])
             if label is not None and row["response"].strip() and row["knowledge"].strip():
-                labelled[label].append(row)
+                labelled[label].append(row | {"_split": side})
     cases = []
     for label, rows in labelled.items():
         rng.shuffle(rows)
@@ -180,21 +217,25 @@ def load_begin(data: Path, limit: int, rng: random.Random) -> list[FidelityCase]
             evidence = [Evidence(id="1", title="Knowledge", text=row["knowledge"].strip())]
             item = render_case(f"begin-{label}-{number}", row["message"].strip() or "Tell me more.", evidence,
                                row["response"].strip(), history=[Turn(role="user", content=row["message"].strip())])
-            cases.append(FidelityCase(set="begin", label=label, item=item))
+            cases.append(FidelityCase(set="begin", label=label, item=item, split=row["_split"]))
     rng.shuffle(cases)
     return cases
 
 
-def load_wice(data: Path, limit: int, rng: random.Random, max_sentences: int = 200) -> list[FidelityCase]:
+def load_wice(data: Path, limit: int, rng: random.Random, split: str = "all",
+              max_sentences: int = 200) -> list[FidelityCase]:
     """Pointwise: supported against not supported claims (partially supported left out); pages of at most
-    `max_sentences` sentences (a length filter that ignores the label)."""
+    `max_sentences` sentences (a length filter that ignores the label). `fit`: dev; `test`: test."""
     rows = []
     for source in SOURCES["wice"]:
+        side = file_split("wice", source)
+        if not _wanted(split, side):
+            continue
         for line in source.read(data).decode("utf-8").splitlines():
             row = json.loads(line)
             label = {"supported": 1, "not_supported": 0}.get(row["label"])
             if label is not None and len(row["evidence"]) <= max_sentences:
-                rows.append((label, row))
+                rows.append((label, row | {"_split": side}))
     rng.shuffle(rows)
     cases = []
     for label, row in rows[:limit]:
@@ -204,11 +245,11 @@ def load_wice(data: Path, limit: int, rng: random.Random, max_sentences: int = 2
         evidence = [Evidence(id=str(i), title=title, text=chunk) for i, chunk in enumerate(passages(body, 6), start=1)]
         query = f"What is known about {row['meta']['claim_title']}?"
         item = render_case(f"wice-{row['meta']['id']}", query, evidence[:40], row["claim"])
-        cases.append(FidelityCase(set="wice", label=label, item=item))
+        cases.append(FidelityCase(set="wice", label=label, item=item, split=row["_split"]))
     return cases
 
 
-LOADERS: dict[str, Callable[[Path, int, random.Random], list[FidelityCase]]] = {
+LOADERS: dict[str, Callable[..., list[FidelityCase]]] = {
     "summedits": load_summedits, "begin": load_begin, "wice": load_wice,
 }
 
@@ -268,14 +309,16 @@ def markdown(runs: list[dict]) -> str:
         for name, result in run["report"].items():
             dims = result["dimensions"]
             cells = [_cell(dims[d]["auc"]) if d in dims else "n/a" for d in summary]
-            lines.append(f"| {run['label']} (`{run['code']}`) | {name} | " + " | ".join(cells) + " |")
+            split = f", {run['split']} split" if run.get("split") else ""
+            lines.append(f"| {run['label']} (`{run['code']}`{split}) | {name} | " + " | ".join(cells) + " |")
     lines += ["", "Issue 12's bar: claim_hallucination AUC >= 0.95 and at least 0.05 above the lexical baseline, reward "
               "AUC >= 0.95, on every set.", ""]
     if NOTES.is_file():  # hand-written conclusions drawn from several runs, kept beside the results
         lines += [NOTES.read_text(encoding="utf-8").rstrip(), ""]
     for run in runs:
         lines += [f"## {run['label']}", "", f"Code `{run['code']}`, judge `{run['judge']}`, suite `{run['suite']}`, "
-                  f"{run['date']}, {run['seconds']:.0f} s for {run['items']} items on a shared 2-core machine. "
+                  f"{run['date']}, {run['seconds']:.0f} s for {run['items']} items on a shared 2-core machine"
+                  f"{', split ' + run['split'] if run.get('split') else ''}. "
                   f"{run.get('note', '')}", "", "```", run["command"], "```", ""]
         for name, result in run["report"].items():
             source = SOURCES[name][0]
@@ -319,6 +362,11 @@ def main() -> None:
     parser.add_argument("--judge", default="local", help="local, mock or a configs/judges/*.yaml endpoint config")
     parser.add_argument("--suite", default="searchllm")
     parser.add_argument("--data", type=Path, default=DATA, help="folder holding the fetched public files")
+    parser.add_argument("--split", choices=SPLITS, default="test",
+                        help="fit: what tuning may read; test (default): what reports are measured on; all: both")
+    parser.add_argument("--export-cases", type=Path, default=None,
+                        help="also write the loaded cases (FidelityCase JSONL, split recorded) here, e.g. for "
+                             "`reward.judges.consistency_combine --public` (fit split only)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--label", default=None, help="run label in FIDELITY.md (default: the code's commit)")
@@ -332,6 +380,7 @@ def main() -> None:
     parser.add_argument("--note", default="", help="one line on what the run measured, shown in FIDELITY.md")
     parser.add_argument("--slice", type=Path, default=None,
                         help="score the cases of a frozen slice (checksums verified) instead of loading the sources")
+    parser.add_argument("--no-score", dest="score", action="store_false", help="with --export-cases: export only")
     parser.add_argument("--markdown-only", action="store_true", help="only regenerate --markdown from the recorded results")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
@@ -349,9 +398,21 @@ def main() -> None:
         names = sorted({c.set for c in cases})
         log.info("%s: %d cases of %s", args.slice, len(cases), ", ".join(names))
     for name in names if not args.slice else []:
-        loaded = LOADERS[name](args.data, args.per_set, random.Random(f"{args.seed}-{name}"))
+        loaded = LOADERS[name](args.data, args.per_set, random.Random(f"{args.seed}-{name}"), split=args.split)
         log.info("%s: %d cases", name, len(loaded))
         cases.extend(loaded)
+    if args.export_cases:
+        args.export_cases.parent.mkdir(parents=True, exist_ok=True)
+        args.export_cases.write_text("".join(c.model_dump_json() + "\n" for c in cases), encoding="utf-8")
+        manifest = {"cases": len(cases), "split": None if args.slice else args.split, "per_set": args.per_set,
+                    "seed": args.seed, "sha256": hashlib.sha256(args.export_cases.read_bytes()).hexdigest(),
+                    "command": "benchmarks/fidelity.py " + " ".join(sys.argv[1:]),
+                    "sources": {n: [vars(s) | {"split": file_split(n, s) if n in FIT_FILES else "by document hash"}
+                                    for s in SOURCES[n]] for n in names}}
+        Path(f"{args.export_cases}.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        log.info("wrote %d cases to %s (manifest %s.json)", len(cases), args.export_cases, args.export_cases)
+        if args.score is False:
+            return
     engine = Engine(load_suite(args.suite), make_judge(args.judge))
     started = time.perf_counter()
     results = score_cases(engine, cases)
@@ -361,7 +422,7 @@ def main() -> None:
     label = args.label or code
     command = "nice -n 10 .venv/bin/python benchmarks/fidelity.py " + " ".join(sys.argv[1:])
     run = {"label": label, "code": code, "code_path": str(Path.cwd()), "judge": args.judge, "suite": args.suite,
-           "note": args.note, "sets": names, "per_set": None if args.slice else args.per_set,
+           "note": args.note, "sets": names, "split": None if args.slice else args.split, "per_set": None if args.slice else args.per_set,
            "slice": str(args.slice) if args.slice else None, "seed": args.seed, "items": len(cases), "seconds": round(seconds, 1),
            "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "command": command,
            "sources": {n: [vars(s) for s in SOURCES[n]] for n in names}, "report": report,

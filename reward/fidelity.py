@@ -60,6 +60,8 @@ class FidelityCase(BaseModel):
     """Shared by the faithful and the hallucinated case of one pair; `None` in a pointwise set."""
     item: Item
     """The scoring item: evidence, query and the response in the policy format."""
+    split: str | None = None
+    """`fit` (tuning may read it) or `test` (reported on, never tuned on); `None` in slices frozen before the split."""
 
 
 # -- rendering ---------------------------------------------------------------------------------------------------

@@ -145,3 +145,23 @@ def test_harness_names_the_repository_commit_and_path_of_missing_data(tmp_path, 
     target.write_text(json.dumps([]))
     with pytest.raises(SystemExit, match="is not the recorded"):
         source.read(tmp_path)
+
+
+def test_every_source_file_is_in_exactly_one_split_and_summedits_splits_by_document(monkeypatch):
+    spec = importlib.util.spec_from_file_location("fidelity_harness", ROOT / "benchmarks" / "fidelity.py")
+    harness = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, harness)
+    spec.loader.exec_module(harness)
+    for name in ("begin", "wice"):
+        sides = [harness.file_split(name, s) for s in harness.SOURCES[name]]
+        assert set(sides) == {"fit", "test"}, name
+        assert not harness.FIT_FILES[name] & harness.TEST_FILES[name]
+    assert harness.file_split("begin", harness.SOURCES["begin"][-1]) == "test"  # wow/begin_test_wow.tsv
+    documents = [f"Document number {i} about quarterly revenue." for i in range(200)]
+    sides = [harness.document_split(d) for d in documents]
+    assert sides == [harness.document_split(d) for d in documents]  # stable
+    assert 60 < sides.count("fit") < 140  # about half
+    assert harness._wanted("all", "test") and harness._wanted("fit", "fit") and not harness._wanted("fit", "test")
+    # a case exported for the combination carries its split
+    item = render_case("x", "What is there?", EVIDENCE, "The ferry leaves every 30 minutes.")
+    assert FidelityCase(set="begin", label=1, item=item, split="fit").model_dump()["split"] == "fit"

@@ -146,12 +146,16 @@ def artifact_digest(directory: Path = ARTIFACT) -> str:
 
 @dataclass(frozen=True)
 class ClaimCombination:
-    """P(a claim is supported) from the model's P(supported) and the claim's lexical coverage (share of its content
-    words found in the evidence): a logistic regression fitted on training pairs (`consistency_combine`)."""
+    """P(a claim is supported) from the model's P(supported), the claim's lexical coverage (share of its content
+    words found in the evidence) and optional cheap claim features (`extra`: name -> weight; the local tier computes
+    them in `local.claim_features`): a logistic regression fitted by `consistency_combine`."""
 
     intercept: float
     logit_weight: float
     coverage_weight: float
+    extra: tuple[tuple[str, float], ...] = ()
+    support: tuple[float, float] | None = None
+    """How the local tier reads the combined probability as support (floor, span), when the fit chose one."""
 
     @classmethod
     def load(cls, directory: Path) -> ClaimCombination | None:
@@ -159,16 +163,28 @@ class ClaimCombination:
         if not path.exists():
             return None
         data = json.loads(path.read_text())
-        return cls(float(data["intercept"]), float(data["weights"]["logit_p_supported"]),
-                   float(data["weights"]["coverage"]))
+        weights = dict(data["weights"])
+        logit, coverage = float(weights.pop("logit_p_supported")), float(weights.pop("coverage"))
+        reading = data.get("support")
+        return cls(float(data["intercept"]), logit, coverage, tuple((k, float(v)) for k, v in weights.items()),
+                   (float(reading["floor"]), float(reading["span"])) if reading else None)
 
-    def probability(self, p_supported: float, coverage: float) -> float:
+    @property
+    def features(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.extra)
+
+    def probability(self, p_supported: float, coverage: float, features: dict[str, float] | None = None) -> float:
         """
         >>> round(ClaimCombination(0.0, 1.0, 0.0).probability(0.8, 0.3), 3)
         0.8
+        >>> round(ClaimCombination(0.0, 1.0, 0.0, (("novel_names", -2.0),)).probability(0.5, 0.3, {"novel_names": 1.0}), 3)
+        0.119
         """
         p = min(max(p_supported, 1e-6), 1 - 1e-6)
         z = self.intercept + self.logit_weight * math.log(p / (1 - p)) + self.coverage_weight * coverage
+        derived = {"p_supported": p_supported, "p_supported_x_coverage": p_supported * coverage}
+        for name, weight in self.extra:
+            z += weight * derived.get(name, (features or {}).get(name, 0.0))
         return 1.0 / (1.0 + math.exp(-z))
 
 

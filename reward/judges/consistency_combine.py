@@ -5,6 +5,15 @@ RTE list and of the SICK list of `consistency_data`), never on an evaluation set
 
     python -m reward.judges.consistency_combine --artifact reward/judges/consistency_model
 
+With `--public CASES.jsonl` (cases exported by `benchmarks/fidelity.py --split fit --export-cases`) the fit also
+reads the fit split of the public fidelity sets, claim by claim through the local tier's own path
+(`local._sentence_support`: the same claims, evidence windows and features the tier scores), and weighs the cheap
+claim features of `local.claim_features` too. It refuses any case that is not in the fit split: the test split is
+what the fidelity figures are reported on. Claim labels: every claim of a faithful response is supported; a
+hallucinated response gives its claim when it has one claim, or (a pair set) its one claim that the faithful
+response of the pair does not share; other claims of hallucinated responses are left out (which one is wrong is
+unknown).
+
 Writes `combination.json` (coefficients, the pairs it was fitted on, accuracy and AUC of the model alone and of the
 combination on the fit pairs and on the in-domain held-out pairs) into the artifact and rewrites its SHA256SUMS.
 """
@@ -12,6 +21,7 @@ combination on the fit pairs and on the in-domain held-out pairs) into the artif
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
 import math
@@ -50,11 +60,96 @@ def features(model: ConsistencyModel, pairs: list[Pair]) -> np.ndarray:
     return np.stack([np.log(p / (1 - p)), coverage], axis=1)
 
 
+EXTRA = ("p_supported", "p_supported_x_coverage", "coverage_all", "novel_names", "negation_flip")
+"""The cheap claim features (`local.claim_features`) a public fit weighs beside logit P(supported) and coverage."""
+
+
+def refuse_unless_fit(cases: list) -> None:
+    """The combination is fitted on the fit split only: any case of the test split (or of no split) stops the fit."""
+    wrong = [c.item.id for c in cases if c.split != "fit"]
+    if wrong:
+        raise SystemExit(f"{len(wrong)} of {len(cases)} public cases are not in the fit split (first: {wrong[0]}); "
+                         "the combination may read fit-split cases only (benchmarks/fidelity.py --split fit)")
+
+
+def public_claims(path: Path, per_set: int, seed: int) -> tuple[list[dict], dict]:
+    """Claim rows (features + label) of the fit-split cases in `path`, through the local tier's claim path."""
+    import asyncio
+    import random
+    from collections import defaultdict
+
+    from policy.format import parse_response
+    from reward.fidelity import FidelityCase
+    from reward.judges.base import JudgeRequest
+    from reward.judges.local import Context, Embedder, LocalJudge, Unscored, _answer_sentences, _sentence_support
+    from reward.rubric import load_suite
+
+    cases = [FidelityCase.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    refuse_unless_fit(cases)
+    rng = random.Random(seed)
+    by_set: dict[str, list] = defaultdict(list)
+    for case in cases:
+        by_set[case.set].append(case)
+    chosen = []
+    for name, members in sorted(by_set.items()):
+        keys = sorted({c.pair or c.item.id for c in members})
+        rng.shuffle(keys)
+        keep = set(keys[:per_set])
+        chosen += [c for c in members if (c.pair or c.item.id) in keep]
+    dimension = load_suite("searchllm").dimensions["claim_hallucination"]
+    judge = LocalJudge()
+
+    async def claims_of(case) -> list:
+        request = JudgeRequest(dimension=dimension, item=case.item, parsed=parse_response(case.item.response))
+        ctx = Context(request, judge.embedder, judge.scorer)
+        try:
+            return await _sentence_support(ctx, list(dict.fromkeys(_answer_sentences(ctx))))
+        except Unscored:
+            return []
+
+    async def run() -> list[list]:
+        out = []
+        for start in range(0, len(chosen), 32):
+            out += await asyncio.gather(*(claims_of(c) for c in chosen[start:start + 32]))
+            log.info("public claims: %d/%d cases", len(out), len(chosen))
+        return out
+
+    checks = asyncio.run(run())
+    faithful_claims: dict[str, set[str]] = defaultdict(set)
+    for case, found in zip(chosen, checks, strict=True):
+        if case.pair and case.label == 1:
+            faithful_claims[case.pair] |= {c.sentence for c in found}
+    rows, counts = [], defaultdict(int)
+    for case, found in zip(chosen, checks, strict=True):
+        scored = [c for c in found if c.features]
+        if case.label == 1:
+            picked = scored
+        elif case.pair:
+            own = [c for c in found if c.sentence not in faithful_claims[case.pair]]
+            picked = [c for c in own if c.features] if len(own) == 1 else []
+        else:
+            picked = scored if len(found) == 1 else []
+        for check in picked:
+            rows.append({"set": case.set, "label": case.label, **check.features})
+            counts[f"{case.set}:{case.label}"] += 1
+    return rows, {"cases": len(chosen), "claims": dict(sorted(counts.items()))}
+
+
+def public_matrix(rows: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+    p = np.clip(np.array([r["p_supported"] for r in rows]), 1e-6, 1 - 1e-6)
+    derived = [{"p_supported": r["p_supported"], "p_supported_x_coverage": r["p_supported"] * r["coverage"]} for r in rows]
+    x = np.stack([np.log(p / (1 - p)), np.array([r["coverage"] for r in rows])]
+                 + [np.array([d.get(k, r.get(k)) for d, r in zip(derived, rows)]) for k in EXTRA], axis=1)
+    return x, np.array([r["label"] == 1 for r in rows])
+
+
 def scores(x: np.ndarray, y: np.ndarray, combination: ClaimCombination) -> dict:
     from sklearn.metrics import roc_auc_score
 
     model_p = 1 / (1 + np.exp(-x[:, 0]))
-    combined = np.array([combination.probability(float(p), float(c)) for p, c in zip(model_p, x[:, 1], strict=True)])
+    names = combination.features
+    combined = np.array([combination.probability(float(p), float(c), dict(zip(names, row[2:2 + len(names)])))
+                         for p, c, row in zip(model_p, x[:, 1], x, strict=True)])
     out = {"pairs": int(len(y))}
     for name, value in (("model", model_p), ("coverage", x[:, 1]), ("combined", combined)):
         out[name] = {"accuracy": round(float(np.mean((value >= 0.5) == y)), 4),
@@ -70,6 +165,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sick", type=int, default=400, help="fit pairs from the tail of the SICK training list")
     parser.add_argument("--held-out", type=int, default=480, help="held-out pairs reported (not fitted on)")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--public", type=Path, default=None,
+                        help="fit-split public cases (benchmarks/fidelity.py --split fit --export-cases); test-split "
+                             "cases are refused")
+    parser.add_argument("--public-per-set", type=int, default=300, help="pairs / items per public set read")
+    parser.add_argument("--constructed-share", type=float, default=0.5,
+                        help="with --public: share of the fit's weight on the constructed pairs (the rest is split "
+                             "alike between the public sets)")
+    parser.add_argument("--support", default=None, metavar="FLOOR,SPAN",
+                        help="how the local tier reads the combined probability as support (linear from FLOOR to "
+                             "FLOOR + SPAN); default: the tier's MODEL_FLOOR, MODEL_SPAN")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 
@@ -96,32 +201,83 @@ def main(argv: list[str] | None = None) -> None:
     x, x_held = features(model, fit), features(model, held)
     y = np.array([p.label == 0 for p in fit])
     y_held = np.array([p.label == 0 for p in held])
-    regression = LogisticRegression(class_weight="balanced", C=1.0).fit(x, y)
-    combination = ClaimCombination(float(regression.intercept_[0]), float(regression.coef_[0][0]),
-                                   float(regression.coef_[0][1]))
+    public = None
+    if args.public:
+        from reward.judges.local import claim_features
+
+        def with_extra(pairs: list[Pair], base: np.ndarray) -> np.ndarray:
+            extra = [claim_features(p.claim, p.evidence, p.evidence, p.evidence) for p in pairs]
+            prob = 1 / (1 + np.exp(-base[:, 0]))
+            for e, p_s, cov in zip(extra, prob, base[:, 1], strict=True):
+                e.update(p_supported=float(p_s), p_supported_x_coverage=float(p_s * cov))
+            return np.concatenate([base, np.array([[e[k] for k in EXTRA] for e in extra])], axis=1)
+
+        x, x_held = with_extra(fit, x), with_extra(held, x_held)
+        rows, public_counts = public_claims(args.public, args.public_per_set, args.seed)
+        x_public, y_public = public_matrix(rows)
+        sets = np.array([r["set"] for r in rows])
+        public = {"x": x_public, "y": y_public, "sets": sets, "counts": public_counts}
+        x_fit, y_fit = np.concatenate([x, x_public]), np.concatenate([y, y_public])
+    else:
+        x_fit, y_fit = x, y
+    # Class-balanced within each source; the constructed pairs carry --constructed-share of the weight (they hold
+    # the probes' kinds: negation, swapped entities, reworded false claims), the public sets share the rest alike.
+    source = np.array(["constructed"] * len(y) + (list(public["sets"]) if public else []))
+    weight = np.ones(len(y_fit))
+    names = sorted(set(source))
+    for name in names:
+        share = 1.0 if len(names) == 1 else (
+            args.constructed_share if name == "constructed" else (1 - args.constructed_share) / (len(names) - 1))
+        for value in (True, False):
+            mask = (source == name) & (y_fit == value)
+            weight[mask] = len(y_fit) * share / (2 * max(1, int(mask.sum())))
+    regression = LogisticRegression(C=1.0, max_iter=1000).fit(x_fit, y_fit, sample_weight=weight)
+    coef = [float(c) for c in regression.coef_[0]]
+    combination = ClaimCombination(float(regression.intercept_[0]), coef[0], coef[1],
+                                   tuple(zip(EXTRA, coef[2:], strict=True)) if public else ())
     kinds: dict[str, int] = {}
     for pair in fit:
         kinds[pair.kind] = kinds.get(pair.kind, 0) + 1
     report = {
         "intercept": round(combination.intercept, 6),
         "weights": {"logit_p_supported": round(combination.logit_weight, 6),
-                    "coverage": round(combination.coverage_weight, 6)},
+                    "coverage": round(combination.coverage_weight, 6),
+                    **{name: round(w, 6) for name, w in combination.extra}},
         "what": "P(supported) = sigmoid(intercept + w1 * logit(model P(supported)) + w2 * lexical coverage); "
                 "coverage: share of the claim's content words (stems) found in the evidence (local.lexical_coverage)",
         "fit": {"pairs": len(fit), "from": f"consistency_data.build(seed={args.seed}) train[{start}:] and "
                 f"sick_pairs(seed={args.seed}) train[{len(sick_train) - args.sick}:] (not trained on)",
                 "kinds": dict(sorted(kinds.items())),
-                "regression": "sklearn LogisticRegression(class_weight='balanced', C=1.0)"},
+                "regression": "sklearn LogisticRegression(C=1.0, max_iter=1000), class-balanced per source ("
+                              + (f"constructed pairs {args.constructed_share:.2f} of the weight, the public sets "
+                                 "the rest alike)" if public else "constructed pairs only)")},
         "on_fit_pairs": scores(x, y, combination),
         "on_held_out_pairs": scores(x_held, y_held, combination),
         "held_out_note": "in-domain held-out pairs of the recipe (synthetic of held-out passages, RTE dev, "
                          "SICK held-out)",
+        **({"public_fit": {
+            "cases": str(args.public), "sha256": hashlib.sha256(args.public.read_bytes()).hexdigest(),
+            "export": (json.loads(Path(f"{args.public}.json").read_text())
+                       if Path(f"{args.public}.json").is_file() else None),
+            "split": "fit", "per_set": args.public_per_set, **public["counts"],
+            "what": "claims of the fit split of the public fidelity sets (benchmarks/fidelity.py --split fit: BEGIN "
+                    "dev files, WiCE dev, SummEdits documents whose SHA-256 starts with an even byte), through "
+                    "local._sentence_support; sources and their SHA-256 in benchmarks/fidelity.py SOURCES",
+            "constructed_share": args.constructed_share,
+            "on_public_fit_claims": {name: scores(public["x"][public["sets"] == name],
+                                                  public["y"][public["sets"] == name], combination)
+                                     for name in sorted(set(public["sets"]))},
+        }} if public else {}),
         "command": "python -m reward.judges.consistency_combine " + " ".join(argv or __import__("sys").argv[1:]),
         "seconds": round(time.perf_counter() - started, 1),
     }
-    weights = (combination.intercept, combination.logit_weight, combination.coverage_weight)
+    weights = (combination.intercept, combination.logit_weight, combination.coverage_weight,
+               *(w for _, w in combination.extra))
     if not all(math.isfinite(v) for v in weights):
         raise SystemExit(f"the fit did not converge: {report}")
+    if args.support:
+        floor, span = (float(v) for v in args.support.split(","))
+        report["support"] = {"floor": floor, "span": span}
     (args.artifact / COMBINATION).write_text(json.dumps(report, indent=2) + "\n")
     write_checksums(args.artifact)
     log.info("%s", json.dumps(report, indent=2))

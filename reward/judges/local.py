@@ -23,7 +23,7 @@ import logging
 import re
 import threading
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -437,18 +437,23 @@ unsupported than not; chosen on the project's constructed answers and calibratio
 benchmark."""
 
 
-def model_support(probability: float) -> float:
-    return clip((probability - MODEL_FLOOR) / MODEL_SPAN)
+def model_support(probability: float, reading: tuple[float, float] | None = None) -> float:
+    """Support from P(supported): linear between floor and floor + span (the artifact's combination may carry its
+    own reading, chosen on the fit split of the public sets; else MODEL_FLOOR, MODEL_SPAN)."""
+    floor, span = reading or (MODEL_FLOOR, MODEL_SPAN)
+    return clip((probability - floor) / span)
 
 
-def model_confidence(probability: float) -> float:
-    """How far P(supported) is from the point where the claim's support crosses 0.5, as a share of the way to 0 or 1:
-    the support saturates (any P above MODEL_FLOOR + MODEL_SPAN is full support), the confidence does not.
+def model_confidence(probability: float, reading: tuple[float, float] | None = None) -> float:
+    """How far P(supported) is from the point where the claim's support (`model_support`, same reading) crosses 0.5,
+    as a share of the way to 0 or 1: the support saturates (any P above floor + span is full support), the
+    confidence does not.
 
-    >>> [round(model_confidence(p), 3) for p in (0.0, 0.15, 0.3, 0.65, 1.0)]
+    >>> [round(model_confidence(p, (0.1, 0.4)), 3) for p in (0.0, 0.15, 0.3, 0.65, 1.0)]
     [1.0, 0.5, 0.0, 0.5, 1.0]
     """
-    turn = MODEL_FLOOR + MODEL_SPAN / 2
+    floor, span = reading or (MODEL_FLOOR, MODEL_SPAN)
+    turn = floor + span / 2
     return clip((probability - turn) / (1.0 - turn) if probability >= turn else (turn - probability) / turn)
 
 
@@ -465,16 +470,33 @@ class SentenceCheck:
     confidence: float = 1.0
     """Confidence in the verdict on this sentence (supported when support >= 0.5): `model_confidence` of the model's
     P(supported); a lexical cap's distance from 0.5; 1.0 for a rule (a hard failure, no evidence, not English)."""
+    features: dict[str, float] = field(default_factory=dict)
+    """What the combination read (model probabilities, coverage, `claim_features`); empty on a hard failure."""
+
+
+def claim_features(claim: str, haystack: str, everything: str, closest: str) -> dict[str, float]:
+    """Cheap claim features the artifact's combination may weigh beside P(supported) and coverage: capitalised names
+    the cited evidence never mentions (up to 3), coverage by all of the item's evidence (a claim may join facts of
+    passages it does not cite), and a negation flipped against the closest evidence sentence.
+
+    >>> claim_features("Ada Lovelace met Babbage in Turin.", "Ada Lovelace met Charles Babbage in London.",
+    ...                "Ada Lovelace met Charles Babbage in London.", "Ada Lovelace met Charles Babbage in London.")
+    {'novel_names': 1.0, 'coverage_all': 0.8, 'negation_flip': 0.0}
+    """
+    return {"novel_names": float(min(len(novel_names(claim, haystack)), 3)),
+            "coverage_all": lexical_coverage(claim, everything),
+            "negation_flip": float(negation_flip(claim, closest))}
 
 
 async def _sentence_support(ctx: Context, sentences: list[str]) -> list[SentenceCheck]:
     """Check each sentence's claim against the evidence it cites (else the selected evidence, else all of it):
-    hard failures first (a number the evidence lacks, a contrasting attribute, a past date presented as
+    hard failures first (a number no evidence item gives, a contrasting attribute, a past date presented as
     upcoming), then the consistency model on the claim and the evidence sentences closest to it. Sentences
     without a claim (`claim_text`) are left out; a sentence not in English raises `Unscored`."""
     context = " ".join([ctx.item.query, *(t.content for t in ctx.item.history if t.role == "user")])
     checks: list[SentenceCheck | None] = []
-    pending: list[tuple[int, str, list[str], str, float]] = []  # (index, claim, window, lexical doubt, coverage)
+    # (index, claim, window, lexical doubt, coverage, claim_features)
+    pending: list[tuple[int, str, list[str], str, float, dict[str, float]]] = []
     for sentence in sentences:
         claim = claim_text(sentence, context)
         if claim is None:
@@ -500,7 +522,17 @@ async def _sentence_support(ctx: Context, sentences: list[str]) -> list[Sentence
             [d.title for d in docs if d.title] + [s for d in docs for s in split_sentences(d.text)])) or [doc_text(d) for d in docs]
         similarity = (await ctx.similarity([claim], evidence_sentences))[0]
         supported, why = claim_support(claim, docs, context, float(similarity.max()))
-        if not supported and _HARD_FAILURE.search(why):
+        if not supported and why.startswith("numbers not in") and len(docs) < len(ctx.item.evidence):
+            # A number the cited passage lacks but another evidence item gives is a citation slip, not an invented
+            # number (WiCE claims join facts of several passages): hard only when no evidence item has it. A
+            # contrasting attribute stays hard against the passage it cites.
+            anywhere, why_anywhere = claim_support(claim, list(ctx.item.evidence), context, float(similarity.max()))
+            hard = not anywhere and _HARD_FAILURE.search(why_anywhere)
+            if not hard:  # the doubt, if any, is what the whole evidence leaves unexplained
+                supported, why = anywhere, why_anywhere
+        else:
+            hard = not supported and _HARD_FAILURE.search(why)
+        if hard:
             checks.append(SentenceCheck(sentence, 0.0, 1.0, f"{claim[:80]!r}: {why}", hard=True))
             continue
         top = sorted(np.argsort(-similarity)[:SUPPORT_WINDOW].tolist())
@@ -512,16 +544,22 @@ async def _sentence_support(ctx: Context, sentences: list[str]) -> list[Sentence
             doubt = f"names not in the evidence: {', '.join(names[:3])}"
         elif negation_flip(claim, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))]):
             doubt = "negates what the evidence says"
-        pending.append((len(checks), claim, window, doubt, lexical_coverage(claim, haystack)))
+        everything = " ".join(doc_text(d) for d in ctx.item.evidence) + " " + context
+        extra = claim_features(claim, haystack, everything, evidence_sentences[int(np.argmax(similarity))])
+        pending.append((len(checks), claim, window, doubt, lexical_coverage(claim, haystack), extra))
         checks.append(None)
     if pending:
         probabilities = await ctx.scorer.probabilities(
-            [(" ".join(window), claim) for _, claim, window, _, _ in pending])
+            [(" ".join(window), claim) for _, claim, window, _, _, _ in pending])
         combination = getattr(ctx.scorer.model(), "combination", None)
-        for (index, claim, _, lexical, coverage), row in zip(pending, probabilities, strict=True):
-            p_supported = combination.probability(float(row[0]), coverage) if combination else float(row[0])
-            support, contradiction = model_support(p_supported), float(row[1])
-            confidence = model_confidence(p_supported)
+        for (index, claim, _, lexical, coverage, extra), row in zip(pending, probabilities, strict=True):
+            p_supported = (combination.probability(float(row[0]), coverage, extra) if combination
+                           else float(row[0]))
+            reading = combination.support if combination else None
+            support = model_support(p_supported, reading)
+            confidence = model_confidence(p_supported, reading)
+            contradiction = float(row[1])
+            features = {"p_supported": float(row[0]), "p_contradicted": float(row[1]), "coverage": coverage, **extra}
             reason = ""
             if lexical:
                 # New names, a flipped negation, or mostly new words without a close paraphrase: the model alone
@@ -532,7 +570,8 @@ async def _sentence_support(ctx: Context, sentences: list[str]) -> list[Sentence
             elif support < 0.5:
                 verdict = "contradicted" if contradiction >= float(row[2]) else "unsupported"
                 reason = f"{claim[:80]!r}: {verdict} by the evidence (P(supported) {p_supported:.2f})"
-            checks[index] = SentenceCheck(claim, support, contradiction, reason, confidence=confidence)
+            checks[index] = SentenceCheck(claim, support, contradiction, reason, confidence=confidence,
+                                          features=features)
     return [c for c in checks if c is not None]
 
 

@@ -53,6 +53,36 @@ def test_a_claim_combination_is_checksummed_with_the_artifact(tmp_path):
         verify_artifact(copy)
 
 
+def test_the_combination_fit_refuses_public_cases_outside_the_fit_split(tmp_path):
+    from reward.fidelity import FidelityCase, render_case
+    from reward.judges.consistency_combine import public_claims, refuse_unless_fit
+    from reward.schema import Evidence
+
+    evidence = [Evidence(id="1", title="Ferry", text="The ferry leaves Central Pier 4 every 30 minutes.")]
+    item = render_case("c-1", "When does the ferry leave?", evidence, "The ferry leaves every 30 minutes.")
+    fit = FidelityCase(set="toy", label=1, item=item, split="fit")
+    refuse_unless_fit([fit])
+    for split in ("test", None):
+        stray = fit.model_copy(update={"split": split})
+        with pytest.raises(SystemExit, match="not in the fit split"):
+            refuse_unless_fit([fit, stray])
+        cases = tmp_path / f"{split}.jsonl"
+        cases.write_text(fit.model_dump_json() + "\n" + stray.model_dump_json() + "\n")
+        with pytest.raises(SystemExit, match="1 of 2 public cases"):
+            public_claims(cases, per_set=10, seed=0)
+
+
+def test_a_combination_with_extra_features_loads_and_weighs_them(tmp_path):
+    copy = tmp_path / "model"
+    shutil.copytree(ARTIFACT, copy)
+    weights = {"logit_p_supported": 1.0, "coverage": 1.0, "novel_names": -1.5}
+    (copy / COMBINATION).write_text(json.dumps({"intercept": 0.0, "weights": weights}))
+    write_checksums(copy)
+    combination = ClaimCombination.load(copy)
+    assert combination.features == ("novel_names",)
+    assert combination.probability(0.7, 0.8, {"novel_names": 2.0}) < combination.probability(0.7, 0.8, {"novel_names": 0.0})
+
+
 EVIDENCE = ("The Eiffel Tower was completed in 1889 and is 330 metres tall. It was designed by the engineering company "
             "of Gustave Eiffel and built for the World's Fair in Paris.")
 ALTERED = {

@@ -95,7 +95,7 @@ def test_the_claim_checks_report_their_own_confidence_not_the_saturated_scores(l
         assert saturated and len({s.confidence for s in saturated}) > 3 and min(s.confidence for s in saturated) < 0.5
     invented = results["no-supply-invented-answer"].dimensions["claim_hallucination"]
     assert invented.score == 0.0 and invented.confidence == 1.0
-    assert model_confidence(0.3) == pytest.approx(0.0) and model_confidence(1.0) == model_confidence(0.0) == 1.0
+    assert model_confidence(0.5, (0.3, 0.4)) == pytest.approx(0.0) and model_confidence(1.0) == model_confidence(0.0) == 1.0
 
 
 def test_correct_refusal_is_not_punished(local_results):
@@ -169,3 +169,24 @@ def test_reward_score_uses_the_local_tier_by_default_and_reuses_its_disk_cache(t
         assert set(result["excluded"]) == set(NO_LOCAL_BACKEND) & set(result["dimensions"])
     again = [json.loads(line) for line in second.read_text().splitlines()]
     assert [r["reward"] for r in again] == [r["reward"] for r in results]
+
+
+def test_a_number_is_a_hard_failure_only_when_no_evidence_item_gives_it():
+    """A claim that joins facts of two passages but cites one is a citation slip, not an invented number; a number
+    that no evidence item gives stays a hard failure (claim_hallucination at most 0.25)."""
+    from reward.fidelity import render_case
+
+    evidence = [Evidence(id="1", title="Harbour ferry", text="The harbour ferry leaves Central Pier 4 every half hour."),
+                Evidence(id="2", title="Fares", text="A single adult ferry fare costs 22 dollars on weekdays.")]
+    query = "How much is the ferry from Central Pier 4?"
+    joined = render_case("joined", query, evidence,
+                         "The harbour ferry leaves Central Pier 4 every half hour and costs 22 dollars.")
+    invented = render_case("invented", query, evidence,
+                           "The harbour ferry leaves Central Pier 4 every half hour and costs 85 dollars.")
+    results = {r.id: r for r in Engine(load_suite("searchllm"), LocalJudge()).score_sync([joined, invented])}
+    assert "[Doc 1]" in joined.response and "[Doc 2]" not in joined.response.split("<answer>")[1]
+    invented_score = results["invented"].dimensions["claim_hallucination"]
+    assert invented_score.score <= 0.25 and "numbers not in the evidence: 85" in invented_score.explanation
+    joined_score = results["joined"].dimensions["claim_hallucination"]
+    assert "numbers not in the evidence" not in joined_score.explanation
+    assert joined_score.score > invented_score.score

@@ -90,7 +90,7 @@ def test_runtime_settings_are_validated(monkeypatch):
     monkeypatch.setenv("REWARD_LOCAL_RUNTIME", "ONNX-int8")
     assert runtime_setting() == "onnx-int8"
     monkeypatch.delenv("REWARD_LOCAL_RUNTIME")
-    assert runtime_setting() == "onnx-int8-all"  # onnxruntime is in the local extra
+    assert runtime_setting() == "onnx"  # onnxruntime is in the local extra; int8 is opt-in
     monkeypatch.setenv("REWARD_LOCAL_THREADS", "0")
     with pytest.raises(ValueError, match="REWARD_LOCAL_THREADS"):
         threads_setting()
