@@ -1,7 +1,8 @@
 """The judge cascade measured: LLM-judge calls saved and agreement with the LLM-judge-only reward.
 
 Thresholds are fitted on one half of the pointwise labels (split by item group, seeded) with `fit_thresholds`, and
-measured on the other half and on the bundled examples: the share of judge-dimension calls the cheap tier decided,
+measured on the other half, on the bundled examples and on a simulated GRPO step (`benchmarks/grpo_step.py`'s
+`make_step`, 8 prompts x 16 rollouts by default): the share of judge-dimension calls the cheap tier decided,
 per-dimension agreement of the cascade's pass/fail decisions with the LLM judge's and with the labels, and the
 Spearman correlation within GRPO groups between the cascade's reward and the LLM-judge-only reward.
 
@@ -151,6 +152,8 @@ def main() -> None:
     parser.add_argument("--min-support", type=int, default=3)
     parser.add_argument("--limit", type=int, help="at most this many items per half (a slow LLM judge)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--step-prompts", type=int, default=8, help="prompts of the simulated GRPO step")
+    parser.add_argument("--step-rollouts", type=int, default=16, help="rollouts per prompt of the simulated GRPO step")
     parser.add_argument("--out")
     parser.add_argument("--fidelity", type=Path,
                         help="a benchmarks/fidelity.py results JSON: fit and measure against its human labels instead")
@@ -186,10 +189,15 @@ def main() -> None:
 
     test_items = list({p.item.model_dump_json(): p.item for p in test_labels}.values())[: args.limit]
     examples = [Item.model_validate_json(line) for line in Path(args.examples).read_text().splitlines() if line.strip()]
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from grpo_step import make_step
+
+    # A simulated GRPO step (benchmarks/grpo_step.py: long evidence per prompt, rollouts that repeat within groups).
+    step = make_step(args.step_prompts, args.step_rollouts, seed=args.seed)
     llm = make_judge(args.llm)
     cascade = CascadeJudge(cheap, llm, CascadeConfig(llm=args.llm, thresholds=thresholds, audit_share=0.0))
     report: dict = {"fitted": fitted, "thresholds": thresholds, "sets": {}}
-    for set_name, items in (("calibration-test-half", test_items), ("examples", examples)):
+    for set_name, items in (("calibration-test-half", test_items), ("examples", examples), ("grpo-step", step)):
         llm_only = Engine(suite, llm).score_sync(items)
         routed = Engine(suite, cascade).score_sync(items)
         counts = cascade.drain_counts()
