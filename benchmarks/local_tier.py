@@ -122,27 +122,20 @@ class ModelClock:
         self.seconds = {"embedder": 0.0, "cross_encoder": 0.0}
         self.counts = {"texts_embedded": 0, "pairs_scored": 0, "embedder_calls": 0, "cross_encoder_calls": 0}
         embedder, model = judge.embedder, judge.scorer.model()
-        encode, predict = embedder.encode, model.predict
+        embedder.encode = self._timed(embedder.encode, "embedder", "texts_embedded")
+        model.predict = self._timed(model.predict, "cross_encoder", "pairs_scored")
 
-        def timed_encode(texts):
+    def _timed(self, call, clock: str, processed: str):
+        def timed(inputs):
             started = time.thread_time()
             try:
-                return encode(texts)
+                return call(inputs)
             finally:
-                self.seconds["embedder"] += time.thread_time() - started
-                self.counts["texts_embedded"] += len(texts)
-                self.counts["embedder_calls"] += 1
+                self.seconds[clock] += time.thread_time() - started
+                self.counts[processed] += len(inputs)
+                self.counts[f"{clock}_calls"] += 1
 
-        def timed_predict(pairs):
-            started = time.thread_time()
-            try:
-                return predict(pairs)
-            finally:
-                self.seconds["cross_encoder"] += time.thread_time() - started
-                self.counts["pairs_scored"] += len(pairs)
-                self.counts["cross_encoder_calls"] += 1
-
-        embedder.encode, model.predict = timed_encode, timed_predict
+        return timed
 
     def measure(self, run) -> dict:
         for key in self.seconds:
