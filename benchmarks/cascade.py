@@ -37,6 +37,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from benchmarks.emit import emit  # noqa: E402
 
 from reward.calibrate import load_all  # noqa: E402
 from reward.engine import Engine  # noqa: E402
@@ -162,10 +163,7 @@ def main() -> None:
     if args.fidelity:
         report = public_labels(args.fidelity, [float(t) for t in args.targets.split(",")], max(args.min_support, 10), args.seed)
         report["command"] = " ".join([".venv/bin/python benchmarks/cascade.py", *sys.argv[1:]])
-        text = json.dumps(report, indent=2)
-        print(text)
-        if args.out:
-            Path(args.out).write_text(text + "\n")
+        emit(report, args.out)
         return
 
     suite = load_suite(args.suite)
@@ -242,10 +240,7 @@ def main() -> None:
     report["seconds"] = round(time.perf_counter() - started, 1)
     report["command"] = " ".join(["benchmarks/cascade.py", *sys.argv[1:]])
     report["machine"] = f"{platform.machine()} {platform.python_version()}"
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    emit(report, args.out)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -26,6 +25,7 @@ import openai
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchmarks.emit import emit, machine  # noqa: E402
 
 from grpo_step import make_step  # noqa: E402
 from peers import Mock, judge_for  # noqa: E402
@@ -95,11 +95,8 @@ def main() -> None:
     report = {"benchmark": "judge_client", "calls": len(batch), "concurrency": args.concurrency,
               "latency_s": args.latency, "runs": rows,
               "command": " ".join(["benchmarks/judge_client.py", *sys.argv[1:]]),
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"}
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+              "machine": machine()}
+    emit(report, args.out)
 
 
 if __name__ == "__main__":

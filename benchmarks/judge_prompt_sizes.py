@@ -9,13 +9,13 @@ prefix cache serves when each GRPO group's calls go together (`prefix_share`, 16
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from benchmarks.emit import emit  # noqa: E402
 
 from policy.format import parse_response  # noqa: E402
 from reward.judges.base import JudgeRequest  # noqa: E402
@@ -62,10 +62,7 @@ def main() -> None:
         "prompt_tokens_by_dimension": {k: round(statistics.fmean(v)) for k, v in sorted(by_dimension.items())},
         "prefix_share_groups_together": round(prefix_share(flat, tokenize=lambda text: llama.tokenize(text.encode(), special=False)), 3),
     }
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    emit(report, args.out)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ from the previous call) from its verbose log (`Llama.generate: N prefix-match hi
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import re
@@ -29,6 +28,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from benchmarks.emit import emit  # noqa: E402
 
 from reward.engine import Engine  # noqa: E402
 from reward.judges.openai_judge import JudgeConfig, OpenAIJudge  # noqa: E402
@@ -191,10 +191,7 @@ def main() -> None:
         "calls": call_times,
         "dimensions": dimensions,
     }
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    emit(report, args.out)
 
 
 if __name__ == "__main__":

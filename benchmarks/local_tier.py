@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -42,6 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from benchmarks.emit import emit, machine  # noqa: E402
 
 # Unicode space separators (category Zs) that BERT's normaliser and pre-tokenizer read as a plain space.
 SPACES = ("\u00a0", "\u2002", "\u2003", "\u2004", "\u2005", "\u2006", "\u2007", "\u2008", "\u2009", "\u200a",
@@ -192,7 +192,7 @@ def run_once(args) -> dict:
         "threads": int(os.environ.get("REWARD_LOCAL_THREADS", "1")),
         "cpu_affinity": sorted(os.sched_getaffinity(0)),
         "load_average_1min": round(os.getloadavg()[0], 1),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "machine": machine(),
     }
 
 
@@ -236,10 +236,7 @@ def main() -> None:
     if args.code:
         sys.path.insert(0, str(args.code.resolve()))
     report = compare(args) if args.compare else run_once(args)
-    text = json.dumps(report, indent=2)
-    if args.out:
-        args.out.write_text(text + "\n")
-    print(text)
+    emit(report, args.out)
 
 
 if __name__ == "__main__":

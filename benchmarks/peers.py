@@ -36,7 +36,6 @@ import hashlib
 import json
 import logging
 import os
-import platform
 import random
 import statistics
 import subprocess
@@ -51,6 +50,7 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchmarks.emit import emit, machine  # noqa: E402
 
 from grpo_step import make_step  # noqa: E402
 
@@ -438,11 +438,8 @@ def main() -> None:
                    "command": " ".join(["benchmarks/peers.py", *sys.argv[1:]]),
                    "started_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(started)),
                    "total_s": round(time.time() - started, 1),
-                   "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"})
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+                   "machine": machine()})
+    emit(report, args.out)
 
 
 if __name__ == "__main__":

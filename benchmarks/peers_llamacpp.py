@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -36,6 +35,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchmarks.emit import emit, machine  # noqa: E402
 
 from grpo_step import make_step  # noqa: E402
 from llm_judge import free_port, server_calls, start_server  # noqa: E402
@@ -120,11 +120,8 @@ def main() -> None:
                        "evidence_chars": args.evidence_chars, "distinct_rollouts": len({i.response for i in items})},
               "judge": "Gemma 3 270M Q4_K_M, llama-cpp-python server (one request at a time, previous-prompt KV reuse)",
               "concurrency": args.concurrency, "rows": rows,
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"}
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+              "machine": machine()}
+    emit(report, args.out)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,17 @@ from reward.schema import DimensionScore, Item, ItemResult
 from reward.scorelog import ScoreLog, ScoreRecord, read_log
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def require_chromium() -> None:
+    """Skip loudly where Chromium is missing and cannot be installed (not root); as root (CI, where `make test`
+    installs it) a missing Chromium is a failure."""
+    if not Path(CHROMIUM).exists():
+        if os.geteuid() == 0:
+            pytest.fail("chromium is missing although this runs as root: apt-get install chromium (make test does)")
+        reason = "chromium is missing and installing it needs root: apt-get install chromium (make test does, as root)"
+        warnings.warn(reason, stacklevel=1)
+        pytest.skip(reason)
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 STEPS, ITEMS = 8, 24
@@ -113,12 +124,7 @@ def test_several_logs_without_run_names_stay_apart(tmp_path):
 
 
 def test_dashboard_draws_in_headless_chromium(log_folder, tmp_path):
-    if not Path(CHROMIUM).exists():
-        if os.geteuid() == 0:  # CI runs as root, and `make test` installs Chromium there: missing is a failure
-            pytest.fail("chromium is missing although this runs as root: apt-get install chromium (make test does)")
-        reason = "chromium is missing and installing it needs root: apt-get install chromium (make test does, as root)"
-        warnings.warn(reason, stacklevel=1)
-        pytest.skip(reason)
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     page_path = tmp_path / "dashboard.html"
@@ -278,12 +284,7 @@ HOSTILE = ['<!--<script>', '</script><script>window.pwned = 1</script>', '<img s
 
 
 def test_logged_text_of_any_shape_cannot_break_or_script_the_page(tmp_path):
-    if not Path(CHROMIUM).exists():
-        if os.geteuid() == 0:
-            pytest.fail("chromium is missing although this runs as root: apt-get install chromium (make test does)")
-        reason = "chromium is missing and installing it needs root: apt-get install chromium (make test does, as root)"
-        warnings.warn(reason, stacklevel=1)
-        pytest.skip(reason)
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     records = []

@@ -4,18 +4,14 @@ the raw log, read by a version-1 store's readers and added by its next writer; a
 panel, drawn only for runs with cascade scores."""
 
 import json
-import os
 import sqlite3
-import warnings
 from pathlib import Path
-
-import pytest
 
 from reward.dashboard import render, render_from_log, summarise
 from reward.schema import DimensionScore, Item, ItemResult
 from reward.scorelog import ScoreLog, read_log
 from reward.scorestore import CASCADE_COUNTS, ScoreStore, rebuild, store_path
-from tests.test_dashboard import CHROMIUM, FLAGS
+from tests.test_dashboard import CHROMIUM, FLAGS, require_chromium
 
 SERIES_KEYS = {*CASCADE_COUNTS, "cheap_share", "agreement", "kappa"}
 
@@ -125,12 +121,7 @@ def test_the_page_carries_the_cascade_panel_only_for_logs_with_cascade_scores(tm
 
 
 def test_cascade_panel_draws_in_headless_chromium(tmp_path):
-    if not Path(CHROMIUM).exists():
-        if os.geteuid() == 0:
-            pytest.fail("chromium is missing although this runs as root: apt-get install chromium (make test does)")
-        reason = "chromium is missing and installing it needs root: apt-get install chromium (make test does, as root)"
-        warnings.warn(reason, stacklevel=1)
-        pytest.skip(reason)
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     page_path = tmp_path / "dashboard.html"
