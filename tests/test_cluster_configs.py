@@ -139,10 +139,11 @@ def slurm_run(tmp_path):
     stubs.mkdir()
     calls = tmp_path / "calls.jsonl"
     scripts = {
-        # One record per call, ended by \x1e and written at once (background steps run together): the watched
-        # variables, then the arguments, separated by \x1f (arguments may hold newlines).
+        # One record per call, ended by \x1e: the watched variables, then the arguments, separated by \x1f
+        # (arguments may hold newlines). Background steps run together, and bash's printf writes a record holding a
+        # newline in two write()s, so records are appended under a lock or they could interleave.
         "srun": 'line=$(printf "%s\\x1f" "${JUDGE_HOSTS-}" "${REWARD_SERVER_TOKEN-}" "${VLLM_API_KEY-}" srun "$@")\n'
-                f'printf "%s\\x1e" "$line" >> {calls}\n'
+                f'{{ flock 9; printf "%s\\x1e" "$line" >> {calls}; }} 9>>{calls}.lock\n'
                 'while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do case "$1" in -w) shift 2;; *) shift;; esac; done\n'
                 '[ "${1:-}" = hostname ] && echo 10.0.0.7\nexit 0\n',
         "scontrol": 'shift 2; echo "$1" | tr "," "\\n"\n',
