@@ -73,19 +73,19 @@ def refuse_unless_fit(cases: list) -> None:
 
 
 def public_claims(path: Path, per_set: int, seed: int) -> tuple[list[dict], dict]:
-    """Claim rows (features + label) of the fit-split cases in `path`, through the local tier's claim path."""
-    import asyncio
+    """Claim rows (features + label) of the fit-split cases in `path`, through the local tier's claim path. Cases of
+    the model's training part (`consistency_data.public_model_part`) are left out: the combination is fitted on
+    claims the model never saw."""
     import random
     from collections import defaultdict
 
-    from policy.format import parse_response
     from reward.fidelity import FidelityCase
-    from reward.judges.base import JudgeRequest
-    from reward.judges.local import Context, Embedder, LocalJudge, Unscored, _answer_sentences, _sentence_support
-    from reward.rubric import load_suite
+    from reward.judges.consistency_data import public_model_part
 
     cases = [FidelityCase.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     refuse_unless_fit(cases)
+    held_back = [c for c in cases if public_model_part(c.set, c.pair or c.item.id)]
+    cases = [c for c in cases if not public_model_part(c.set, c.pair or c.item.id)]
     rng = random.Random(seed)
     by_set: dict[str, list] = defaultdict(list)
     for case in cases:
@@ -96,18 +96,56 @@ def public_claims(path: Path, per_set: int, seed: int) -> tuple[list[dict], dict
         rng.shuffle(keys)
         keep = set(keys[:per_set])
         chosen += [c for c in members if (c.pair or c.item.id) in keep]
+    rows, counts = [], defaultdict(int)
+    for case, check, _ in labelled_claims(chosen):
+        rows.append({"set": case.set, "label": case.label, **check.features})
+        counts[f"{case.set}:{case.label}"] += 1
+    return rows, {"cases": len(chosen), "cases_left_to_the_model": len(held_back), "claims": dict(sorted(counts.items()))}
+
+
+def labelled_claims(chosen: list) -> list[tuple]:
+    """(case, SentenceCheck, (evidence window, claim) the model read) for the claims of `chosen` whose label is known,
+    through the local tier's own claim path. Every claim of a faithful response is supported; a hallucinated
+    response gives its claim when it has one, or (a pair set) its one claim that the faithful response of the pair
+    does not share; other claims of hallucinated responses are left out (which one is wrong is unknown)."""
+    import asyncio
+    from collections import defaultdict
+
+    from policy.format import parse_response
+    from reward.judges.base import JudgeRequest
+    from reward.judges.local import Context, LocalJudge, Unscored, _answer_sentences, _sentence_support
+    from reward.rubric import load_suite
+
     dimension = load_suite("searchllm").dimensions["claim_hallucination"]
     judge = LocalJudge()
 
-    async def claims_of(case) -> list:
-        request = JudgeRequest(dimension=dimension, item=case.item, parsed=parse_response(case.item.response))
-        ctx = Context(request, judge.embedder, judge.scorer)
-        try:
-            return await _sentence_support(ctx, list(dict.fromkeys(_answer_sentences(ctx))))
-        except Unscored:
-            return []
+    class Recorder:
+        """The judge's scorer, keeping the (evidence window, claim) pairs it was asked about."""
 
-    async def run() -> list[list]:
+        def __init__(self):
+            self.pairs: list[tuple[str, str]] = []
+
+        async def probabilities(self, pairs):
+            self.pairs += list(pairs)
+            return await judge.scorer.probabilities(pairs)
+
+        def model(self):
+            return judge.scorer.model()
+
+    async def claims_of(case) -> tuple[list, list]:
+        request = JudgeRequest(dimension=dimension, item=case.item, parsed=parse_response(case.item.response))
+        recorder = Recorder()
+        ctx = Context(request, judge.embedder, recorder)
+        try:
+            found = await _sentence_support(ctx, list(dict.fromkeys(_answer_sentences(ctx))))
+        except Unscored:
+            return [], []
+        modelled = [c for c in found if c.features]
+        if len(modelled) != len(recorder.pairs):
+            raise RuntimeError(f"{case.item.id}: {len(modelled)} modelled claims but {len(recorder.pairs)} pairs")
+        return found, recorder.pairs
+
+    async def run() -> list:
         out = []
         for start in range(0, len(chosen), 32):
             out += await asyncio.gather(*(claims_of(c) for c in chosen[start:start + 32]))
@@ -116,11 +154,12 @@ def public_claims(path: Path, per_set: int, seed: int) -> tuple[list[dict], dict
 
     checks = asyncio.run(run())
     faithful_claims: dict[str, set[str]] = defaultdict(set)
-    for case, found in zip(chosen, checks, strict=True):
+    for case, (found, _) in zip(chosen, checks, strict=True):
         if case.pair and case.label == 1:
             faithful_claims[case.pair] |= {c.sentence for c in found}
-    rows, counts = [], defaultdict(int)
-    for case, found in zip(chosen, checks, strict=True):
+    out = []
+    for case, (found, pairs) in zip(chosen, checks, strict=True):
+        read = dict(zip([id(c) for c in found if c.features], pairs, strict=True))
         scored = [c for c in found if c.features]
         if case.label == 1:
             picked = scored
@@ -129,10 +168,8 @@ def public_claims(path: Path, per_set: int, seed: int) -> tuple[list[dict], dict
             picked = [c for c in own if c.features] if len(own) == 1 else []
         else:
             picked = scored if len(found) == 1 else []
-        for check in picked:
-            rows.append({"set": case.set, "label": case.label, **check.features})
-            counts[f"{case.set}:{case.label}"] += 1
-    return rows, {"cases": len(chosen), "claims": dict(sorted(counts.items()))}
+        out += [(case, check, read[id(check)]) for check in picked]
+    return out
 
 
 def public_matrix(rows: list[dict]) -> tuple[np.ndarray, np.ndarray]:
@@ -150,7 +187,7 @@ def scores(x: np.ndarray, y: np.ndarray, combination: ClaimCombination) -> dict:
     names = combination.features
     combined = np.array([combination.probability(float(p), float(c), dict(zip(names, row[2:2 + len(names)])))
                          for p, c, row in zip(model_p, x[:, 1], x, strict=True)])
-    out = {"pairs": int(len(y))}
+    out = {"pairs": len(y)}
     for name, value in (("model", model_p), ("coverage", x[:, 1]), ("combined", combined)):
         out[name] = {"accuracy": round(float(np.mean((value >= 0.5) == y)), 4),
                      "auc": round(float(roc_auc_score(y, value)), 4) if 0 < y.sum() < len(y) else None}

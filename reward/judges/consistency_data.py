@@ -483,3 +483,58 @@ def build(seed: int, per_sentence: int = 2, root: Path = ROOT) -> tuple[list[Pai
         "train_pairs_available": len(train), "held_out_pairs": len(held), "train_kinds_available": dict(sorted(counts.items())),
     }
     return train, held, recipe
+
+
+# -- public labelled claims ------------------------------------------------------------------------------------
+WICE_PARTIAL = Source("wice-train-partial", "data/public/ryokamoi/wice/data/non_supported_tokens/train.jsonl",
+                      "ryokamoi/wice", "ddeb6c183665e2a20c5f03c5aa07f03888b9870f",
+                      "data/non_supported_tokens/train.jsonl",
+                      "04591c07fdeead5a3962579084bc319b3292fdb9e8704ccd7daf842c2e026be7",
+                      "WiCE train split, sub-claims annotated partially supported with their supporting sentences "
+                      "(Wikipedia CC BY-SA and Common Crawl terms); the fidelity harness reads WiCE dev and test only")
+PUBLIC_MODEL_SHARE = 0.6
+"""Share of the fit split of the public fidelity sets (by pair / item key) that the consistency model may train on;
+the rest is left to the claim combination, so the combination is fitted on claims the model never saw. WiCE's fit
+split is small and all of it goes to the combination."""
+
+
+def public_model_part(set_name: str, key: str) -> bool:
+    """Whether a fit-split public case (`set_name`, pair or item id) is in the model's training part.
+
+    >>> public_model_part("wice", "wice-1")
+    False
+    >>> sum(public_model_part("begin", f"begin-0-{i}") for i in range(1000)) in range(550, 650)
+    True
+    """
+    if set_name == "wice":
+        return False
+    digest = hashlib.sha256(f"{set_name}:{key}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") < PUBLIC_MODEL_SHARE * 2**32
+
+
+def wice_partial_pairs(root: Path = ROOT, window: int = 3, source: Source = WICE_PARTIAL) -> list[Pair]:
+    """WiCE train sub-claims annotated partially supported: the claim against (at most `window` of) its supporting
+    sentences is not supported (NOT_SUPPORTED: part of it is missing from the evidence, not necessarily
+    contradicted)."""
+    pairs = []
+    for number, line in enumerate(verified(source, root).read_text(encoding="utf-8").splitlines()):
+        row = json.loads(line)
+        sentences = row["evidence"]
+        chosen = sorted({i for group in row.get("supporting_sentences") or [] for i in group if 0 <= i < len(sentences)})
+        if not chosen or row.get("label") != "partially_supported":
+            continue
+        evidence = " ".join(sentences[i] for i in chosen[:window])
+        pairs.append(Pair(evidence, row["claim"], NOT_SUPPORTED, "public:wice_partial", f"wice-train:{number}"))
+    return pairs
+
+
+def public_claim_pairs(path: Path) -> list[Pair]:
+    """Pairs exported by `python -m reward.judges.consistency_public` (the public fit split's model part, as the
+    local tier reads each claim: its evidence window and the claim)."""
+    pairs = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            pairs.append(Pair(row["evidence"], row["claim"], 0 if row["label"] == 1 else NOT_SUPPORTED,
+                              f"public:{row['set']}", f"{row['set']}:{row['key']}"))
+    return pairs

@@ -20,12 +20,24 @@ import logging
 import platform
 import random
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
 from reward.judges.consistency import ARTIFACT, LABELS, MAX_LENGTH, PairClassifier, base_encoder_path, write_checksums
-from reward.judges.consistency_data import NOT_SUPPORTED, Pair, build, paraphrase_pairs, sick_pairs
+from reward.judges.consistency_data import (
+    NOT_SUPPORTED,
+    PUBLIC_MODEL_SHARE,
+    WICE_PARTIAL,
+    Pair,
+    build,
+    paraphrase_pairs,
+    public_claim_pairs,
+    sha256,
+    sick_pairs,
+    wice_partial_pairs,
+)
 
 log = logging.getLogger("reward.judges.consistency_train")
 LORA_TARGETS = ["query", "value", "attention.output.dense", "intermediate.dense", "output.dense"]
@@ -113,6 +125,11 @@ def main(argv: list[str] | None = None) -> None:
                         help="skip this many SICK pairs (fresh ones when continuing)")
     parser.add_argument("--paraphrase", type=int, default=0,
                         help="negation-paraphrase pairs mixed in (consistency_data.negation_paraphrase_pairs)")
+    parser.add_argument("--public-pairs", type=Path, default=None,
+                        help="public claim pairs (python -m reward.judges.consistency_public: the fit split's model part)")
+    parser.add_argument("--public", type=int, default=0, help="public claim pairs mixed in (0: none)")
+    parser.add_argument("--wice-partial", type=int, default=0,
+                        help="WiCE train partially-supported sub-claims mixed in (consistency_data.wice_partial_pairs)")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--rank", type=int, default=16)
@@ -157,6 +174,31 @@ def main(argv: list[str] | None = None) -> None:
                                      "held_out_pairs": len(paraphrase_held),
                                      "train_pairs_used": min(args.paraphrase, len(paraphrase_train))}
     extra = sick_train[args.sick_skip: args.sick_skip + args.sick] + paraphrase_train[: args.paraphrase]
+    if args.public:
+        if args.public_pairs is None:
+            parser.error("--public needs --public-pairs")
+        public = public_claim_pairs(args.public_pairs)
+        random.Random(f"public-{args.seed}").shuffle(public)
+        # More than there are: passes over them again (each pass in its own shuffled order).
+        passes = [public[:]] + [random.Random(f"public-{args.seed}-{n}").sample(public, len(public))
+                                for n in range(1, -(-args.public // max(1, len(public))))]
+        extra += [p for one in passes for p in one][: args.public]
+        manifest = Path(f"{args.public_pairs}.json")
+        recipe["public_claims"] = {
+            "pairs": str(args.public_pairs), "sha256": sha256(args.public_pairs),
+            "export": json.loads(manifest.read_text()) if manifest.is_file() else None,
+            "train_pairs_available": len(public), "train_pairs_used": args.public,
+            "passes": round(args.public / max(1, len(public)), 2),
+            "model_share": PUBLIC_MODEL_SHARE,
+            "what": "claims of the fit split of the public fidelity sets (SummEdits fit-half documents, BEGIN dev) in "
+                    "the model's part by key hash (consistency_data.public_model_part); the rest of the fit split is "
+                    "left to the claim combination; the test split is never read"}
+    if args.wice_partial:
+        wice = wice_partial_pairs()
+        random.Random(f"wice-{args.seed}").shuffle(wice)
+        extra += wice[: args.wice_partial]
+        recipe["sources"].append(asdict(WICE_PARTIAL))
+        recipe["wice_partial"] = {"train_pairs_available": len(wice), "train_pairs_used": min(args.wice_partial, len(wice))}
     if extra:
         train = train + extra
         rng.shuffle(train)

@@ -72,6 +72,64 @@ def test_the_combination_fit_refuses_public_cases_outside_the_fit_split(tmp_path
             public_claims(cases, per_set=10, seed=0)
 
 
+def test_public_fit_cases_go_either_to_the_model_or_to_the_combination_never_both(tmp_path):
+    """The model trains on its part of the fit split (exported as the tier reads each claim); the combination is
+    fitted on the rest; the test split is refused by both."""
+    from reward.fidelity import FidelityCase, render_case
+    from reward.judges import consistency_public
+    from reward.judges.consistency_combine import public_claims
+    from reward.judges.consistency_data import public_claim_pairs, public_model_part
+    from reward.schema import Evidence
+
+    evidence = [Evidence(id="1", title="Ferry", text="The ferry leaves Central Pier 4 every 30 minutes. "
+                                                      "Tickets cost 5 dollars on weekdays.")]
+    cases, keys = [], [f"toy-{i}" for i in range(40)]
+    for key in keys:
+        good = render_case(f"{key}-1", "When does the ferry leave?", evidence, "The ferry leaves every 30 minutes.")
+        bad = render_case(f"{key}-0", "When does the ferry leave?", evidence, "The ferry leaves every 30 minutes. "
+                          "It stops at Lamma Island twice a night.")
+        cases += [FidelityCase(set="toy", label=1, pair=key, item=good, split="fit"),
+                  FidelityCase(set="toy", label=0, pair=key, item=bad, split="fit")]
+    model_keys = {k for k in keys if public_model_part("toy", k)}
+    assert 0 < len(model_keys) < len(keys)
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(c.model_dump_json() + "\n" for c in cases))
+    out = tmp_path / "pairs.jsonl"
+    consistency_public.main(["--cases", str(path), "--out", str(out)])
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["key"] for r in rows} == model_keys
+    # the faithful claim is supported; the hallucinated response's own claim (the one its pair lacks) is not
+    assert {(r["label"], r["claim"].startswith("It stops at Lamma")) for r in rows} == {(1, False), (0, True)}
+    assert all("Central Pier 4" in r["evidence"] for r in rows)
+    assert {p.label for p in public_claim_pairs(out)} == {0, -1}
+    assert json.loads((tmp_path / "pairs.jsonl.json").read_text())["pairs"] == len(rows)
+    fitted, counts = public_claims(path, per_set=100, seed=0)
+    assert counts["cases"] == 2 * (len(keys) - len(model_keys))
+    assert counts["cases_left_to_the_model"] == 2 * len(model_keys)
+    assert len(fitted) == counts["cases"]  # one claim per case: the faithful one, and the hallucinated one
+
+
+def test_wice_partially_supported_sub_claims_read_against_their_supporting_sentences(tmp_path):
+    import dataclasses
+    import hashlib
+
+    from reward.judges.consistency_data import NOT_SUPPORTED, WICE_PARTIAL, SourceError, wice_partial_pairs
+
+    rows = [{"label": "partially_supported", "claim": "The pier opened in 1912 with a tram line.",
+             "evidence": ["(meta data) TITLE: Pier", "The pier opened in 1912.", "It is 200 m long.", "Trams ran later."],
+             "supporting_sentences": [[1], [3]]},
+            {"label": "partially_supported", "claim": "No evidence marked.", "evidence": ["x"], "supporting_sentences": []}]
+    path = tmp_path / "train.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    source = dataclasses.replace(WICE_PARTIAL, path="train.jsonl", sha256=hashlib.sha256(path.read_bytes()).hexdigest())
+    [pair] = wice_partial_pairs(tmp_path, source=source)
+    assert pair.evidence == "The pier opened in 1912. Trams ran later." and pair.label == NOT_SUPPORTED
+    assert pair.claim == rows[0]["claim"] and pair.kind == "public:wice_partial"
+    path.write_text("changed")
+    with pytest.raises(SourceError, match="sha256"):
+        wice_partial_pairs(tmp_path, source=source)
+
+
 def test_a_combination_with_extra_features_loads_and_weighs_them(tmp_path):
     copy = tmp_path / "model"
     shutil.copytree(ARTIFACT, copy)
