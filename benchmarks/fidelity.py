@@ -381,6 +381,9 @@ def main() -> None:
     parser.add_argument("--slice", type=Path, default=None,
                         help="score the cases of a frozen slice (checksums verified) instead of loading the sources")
     parser.add_argument("--no-score", dest="score", action="store_false", help="with --export-cases: export only")
+    parser.add_argument("--combination-part", action="store_true",
+                        help="with --split fit: only the fit cases the consistency model does not train on "
+                             "(consistency_data.public_model_part), i.e. what tuning may still measure on")
     parser.add_argument("--markdown-only", action="store_true", help="only regenerate --markdown from the recorded results")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
@@ -401,6 +404,13 @@ def main() -> None:
         loaded = LOADERS[name](args.data, args.per_set, random.Random(f"{args.seed}-{name}"), split=args.split)
         log.info("%s: %d cases", name, len(loaded))
         cases.extend(loaded)
+    if args.combination_part:
+        if args.split != "fit":
+            raise SystemExit("--combination-part goes with --split fit")
+        from reward.judges.consistency_data import public_model_part
+
+        cases = [c for c in cases if not public_model_part(c.set, c.pair or c.item.id)]
+        log.info("the combination's part of the fit split: %d cases", len(cases))
     if args.export_cases:
         args.export_cases.parent.mkdir(parents=True, exist_ok=True)
         args.export_cases.write_text("".join(c.model_dump_json() + "\n" for c in cases), encoding="utf-8")
@@ -422,7 +432,7 @@ def main() -> None:
     label = args.label or code
     command = "nice -n 10 .venv/bin/python benchmarks/fidelity.py " + " ".join(sys.argv[1:])
     run = {"label": label, "code": code, "code_path": str(Path.cwd()), "judge": args.judge, "suite": args.suite,
-           "note": args.note, "sets": names, "split": None if args.slice else args.split, "per_set": None if args.slice else args.per_set,
+           "note": args.note, "sets": names, "split": None if args.slice else (args.split + (" (combination part)" if args.combination_part else "")), "per_set": None if args.slice else args.per_set,
            "slice": str(args.slice) if args.slice else None, "seed": args.seed, "items": len(cases), "seconds": round(seconds, 1),
            "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "command": command,
            "sources": {n: [vars(s) for s in SOURCES[n]] for n in names}, "report": report,
