@@ -407,9 +407,9 @@ def main() -> None:
     if args.combination_part:
         if args.split != "fit":
             raise SystemExit("--combination-part goes with --split fit")
-        from reward.judges.consistency_data import public_model_part
+        from reward.judges.consistency_data import case_in_model_part
 
-        cases = [c for c in cases if not public_model_part(c.set, c.pair or c.item.id)]
+        cases = [c for c in cases if not case_in_model_part(c)]
         log.info("the combination's part of the fit split: %d cases", len(cases))
     if args.export_cases:
         args.export_cases.parent.mkdir(parents=True, exist_ok=True)

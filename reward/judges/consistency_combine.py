@@ -80,12 +80,12 @@ def public_claims(path: Path, per_set: int, seed: int) -> tuple[list[dict], dict
     from collections import defaultdict
 
     from reward.fidelity import FidelityCase
-    from reward.judges.consistency_data import public_model_part
+    from reward.judges.consistency_data import case_in_model_part
 
     cases = [FidelityCase.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     refuse_unless_fit(cases)
-    held_back = [c for c in cases if public_model_part(c.set, c.pair or c.item.id)]
-    cases = [c for c in cases if not public_model_part(c.set, c.pair or c.item.id)]
+    held_back = sum(map(case_in_model_part, cases))
+    cases = [c for c in cases if not case_in_model_part(c)]
     rng = random.Random(seed)
     by_set: dict[str, list] = defaultdict(list)
     for case in cases:
@@ -100,7 +100,7 @@ def public_claims(path: Path, per_set: int, seed: int) -> tuple[list[dict], dict
     for case, check, _ in labelled_claims(chosen):
         rows.append({"set": case.set, "label": case.label, **check.features})
         counts[f"{case.set}:{case.label}"] += 1
-    return rows, {"cases": len(chosen), "cases_left_to_the_model": len(held_back), "claims": dict(sorted(counts.items()))}
+    return rows, {"cases": len(chosen), "cases_left_to_the_model": held_back, "claims": dict(sorted(counts.items()))}
 
 
 def labelled_claims(chosen: list) -> list[tuple]:

@@ -512,6 +512,11 @@ def public_model_part(set_name: str, key: str) -> bool:
     return int.from_bytes(digest[:4], "big") < PUBLIC_MODEL_SHARE * 2**32
 
 
+def case_in_model_part(case) -> bool:
+    """`public_model_part` of a public fidelity case (its pair, else its item id, is the key)."""
+    return public_model_part(case.set, case.pair or case.item.id)
+
+
 def wice_partial_pairs(root: Path = ROOT, window: int = 3, source: Source = WICE_PARTIAL) -> list[Pair]:
     """WiCE train sub-claims annotated partially supported: the claim against (at most `window` of) its supporting
     sentences is not supported (NOT_SUPPORTED: part of it is missing from the evidence, not necessarily

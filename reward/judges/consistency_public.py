@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 from reward.judges.consistency_combine import labelled_claims, refuse_unless_fit
-from reward.judges.consistency_data import PUBLIC_MODEL_SHARE, public_model_part
+from reward.judges.consistency_data import PUBLIC_MODEL_SHARE, case_in_model_part
 
 log = logging.getLogger("reward.judges.consistency_public")
 
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
     cases = [FidelityCase.model_validate_json(line)
              for line in args.cases.read_text(encoding="utf-8").splitlines() if line.strip()]
     refuse_unless_fit(cases)
-    mine = [c for c in cases if public_model_part(c.set, c.pair or c.item.id)]
+    mine = [c for c in cases if case_in_model_part(c)]
     log.info("%d of %d fit cases are the model's part", len(mine), len(cases))
     rows = [{"set": case.set, "key": case.pair or case.item.id, "label": case.label, "evidence": evidence,
              "claim": claim} for case, _, (evidence, claim) in labelled_claims(mine)]
