@@ -190,8 +190,8 @@ class ClaimCombination:
 
 class ConsistencyModel:
     """The cross-encoder, loaded offline from the wheel's base and the verified adapter. `runtime` is `torch`
-    (fp32, or int8 dynamic with `quantize=True`), `onnx` (ONNX Runtime fp32) or `onnx-int8` / `onnx-int8-all`
-    (ONNX Runtime with int8 weights, one pair per forward): see `reward.judges.local_runtime`."""
+    (fp32, or int8 dynamic with `quantize=True`), `torch-bf16`, `onnx` (ONNX Runtime fp32) or `onnx-int8` /
+    `onnx-int8-all` (ONNX Runtime with int8 weights, one pair per forward): see `reward.judges.local_runtime`."""
 
     def __init__(self, directory: Path = ARTIFACT, quantize: bool = False, threads: int | None = None,
                  batch_size: int = 32, max_length: int = MAX_LENGTH, runtime: str = "torch"):
@@ -208,11 +208,13 @@ class ConsistencyModel:
         self.tokenizer = AutoTokenizer.from_pretrained(base)
         self._lock = threading.Lock()  # one forward pass at a time: the runtime already uses every core it is given
         self.model = self.session = None
-        if runtime == "torch":
+        if runtime in ("torch", "torch-bf16"):
             import torch
 
             model = self._torch_model(directory, base)
-            if quantize:
+            if runtime == "torch-bf16":
+                model = model.to(torch.bfloat16)
+            elif quantize:
                 model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
             self.model = model
             if threads:
@@ -267,7 +269,7 @@ class ConsistencyModel:
 
         with torch.inference_mode():
             logits = self.model(**{k: torch.from_numpy(v) for k, v in features.items()})
-            return torch.softmax(logits.float(), dim=-1).numpy()
+            return torch.softmax(logits.float(), dim=-1).numpy()  # bf16 logits: the softmax in fp32
 
 
 def onnx_name(directory: Path, base: Path) -> str:

@@ -1052,9 +1052,9 @@ class LocalJudge(Judge):
     def identity(self) -> str:
         # The methods are this module's code: a changed heuristic must not be answered from an old on-disk cache.
         # ... and so is the consistency model: a retrained artifact changes the identity too. torch and onnx give the
-        # same scores; an int8 runtime does not, so it has its own identity.
+        # same scores; an int8 or bf16 runtime does not, so it has its own identity.
         runtime = runtime_setting()
-        return f"local:{_SOURCE_HASH}:{artifact_digest()}" + (f":{runtime}" if "int8" in runtime else "")
+        return f"local:{_SOURCE_HASH}:{artifact_digest()}" + ("" if runtime in ("torch", "onnx") else f":{runtime}")
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
         name = request.dimension.name

@@ -13,6 +13,10 @@ torch or on ONNX Runtime, in fp32 or int8.
   "Local tier").
 - `onnx-int8`: the cross-encoder as above, the embedder in fp32.
 - `torch`: both models in torch fp32 (the embedder through sentence-transformers).
+- `torch-bf16`: both models in torch with bfloat16 weights and activations (fp32 pooling and softmax): on a CPU with
+  AVX512-BF16 (AMD Zen 4, Intel Sapphire Rapids) oneDNN's bf16 kernels run them ~1.6x faster than `onnx`. It changes
+  scores a little (P(supported) by at most ~0.02, embedding similarity by ~0.005) and needs no activation scales, so
+  a text's or pair's result does not depend on its batch. On a CPU without bf16 instructions it is slower than fp32.
 
 `REWARD_LOCAL_THREADS` sets the threads of each model; by default `OMP_NUM_THREADS` (what Ray sets for a replica
 from its `num_cpus`), else the cores this process may run on. ONNX Runtime's own default would be every core of the
@@ -37,7 +41,7 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-RUNTIMES = ("onnx", "torch", "onnx-int8", "onnx-int8-all")
+RUNTIMES = ("onnx", "torch", "onnx-int8", "onnx-int8-all", "torch-bf16")
 EXPORT_VERSION = "1"
 """Part of every cached file's name: bump it when the export or the quantisation changes."""
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -282,9 +286,48 @@ class OnnxTextEncoder:
         return out
 
 
+class TorchBf16TextEncoder:
+    """all-MiniLM-L6-v2 in torch with bfloat16 weights; mean pooling and normalisation in fp32. The tokenisation and
+    length-sorted batches of the ONNX encoder."""
+
+    runtime = "torch-bf16"
+
+    def __init__(self, threads: int | None = None, batch_size: int = 8):
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        if threads:
+            torch.set_num_threads(threads)
+        base = minilm_path()
+        self.tokenizer = AutoTokenizer.from_pretrained(str(base))
+        self.model = AutoModel.from_pretrained(str(base), add_pooling_layer=False).eval().to(torch.bfloat16)
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+
+    def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
+        import torch
+
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        if not texts:
+            return out
+        encoded = self.tokenizer(list(texts), truncation=True, max_length=EMBEDDER_MAX_TOKENS,
+                                 return_token_type_ids=True)
+        chunks = length_sorted_chunks([len(i) for i in encoded["input_ids"]], batch_size or self.batch_size)
+        with self._lock, torch.inference_mode():
+            for chunk in chunks:
+                inputs = {k: torch.from_numpy(v) for k, v in padded(encoded, chunk, self.tokenizer.pad_token_id).items()}
+                states = self.model(**inputs).last_hidden_state.float()
+                mask = inputs["attention_mask"].unsqueeze(-1).float()
+                pooled = (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                out[chunk] = torch.nn.functional.normalize(pooled, p=2, dim=1).numpy()
+        return out
+
+
 def text_encoder(runtime: str | None = None, threads: int | None = None):
     runtime = runtime or runtime_setting()
     threads = threads or threads_setting()
     if runtime == "torch":
         return TorchTextEncoder(threads)
+    if runtime == "torch-bf16":
+        return TorchBf16TextEncoder(threads)
     return OnnxTextEncoder(threads, int8=runtime == "onnx-int8-all")

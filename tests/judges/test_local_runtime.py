@@ -11,7 +11,8 @@ import pytest
 
 from reward.judges.batching import MicroBatcher
 from reward.judges.consistency import ARTIFACT, ConsistencyModel, base_encoder_path, onnx_name, write_checksums
-from reward.judges.local_runtime import OnnxTextEncoder, TorchTextEncoder, cached_onnx, runtime_setting, threads_setting
+from reward.judges.local_runtime import (OnnxTextEncoder, TorchBf16TextEncoder, TorchTextEncoder, cached_onnx,
+                                         runtime_setting, threads_setting)
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -32,8 +33,8 @@ def test_onnx_runtime_gives_torchs_probabilities_and_embeddings():
     assert np.allclose(np.linalg.norm(onnx_rows, axis=1), 1.0, atol=1e-5)
 
 
-@pytest.mark.parametrize("runtime", ["onnx", "onnx-int8", "onnx-int8-all"])
-def test_a_pairs_probabilities_do_not_depend_on_its_batch_on_onnx_runtimes(runtime):
+@pytest.mark.parametrize("runtime", ["onnx", "onnx-int8", "onnx-int8-all", "torch-bf16"])
+def test_a_pairs_probabilities_do_not_depend_on_its_batch(runtime):
     model = ConsistencyModel(ARTIFACT, runtime=runtime, batch_size=4)
     alone = np.stack([model.predict([p])[0] for p in PAIRS])
     crowded = model.predict(PAIRS * 12 + [(PAIRS[2][0] * 3, "A long neighbour changes the padding.")])[:3]
@@ -49,6 +50,22 @@ def test_the_int8_embedder_is_close_to_fp32_and_independent_of_its_batch():
     assert np.abs(alone - together).max() < 1e-5
     cosine = (int8.encode(texts) * fp32.encode(texts)).sum(axis=1)
     assert cosine.min() > 0.95 and cosine.max() < 1 - 1e-6  # close, and really quantised
+
+
+def test_bf16_stays_close_to_fp32_and_its_similarities_do_not_depend_on_the_batch():
+    fp32 = ConsistencyModel(ARTIFACT, runtime="onnx").predict(PAIRS)
+    bf16 = ConsistencyModel(ARTIFACT, runtime="torch-bf16").predict(PAIRS)
+    assert 0 < np.abs(fp32 - bf16).max() < 0.03  # really bf16, and close
+    assert (fp32.argmax(axis=1) == bf16.argmax(axis=1)).all()
+    texts = [p[0] for p in PAIRS] + ["short", "The museum opens at 10:00 on weekdays and 9:00 on weekends."]
+    encoder = TorchBf16TextEncoder()
+    alone = np.stack([encoder.encode([t])[0] for t in texts])
+    together = encoder.encode(texts * 5 + [PAIRS[2][0] * 4])[:len(texts)]
+    # bf16 rounds every activation, so a row's digits can move with its batch's padding (~1e-3 per component);
+    # what the tier reads, cosine similarity, moves by far less than any threshold it compares with.
+    assert np.abs(alone @ alone.T - alone @ together.T).max() < 1e-4
+    cosine = (alone * OnnxTextEncoder().encode(texts)).sum(axis=1)
+    assert cosine.min() > 0.999 and cosine.max() < 1 - 1e-7
 
 
 def test_the_cached_graph_is_named_by_the_weights_it_was_built_from(tmp_path):
@@ -89,6 +106,8 @@ def test_runtime_settings_are_validated(monkeypatch):
         runtime_setting()
     monkeypatch.setenv("REWARD_LOCAL_RUNTIME", "ONNX-int8")
     assert runtime_setting() == "onnx-int8"
+    monkeypatch.setenv("REWARD_LOCAL_RUNTIME", "torch-bf16")
+    assert runtime_setting() == "torch-bf16"
     monkeypatch.delenv("REWARD_LOCAL_RUNTIME")
     assert runtime_setting() == "onnx"  # onnxruntime is in the local extra; int8 is opt-in
     monkeypatch.setenv("REWARD_LOCAL_THREADS", "0")
@@ -101,16 +120,16 @@ def test_runtime_settings_are_validated(monkeypatch):
     assert threads_setting() == 1
 
 
-def test_an_int8_runtime_has_its_own_judge_identity_so_no_cache_mixes_its_scores(monkeypatch):
+def test_an_int8_or_bf16_runtime_has_its_own_judge_identity_so_no_cache_mixes_its_scores(monkeypatch):
     from reward.judges.local import LocalJudge
 
     judge = LocalJudge()
     identities = {}
-    for runtime in ("torch", "onnx", "onnx-int8", "onnx-int8-all"):
+    for runtime in ("torch", "onnx", "onnx-int8", "onnx-int8-all", "torch-bf16"):
         monkeypatch.setenv("REWARD_LOCAL_RUNTIME", runtime)
         identities[runtime] = judge.identity
     assert identities["torch"] == identities["onnx"]  # the same scores
-    assert len({identities["onnx"], identities["onnx-int8"], identities["onnx-int8-all"]}) == 3
+    assert len({identities[r] for r in ("onnx", "onnx-int8", "onnx-int8-all", "torch-bf16")}) == 4
 
 
 def test_a_key_already_in_flight_is_awaited_not_computed_again():
