@@ -383,7 +383,7 @@ def main() -> None:
     parser.add_argument("--no-score", dest="score", action="store_false", help="with --export-cases: export only")
     parser.add_argument("--combination-part", action="store_true",
                         help="with --split fit: only the fit cases the consistency model does not train on "
-                             "(consistency_data.public_model_part), i.e. what tuning may still measure on")
+                             "(consistency_data.case_in_model_part, by document), i.e. what tuning may still measure on")
     parser.add_argument("--markdown-only", action="store_true", help="only regenerate --markdown from the recorded results")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")

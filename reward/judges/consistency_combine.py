@@ -74,8 +74,8 @@ def refuse_unless_fit(cases: list) -> None:
 
 def public_claims(path: Path, per_set: int, seed: int) -> tuple[list[dict], dict]:
     """Claim rows (features + label) of the fit-split cases in `path`, through the local tier's claim path. Cases of
-    the model's training part (`consistency_data.public_model_part`) are left out: the combination is fitted on
-    claims the model never saw."""
+    the model's training part (`consistency_data.case_in_model_part`, by document) are left out: the combination is
+    fitted on claims the model never saw, of documents it never saw."""
     import random
     from collections import defaultdict
 

@@ -499,7 +499,8 @@ split is small and all of it goes to the combination."""
 
 
 def public_model_part(set_name: str, key: str) -> bool:
-    """Whether a fit-split public case (`set_name`, pair or item id) is in the model's training part.
+    """Whether a fit-split public case (`set_name`, `key`: its document, `case_document`) is in the model's training
+    part.
 
     >>> public_model_part("wice", "wice-1")
     False
@@ -512,9 +513,18 @@ def public_model_part(set_name: str, key: str) -> bool:
     return int.from_bytes(digest[:4], "big") < PUBLIC_MODEL_SHARE * 2**32
 
 
+def case_document(case) -> str:
+    """The key of what a public case is read against (a digest of its evidence texts). Cases that share a document
+    share it: SummEdits' pairs of one document (several edited summaries each), BEGIN's responses grounded in one
+    knowledge passage."""
+    return hashlib.sha256("\x00".join(e.text for e in case.item.evidence).encode()).hexdigest()[:16]
+
+
 def case_in_model_part(case) -> bool:
-    """`public_model_part` of a public fidelity case (its pair, else its item id, is the key)."""
-    return public_model_part(case.set, case.pair or case.item.id)
+    """`public_model_part` of a public fidelity case, keyed by its document: the model never trains on one edit of
+    a document while the combination (or a held-back measurement) reads another edit of it. (Keyed by pair id, a
+    document's edits fell on both sides, and held-back fit-split figures read documents the model had trained on.)"""
+    return public_model_part(case.set, case_document(case))
 
 
 def wice_partial_pairs(root: Path = ROOT, window: int = 3, source: Source = WICE_PARTIAL) -> list[Pair]:

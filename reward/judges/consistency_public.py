@@ -1,5 +1,5 @@
 """Export the consistency model's public training pairs: the claims of the fit split of the public fidelity sets
-that fall in the model's part (`consistency_data.public_model_part`), each as the local tier reads it (the
+whose document falls in the model's part (`consistency_data.case_in_model_part`), each as the local tier reads it (the
 evidence window of its closest evidence sentences, and the claim), with its label.
 
     python benchmarks/fidelity.py --split fit --per-set 100000 --export-cases var/cases_fit_all.jsonl --no-score
@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 from reward.judges.consistency_combine import labelled_claims, refuse_unless_fit
-from reward.judges.consistency_data import PUBLIC_MODEL_SHARE, case_in_model_part
+from reward.judges.consistency_data import PUBLIC_MODEL_SHARE, case_document, case_in_model_part
 
 log = logging.getLogger("reward.judges.consistency_public")
 
@@ -40,8 +40,8 @@ def main(argv: list[str] | None = None) -> None:
     refuse_unless_fit(cases)
     mine = [c for c in cases if case_in_model_part(c)]
     log.info("%d of %d fit cases are the model's part", len(mine), len(cases))
-    rows = [{"set": case.set, "key": case.pair or case.item.id, "label": case.label, "evidence": evidence,
-             "claim": claim} for case, _, (evidence, claim) in labelled_claims(mine)]
+    rows = [{"set": case.set, "key": case.pair or case.item.id, "document": case_document(case), "label": case.label,
+             "evidence": evidence, "claim": claim} for case, _, (evidence, claim) in labelled_claims(mine)]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     counts = Counter(f"{r['set']}:{r['label']}" for r in rows)

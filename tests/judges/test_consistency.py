@@ -78,19 +78,24 @@ def test_public_fit_cases_go_either_to_the_model_or_to_the_combination_never_bot
     from reward.fidelity import FidelityCase, render_case
     from reward.judges import consistency_public
     from reward.judges.consistency_combine import public_claims
-    from reward.judges.consistency_data import public_claim_pairs, public_model_part
+    from reward.judges.consistency_data import case_document, case_in_model_part, public_claim_pairs
     from reward.schema import Evidence
 
-    evidence = [Evidence(id="1", title="Ferry", text="The ferry leaves Central Pier 4 every 30 minutes. "
-                                                      "Tickets cost 5 dollars on weekdays.")]
     cases, keys = [], [f"toy-{i}" for i in range(40)]
-    for key in keys:
+    for number, key in enumerate(keys):
+        # two pairs per document, as SummEdits has several edited summaries of one document
+        evidence = [Evidence(id="1", title="Ferry", text=f"The ferry leaves Central Pier {number // 2} every 30 "
+                                                          "minutes. Tickets cost 5 dollars on weekdays.")]
         good = render_case(f"{key}-1", "When does the ferry leave?", evidence, "The ferry leaves every 30 minutes.")
         bad = render_case(f"{key}-0", "When does the ferry leave?", evidence, "The ferry leaves every 30 minutes. "
                           "It stops at Lamma Island twice a night.")
         cases += [FidelityCase(set="toy", label=1, pair=key, item=good, split="fit"),
                   FidelityCase(set="toy", label=0, pair=key, item=bad, split="fit")]
-    model_keys = {k for k in keys if public_model_part("toy", k)}
+    model_keys = {c.pair for c in cases if case_in_model_part(c)}
+    by_document = {}
+    for case in cases:
+        by_document.setdefault(case_document(case), set()).add(case_in_model_part(case))
+    assert len(by_document) == len(keys) // 2 and all(len(parts) == 1 for parts in by_document.values())
     assert 0 < len(model_keys) < len(keys)
     path = tmp_path / "cases.jsonl"
     path.write_text("".join(c.model_dump_json() + "\n" for c in cases))
@@ -100,7 +105,8 @@ def test_public_fit_cases_go_either_to_the_model_or_to_the_combination_never_bot
     assert {r["key"] for r in rows} == model_keys
     # the faithful claim is supported; the hallucinated response's own claim (the one its pair lacks) is not
     assert {(r["label"], r["claim"].startswith("It stops at Lamma")) for r in rows} == {(1, False), (0, True)}
-    assert all("Central Pier 4" in r["evidence"] for r in rows)
+    assert all("Central Pier" in r["evidence"] for r in rows)
+    assert {r["document"] for r in rows} == {case_document(c) for c in cases if c.pair in model_keys}
     assert {p.label for p in public_claim_pairs(out)} == {0, -1}
     assert json.loads((tmp_path / "pairs.jsonl.json").read_text())["pairs"] == len(rows)
     fitted, counts = public_claims(path, per_set=100, seed=0)
