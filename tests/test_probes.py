@@ -14,12 +14,6 @@ from reward.rules import RULES
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-NEEDS_CONSISTENCY_MODEL = {"negated_claim"}
-"""Hallucinations the local tier does not yet catch on every clean example. negated_claim fails on song-good: "The
-song is not already out: it went live on Spotify ..." keeps P(supported) 1.0, because the consistency model reads the
-well-supported second clause and does not know that "went live" means "out" (it scores "The song is (not) already
-out" alone at 0.29 / 0.21 either way)."""
-
 
 @pytest.fixture(scope="module")
 def rows(request):
@@ -37,13 +31,7 @@ def test_every_exploit_is_probed_on_every_clean_example(rows):
     assert {(r["clean"], r["exploit"]) for r in rows} == {(c, e) for c in CLEAN_EXAMPLES for e in EXPLOITS}
 
 
-def _expectation_param(exploit: str):
-    if exploit in NEEDS_CONSISTENCY_MODEL:
-        return pytest.param(exploit, marks=pytest.mark.xfail(strict=True, reason="the trained consistency model does not yet catch it on every clean example"))
-    return exploit
-
-
-@pytest.mark.parametrize("exploit", [_expectation_param(e) for e in sorted(EXPLOITS)])
+@pytest.mark.parametrize("exploit", sorted(EXPLOITS))
 def test_every_probe_meets_its_expectation(rows, exploit):
     for row in (r for r in rows if r["exploit"] == exploit):
         assert row["held"], (f"{exploit} ({row['expect']}) on {row['clean']}: {row['probe_reward']:.3f} vs "
@@ -53,8 +41,7 @@ def test_every_probe_meets_its_expectation(rows, exploit):
 def test_no_probe_beats_the_clean_response(rows):
     """Whatever the expectation, no probe (a language probe aside) may earn more than its clean response."""
     beaten = [(r["clean"], r["exploit"]) for r in rows
-              if r["exploit"] != "other_language" and r["probe_reward"] > r["clean_reward"] + 1e-9
-              and r["exploit"] not in NEEDS_CONSISTENCY_MODEL]
+              if r["exploit"] != "other_language" and r["probe_reward"] > r["clean_reward"] + 1e-9]
     assert beaten == []
 
 

@@ -390,20 +390,36 @@ def _negated_phrases(words: list[str]) -> list[list[str]]:
     return out
 
 
-def _asserted(phrase: list[str], words: list[str]) -> bool:
-    """The phrase occurs in `words` (first word, then the rest within 6 words) with no negation just before it."""
+def _asserted(phrase: list[str], words: list[str], negations: frozenset[str] = frozenset()) -> bool:
+    """The phrase occurs in `words` (first word, then the rest within 6 words) with no negation (or a word of
+    `negations`) just before it."""
     phrase = [w[:4] for w in phrase]
     stems = [w[:4] for w in words]
     for j, word in enumerate(stems):
         if word == phrase[0] and all(p in stems[j:j + 5] for p in phrase[1:]):
             before = words[max(0, j - 4):j]
-            if not any(_NEGATION.fullmatch(b) or b.endswith("n't") for b in before):
+            if not any(_NEGATION.fullmatch(b) or b.endswith("n't") or b in negations for b in before):
                 return True
     return False
 
 
+_FREE_OF = re.compile(r"\b([a-z]+)-free\b")
+_NO = frozenset({"no", "without"})
+
+
+def _free_of(text: str) -> list[list[str]]:
+    """What an "X-free" compound negates: "visa-free entry" says no visa is needed or required.
+
+    >>> _free_of("the 30-day visa-free entry")
+    [['visa', 'need'], ['need', 'visa'], ['visa', 'required'], ['required', 'visa']]
+    """
+    return [phrase for thing in _FREE_OF.findall(text) for verb in ("need", "required")
+            for phrase in ([thing, verb], [verb, thing])]
+
+
 def negation_flip(claim: str, evidence_sentence: str) -> bool:
-    """The claim negates a phrase the evidence sentence asserts, or asserts a phrase the sentence negates.
+    """The claim negates a phrase the evidence sentence asserts, or asserts a phrase the sentence negates (an
+    "X-free" compound negates that X is needed).
 
     >>> negation_flip("Spotify Free: not the full track, only previews.", "Spotify's free tier carries the full track with ads.")
     True
@@ -415,11 +431,20 @@ def negation_flip(claim: str, evidence_sentence: str) -> bool:
     True
     >>> negation_flip("It is not true that Spotify's free tier carries the full track.", "Spotify's free tier carries the full track with ads.")
     True
+    >>> evidence = "China's 30-day visa-free entry policy has been extended until 31 December 2026."
+    >>> [negation_flip(c, evidence) for c in ("A visa is needed: France is covered by the visa-free entry.",
+    ...                                       "No visa is needed: France is covered by the visa-free entry.",
+    ...                                       "You do not need a visa.", "You need a visa for work.")]
+    [True, False, False, True]
+    >>> negation_flip("US citizens need a visa.", "Entry is visa-free for France; US citizens need a visa.")
+    False
     """
     claim_words = re.findall(r"[a-z']+", strip_citations(claim).lower())
     evidence_words = re.findall(r"[a-z']+", evidence_sentence.lower())
     return (any(_asserted(p, evidence_words) for p in _negated_phrases(claim_words))
-            or any(_asserted(p, claim_words) for p in _negated_phrases(evidence_words)))
+            or any(_asserted(p, claim_words) for p in _negated_phrases(evidence_words))
+            or any(_asserted(p, claim_words, _NO) and not _asserted(p, evidence_words, _NO)
+                   for p in _free_of(evidence_sentence.lower())))
 
 
 def novel_names(claim: str, haystack: str) -> list[str]:
