@@ -17,7 +17,7 @@ pointwise sets) and accuracy of the 0.5 threshold with 95% bootstrap intervals, 
 reward / gate / utility. Results go to `benchmarks/results/fidelity*.json` and `benchmarks/FIDELITY.md`.
 
     nice -n 10 .venv/bin/python benchmarks/fidelity.py --per-set 150 --label baseline-local
-    nice -n 10 .venv/bin/python benchmarks/fidelity.py --per-set 150 --freeze ../shared/fidelity  # + the CI slice
+    nice -n 10 .venv/bin/python benchmarks/fidelity.py --per-set 30 --freeze data/fidelity_slice  # the CI slice
 
 HaluEval is a held-out test and has no loader here.
 """
@@ -291,7 +291,8 @@ def markdown(runs: list[dict]) -> str:
         "a score >= 0.5 predicts faithful. Brackets: 95% bootstrap intervals (1000 resamples, seed 0). "
         "`lexical_baseline` is the share of the answer's content words found in the evidence. Unscored "
         "dimensions are excluded, never counted as 0 (`unscored` column). Data: public repositories, read from "
-        "`data/public/` (git-ignored) and checked by SHA-256; never committed.",
+        "`data/public/` (git-ignored) and checked by SHA-256; never committed, except the CI gate's 30-case-per-set "
+        "slice in `data/fidelity_slice/` (licences in its NOTICE.md).",
         "",
     ]
     lines += ["## Data", "", "Fetch each file into `data/public/<repository>/<path>` (the harness checks the SHA-256 and, for a "
