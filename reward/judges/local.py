@@ -18,6 +18,7 @@ batched and cached the same way.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import logging
 import re
@@ -138,8 +139,25 @@ def stem(word: str) -> str:
     return word[:5]
 
 
-def content_words(text: str) -> list[str]:
+_CACHED_TEXT_CHARS = 50_000
+"""Texts up to this long have their content words cached (at most 2,048 of them: a few MB, 100 MB at worst)."""
+
+
+@functools.lru_cache(maxsize=2048)
+def _cached_content_words(text: str) -> tuple[str, ...]:
+    return tuple(_content_words(text))
+
+
+def _content_words(text: str) -> list[str]:
     return [w for w in tokens(strip_citations(text)) if w not in STOPWORDS and not w.isdigit() and len(w) > 1]
+
+
+def content_words(text: str) -> list[str]:
+    """The text's words without citations, stop words, bare numbers and single letters. Cached by text: every
+    rollout of a group and every dimension reads the same evidence again (it was ~7% of a GRPO step's CPU)."""
+    if len(text) > _CACHED_TEXT_CHARS:
+        return _content_words(text)
+    return list(_cached_content_words(text))
 
 
 def numbers(text: str) -> set[str]:
