@@ -191,8 +191,8 @@ def main(argv: list[str] | None = None) -> None:
             "passes": round(args.public / max(1, len(public)), 2),
             "model_share": PUBLIC_MODEL_SHARE,
             "what": "claims of the fit split of the public fidelity sets (SummEdits fit-half documents, BEGIN dev) in "
-                    "the model's part by document hash (consistency_data.case_in_model_part); the rest of the fit split is "
-                    "left to the claim combination; the test split is never read"}
+                    "the model's part by document hash (consistency_data.case_in_model_part); the rest of the fit "
+                    "split is left to the claim combination; the test split is never read"}
     if args.wice_partial:
         wice = wice_partial_pairs()
         random.Random(f"wice-{args.seed}").shuffle(wice)

@@ -154,7 +154,7 @@ def _content_words(text: str) -> list[str]:
 
 def content_words(text: str) -> list[str]:
     """The text's words without citations, stop words, bare numbers and single letters. Cached by text: every
-    rollout of a group and every dimension reads the same evidence again (it was ~7% of a GRPO step's CPU)."""
+    rollout of a group and every dimension reads the same evidence again (~0.5 CPU-s per 256-item GRPO step)."""
     if len(text) > _CACHED_TEXT_CHARS:
         return _content_words(text)
     return list(_cached_content_words(text))
