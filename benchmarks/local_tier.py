@@ -192,6 +192,9 @@ def run_once(args) -> dict:
         "threads": int(os.environ.get("REWARD_LOCAL_THREADS", "1")),
         "cpu_affinity": sorted(os.sched_getaffinity(0)),
         "load_average_1min": round(os.getloadavg()[0], 1),
+        # what steers the runtimes' threads and kernels (OMP_WAIT_POLICY decides whether torch's idle threads spin)
+        "env": {k: os.environ.get(k) for k in ("REWARD_LOCAL_RUNTIME", "REWARD_LOCAL_THREADS", "OMP_NUM_THREADS",
+                                               "OMP_WAIT_POLICY")},
         "machine": machine(),
     }
 
@@ -217,6 +220,7 @@ def compare(args) -> dict:
         "items_per_s_new_evidence", "items_per_s_evidence_cached", "model_load_s", "peak_rss_mib")}
         for runtime, rs in runs.items()}
     return {"benchmark": "local_tier_compare", "command": " ".join(["benchmarks/local_tier.py", *sys.argv[1:]]),
+            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
             "medians": medians, "runs": runs}
 
 
