@@ -220,7 +220,6 @@ def compare(args) -> dict:
         "items_per_s_new_evidence", "items_per_s_evidence_cached", "model_load_s", "peak_rss_mib")}
         for runtime, rs in runs.items()}
     return {"benchmark": "local_tier_compare", "command": " ".join(["benchmarks/local_tier.py", *sys.argv[1:]]),
-            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
             "medians": medians, "runs": runs}
 
 

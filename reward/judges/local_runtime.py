@@ -196,6 +196,21 @@ def padded(encoded, chunk: Sequence[int], pad_id: int) -> dict[str, np.ndarray]:
 
 
 # -- the sentence embedder -------------------------------------------------------------------------------------
+def embed_in_sorted_batches(tokenizer, texts: Sequence[str], batch_size: int, lock: threading.Lock,
+                            forward: Callable[[dict[str, np.ndarray]], np.ndarray]) -> np.ndarray:
+    """Unit-length rows of `texts`: tokenised once (cut at EMBEDDER_MAX_TOKENS), run through `forward` in batches of
+    similar length under `lock` (one forward at a time)."""
+    out = np.zeros((len(texts), 384), dtype=np.float32)
+    if not texts:
+        return out
+    encoded = tokenizer(list(texts), truncation=True, max_length=EMBEDDER_MAX_TOKENS, return_token_type_ids=True)
+    chunks = length_sorted_chunks([len(i) for i in encoded["input_ids"]], batch_size)
+    with lock:
+        for chunk in chunks:
+            out[chunk] = forward(padded(encoded, chunk, tokenizer.pad_token_id))
+    return out
+
+
 def minilm_path() -> Path:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -272,18 +287,10 @@ class OnnxTextEncoder:
     def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
         """Unit-normalised rows; texts of similar length share a forward of `batch_size` (fp32 rows do not depend
         on their batch neighbours beyond ~1e-7)."""
-        out = np.zeros((len(texts), 384), dtype=np.float32)
-        if not texts:
-            return out
-        encoded = self.tokenizer(list(texts), truncation=True, max_length=EMBEDDER_MAX_TOKENS,
-                                 return_token_type_ids=True)
         # int8 quantises activations per forward: one text per forward, whatever the caller asks for.
         size = 1 if self.runtime == "onnx-int8" else (batch_size or self.batch_size)
-        chunks = length_sorted_chunks([len(i) for i in encoded["input_ids"]], size)
-        with self._lock:
-            for chunk in chunks:
-                out[chunk] = self.session.run(None, padded(encoded, chunk, self.tokenizer.pad_token_id))[0]
-        return out
+        return embed_in_sorted_batches(self.tokenizer, texts, size, self._lock,
+                                       lambda inputs: self.session.run(None, inputs)[0])
 
 
 class TorchBf16TextEncoder:
@@ -305,22 +312,17 @@ class TorchBf16TextEncoder:
         self._lock = threading.Lock()
 
     def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
+        return embed_in_sorted_batches(self.tokenizer, texts, batch_size or self.batch_size, self._lock, self._forward)
+
+    def _forward(self, arrays: dict[str, np.ndarray]) -> np.ndarray:
         import torch
 
-        out = np.zeros((len(texts), 384), dtype=np.float32)
-        if not texts:
-            return out
-        encoded = self.tokenizer(list(texts), truncation=True, max_length=EMBEDDER_MAX_TOKENS,
-                                 return_token_type_ids=True)
-        chunks = length_sorted_chunks([len(i) for i in encoded["input_ids"]], batch_size or self.batch_size)
-        with self._lock, torch.inference_mode():
-            for chunk in chunks:
-                inputs = {k: torch.from_numpy(v) for k, v in padded(encoded, chunk, self.tokenizer.pad_token_id).items()}
-                states = self.model(**inputs).last_hidden_state.float()
-                mask = inputs["attention_mask"].unsqueeze(-1).float()
-                pooled = (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-                out[chunk] = torch.nn.functional.normalize(pooled, p=2, dim=1).numpy()
-        return out
+        with torch.inference_mode():
+            inputs = {k: torch.from_numpy(v) for k, v in arrays.items()}
+            states = self.model(**inputs).last_hidden_state.float()
+            mask = inputs["attention_mask"].unsqueeze(-1).float()
+            pooled = (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2, dim=1).numpy()
 
 
 def text_encoder(runtime: str | None = None, threads: int | None = None):
