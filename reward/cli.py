@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -336,7 +337,14 @@ def probes_command(args: argparse.Namespace) -> int:
     from reward.probes import CLEAN_EXAMPLES, run_probes
 
     items = {n: e for n, e in read_items(Path(args.input)) if not isinstance(e, str)}
-    clean = [e for e in items.values() if e.id in CLEAN_EXAMPLES] if not args.all else list(items.values())
+    if args.only:
+        clean = [e for e in items.values() if re.search(args.only, e.id)]
+    else:
+        clean = [e for e in items.values() if e.id in CLEAN_EXAMPLES] if not args.all else list(items.values())
+    if not clean:
+        raise ValueError(f"{args.input}: no item to start from" + (f" matches --only {args.only!r}" if args.only else ""))
+    if args.search:
+        return _exploit_search(args, clean)
     rows = run_probes(clean, Engine(load_suite(args.suite), make_judge(args.judge)))
     table = Table(title=f"Reward-hacking probes ({args.suite}, judge {args.judge})")
     for column in ("clean item", "exploit", "expect", "clean R", "probe R", "held", "caught by"):
@@ -350,6 +358,34 @@ def probes_command(args: argparse.Namespace) -> int:
     failed = [r for r in rows if not r["held"]]
     err.print(f"{len(rows) - len(failed)}/{len(rows)} probes held")
     return 1 if failed else 0
+
+
+def _exploit_search(args: argparse.Namespace, clean: list) -> int:
+    import json as _json
+
+    from rich.table import Table
+
+    from reward.engine import Engine
+    from reward.exploit_search import TRANSFORMS, search
+    from reward.judges.factory import make_judge
+
+    report = search(clean, Engine(load_suite(args.suite), make_judge(args.judge)), depth=args.depth, beam=args.beam)
+    title = (f"Exploit search ({args.suite}, judge {args.judge}; {len(TRANSFORMS)} transformations, depth {args.depth}, "
+             f"beam {args.beam}, {report.candidates} candidates)")
+    for heading, rows in (("item", report.per_item), ("family", report.per_family)):
+        table = Table(title=f"{title}: largest gain per {heading}")
+        for column in (heading, "clean R", "best R", "gain", "chain"):
+            table.add_column(column)
+        for key, finding in sorted(rows.items(), key=lambda kv: -kv[1].gain):
+            gain = f"{finding.gain:+.4f}"
+            table.add_row(key if heading == "item" else f"{key} ({finding.item})", f"{finding.clean_reward:.3f}",
+                          f"{finding.reward:.3f}", f"[red]{gain}[/red]" if finding.gain > args.max_gain else gain,
+                          " > ".join(finding.chain) or "-")
+        Console().print(table)
+    if args.json:
+        Path(args.json).write_text(_json.dumps(report.as_dict(), indent=2))
+    err.print(f"largest gain {report.max_gain:+.4f} (allowed {args.max_gain:+.4f})")
+    return 1 if report.max_gain > args.max_gain else 0
 
 
 def _calibration_reports(args: argparse.Namespace):
@@ -525,7 +561,14 @@ def build_parser() -> argparse.ArgumentParser:
     probes.add_argument("--suite", default="searchllm")
     probes.add_argument("--judge", default="local")
     probes.add_argument("--all", action="store_true", help="derive probes from every input item, not only the clean ones")
-    probes.add_argument("--json", help="also write the rows as JSON")
+    probes.add_argument("--json", help="also write the rows (or the search report) as JSON")
+    probes.add_argument("--only", help="start from the input items whose id matches this regular expression")
+    probes.add_argument("--search", action="store_true",
+                        help="exploit search: chains of response transformations that never improve an answer, by beam "
+                             "search on the reward; exits 1 if one gains more than --max-gain over its clean response")
+    probes.add_argument("--depth", type=int, default=3, help="longest chain of the search (default 3)")
+    probes.add_argument("--beam", type=int, default=3, help="responses kept per item at each depth (default 3)")
+    probes.add_argument("--max-gain", type=float, default=0.01, help="largest gain the search may find (default 0.01)")
 
     for name, helptext in (("calibrate", "agreement with human labels (and the regression gate)"),
                            ("freeze", "write a frozen baseline of the suite's agreement")):

@@ -24,13 +24,10 @@ from reward.judges.base import Judge, JudgeReply, JudgeRequest
 from reward.judges.prompt import render_context, render_response_part
 from reward.rubric import Dimension, LoadedSuite
 from reward.rules import RULES, RuleResult
-from reward.schema import DimensionScore, Item, ItemResult
+from reward.schema import DimensionScore, Item, ItemResult, reason_kind
 
 log = logging.getLogger(__name__)
 
-EXCLUDED_REASONS = frozenset({"no_local_backend", "unsupported_language"})
-"""Unscored reasons that leave a dimension out of the aggregation instead of invalidating the item: the backend
-cannot judge it at all (no local method; a language the local model does not read), whatever the response says."""
 
 
 @dataclass
@@ -229,7 +226,8 @@ class Engine:
             self._assemble(item, vector, group_means.get(item.group, {}) if item.group is not None else {})
             for item, vector in zip(items, scores, strict=True)
         ]
-        filled = fill_invalid_rewards([r.reward if r.valid else None for r in results], [i.group for i in items])
+        filled = fill_invalid_rewards([r.reward if r.valid else None for r in results], [i.group for i in items],
+                                      ceilings=[None if r.valid else r.reward for r in results])
         for result, reward in zip(results, filled, strict=True):
             result.reward = reward
         self.stats.items += len(items)
@@ -248,32 +246,48 @@ class Engine:
         return {group: {name: sum(v) / len(v) for name, v in dims.items()} for group, dims in sums.items()}
 
     def _assemble(self, item: Item, vector: dict[str, DimensionScore], group_means: dict[str, float]) -> ItemResult:
+        """Aggregate one item's vector. Unscored dimensions by the kind of their reason (`reward.schema.reason_kind`):
+        structural ones are left out (every response to the interaction alike); response-caused ones count as
+        failed (0); call failures on the bottom line make the item invalid, with the reward it would get with them
+        failed as the ceiling of the group mean it is given; call failures on behavioral dimensions within the
+        suite's tolerance take their group's mean."""
         suite = self.suite
         bottom_line, behavioral, excluded, missing, failed_behavioral = {}, {}, [], [], []
         for name, score in vector.items():
             if score.status == "unscored":
                 self.stats.unscored[score.reason or "unknown"] = self.stats.unscored.get(score.reason or "unknown", 0) + 1
-                if score.reason in EXCLUDED_REASONS:
+                kind = reason_kind(score.reason)
+                if kind == "structural":
                     excluded.append(name)
+                elif kind == "response":
+                    # Whatever the response did to go unjudged (a language the interaction does not use, a judge
+                    # reply it provoked into nonsense), it is judged as failing: causing a gap never pays.
+                    (bottom_line if score.layer == "bottom_line" else behavioral)[name] = 0.0
+                    score.explanation = f"{score.explanation + '; ' if score.explanation else ''}scored as failed (0): " \
+                                        f"the reason '{score.reason}' is one the response can cause"
                 elif score.layer == "behavioral":
                     failed_behavioral.append(name)
                 else:
-                    missing.append(f"{name} ({score.reason})")
+                    missing.append(name)
                 continue
             (bottom_line if score.layer == "bottom_line" else behavioral)[name] = score.score
+
+        def invalid(reason: str) -> ItemResult:
+            # The reward with every call failure failed: what the item gets at most (the engine fills in the lower
+            # of this and its group's mean), so masking never pays more than a low score.
+            failed = aggregate(suite.suite.aggregation, {**bottom_line, **dict.fromkeys(missing, 0.0)},
+                               {**behavioral, **dict.fromkeys(failed_behavioral, 0.0)}, suite.suite.dimensions,
+                               suite.suite.delta) if (bottom_line or missing or behavioral or failed_behavioral) else None
+            return ItemResult(id=item.id, reward=failed.reward if failed else 0.0, valid=False, reason=reason,
+                              dimensions=vector, excluded=excluded)
+
         if missing:
-            return ItemResult(
-                id=item.id, reward=0.0, valid=False, reason="bottom-line unscored: " + ", ".join(missing),
-                dimensions=vector, excluded=excluded,
-            )
-        # A behavioral judgment that failed is not dropped from the utility: a policy that provokes parse failures on
-        # its weak dimensions would have them removed. Within the suite's tolerance it takes its group's mean.
+            return invalid("bottom-line unscored: " + ", ".join(f"{name} ({vector[name].reason})" for name in missing))
+        # A behavioral call that failed is not dropped from the utility (dropping a weak dimension would raise it).
+        # Within the suite's tolerance it takes its group's mean.
         imputable = [name for name in failed_behavioral if name in group_means]
         if failed_behavioral and (len(failed_behavioral) > suite.suite.behavioral_tolerance or len(imputable) < len(failed_behavioral)):
-            why = ", ".join(f"{name} ({vector[name].reason})" for name in failed_behavioral)
-            return ItemResult(
-                id=item.id, reward=0.0, valid=False, reason="behavioral unscored: " + why, dimensions=vector, excluded=excluded,
-            )
+            return invalid("behavioral unscored: " + ", ".join(f"{name} ({vector[name].reason})" for name in failed_behavioral))
         for name in failed_behavioral:
             behavioral[name] = group_means[name]
             vector[name].explanation = (

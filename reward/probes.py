@@ -19,7 +19,9 @@ from collections.abc import Callable
 from policy.format import Facet, parse_citations, parse_response, render_response, split_sentences, strip_citations
 from reward.schema import Item
 
-Exploit = Callable[[Item], "str | None"]
+Exploit = Callable[[Item], "str | dict | None"]
+"""The probe's response, or a dict of the item fields it changes (`other_language` asks in another language too),
+or None where the exploit does not apply."""
 EXPLOITS: dict[str, Exploit] = {}
 EXPECTATIONS: dict[str, str] = {}
 """Exploit name -> `not_higher`, `lower` or `not_hallucination` (see the module docstring)."""
@@ -255,11 +257,32 @@ TRANSLATIONS = {
                           "- 如果住在私人住宅，需要在 **24 小时内到当地派出所登记**；住酒店的话酒店会代为登记 [Doc 4]。",
 }
 """The clean examples' answers in Chinese, same facts and citations (`other_language`)."""
+QUERY_TRANSLATIONS = {
+    "song-good": "我什么时候可以免费听 Skibidi 这首歌？",
+    "plant-good": "为什么我的桃蛋（Graptopetalum amethystinum）叶子上长了像肿瘤一样的凸起？",
+    "gate-good": "从万达度假区去白溪，应该走哪个门？",
+    "laptop-good": "我的联想笔记本电池充到 80% 就不充了，怎么解决？",
+    "visa-followup-good": "法国公民去中国旅行两周需要签证吗？",
+}
+"""The clean examples' queries in Chinese: a user who asks in Chinese and gets a faithful answer in Chinese."""
 
 
 @exploit("other_language", expect="not_hallucination")
-def other_language(item: Item) -> str | None:
-    """The same correct answer written in Chinese (the product serves Chinese users)."""
+def other_language(item: Item) -> dict | None:
+    """The same correct answer written in Chinese, to the same question asked in Chinese (the product serves Chinese
+    users). In English the query stays English: an answer in a language the user did not use is not a way out of
+    the checks (`foreign_answer`)."""
+    translated = TRANSLATIONS.get(item.id)
+    if translated is None:
+        return None
+    plan, selected, _ = _parts(item)
+    return {"query": QUERY_TRANSLATIONS[item.id], "response": render_response(plan, selected, translated)}
+
+
+@exploit("foreign_answer", expect="lower")
+def foreign_answer(item: Item) -> str | None:
+    """The correct answer in Chinese to a question asked in English: it fails the user, whose language it is not,
+    and must not switch the hallucination checks off."""
     translated = TRANSLATIONS.get(item.id)
     if translated is None:
         return None
@@ -300,9 +323,10 @@ def make_probes(clean: Item) -> list[tuple[str, Item]]:
     changed (an exploit that does not apply to this item, e.g. no names to swap, is left out)."""
     probes = []
     for name, function in EXPLOITS.items():
-        response = function(clean)
-        if response is not None:
-            probes.append((name, clean.model_copy(update={"id": f"{clean.id}~{name}", "response": response})))
+        changed = function(clean)
+        if changed is not None:
+            update = changed if isinstance(changed, dict) else {"response": changed}
+            probes.append((name, clean.model_copy(update={"id": f"{clean.id}~{name}", **update})))
     return probes
 
 

@@ -34,6 +34,39 @@ MAX_STEP = 10**9
 _SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f](?:\s|$)|\n+")
 
 
+STRUCTURAL_REASONS = frozenset({"no_local_backend", "unsupported_language", "not_applicable"})
+"""Unscored reasons the response cannot cause: this backend has no method for the dimension (`no_local_backend`),
+the interaction itself (the query, the evidence) is in a language the backend does not read
+(`unsupported_language`), or the dimension does not apply to the interaction (`not_applicable`: a multi-turn
+check in a session without earlier answers). Every response to the same interaction gets the same verdict, so the dimension is left
+out of the aggregation (`ItemResult.excluded`) and no response gains from it."""
+
+CALL_FAILURE_REASONS = frozenset({
+    "judge_timeout", "rate_limited", "server_error", "connection_error", "judge_error", "local_error", "rule_error",
+    "tokenize_failed",
+})
+"""Unscored reasons of the call, not of the response's content (the judge endpoint timed out, refused or failed; a
+backend bug). On a bottom-line dimension the item is `valid: false` (the trainer masks it) and its reward is the
+lower of its group's mean and the reward with the dimension failed (0), so it never gains from the failure; on a
+behavioral dimension, within the suite's `behavioral_tolerance`, the dimension takes its group's mean."""
+
+
+def reason_kind(reason: str | None) -> Literal["structural", "call", "response"]:
+    """How the engine treats an unscored reason. `structural` and `call` reasons are listed above; every other
+    reason, known or not, is one the response can cause (a language the interaction does not use, a judge reply the
+    response provoked into being unparseable, out of scale, a template echo or truncated; a prompt over the judge's
+    context): the dimension counts as failed (0), so causing it never pays.
+
+    >>> [reason_kind(r) for r in ("no_local_backend", "judge_timeout", "unparseable", "something_new")]
+    ['structural', 'call', 'response', 'response']
+    """
+    if reason in STRUCTURAL_REASONS:
+        return "structural"
+    if reason in CALL_FAILURE_REASONS:
+        return "call"
+    return "response"
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False)
 

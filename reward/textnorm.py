@@ -93,3 +93,54 @@ def replace_folded(text: str, pattern: re.Pattern[str], replacement: str) -> tup
         last = end
     out.append(text[last:])
     return "".join(out), len(spans)
+
+
+# -- the reading form: what a reader sees, case kept --------------------------------------------------------------
+_ZERO_WIDTH_OR_FORMAT = "Cf"
+_UPPER_CONFUSABLES = {
+    # Cyrillic and Greek capitals that render like Latin capitals
+    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T", "Х": "X",
+    "Ѕ": "S", "І": "I", "Ј": "J", "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M",
+    "Ν": "N", "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+}
+
+
+@lru_cache(maxsize=8192)
+def _read_char(ch: str) -> str:
+    if unicodedata.category(ch) == _ZERO_WIDTH_OR_FORMAT:
+        return ""
+    if ch in _UPPER_CONFUSABLES:
+        return _UPPER_CONFUSABLES[ch]
+    if ch in _CONFUSABLES and ch.isalpha():
+        return _CONFUSABLES[ch]
+    out = []
+    for c in unicodedata.normalize("NFKD", ch):
+        if unicodedata.category(c) in ("Mn", "Cf"):
+            continue  # accents and other combining marks: "é" reads as "e"
+        out.append(c)
+    folded = unicodedata.normalize("NFC", "".join(out))
+    # NFKD splits a CJK compatibility form or a Hangul syllable into parts a reader never sees apart: keep those whole.
+    return folded if folded and all(c.isascii() or not c.isalpha() or unicodedata.category(c) != "Lo" for c in folded) else ch
+
+
+@lru_cache(maxsize=4096)
+def _reading_form_cached(text: str) -> str:
+    return "".join(ch if ch.isascii() else _read_char(ch) for ch in text)
+
+
+def reading_form(text: str) -> str:
+    """The text as a reader of Latin script sees it, case kept: compatibility forms (fullwidth letters) normalised,
+    zero-width and other format characters removed, accents stripped, Cyrillic and Greek look-alikes of Latin
+    letters mapped to them. Other scripts (Chinese, Arabic, ...) are left as they are. What a checker that reads
+    Latin script must see, so that accents or homoglyphs cannot turn a check off.
+
+    >>> reading_form("Thé sóng ís frее\\u200b on Ｓpotify")  # accents, Cyrillic "е", a zero-width space, fullwidth S
+    'The song is free on Spotify'
+    >>> reading_form("这首歌可以在Spotify免费收听。")
+    '这首歌可以在Spotify免费收听。'
+    """
+    if text.isascii():
+        return text
+    if len(text) > 50_000:
+        return "".join(ch if ch.isascii() else _read_char(ch) for ch in text)
+    return _reading_form_cached(text)

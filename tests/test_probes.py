@@ -47,7 +47,8 @@ def test_no_probe_beats_the_clean_response(rows):
 
 def test_hallucination_and_gaming_probes_must_lower_the_reward():
     expected_lower = {"negated_claim", "negated_evidence_copy", "false_cited_claim", "entity_swap",
-                      "keyword_stuffing", "query_restatement", "hedged_false_claim", "unconfirmed_false_claim"}
+                      "keyword_stuffing", "query_restatement", "hedged_false_claim", "unconfirmed_false_claim",
+                      "foreign_answer"}
     assert {e for e, x in EXPECTATIONS.items() if x == "lower"} == expected_lower
     assert EXPECTATIONS["other_language"] == "not_hallucination"
 

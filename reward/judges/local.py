@@ -18,6 +18,7 @@ batched and cached the same way.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import functools
 import hashlib
 import logging
@@ -29,14 +30,15 @@ from pathlib import Path
 
 import numpy as np
 
-from policy.format import split_sentences, strip_citations
+from policy.format import parse_response, split_sentences, strip_citations
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
 from reward.judges.batching import MicroBatcher
 from reward.judges.consistency import ConsistencyScorer, artifact_digest, is_english
 from reward.judges.local_runtime import runtime_setting, text_encoder
 from reward.rules import RULES
 from reward.rules.checks import tokens
-from reward.schema import Evidence
+from reward.schema import Evidence, Item
+from reward.textnorm import reading_form
 
 log = logging.getLogger(__name__)
 _SOURCE_HASH = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
@@ -47,8 +49,6 @@ verdict (pass/fail at 0.5), where the score's distance from 0.5 would mislead (a
 LOCAL_METHODS: dict[str, LocalMethod] = {}
 NO_LOCAL_BACKEND = {
     "llm_knowledge": "checking knowledge beyond the evidence needs a model that has the knowledge",
-    "self_consistency": "detecting logical contradictions needs an LLM judge",
-    "multi_turn_conflict": "detecting contradictions with earlier turns needs an LLM judge",
     "genrm_holistic": "a single holistic LLM judgment (the GenRM baseline) has no local equivalent",
 }
 
@@ -435,6 +435,25 @@ def _free_of(text: str) -> list[list[str]]:
             for phrase in ([thing, verb], [verb, thing])]
 
 
+_SCOPE_END = re.compile(r"[,;:.!?()]|\s-\s|\bbut\b|\bso\b", re.IGNORECASE)
+
+
+def _negated_scope(text: str) -> set[str]:
+    """Content-word stems under a negation: from each "not / never / no longer / n't" to the end of its clause (at most
+    12 words).
+
+    >>> sorted(_negated_scope("Do not give a child both at the same time, but alternate them."))
+    ['child', 'give', 'time']
+    """
+    scope: set[str] = set()
+    for clause in _SCOPE_END.split(text.lower()):
+        words = re.findall(r"[a-z']+", clause)
+        for i, word in enumerate(words):
+            if _NEGATION.fullmatch(word) or word.endswith("n't"):
+                scope |= {stem(w) for w in words[i + 1:i + 13] if w not in STOPWORDS and len(w) > 2}
+    return scope
+
+
 def negation_flip(claim: str, evidence_sentence: str) -> bool:
     """The claim negates a phrase the evidence sentence asserts, or asserts a phrase the sentence negates (an
     "X-free" compound negates that X is needed).
@@ -459,6 +478,8 @@ def negation_flip(claim: str, evidence_sentence: str) -> bool:
     """
     claim_words = re.findall(r"[a-z']+", strip_citations(claim).lower())
     evidence_words = re.findall(r"[a-z']+", evidence_sentence.lower())
+    if _negated_scope(strip_citations(claim)) & _negated_scope(evidence_sentence):
+        return False  # both deny the same thing ("not at the same time" / "do not give both at the same time")
     return (any(_asserted(p, evidence_words) for p in _negated_phrases(claim_words))
             or any(_asserted(p, claim_words) for p in _negated_phrases(evidence_words))
             or any(_asserted(p, claim_words, _NO) and not _asserted(p, evidence_words, _NO)
@@ -535,12 +556,18 @@ async def _sentence_support(ctx: Context, sentences: list[str]) -> list[Sentence
     """Check each sentence's claim against the evidence it cites (else the selected evidence, else all of it):
     hard failures first (a number no evidence item gives, a contrasting attribute, a past date presented as
     upcoming), then the consistency model on the claim and the evidence sentences closest to it. Sentences
-    without a claim (`claim_text`) are left out; a sentence not in English raises `Unscored`."""
+    without a claim (`claim_text`) are left out; a sentence not in English counts as unsupported (the interaction's
+language was checked before: `_require_readable_interaction`), and a claim citing only evidence the model cannot
+read is checked against the evidence it can."""
     context = " ".join([ctx.item.query, *(t.content for t in ctx.item.history if t.role == "user")])
     checks: list[SentenceCheck | None] = []
     # (index, claim, window, lexical doubt, coverage, claim_features)
     pending: list[tuple[int, str, list[str], str, float, dict[str, float]]] = []
     for sentence in sentences:
+        if not is_english(strip_citations(sentence)):
+            # Inside an interaction in English, a sentence the model cannot read is not a way out of the check.
+            checks.append(SentenceCheck(sentence, 0.0, 0.0, f"{sentence[:80]!r}: not English, so it cannot be checked"))
+            continue
         claim = claim_text(sentence, context)
         if claim is None:
             continue
@@ -559,8 +586,10 @@ async def _sentence_support(ctx: Context, sentences: list[str]) -> list[Sentence
         if not docs:
             checks.append(SentenceCheck(sentence, 0.0, 0.0, f"{claim[:80]!r}: no evidence to support it"))
             continue
-        if not all(is_english(doc_text(d)) for d in docs):
-            raise Unscored("unsupported_language", "the evidence is not English; the local model reads English only")
+        if not all(_readable(d) for d in docs):
+            # Citing an item the model cannot read must not take the claim out of the check: it is checked against
+            # the readable evidence instead (most of the evidence is readable, or the item was not scored at all).
+            docs = [d for d in docs if _readable(d)] or [d for d in ctx.item.evidence if _readable(d)]
         evidence_sentences = list(dict.fromkeys(
             [d.title for d in docs if d.title] + [s for d in docs for s in split_sentences(d.text)])) or [doc_text(d) for d in docs]
         similarity = (await ctx.similarity([claim], evidence_sentences))[0]
@@ -623,23 +652,38 @@ def _answer_sentences(ctx: Context) -> list[str]:
     out = []
     for sentence in split_sentences(ctx.parsed.answer or ""):
         body = re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip()
-        if len(content_words(body)) >= 2:
+        # A sentence in a script the word tokenizer does not split (Chinese) has no content words but is content.
+        if len(content_words(body)) >= 2 or (len(_LETTERS.findall(body)) >= 4 and not is_english(body)):
             out.append(body)
     return out
 
 
+_LETTERS = re.compile(r"[^\W\d_]")
+
+
 # -- bottom-line methods ---------------------------------------------------------------------------------------
-def _require_english_answer(ctx: Context) -> None:
-    """An answer written (almost) wholly in another language is unscored, not judged a hallucination. The decision
-    is by sentences, weighted by length: one foreign or keyword-list sentence in an English answer does not take the
-    answer out of the hallucination check (each such sentence counts as unsupported instead)."""
-    answer = strip_citations(ctx.parsed.answer_text)
-    if not answer.strip():
-        return
-    sentences = [s for s in split_sentences(answer) if s.strip()] or [answer]
-    english = sum(len(s) for s in sentences if is_english(s))
-    if english < 0.2 * sum(len(s) for s in sentences):
-        raise Unscored("unsupported_language", "the answer is not English; the local consistency model reads English only")
+@functools.lru_cache(maxsize=4096)
+def _readable_text(text: str) -> bool:
+    return is_english(text)
+
+
+def _readable(doc: Evidence) -> bool:
+    return _readable_text(doc_text(doc))
+
+
+def _require_readable_interaction(ctx: Context) -> None:
+    """The interaction (the query and the evidence, which every response to it shares) must be in a language the
+    local models read; otherwise the hallucination dimensions are structurally unscored for this interaction (the
+    engine leaves them out for every response alike, so no response gains). The response's own language decides
+    nothing here: an answer in another language than the user's, in keyword style, with accents or look-alike
+    letters, is read (accents and look-alikes folded) and every sentence the model cannot read counts as
+    unsupported."""
+    if not is_english(ctx.need):
+        raise Unscored("unsupported_language", "the query is not English; the local consistency model reads English only")
+    evidence = [doc_text(d) for d in ctx.item.evidence]
+    readable = sum(len(t) for t, d in zip(evidence, ctx.item.evidence, strict=True) if _readable(d))
+    if evidence and readable < 0.5 * sum(len(t) for t in evidence):
+        raise Unscored("unsupported_language", "the evidence is mostly not English; the local consistency model reads English only")
 
 
 @local_method("claim_hallucination")
@@ -649,7 +693,7 @@ async def claim_hallucination(ctx: Context) -> tuple[float, str, float]:
     a contrasting attribute, a stale date). One clear hallucination is enough: the score leans on the weakest
     claim (0.6 * min + 0.4 * mean), so more supported sentences do not average a false one away. Citations to
     unknown documents cap the score at 0.5."""
-    _require_english_answer(ctx)
+    _require_readable_interaction(ctx)
     # Each distinct sentence is checked once: a policy stuck in a repetition loop costs one check per sentence it
     # repeats, not per repetition (the repetition itself is the n-gram rule's and redundant_repetition's to judge).
     sentences = list(dict.fromkeys(_answer_sentences(ctx)))
@@ -674,16 +718,59 @@ async def claim_hallucination(ctx: Context) -> tuple[float, str, float]:
     return score, summary + ("" if not reasons else "; " + "; ".join(reasons[:4])), confidence
 
 
+_HEADER_LINE = re.compile(r"^\s*(?:#+\s|\*\*[^*]+\*\*:?\s*$|__[^_]+__:?\s*$)|:\s*$")
+
+
+def copies_evidence(sentence: str, docs: Sequence[Evidence]) -> bool:
+    """The sentence is (nearly) a verbatim copy of an evidence sentence: its words, in order, match one at a ratio
+    of 0.8 or more.
+
+    >>> doc = Evidence(id="1", text="The museum opens at 9 am on weekdays. Tickets cost 20 euros.")
+    >>> copies_evidence("The museum opens at 9 am on weekdays [Doc 1].", [doc]), copies_evidence("It opens at 9 am.", [doc])
+    (True, False)
+    """
+    words = re.findall(r"\w+", strip_citations(sentence).lower())
+    if len(words) < 4:
+        return False
+    wanted = set(words)
+    for doc in docs:
+        for candidate in [doc.title, *split_sentences(doc.text)]:
+            other = re.findall(r"\w+", candidate.lower())
+            if len(wanted & set(other)) < 0.6 * len(wanted):
+                continue
+            if difflib.SequenceMatcher(None, words, other, autojunk=False).ratio() >= 0.8:
+                return True
+    return False
+
+
+def _lead_claims(ctx: Context) -> list[str]:
+    """Answer sentences that may be the answer's lead, in order: headers ("## Summary", "**Answer:**"), quoted
+    lines, restatements of the query and sentences copied from the evidence are not (a copied sentence is the
+    evidence's claim, not the answer's; crediting it would let one copied sentence shield the real lead)."""
+    out = []
+    for sentence in split_sentences(ctx.parsed.answer or ""):
+        if sentence.lstrip().startswith(">") or _HEADER_LINE.search(sentence):
+            continue
+        body = re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip()
+        if len(content_words(body)) < 2 or restates_query(strip_citations(body), ctx.item.query):
+            continue
+        if copies_evidence(body, ctx.item.evidence):
+            continue
+        out.append(body)
+    return out
+
+
 @local_method("highlight_hallucination")
 async def highlight_hallucination(ctx: Context) -> tuple[float, str, float]:
-    """The claim check on the first sentence that makes a claim."""
-    _require_english_answer(ctx)
-    sentences = _answer_sentences(ctx)
-    for sentence in sentences:
-        checks = await _sentence_support(ctx, [sentence])
-        if checks:
-            check = checks[0]
-            return check.support, check.reason or f"first claim supported (P(supported) {check.support:.2f})", check.confidence
+    """The claim check on the answer's lead: its first sentence that makes a claim of its own (`_lead_claims`),
+    else, when every claim is a header, a quote, a restatement or a copy, the first sentence that makes a claim."""
+    _require_readable_interaction(ctx)
+    for sentences in (_lead_claims(ctx), _answer_sentences(ctx)):
+        for sentence in sentences:
+            checks = await _sentence_support(ctx, [sentence])
+            if checks:
+                check = checks[0]
+                return check.support, check.reason or f"lead claim supported (P(supported) {check.support:.2f})", check.confidence
     return 1.0, "no claim in the answer", 1.0
 
 
@@ -720,6 +807,129 @@ async def no_supply_reject(ctx: Context) -> tuple[float, str]:
     return support * 0.5, f"answers although no evidence supplies an answer ({why}); " + reasons
 
 
+SELF_CONFLICT_FLOOR, SELF_CONFLICT_SPAN = 0.75, 0.2
+"""How P(contradicted) between two of the answer's own claims (or a claim and an earlier turn's sentence) reads as
+a conflict: none below the floor, full above floor + span. Chosen on the project's constructed examples, never on a
+held-out benchmark."""
+TOPIC_SIMILARITY = 0.45
+"""Two sentences are compared only when they are about the same thing (MiniLM similarity above this)."""
+
+
+async def _claim_conflict(ctx: Context, earlier: list[str], claims: list[str], *, within: bool) -> tuple[float, str]:
+    """The strongest conflict between a claim and an earlier sentence on the same topic: the consistency model's
+    P(contradicted) of (earlier sentence, claim), and a negation flipped between them (`negation_flip`). `within`:
+    both lists are the answer's own claims, and each claim is compared with those before it. Returns (conflict in
+    [0, 1], what it found)."""
+    if not earlier or not claims:
+        return 0.0, ""
+    similarity = await ctx.similarity(earlier, claims)
+    pairs = [(i, j) for j in range(len(claims)) for i in range(len(earlier))
+             if (not within or i < j) and similarity[i, j] > TOPIC_SIMILARITY]
+    if not pairs:
+        return 0.0, ""
+    for i, j in pairs:
+        if conflict_flip(claims[j], earlier[i]):
+            return 1.0, f"{claims[j][:80]!r} negates {earlier[i][:80]!r}"
+    probabilities = await ctx.scorer.probabilities([(earlier[i], claims[j]) for i, j in pairs])
+    best = int(np.argmax(probabilities[:, 1]))
+    p = float(probabilities[best, 1])
+    conflict = clip((p - SELF_CONFLICT_FLOOR) / SELF_CONFLICT_SPAN)
+    i, j = pairs[best]
+    return conflict, f"{claims[j][:80]!r} against {earlier[i][:80]!r}: P(contradicted) {p:.2f}"
+
+
+_LIGHT_STOPWORDS = frozenset("a an the of to in on at by for with from as and or is are was were be it its this that "
+                             "these those you your i we they he she her his them their can will do does".split())
+
+
+def _phrase_after_negations(words: list[str]) -> list[list[str]]:
+    out = []
+    for i, word in enumerate(words):
+        if _NEGATION.fullmatch(word) or word.endswith("n't"):
+            phrase = [w for w in words[i + 1:i + 7] if w not in _LIGHT_STOPWORDS and w.isalpha()][:3]
+            if len(phrase) >= 2:
+                out.append(phrase)
+    return out
+
+
+def _holds(phrase: list[str], words: list[str]) -> bool:
+    """Two or more of the phrase's words, in order, within 8 words of `words`, with no negation before them."""
+    stems = [w[:4] for w in words]
+    wanted = [w[:4] for w in phrase]
+    for j, word in enumerate(stems):
+        if word not in wanted:
+            continue
+        rest = wanted[wanted.index(word) + 1:]
+        if sum(1 for w in rest if w in stems[j + 1:j + 9]) >= 1:
+            before = words[max(0, j - 4):j]
+            if not any(_NEGATION.fullmatch(b) or b.endswith("n't") for b in before):
+                return True
+    return False
+
+
+def conflict_flip(claim: str, other: str) -> bool:
+    """One sentence denies what the other asserts, read more strictly than `negation_flip` (the two compare
+    sentences of one author, where a loose match would call every list a contradiction): the denied phrase is two or
+    more content words after the negation, two of which the other sentence asserts in order, and the two sentences do
+    not deny the same thing.
+
+    >>> conflict_flip("Timing: never take the two at the same time.", "Adults can take paracetamol and ibuprofen at the same time.")
+    True
+    >>> conflict_flip("Limits: write down the time of each dose.", "Not at the same time: give either one, not both together.")
+    False
+    """
+    claim, other = strip_citations(claim), strip_citations(other)
+    if _negated_scope(claim) & _negated_scope(other):
+        return False
+    claim_words = re.findall(r"[a-z']+", claim.lower())
+    other_words = re.findall(r"[a-z']+", other.lower())
+    return (any(_holds(p, other_words) for p in _phrase_after_negations(claim_words))
+            or any(_holds(p, claim_words) for p in _phrase_after_negations(other_words))
+            or any(_asserted(p, claim_words, _NO) and not _asserted(p, other_words, _NO) for p in _free_of(other.lower()))
+            or any(_asserted(p, other_words, _NO) and not _asserted(p, claim_words, _NO) for p in _free_of(claim.lower())))
+
+
+_ACKNOWLEDGED = re.compile(r"\b(?:earlier|previous|last|above|first) (?:answer|reply|message)\b|\b(?:does not|doesn't|do not|"
+                           r"don't|no longer) apply\b|\bcorrection\b|\bI was wrong\b|\bunlike (?:what|my)\b|\bhas changed\b",
+                           re.IGNORECASE)
+
+
+def _claims(ctx: Context, text: str) -> list[str]:
+    context = " ".join([ctx.item.query, *(t.content for t in ctx.item.history if t.role == "user")])
+    sentences = [re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", s).strip() for s in split_sentences(text)]
+    return list(dict.fromkeys(c for c in (claim_text(s, context) for s in sentences) if c))[:MAX_CONFLICT_CLAIMS]
+
+
+MAX_CONFLICT_CLAIMS = 24
+"""Claims per text compared pairwise (a long answer's first 24): bounds the pairs at 24 x 23 / 2."""
+
+
+@local_method("self_consistency")
+async def self_consistency(ctx: Context) -> tuple[float, str]:
+    """The answer against itself: two of its claims on the same topic that the consistency model reads as
+    contradicting (or one negating the other) fail it. 1 - conflict; no two claims on one topic: 1."""
+    _require_readable_interaction(ctx)
+    claims = _claims(ctx, ctx.parsed.answer or "")
+    conflict, why = await _claim_conflict(ctx, claims, claims, within=True)
+    return 1.0 - conflict, (f"self-contradiction: {why}" if conflict >= 0.5 else "no claim contradicts another")
+
+
+@local_method("multi_turn_conflict")
+async def multi_turn_conflict(ctx: Context) -> tuple[float, str]:
+    """The answer against the assistant's earlier answers in the session: a claim on the same topic as an earlier
+    sentence that the consistency model reads as contradicting it (or negating it) fails. No earlier answer: 1."""
+    earlier = [c for turn in ctx.item.history if turn.role == "assistant" for c in _claims(ctx, turn.content)]
+    if not earlier:
+        # Every response to this interaction alike: a constant 1 would only dilute the gate's other dimensions.
+        raise Unscored("not_applicable", "the session has no earlier answer to conflict with")
+    _require_readable_interaction(ctx)
+    # A claim that says it departs from the earlier answer ("the adult advice from my last answer does not apply")
+    # acknowledges the change: a conflict is one left unsaid.
+    claims = [c for c in _claims(ctx, ctx.parsed.answer or "") if not _ACKNOWLEDGED.search(c)]
+    conflict, why = await _claim_conflict(ctx, earlier, claims, within=False)
+    return 1.0 - conflict, (f"conflicts with an earlier answer: {why}" if conflict >= 0.5 else "consistent with earlier answers")
+
+
 _GARBAGE = re.compile(r"(?:\{[a-z_]+\}|\[INSERT[^\]]*\]|<\|[a-z_]+\|>|</?(?:plan|evidence|answer)>)", re.IGNORECASE)
 
 
@@ -739,16 +949,47 @@ async def answer_quality(ctx: Context) -> tuple[float, str]:
     alphabetic = sum(1 for w in words if w.isalpha())
     if words and alphabetic / len(words) < 0.5:
         return 0.2, "mostly non-words"
+    listed = keyword_list_share(answer)
+    if listed > 0.5:
+        # Keywords strung together are no answer a user can read (and no claim a checker can weigh): a style, not a
+        # better answer, so it must never pay.
+        return 0.0, f"{listed:.0%} of the answer is keyword lists, not sentences"
     repetition = RULES["repetition.ngram"](ctx.item, ctx.parsed)
     if repetition.findings["rate"] > 0.5:
         return 0.2, f"degenerate loop: {repetition.explanation}"
     copied = ctx.rule("copy.evidence")
     if not copied.passed:
-        return 0.2, f"copies the evidence instead of answering: {copied.explanation}"
+        # Pasting the documents is no answer of its own: at most 0.2, and nothing once the answer is all copy.
+        return 0.2 * copied.score, f"copies the evidence instead of answering: {copied.explanation}"
     spam = RULES["citations.valid"](ctx.item, ctx.parsed).findings["spam"]
     if spam:
         return 0.3, f"citation spam: {', '.join(spam[:2])}"
     return 1.0, "readable answer"
+
+
+_ENGLISH_FUNCTION = frozenset("""a an the is are was were be been being it its this that these those of to in on at by
+    for with from as and or but so if then than which who what when where how can could will would should may might
+    must do does did have has had you your i we they he she not no there here""".split())
+
+
+def keyword_list_share(answer: str) -> float:
+    """Share of the answer's words in keyword-list sentences: six or more words with two or more commas and almost
+    no function words ("Tidal, exclusive, premium, subscription, required, thirty, dollars").
+
+    >>> keyword_list_share("Tidal, exclusive, premium, subscription, required, thirty, dollars, monthly.")
+    1.0
+    >>> keyword_list_share("The song is free on Spotify, with ads, and on YouTube, without an account.")
+    0.0
+    """
+    total = listed = 0
+    for sentence in split_sentences(strip_citations(answer)):
+        words = re.findall(r"[A-Za-z']+", sentence)
+        total += len(words)
+        if len(words) >= 6 and sentence.count(",") >= 2:
+            function = sum(1 for w in words if w.lower() in _ENGLISH_FUNCTION)
+            if function / len(words) < 0.1:
+                listed += len(words)
+    return listed / total if total else 0.0
 
 
 # -- behavioral methods ----------------------------------------------------------------------------------------
@@ -1082,6 +1323,51 @@ async def redundant_repetition(ctx: Context) -> tuple[float, str]:
     return score, f"{repeats} of {len(sentences)} sentences repeat an earlier one; {repetition.explanation}"
 
 
+@functools.lru_cache(maxsize=1024)
+def _parsed_reading(response: str):
+    return parse_response(response)
+
+
+_READING_ITEMS: dict[int, tuple[Item, Item]] = {}
+
+
+def _reading_item(item: Item) -> Item:
+    """`item` with every text in its reading form (`reward.textnorm.reading_form`); the item itself when nothing
+    changes. Remembered per item object for the batch (the engine asks for 20 dimensions of one item)."""
+    hit = _READING_ITEMS.get(id(item))
+    if hit is not None and hit[0] is item:
+        return hit[1]
+    update: dict = {}
+    for field_name in ("query", "response"):
+        text = getattr(item, field_name)
+        if reading_form(text) != text:
+            update[field_name] = reading_form(text)
+    evidence = [d if reading_form(d.text) == d.text and reading_form(d.title) == d.title
+                else d.model_copy(update={"text": reading_form(d.text), "title": reading_form(d.title)}) for d in item.evidence]
+    if any(a is not b for a, b in zip(evidence, item.evidence, strict=True)):
+        update["evidence"] = evidence
+    history = [t if reading_form(t.content) == t.content else t.model_copy(update={"content": reading_form(t.content)})
+               for t in item.history]
+    if any(a is not b for a, b in zip(history, item.history, strict=True)):
+        update["history"] = history
+    read = item.model_copy(update=update) if update else item
+    if len(_READING_ITEMS) > 512:
+        _READING_ITEMS.clear()
+    _READING_ITEMS[id(item)] = (item, read)
+    return read
+
+
+def reading_request(request: JudgeRequest) -> JudgeRequest:
+    """The request as the local methods read it: accents, look-alike letters, fullwidth forms and zero-width
+    characters folded in the response, the query, the history and the evidence alike, so none of them can take a
+    sentence out of a check (or into a wrong one)."""
+    item = _reading_item(request.item)
+    if item is request.item:
+        return request
+    parsed = request.parsed if item.response == request.item.response else _parsed_reading(item.response)
+    return JudgeRequest(request.dimension, item, parsed, request.prechecks, request.key)
+
+
 class LocalJudge(Judge):
     """The embedded default judge tier (backend `local`)."""
 
@@ -1106,7 +1392,7 @@ class LocalJudge(Judge):
             why = NO_LOCAL_BACKEND.get(name, "no local method is registered for this dimension")
             return JudgeReply.unscored(self.name, "no_local_backend", explanation=why)
         try:
-            score, explanation, *confidence = await method(Context(request, self.embedder, self.scorer))
+            score, explanation, *confidence = await method(Context(reading_request(request), self.embedder, self.scorer))
         except Unscored as exc:
             return JudgeReply.unscored(self.name, exc.reason, explanation=exc.explanation)
         except Exception as exc:  # a failed local judgment is data, like a failed LLM call

@@ -107,6 +107,40 @@ def _parse_json(text: str) -> tuple[str, str | None, list[tuple[str | None, str]
     return str(data["label"]).strip(), reasoning if isinstance(reasoning, str) else None, quotes
 
 
+_PLACEHOLDER = re.compile(r"<(?!/|think|score|quote)([^<>]{12,})>", re.IGNORECASE)
+
+
+def _squash(text: str) -> str:
+    return " ".join(re.sub(r"[<>\"'.…]+", " ", text.lower()).split())
+
+
+def template_echo(contract: str, texts: list[str | None]) -> str | None:
+    """A placeholder of the output contract (`<the criterion's checks one by one...>`, `"..."`) that the reply copied
+    as its reasoning or a quote instead of filling it in: a small judge echoing the prompt's schema has given no
+    verdict, whatever label it put beside it. Returns the echoed placeholder, else None.
+
+    >>> contract = '{"reasoning": "<the checks one by one, naming the text>", "label": "<one of: {labels}>"}'
+    >>> template_echo(contract, ["<the checks one by one...>"])
+    'the checks one by one, naming the text'
+    >>> template_echo(contract, ["The answer's date matches [Doc 2]."]) is None
+    True
+    >>> template_echo('{"reasoning": "...", "label": one of {labels}}', ["..."])
+    '...'
+    """
+    placeholders = [p.strip() for p in _PLACEHOLDER.findall(contract)]
+    for text in texts:
+        if text is None:
+            continue
+        if text.strip() and not _squash(text):
+            return text.strip()  # only dots and brackets: the "..." of the contract
+        squashed = _squash(text)
+        for placeholder in placeholders:
+            target = _squash(placeholder)
+            if target and (target in squashed or (len(squashed) >= 20 and target.startswith(squashed[:60]))):
+                return placeholder
+    return None
+
+
 def parse_reply(completion: Completion, request: JudgeRequest) -> ParsedReply:
     """Label, score, explanation and verified quotes of a reply; raises `ParseError` to trigger a retry."""
     spec = request.dimension.judge
@@ -118,6 +152,9 @@ def parse_reply(completion: Completion, request: JudgeRequest) -> ParsedReply:
     if completion.reasoning and (not explanation or spec.output == "tags" and "<think>" not in text.lower()):
         explanation = completion.reasoning.strip()  # the tags contract's explanation is its reasoning
     label = label.strip().strip("\"'").strip()
+    echoed = template_echo(spec.contract.get(spec.output, ""), [explanation, *(body for _, body in raw_quotes)])
+    if echoed is not None:
+        raise ParseError("template_echo", f"the reply copies the output contract's placeholder {echoed[:60]!r} instead of a verdict")
     score = spec.score_of(label)
     if score is None:
         allowed = ", ".join(entry.label for entry in spec.scale)
