@@ -209,6 +209,11 @@ class Context:
         return self.docs(self.parsed.selected)
 
     @property
+    def used(self) -> set[str]:
+        """Evidence ids the answer or the plan cites: what the response actually used of its selection."""
+        return set(self.parsed.cited_ids) | {i for facet in self.parsed.plan for i in facet.evidence}
+
+    @property
     def need(self) -> str:
         """The user's need: the query, with the last user turn when the query is a short follow-up."""
         users = [t.content for t in self.item.history if t.role == "user"]
@@ -649,13 +654,41 @@ read is checked against the evidence it can."""
 
 def _answer_sentences(ctx: Context) -> list[str]:
     """Answer sentences that carry content, citation markers kept; headings and bare list markers dropped."""
+    return [body for body, _ in _answer_parts(ctx)]
+
+
+def _answer_parts(ctx: Context) -> tuple[tuple[str, str], ...]:
+    """(sentence, kind) for every answer sentence that carries content, in order; kind is `claim`, or what makes it
+    no claim of the answer's own: `header` ("## Summary", "**Answer:**"), `quote` (a Markdown quote), `restatement`
+    (of the query), `copy` (of an evidence sentence, nearly verbatim) or `keywords` (a keyword list, not a sentence).
+    Cached per answer and interaction."""
+    evidence = tuple((d.id, d.title, d.text) for d in ctx.item.evidence)
+    return _parts_of(ctx.parsed.answer or "", ctx.item.query, evidence)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parts_of(answer: str, query: str, evidence: tuple[tuple[str, str, str], ...]) -> tuple[tuple[str, str], ...]:
+    docs = [Evidence(id=i, title=t, text=x) for i, t, x in evidence]
     out = []
-    for sentence in split_sentences(ctx.parsed.answer or ""):
+    for sentence in split_sentences(answer):
         body = re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip()
         # A sentence in a script the word tokenizer does not split (Chinese) has no content words but is content.
-        if len(content_words(body)) >= 2 or (len(_LETTERS.findall(body)) >= 4 and not is_english(body)):
-            out.append(body)
-    return out
+        if not (len(content_words(body)) >= 2 or (len(_LETTERS.findall(body)) >= 4 and not is_english(body))):
+            continue
+        if sentence.lstrip().startswith(">"):
+            kind = "quote"
+        elif _HEADER_LINE.search(sentence):
+            kind = "header"
+        elif restates_query(strip_citations(body), query):
+            kind = "restatement"
+        elif copies_evidence(body, docs):
+            kind = "copy"
+        elif keyword_list_share(body) == 1.0:
+            kind = "keywords"
+        else:
+            kind = "claim"
+        out.append((body, kind))
+    return tuple(out)
 
 
 _LETTERS = re.compile(r"[^\W\d_]")
@@ -744,20 +777,10 @@ def copies_evidence(sentence: str, docs: Sequence[Evidence]) -> bool:
 
 
 def _lead_claims(ctx: Context) -> list[str]:
-    """Answer sentences that may be the answer's lead, in order: headers ("## Summary", "**Answer:**"), quoted
-    lines, restatements of the query and sentences copied from the evidence are not (a copied sentence is the
-    evidence's claim, not the answer's; crediting it would let one copied sentence shield the real lead)."""
-    out = []
-    for sentence in split_sentences(ctx.parsed.answer or ""):
-        if sentence.lstrip().startswith(">") or _HEADER_LINE.search(sentence):
-            continue
-        body = re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip()
-        if len(content_words(body)) < 2 or restates_query(strip_citations(body), ctx.item.query):
-            continue
-        if copies_evidence(body, ctx.item.evidence):
-            continue
-        out.append(body)
-    return out
+    """Answer sentences that may be the answer's lead, in order: headers, quoted lines, restatements of the query
+    and sentences copied from the evidence are not (a copied sentence is the evidence's claim, not the answer's;
+    crediting it would let one copied sentence shield the real lead)."""
+    return [body for body, kind in _answer_parts(ctx) if kind == "claim"]
 
 
 @local_method("highlight_hallucination")
@@ -811,7 +834,7 @@ SELF_CONFLICT_FLOOR, SELF_CONFLICT_SPAN = 0.75, 0.2
 """How P(contradicted) between two of the answer's own claims (or a claim and an earlier turn's sentence) reads as
 a conflict: none below the floor, full above floor + span. Chosen on the project's constructed examples, never on a
 held-out benchmark."""
-TOPIC_SIMILARITY = 0.45
+TOPIC_SIMILARITY = 0.3
 """Two sentences are compared only when they are about the same thing (MiniLM similarity above this)."""
 
 
@@ -839,7 +862,8 @@ async def _claim_conflict(ctx: Context, earlier: list[str], claims: list[str], *
 
 
 _LIGHT_STOPWORDS = frozenset("a an the of to in on at by for with from as and or is are was were be it its this that "
-                             "these those you your i we they he she her his them their can will do does".split())
+                             "these those you your i we they he she her his them their can will do does two both "
+                             "either".split())
 
 
 def _phrase_after_negations(words: list[str]) -> list[list[str]]:
@@ -853,14 +877,13 @@ def _phrase_after_negations(words: list[str]) -> list[list[str]]:
 
 
 def _holds(phrase: list[str], words: list[str]) -> bool:
-    """Two or more of the phrase's words, in order, within 8 words of `words`, with no negation before them."""
+    """Every word of the phrase, the first within 8 words before the others, in `words`, with no negation before."""
     stems = [w[:4] for w in words]
     wanted = [w[:4] for w in phrase]
     for j, word in enumerate(stems):
-        if word not in wanted:
+        if word != wanted[0]:
             continue
-        rest = wanted[wanted.index(word) + 1:]
-        if sum(1 for w in rest if w in stems[j + 1:j + 9]) >= 1:
+        if all(w in stems[j + 1:j + 9] for w in wanted[1:]):
             before = words[max(0, j - 4):j]
             if not any(_NEGATION.fullmatch(b) or b.endswith("n't") for b in before):
                 return True
@@ -870,12 +893,14 @@ def _holds(phrase: list[str], words: list[str]) -> bool:
 def conflict_flip(claim: str, other: str) -> bool:
     """One sentence denies what the other asserts, read more strictly than `negation_flip` (the two compare
     sentences of one author, where a loose match would call every list a contradiction): the denied phrase is two or
-    more content words after the negation, two of which the other sentence asserts in order, and the two sentences do
-    not deny the same thing.
+    three content words after the negation, all of which the other sentence asserts within a few words, and the two
+    sentences do not deny the same thing.
 
     >>> conflict_flip("Timing: never take the two at the same time.", "Adults can take paracetamol and ibuprofen at the same time.")
     True
     >>> conflict_flip("Limits: write down the time of each dose.", "Not at the same time: give either one, not both together.")
+    False
+    >>> conflict_flip("Not more time to pay: tax owed is still due.", "More time to file: file Form 4868 by that date, or pay part.")
     False
     """
     claim, other = strip_citations(claim), strip_citations(other)
@@ -1035,12 +1060,13 @@ def strip_query_echo(sentence: str, query: str) -> str:
 
 def _substantive(ctx: Context) -> list[tuple[str, str | None]]:
     """(answer sentence without citations, its text with keyword stuffing cut, or None when it only restates the
-    query): what the behavioral methods may credit. Echoing the query must never raise a behavioral score."""
+    query, is a header or a quote, or copies an evidence sentence): what the behavioral methods may credit. Echoing
+    the query or pasting the evidence must never raise a behavioral score."""
     out = []
-    for sentence in _answer_sentences(ctx):
+    for sentence, kind in _answer_parts(ctx):
         text = strip_citations(sentence)
         cleaned = strip_query_echo(text, ctx.item.query)
-        if restates_query(text, ctx.item.query) or len(content_words(cleaned)) < 2 or restates_query(cleaned, ctx.item.query):
+        if kind != "claim" or len(content_words(cleaned)) < 2 or restates_query(cleaned, ctx.item.query):
             out.append((text, None))
         else:
             out.append((text, cleaned))
@@ -1079,7 +1105,10 @@ async def planning_quality(ctx: Context) -> tuple[float, str]:
         return 0.0, "no plan"
     texts = [f.text for f in facets]
     on_topic = (await ctx.similarity([ctx.need], texts))[0]
-    topic = float(np.mean(np.clip((on_topic - 0.15) / 0.35, 0, 1)))
+    # A facet that restates the query plans nothing: it is the need, not a facet of it (and it is as similar to the
+    # need as a text can be).
+    echoes = np.array([restates_query(t, ctx.item.query) or restates_query(t, ctx.need) for t in texts])
+    topic = float(np.mean(np.where(echoes, 0.0, np.clip((on_topic - 0.15) / 0.35, 0, 1))))
     mapped, known = [], {d.id for d in ctx.item.evidence}
     for facet in facets:
         docs = ctx.docs(facet.evidence)
@@ -1098,7 +1127,8 @@ async def planning_quality(ctx: Context) -> tuple[float, str]:
     size = 1.0 if 1 <= len(facets) <= 6 else 0.5
     unknown = sorted({i for f in facets for i in f.evidence if i not in known})
     score = (topic * 0.4 + float(np.mean(mapped)) * 0.4 + distinct * 0.2) * size
-    why = f"facets on-topic {topic:.2f}, evidence mapping {np.mean(mapped):.2f}, distinct {distinct:.1f}"
+    why = f"facets on-topic {topic:.2f}, evidence mapping {np.mean(mapped):.2f}, distinct {distinct:.1f}" + (
+        f"; {int(echoes.sum())} facet(s) restate the query" if echoes.any() else "")
     return score, why + (f"; unknown evidence {', '.join(unknown)}" if unknown else "")
 
 
@@ -1116,11 +1146,16 @@ async def reference_beneficiality(ctx: Context) -> tuple[float, str]:
     if not chosen:
         supplied, why = _supply(ctx, relevance)
         return (0.0, f"nothing selected although evidence answers ({why})") if supplied else (1.0, f"nothing useful to select ({why})")
-    useful = np.clip((relevance[chosen] - 0.15) / 0.35, 0, 1)
+    # An item selected but never cited (by the answer or the plan) benefits nothing: selecting everything must not
+    # buy the relevance of items the answer does not use.
+    used = ctx.used
+    unused = [i for i in chosen if ctx.item.evidence[i].id not in used] if used else []
+    useful = np.clip((relevance[chosen] - 0.15) / 0.35, 0, 1) * np.array([i not in unused for i in chosen])
     left_out = [i for i in range(len(relevance)) if i not in chosen]
     missed = bool(left_out) and float(relevance[left_out].max()) > float(relevance[chosen].min()) + 0.2
     score = float(useful.mean()) * (0.75 if missed else 1.0)
-    return score, f"selected relevance {relevance[chosen].round(2).tolist()}" + ("; a more relevant item left out" if missed else "")
+    return score, f"selected relevance {relevance[chosen].round(2).tolist()}" + ("; a more relevant item left out" if missed else "") + (
+        f"; selected but never cited: {', '.join(ctx.item.evidence[i].id for i in unused)}" if unused else "")
 
 
 _TIME_SENSITIVE = re.compile(r"\b(?:when|now|today|current|currently|latest|still|open|opening|hours|schedule|price|"
@@ -1182,17 +1217,22 @@ async def reference_conflict(ctx: Context) -> tuple[float, str]:
 
 @local_method("reference_irrelevant")
 async def reference_irrelevant(ctx: Context) -> tuple[float, str]:
-    """A selected item with similarity to the need below 0.2 and none of the need's content words is irrelevant."""
+    """A selected item with similarity to the need below 0.2 and none of the need's content words is irrelevant, and so
+    is one the response never cites whose similarity is below 0.35."""
     docs = ctx.selected
     if not docs:
         return 1.0, "nothing selected"
     relevance = await _relevance(ctx, docs)
     need_words = {stem(w) for w in content_words(ctx.need)}
     irrelevant = []
+    used = ctx.used
     for doc, score in zip(docs, relevance, strict=True):
         overlap = need_words & {stem(w) for w in content_words(doc_text(doc))}
         if score < 0.12 or (score < 0.2 and not overlap):
             irrelevant.append(f"[Doc {doc.id}] ({score:.2f})")
+        elif used and doc.id not in used and score < 0.35:
+            # Selected, never cited, and only loosely about the need: padding the selection.
+            irrelevant.append(f"[Doc {doc.id}] ({score:.2f}, never cited)")
     return (0.0, "irrelevant: " + ", ".join(irrelevant)) if irrelevant else (1.0, "all selected items relevant")
 
 
@@ -1208,18 +1248,23 @@ async def reference_satisfaction(ctx: Context) -> tuple[float, str]:
     if not chosen:
         supplied, why = _supply(ctx, relevance)
         return (0.0, f"nothing selected although evidence answers ({why})") if supplied else (1.0, f"nothing could satisfy the need ({why})")
+    # What the answer uses of its selection satisfies the need; an item selected and never cited does not.
+    used = ctx.used
+    chosen = [i for i in chosen if ctx.item.evidence[i].id in used] or chosen if used else chosen
     best_ratio = clip(float(relevance[chosen].max()) / max(float(relevance.max()), 1e-6))
     need = {stem(w) for w in content_words(ctx.need)}
     covered_all = need & {stem(w) for d in ctx.item.evidence for w in content_words(doc_text(d))}
-    covered = need & {stem(w) for d in ctx.selected for w in content_words(doc_text(d))}
+    covered = need & {stem(w) for i in chosen for w in content_words(doc_text(ctx.item.evidence[i]))}
     coverage = len(covered) / len(covered_all) if covered_all else 1.0
     return best_ratio * (0.5 + 0.5 * coverage), f"best selected/best available {best_ratio:.2f}, need covered {coverage:.0%}"
 
 
 @local_method("reference_diversity")
 async def reference_diversity(ctx: Context) -> tuple[float, str]:
-    """Distinct sources among the selected items and low pairwise similarity; one item scores at most 0.5."""
-    docs = ctx.selected
+    """Distinct sources among the selected items the response cites and low pairwise similarity; one item scores at
+    most 0.5 (items selected and never cited add no diversity)."""
+    used = ctx.used
+    docs = [d for d in ctx.selected if d.id in used] or ctx.selected
     if not docs:
         supplied, why = _supply(ctx, await _relevance(ctx, ctx.item.evidence))
         return (0.0, "nothing selected") if supplied else (1.0, f"nothing relevant to diversify ({why})")
