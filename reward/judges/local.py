@@ -657,10 +657,16 @@ def _answer_sentences(ctx: Context) -> list[str]:
     return [body for body, _ in _answer_parts(ctx)]
 
 
+_HEDGE_OPENING = re.compile(r"^\W*(?:it (?:may|might|could) (?:possibly |perhaps )?be (?:that|the case that)|it is "
+                            r"(?:possible|conceivable) that|(?:perhaps|possibly|maybe),? (?:it is possible that )?)",
+                            re.IGNORECASE)
+
+
 def _answer_parts(ctx: Context) -> tuple[tuple[str, str], ...]:
     """(sentence, kind) for every answer sentence that carries content, in order; kind is `claim`, or what makes it
     no claim of the answer's own: `header` ("## Summary", "**Answer:**"), `quote` (a Markdown quote), `restatement`
-    (of the query), `copy` (of an evidence sentence, nearly verbatim) or `keywords` (a keyword list, not a sentence).
+    (of the query), `copy` (of an evidence sentence, nearly verbatim), `keywords` (a keyword list, not a sentence) or
+    `hedge` (a claim behind a stacked hedge, "It may possibly be that ...": it commits to nothing).
     Cached per answer and interaction."""
     evidence = tuple((d.id, d.title, d.text) for d in ctx.item.evidence)
     return _parts_of(ctx.parsed.answer or "", ctx.item.query, evidence)
@@ -685,6 +691,8 @@ def _parts_of(answer: str, query: str, evidence: tuple[tuple[str, str, str], ...
             kind = "copy"
         elif keyword_list_share(body) == 1.0:
             kind = "keywords"
+        elif _HEDGE_OPENING.match(strip_citations(body)):
+            kind = "hedge"
         else:
             kind = "claim"
         out.append((body, kind))
@@ -1005,6 +1013,8 @@ def keyword_list_share(answer: str) -> float:
     1.0
     >>> keyword_list_share("The song is free on Spotify, with ads, and on YouTube, without an account.")
     0.0
+    >>> keyword_list_share("Related: Lin, Jackie Chan, Skibidi, Spotify, Apple Music, August, The, You.")
+    1.0
     """
     total = listed = 0
     for sentence in split_sentences(strip_citations(answer)):
@@ -1012,15 +1022,26 @@ def keyword_list_share(answer: str) -> float:
         total += len(words)
         if len(words) >= 6 and sentence.count(",") >= 2:
             function = sum(1 for w in words if w.lower() in _ENGLISH_FUNCTION)
-            if function / len(words) < 0.1:
+            names = sum(1 for w in words[1:] if w[0].isupper())
+            if function / len(words) < 0.1 or (sentence.count(",") >= 3 and names >= 0.6 * (len(words) - 1)):
                 listed += len(words)
     return listed / total if total else 0.0
 
 
 # -- behavioral methods ----------------------------------------------------------------------------------------
+_ASKING = frozenset("asked ask asking question questions wondering wonder regarding want wants wanted know whether "
+                    "answer here sure great happy help let look".split())
+"""Words of the frames a restatement comes in ("You asked whether ...", "Here is the answer to ...")."""
+
+
 def restates_query(sentence: str, query: str) -> bool:
-    """A sentence that mostly repeats the query's words adds nothing (and games query-similarity checks)."""
-    words, asked = set(content_words(sentence)), set(content_words(query))
+    """A sentence that mostly repeats the query's words, in a restating frame or not, adds nothing (and games
+    query-similarity checks).
+
+    >>> restates_query("You asked: and for my 6-year-old daughter?", "And for my 6-year-old daughter?")
+    True
+    """
+    words, asked = set(content_words(sentence)), set(content_words(query)) | _ASKING
     return bool(words) and len(words & asked) / len(words) >= 0.8
 
 

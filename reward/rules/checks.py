@@ -75,6 +75,10 @@ def format_structure(item: Item, parsed: ParsedResponse, params: _Params) -> Rul
     """
     structural = list(parsed.problems)
     markdown = markdown_problems(parsed.answer) if parsed.answer else []
+    if parsed.selected and parsed.answer and not parsed.citations and not structural:
+        # The format asks the answer to cite what it selected: an answer with no citation at all cannot be checked
+        # claim by claim, so leaving them out must not be free.
+        markdown.append("the answer cites none of the selected evidence")
     # An unclosed code fence swallows the rest of the answer when rendered: as bad as a missing part.
     structural += [p for p in markdown if p.startswith("unbalanced code fence")]
     markdown = [p for p in markdown if not p.startswith("unbalanced code fence")]
