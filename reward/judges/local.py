@@ -737,7 +737,10 @@ async def claim_hallucination(ctx: Context) -> tuple[float, str, float]:
     _require_readable_interaction(ctx)
     # Each distinct sentence is checked once: a policy stuck in a repetition loop costs one check per sentence it
     # repeats, not per repetition (the repetition itself is the n-gram rule's and redundant_repetition's to judge).
-    sentences = list(dict.fromkeys(_answer_sentences(ctx)))
+    # A sentence copied from the evidence is supported by construction: it is checked (a copy that misquotes still
+    # fails) but averaged in only when the answer is nothing else, so appending copies cannot dilute a false claim.
+    parts = _answer_parts(ctx)
+    sentences = list(dict.fromkeys([body for body, kind in parts if kind != "copy"] or [body for body, _ in parts]))
     if not sentences:
         return 1.0, "no factual sentences", 1.0
     checks = await _sentence_support(ctx, sentences)
@@ -1079,15 +1082,17 @@ def strip_query_echo(sentence: str, query: str) -> str:
     return sentence.strip()
 
 
-def _substantive(ctx: Context) -> list[tuple[str, str | None]]:
+def _substantive(ctx: Context, credit_copies: bool = False) -> list[tuple[str, str | None]]:
     """(answer sentence without citations, its text with keyword stuffing cut, or None when it only restates the
-    query, is a header or a quote, or copies an evidence sentence): what the behavioral methods may credit. Echoing
-    the query or pasting the evidence must never raise a behavioral score."""
+    query, is a header, a quote, a keyword list or a hedge, or copies an evidence sentence): what the behavioral
+    methods may credit. Echoing the query must never raise a behavioral score; a copied sentence is content a user
+    can use (`credit_copies`, for usefulness and diversity) but never the answer's own lead."""
     out = []
     for sentence, kind in _answer_parts(ctx):
         text = strip_citations(sentence)
         cleaned = strip_query_echo(text, ctx.item.query)
-        if kind != "claim" or len(content_words(cleaned)) < 2 or restates_query(cleaned, ctx.item.query):
+        credited = kind == "claim" or (credit_copies and kind == "copy")
+        if not credited or len(content_words(cleaned)) < 2 or restates_query(cleaned, ctx.item.query):
             out.append((text, None))
         else:
             out.append((text, cleaned))
@@ -1307,10 +1312,10 @@ async def _distinct_relevant(ctx: Context) -> tuple[list[str], np.ndarray, np.nd
     return sentences, relevance, pairwise
 
 
-async def _substantive_relevance(ctx: Context) -> tuple[list[str], list[str | None], np.ndarray]:
+async def _substantive_relevance(ctx: Context, credit_copies: bool = False) -> tuple[list[str], list[str | None], np.ndarray]:
     """Answer sentences, their substantive text (None for a restatement) and its similarity to the need (0 for
     a restatement)."""
-    pairs = _substantive(ctx)
+    pairs = _substantive(ctx, credit_copies)
     sentences = [s for s, _ in pairs]
     cleaned = [c for _, c in pairs]
     kept = [c for c in cleaned if c]
@@ -1327,7 +1332,8 @@ async def _substantive_relevance(ctx: Context) -> tuple[list[str], list[str | No
 async def claim_diversity(ctx: Context) -> tuple[float, str]:
     """Distinct relevant claims: answer sentences related to the need (similarity >= 0.15), merging paraphrases
     (similarity > 0.8); four or more distinct claims score 1. Restating the query is not a claim."""
-    sentences, cleaned, relevance = await _substantive_relevance(ctx)
+    sentences, cleaned, relevance = await _substantive_relevance(ctx, credit_copies=True)
+    weights = _copy_weights(ctx)
     candidates = [i for i, c in enumerate(cleaned) if c and relevance[i] >= 0.15]
     texts = [cleaned[i] for i in candidates]
     pairwise = await ctx.similarity(texts, texts) if texts else np.zeros((0, 0))
@@ -1335,7 +1341,19 @@ async def claim_diversity(ctx: Context) -> tuple[float, str]:
     for position in range(len(candidates)):
         if all(pairwise[position, j] <= 0.8 for j in kept):
             kept.append(position)
-    return min(1.0, len(kept) / 4), f"{len(kept)} distinct relevant claims of {len(sentences)} sentences"
+    count = sum(weights[candidates[p]] for p in kept)
+    return min(1.0, count / 4), f"{count:g} distinct relevant claims of {len(sentences)} sentences (a copied one counts half)"
+
+
+def _copy_weights(ctx: Context) -> list[float]:
+    """Per answer sentence (as `_substantive` lists them): 0.5 for a sentence copied from the evidence, which is
+    content a user can use but not the answer's own work, else 1."""
+    return [COPY_CREDIT if kind == "copy" else 1.0 for _, kind in _answer_parts(ctx)]
+
+
+COPY_CREDIT = 0.5
+"""What a sentence copied from the evidence counts for in usefulness and claim diversity, against one of the answer's
+own."""
 
 
 _FILLER = re.compile(r"\b(?:it is always a good idea|keep in mind|in summary|every (?:investor|person|case) is different|"
@@ -1345,12 +1363,13 @@ _FILLER = re.compile(r"\b(?:it is always a good idea|keep in mind|in summary|eve
 @local_method("answer_useful")
 async def answer_useful(ctx: Context) -> tuple[float, str]:
     """Share of the answer (by characters) in sentences related to the need and not generic filler; restated
-    queries and stuffed keywords are not useful."""
-    sentences, cleaned, relevance = await _substantive_relevance(ctx)
+    queries and stuffed keywords are not useful, and a copied sentence counts half (`COPY_CREDIT`)."""
+    sentences, cleaned, relevance = await _substantive_relevance(ctx, credit_copies=True)
     if not sentences:
         return 0.0, "no answer"
     total = sum(len(s) for s in sentences)
-    useful = sum(len(c) for c, r in zip(cleaned, relevance, strict=True) if c and r >= 0.2 and not _FILLER.search(c))
+    useful = sum(len(c) * w for c, r, w in zip(cleaned, relevance, _copy_weights(ctx), strict=True)
+                 if c and r >= 0.2 and not _FILLER.search(c))
     share = useful / total
     return clip((share - 0.2) / 0.7), f"{share:.0%} of the answer is on-topic, non-filler text"
 
