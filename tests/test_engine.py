@@ -48,7 +48,60 @@ def test_unparseable_replies_are_retried_then_unscored_with_the_raw_reply(mini_s
     grounded = result.dimensions["grounded"]
     assert grounded.status == "unscored" and grounded.score is None
     assert grounded.reason == "unparseable" and grounded.raw == "still nothing"
-    assert not result.valid and "grounded (unparseable)" in result.reason
+    # A reply the response can provoke into nonsense is a failed dimension, not a pass: the gate takes it as 0.
+    assert result.valid and "scored as failed (0)" in grounded.explanation
+    assert result.gate == pytest.approx(gate([0.0, result.dimensions["format"].score], 0.01))
+
+
+def _reward_with(mini_suite, reason: str, layer_dimension: str, *, items=None):
+    class Failing(Judge):
+        name = "failing"
+
+        async def judge(self, request):
+            if request.item.id == "x" and request.dimension.name == layer_dimension:
+                return JudgeReply.unscored(self.name, reason)
+            return JudgeReply(backend=self.name, score=1.0, label="1")
+
+    items = items or [make_item("x", GOOD), make_item("y", "Free on Spotify [Doc 1].")]
+    return {r.id: r for r in Engine(mini_suite, Failing()).score_sync(items)}
+
+
+@pytest.mark.parametrize("reason", ["unparseable", "label_out_of_scale", "truncated", "template_echo", "bad_request",
+                                    "quote_not_in_evidence", "a_reason_nobody_listed"])
+@pytest.mark.parametrize("dimension", ["grounded", "useful"])
+def test_a_reason_the_response_can_cause_never_pays(mini_suite, reason, dimension):
+    """Whatever a response does to go unjudged, it scores as if the judge had given the dimension 0."""
+    failed = _reward_with(mini_suite, reason, dimension)["x"]
+
+    class Zero(Judge):
+        name = "zero"
+
+        async def judge(self, request):
+            score = 0.0 if request.item.id == "x" and request.dimension.name == dimension else 1.0
+            return JudgeReply(backend=self.name, score=score, label=str(int(score)))
+
+    scored_zero = Engine(mini_suite, Zero()).score_sync([make_item("x", GOOD), make_item("y", "Free on Spotify [Doc 1].")])[0]
+    assert failed.valid and failed.dimensions[dimension].reason == reason
+    assert failed.reward == pytest.approx(scored_zero.reward)
+    assert failed.reward < _reward_with(mini_suite, reason, "nothing")["x"].reward
+
+
+@pytest.mark.parametrize("reason", ["judge_timeout", "connection_error", "server_error", "rate_limited", "judge_error"])
+def test_a_call_failure_masks_the_item_and_never_pays_more_than_failing(mini_suite, reason):
+    results = _reward_with(mini_suite, reason, "grounded")
+    bad = results["x"]
+    assert not bad.valid and "grounded" in bad.reason
+    # Masked (the trainer drops it), and its reward is at most the group mean and at most the reward it gets with the
+    # dimension failed: an unlucky call never lifts it.
+    failed = _reward_with(mini_suite, "unparseable", "grounded")["x"].reward
+    assert bad.reward == pytest.approx(min(results["y"].reward, failed))
+    assert bad.reward < results["y"].reward
+
+
+@pytest.mark.parametrize("reason", ["no_local_backend", "unsupported_language", "not_applicable"])
+def test_structural_reasons_are_excluded_for_every_response_alike(mini_suite, reason):
+    results = _reward_with(mini_suite, reason, "grounded")
+    assert results["x"].valid and results["x"].excluded == ["grounded"]
 
 
 def test_out_of_scale_label_is_rejected_not_clamped(mini_suite):
@@ -73,7 +126,9 @@ def test_invalid_items_take_their_group_mean_and_failures_are_never_zero(mini_su
     results = Engine(mini_suite, ScriptedJudge(script)).score_sync(items)
     bad = results[1]
     assert not bad.valid and bad.dimensions["grounded"].reason == "judge_timeout"
-    assert bad.reward == pytest.approx((results[0].reward + results[2].reward) / 2)
+    # The group mean, but never more than the reward with the timed-out dimension failed.
+    assert bad.reward <= (results[0].reward + results[2].reward) / 2 + 1e-9
+    assert bad.reward == pytest.approx(min((results[0].reward + results[2].reward) / 2, bad.reward))
 
 
 def test_unscored_behavioral_dimensions_are_excluded_from_utility(mini_suite):
@@ -159,14 +214,16 @@ def test_an_unparseable_behavioral_dimension_invalidates_the_item_instead_of_bei
     items = [make_item("a", GOOD, group="g"), make_item("b", "Free on Spotify [Doc 1].", group="g")]
     results = Engine(mini_suite, ScriptedJudge(script, parse_retries=0)).score_sync(items)
     for result in results:
-        assert not result.valid and result.reason == "behavioral unscored: useful (unparseable)"
-        assert "useful" not in result.excluded and result.reward == 0.0  # no valid item in the group
+        # Neither dropped nor masked (masking would give the response its group's mean): scored as 0.
+        assert result.valid and result.dimensions["useful"].reason == "unparseable"
+        assert "useful" not in result.excluded and "scored as failed (0)" in result.dimensions["useful"].explanation
+        assert result.utility == pytest.approx(result.dimensions["evidence_fit"].score / 4)
 
 
 def test_a_tolerated_unscored_behavioral_dimension_takes_its_group_mean(mini_suite):
     def script(request, attempt):
         if request.item.id == "b" and request.dimension.name == "useful":
-            return "garbage"
+            raise JudgeTransportError("judge_timeout", "no answer in 30 s")  # the call's failure, not the response's
         if request.dimension.name == "useful":
             return tag_reply("2" if request.item.id == "a" else "0")
         return by_dimension({"grounded": tag_reply("1", quote=QUOTE)})(request, attempt)
@@ -178,7 +235,7 @@ def test_a_tolerated_unscored_behavioral_dimension_takes_its_group_mean(mini_sui
     assert b.utility == pytest.approx(u)
     # Beyond the tolerance, or with no scored value in the group to stand in, the item is invalid.
     lone = Engine(_tolerant(mini_suite, 1), ScriptedJudge(script, parse_retries=0)).score_sync([make_item("b", GOOD + " More.", group="h")])
-    assert not lone[0].valid and "useful (unparseable)" in lone[0].reason
+    assert not lone[0].valid and "useful (judge_timeout)" in lone[0].reason
 
 
 def test_a_judge_returning_garbage_never_leaves_a_dimension_dropped_from_a_valid_item(mini_suite):
@@ -195,7 +252,9 @@ def test_a_judge_returning_garbage_never_leaves_a_dimension_dropped_from_a_valid
 
     items = [make_item(f"i{n}", f"Answer {n} is free on Spotify [Doc 1].", group=f"g{n % 4}") for n in range(24)]
     results = Engine(mini_suite, ScriptedJudge(script, parse_retries=0)).score_sync(items)
-    assert any(not r.valid for r in results) and any(r.valid for r in results)
-    for result in results:
+    clean = Engine(mini_suite, ScriptedJudge(by_dimension({"grounded": tag_reply("1", quote=QUOTE)}))).score_sync(items)
+    assert any(any(d.status == "unscored" for d in r.dimensions.values()) for r in results)
+    for result, unbroken in zip(results, clean, strict=True):
         unscored = [n for n, d in result.dimensions.items() if d.status == "unscored"]
-        assert result.valid == (not unscored), (result.id, unscored, result.reason)
+        assert result.valid and all("scored as failed (0)" in result.dimensions[n].explanation for n in unscored)
+        assert result.reward <= unbroken.reward + 1e-9 and (not unscored or result.reward < unbroken.reward)
