@@ -258,3 +258,19 @@ def test_a_judge_returning_garbage_never_leaves_a_dimension_dropped_from_a_valid
         unscored = [n for n, d in result.dimensions.items() if d.status == "unscored"]
         assert result.valid and all("scored as failed (0)" in result.dimensions[n].explanation for n in unscored)
         assert result.reward <= unbroken.reward + 1e-9 and (not unscored or result.reward < unbroken.reward)
+
+
+def test_a_reply_that_echoes_the_contracts_placeholder_is_no_verdict():
+    """A small judge that copies the JSON contract's placeholder as its reasoning (beside any label) gave no verdict:
+    `template_echo`, retried, then unscored like any judge failure, and the dimension fails."""
+    suite = load_suite("searchllm")
+    echo = ('{"reasoning": "<the criterion\'s checks one by one, naming the specific text each finding rests on>", '
+            '"label": "supported", "quotes": []}')
+    echo_dots = '{"reasoning": "...", "label": "supported", "quotes": []}'
+    for reply in (echo, echo_dots):
+        judge = ScriptedJudge(by_dimension({"claim_hallucination": reply}), parse_retries=1)
+        [result] = Engine(suite, judge).score_sync([make_item("a", GOOD, group=None)])
+        score = result.dimensions["claim_hallucination"]
+        assert score.status == "unscored" and score.reason == "template_echo", score
+        assert score.raw and "scored as failed (0)" in score.explanation
+        assert len([c for c in judge.calls if c[1] == "claim_hallucination"]) == 2  # one re-ask
