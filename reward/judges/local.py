@@ -491,6 +491,33 @@ def negation_flip(claim: str, evidence_sentence: str) -> bool:
                    for p in _free_of(evidence_sentence.lower())))
 
 
+def unfounded_denial(claim: str, haystack: str) -> bool:
+    """The claim denies something ("is not already out") although nothing in the evidence is denied and the denied
+    words never occur in it: a negation slipped into a supported sentence, which the consistency model reads past
+    (it weighs the rest of the sentence).
+
+    >>> unfounded_denial("The song is not already out: it went live on Spotify.", "Skibidi went live on Spotify.")
+    True
+    >>> unfounded_denial("It is not contagious.", "The disease is not contagious and needs no spray.")
+    False
+    >>> unfounded_denial("The song went live on Spotify.", "Skibidi went live on Spotify.")
+    False
+    """
+    denied = _negated_scope(strip_citations(claim))
+    if not denied or _negated_scope(haystack):
+        return False
+    known = {stem(w) for w in content_words(haystack)}
+    first_clause = _SCOPE_END.split(strip_citations(claim).lower())
+    for clause in first_clause:
+        words = re.findall(r"[a-z']+", clause)
+        for i, word in enumerate(words):
+            if _NEGATION.fullmatch(word) or word.endswith("n't"):
+                phrase = [stem(w) for w in words[i + 1:i + 4] if w not in STOPWORDS and len(w) > 2]
+                if phrase and not any(p in known for p in phrase):
+                    return True
+    return False
+
+
 def novel_names(claim: str, haystack: str) -> list[str]:
     """Capitalised names of the claim that the evidence (and the user's words) never mention."""
     lowered = haystack.lower()
@@ -621,6 +648,8 @@ read is checked against the evidence it can."""
             doubt = f"names not in the evidence: {', '.join(names[:3])}"
         elif negation_flip(claim, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))]):
             doubt = "negates what the evidence says"
+        elif unfounded_denial(claim, haystack):
+            doubt = "denies what no evidence denies"
         everything = " ".join(doc_text(d) for d in ctx.item.evidence) + " " + context
         extra = claim_features(claim, haystack, everything, evidence_sentences[int(np.argmax(similarity))])
         pending.append((len(checks), claim, window, doubt, lexical_coverage(claim, haystack), extra))
@@ -740,10 +769,17 @@ async def claim_hallucination(ctx: Context) -> tuple[float, str, float]:
     # A sentence copied from the evidence is supported by construction: it is checked (a copy that misquotes still
     # fails) but averaged in only when the answer is nothing else, so appending copies cannot dilute a false claim.
     parts = _answer_parts(ctx)
-    sentences = list(dict.fromkeys([body for body, kind in parts if kind != "copy"] or [body for body, _ in parts]))
-    if not sentences:
+    own = list(dict.fromkeys(body for body, kind in parts if kind != "copy"))
+    copies = [body for body in dict.fromkeys(body for body, kind in parts if kind == "copy") if body not in own]
+    if not own and not copies:
         return 1.0, "no factual sentences", 1.0
-    checks = await _sentence_support(ctx, sentences)
+    checks = await _sentence_support(ctx, own)
+    copied = await _sentence_support(ctx, copies)
+    # A copied sentence that holds is supported by construction and stays out of the aggregate (appending copies
+    # must not dilute a false claim); one that misquotes (a negation slipped in) counts like any claim.
+    checks += [c for c in copied if c.support < 0.5 or not own]
+    if not checks:
+        return 1.0, "no factual sentences", 1.0
     reasons = [c.reason for c in checks if c.reason and c.support < 0.5]
     unknown = ctx.rule("citations.valid").findings.get("unknown", [])
     supports = [c.support for c in checks]
