@@ -213,6 +213,7 @@ def probe_results():
     items += [_answer(base, text).model_copy(update={"id": name}) for name, text in PROBES.items()]
     chinese = "这首歌已于2025年8月28日在Spotify、Apple Music和KKBox上线，Spotify免费版可以收听完整歌曲 [Doc 1]。"
     items.append(_answer(base, chinese).model_copy(update={"id": "chinese"}))
+    items.append(_answer(base, chinese).model_copy(update={"id": "chinese-asked", "query": "我什么时候可以免费听 Skibidi 这首歌？"}))
     results = Engine(load_suite("searchllm"), LocalJudge()).score_sync(items)
     return {r.id: r for r in results}
 
@@ -235,13 +236,22 @@ def test_each_probe_lowers_claim_hallucination_and_the_reward(probe_results, pro
     assert flawed.reward < clean.reward
 
 
-def test_a_non_english_answer_is_unscored_not_zero(probe_results):
-    result = probe_results["chinese"]
+def test_an_answer_in_the_users_language_is_unscored_not_zero(probe_results):
+    """Asked in Chinese, answered in Chinese: the local model cannot read the interaction, for any response alike."""
+    result = probe_results["chinese-asked"]
     for name in ("claim_hallucination", "highlight_hallucination"):
         score = result.dimensions[name]
         assert score.status == "unscored" and score.reason == "unsupported_language", score
     assert "claim_hallucination" in result.excluded
     assert result.valid and result.gate > 0.3
+
+
+def test_an_answer_in_a_language_the_user_did_not_use_switches_no_check_off(probe_results):
+    """Asked in English, answered in Chinese: the sentences the model cannot read count as unsupported."""
+    result = probe_results["chinese"]
+    for name in ("claim_hallucination", "highlight_hallucination"):
+        assert result.dimensions[name].status == "ok" and result.dimensions[name].score == 0.0
+    assert result.reward < probe_results["clean"].reward
 
 
 def test_a_pairs_probabilities_do_not_depend_on_the_rest_of_its_batch():

