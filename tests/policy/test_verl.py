@@ -166,6 +166,12 @@ def test_grpo_configs_compose_through_verls_hydra_config():
     assert list(actor.optim.betas) == [0.9, 0.95] and actor.optim.weight_decay == 0.1 and actor.optim.lr == 1e-6
     assert actor.use_kl_loss and actor.kl_loss_coef == 0.01 and actor.strategy == "megatron"
     assert gated.algorithm.adv_estimator == "grpo"
+    # The Megatron engine converts with mbridge (what requirements-gpu.lock installs), for the actor and the ref.
+    from verl.utils.config import omega_conf_to_dataclass
+
+    for megatron in (actor.megatron, gated.actor_rollout_ref.ref.megatron):
+        engine = omega_conf_to_dataclass(megatron)
+        assert engine.use_mbridge and engine.vanilla_mbridge
     assert gated.reward.custom_reward_function.name == "compute_score_async"
     assert linear.reward.custom_reward_function.reward_kwargs.suite == "searchllm-linear"
     assert linear.actor_rollout_ref.actor.optim.lr == 1e-6  # the ablation changes only the aggregation
