@@ -372,3 +372,14 @@ def test_group_batcher_keeps_groups_whole_and_fails_every_waiting_rollout():
     assert all(c[:3] == ("searchllm", 4, "gated") for c in calls)
     assert len({r["reward"] for r in results[:3]}) == 1 and len({r["reward"] for r in results[3:]}) == 1
     assert all(isinstance(e, RuntimeError) and "down" in str(e) for e in errors)
+
+
+def test_metrics_hooks_refuse_an_unsupported_verl_naming_the_supported_one(monkeypatch):
+    import verl
+
+    from policy import verl_hooks
+
+    verl_hooks.check_verl_version()  # the installed verl is the supported one
+    monkeypatch.setattr(verl, "__version__", "0.10.0")
+    with pytest.raises(RuntimeError, match=r"supports verl 0\.9\.1 only \(installed: verl 0\.10\.0\)"):
+        verl_hooks.install()
