@@ -9,7 +9,8 @@ setup(
               "reward.rubrics", "reward.configs"],
     package_dir={"reward.rubrics": "rubrics", "reward.configs": "configs"},
     package_data={
-        "reward": ["py.typed"],
+        # The trained consistency model: LoRA adapter, head, recipe, combination and checksums (verified at load).
+        "reward.judges": ["consistency_model/*.json", "consistency_model/*.safetensors", "consistency_model/SHA256SUMS"],
         "reward.rubrics": ["*/*.yaml", "schemas/*.json"],
         "reward.configs": ["*/*.yaml", "*/*/*.yaml"],
     },

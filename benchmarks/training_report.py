@@ -1,6 +1,6 @@
 """Summarise a CPU GRPO run (policy/trl_train.py) for benchmarks/TRAINING.md: time split and dimension movement.
 
-    python benchmarks/training_report.py --run-dir var/trl/grpo_cpu --scores var/trl/scores \
+    python benchmarks/training_report.py --run-dir var/trl/grpo_cpu --scores var/trl/grpo_cpu/scores \
         --out benchmarks/results/training_cpu.json
 
 Reads the run's `timings.jsonl` (per-step rollout / reward / update seconds) and the server's score log (every
@@ -206,7 +206,7 @@ def same_prompt_markdown(paired: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run-dir", default="var/trl/grpo_cpu")
-    parser.add_argument("--scores", default="var/trl/scores")
+    parser.add_argument("--scores", default="var/trl/grpo_cpu/scores")
     parser.add_argument("--run", help="run name in the score log (default: the run's config)")
     parser.add_argument("--window", type=int, default=5, help="steps averaged at the start and at the end")
     parser.add_argument("--out", help="also write the tables as JSON")

@@ -172,6 +172,28 @@ def _parse_plan(text: str, problems: list[str]) -> list[Facet]:
     return facets
 
 
+_LEADING_REASONING = re.compile(r"\A\s*<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+
+
+def strip_reasoning(response: str) -> str:
+    r"""The response without one leading `<think>...</think>` block (a reasoning policy's chain of thought) and the
+    whitespace around what is left.
+
+    Only a block that opens the response is removed, up to its first `</think>`: text before it, a second block or
+    a `<think>` anywhere else stays where it is, so the format check still sees it (nothing can be hidden from the
+    rules that way). An unclosed block is left whole.
+
+    >>> strip_reasoning("<think>Doc 2 is older.</think>\n\n<plan>...</plan>")
+    '<plan>...</plan>'
+    >>> strip_reasoning("Sure! <think>x</think><plan>...</plan>")
+    'Sure! <think>x</think><plan>...</plan>'
+    >>> strip_reasoning("<think>a</think><think>b</think><plan>")
+    '<think>b</think><plan>'
+    """
+    match = _LEADING_REASONING.match(response)
+    return response[match.end():].strip() if match else response
+
+
 def parse_response(response: str) -> ParsedResponse:
     """Split a response into plan, selected evidence and answer; never raises.
 

@@ -35,6 +35,8 @@ time-sensitive, plan how to resolve that (which reading, what is still valid tod
 dates as past accordingly. Be concise: no filler, no repetition. If the evidence does not support an answer, say \
 plainly what is unknown instead of guessing. Never address anyone but the user.
 
+Write nothing outside the three parts: no greeting, preamble or closing remark before <plan> or after </answer>.
+
 Example of the format:
 {EXAMPLE}"""
 
@@ -43,7 +45,7 @@ COMPACT_SYSTEM_PROMPT = f"""You are a search assistant. Answer the user's query 
 exactly three parts, in this order: <plan> the facets of what the user needs, one per numbered line, each citing \
 the evidence it needs as [Doc i]; <evidence> the ids of the documents you use, comma-separated; <answer> the \
 answer in Markdown, core answer first, every specific fact cited right after it as [Doc i]. Say plainly what the \
-evidence does not support.
+evidence does not support. Write nothing outside the three parts.
 
 Example of the format:
 {EXAMPLE}"""
@@ -52,7 +54,7 @@ prompt token several times (generation, then the forward and backward pass of th
 
 
 MINIMAL_SYSTEM_PROMPT = """Answer the query from the evidence. Write <plan> (numbered facets, each citing [Doc i]), \
-<evidence> (the ids you use) and <answer> (core answer first, each fact cited as [Doc i])."""
+<evidence> (the ids you use) and <answer> (core answer first, each fact cited as [Doc i]), nothing outside them."""
 """One sentence naming the three parts, for a policy that learned the format by a warm start (`policy/sft.py`):
 a GRPO step on CPU then pays for a few dozen system-prompt tokens instead of a few hundred."""
 

@@ -5,7 +5,8 @@
 Same arguments and Hydra overrides as `python -m verl.trainer.main_ppo` (and the same steps: device selection,
 `validate_config`, `run_ppo`); the only difference is that the task runner (the Ray actor that runs the trainer,
 V1 or legacy per `trainer.use_v1`) installs `policy.verl_hooks` before training, and a config that points verl's
-default `naive` reward manager at `policy.verl_reward` gets `SearchRewardManager` instead (`use_search_manager`).
+default `naive` reward manager at `policy.verl_reward` gets `SearchRewardManager` instead (`use_search_manager`),
+and a config with `SearchRewardManager` gets one reward-loop worker (`one_reward_worker`), so groups stay whole.
 """
 
 from __future__ import annotations
@@ -40,6 +41,25 @@ def use_search_manager(config) -> bool:
         manager.name = "SearchRewardManager"
         manager.module.path = "pkg://policy.verl_manager"
     log.info("reward manager: naive -> policy.verl_manager.SearchRewardManager (passes step, uid and group size)")
+    return True
+
+
+def one_reward_worker(config) -> bool:
+    """Set `reward.num_workers: 1` when the reward manager is `SearchRewardManager`; returns whether it changed.
+
+    verl 0.9's agent loop sends each rollout to a random reward-loop worker (`random.choice` in agent_loop.py), and
+    verl's default is 8 workers: a GRPO group would be split between them and each part would wait
+    `group_timeout_s` for the rest. One worker sees every rollout; it only awaits HTTP, so it is enough."""
+    from omegaconf import open_dict
+
+    reward = config.reward
+    manager = reward.reward_manager
+    if manager.get("name") != "SearchRewardManager" or reward.get("num_workers") == 1:
+        return False
+    log.warning("reward.num_workers: %s -> 1 (SearchRewardManager groups rollouts; verl routes them to workers at "
+                "random, so several workers would split every group)", reward.get("num_workers"))
+    with open_dict(config):
+        reward.num_workers = 1
     return True
 
 
@@ -99,6 +119,7 @@ def main(config) -> None:
 
     auto_set_device(config)
     use_search_manager(config)
+    one_reward_worker(config)
     validate_config(config=config, use_reference_policy=need_reference_policy(config), use_critic=need_critic(config))
     run_ppo(config, task_runner_class=runner_class(bool(config.trainer.get("use_v1", True))))
 

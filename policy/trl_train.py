@@ -11,6 +11,9 @@ score log included) and stops it at the end. Rewards come from `policy.trl_rewar
 prompt group, step and run sent). Per step it records the time split (rollout = generation, reward = the server,
 update = the rest: log-prob passes, backward, optimizer) in TRL's metrics as `time/<part>_s`; at the end it writes
 `log_history.json` (TRL's per-step metrics, reward dimensions included) and `timings.jsonl` to `output_dir`.
+Everything a run writes is under `output_dir` (nothing in the current directory). Environment: `REWARD_SERVER_TOKEN`
+(sent to the server), `REWARD_ONNX_CACHE` (the local judges' ONNX exports; default `<output_dir>/onnx` for the
+server this script starts), and Ray's own (`RAY_worker_niceness=0` keeps the server's priority).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from reward.serve import ServerArgs
 
@@ -63,15 +66,18 @@ class TrainConfig(BaseModel):
     """A name in `POLICIES`, or a path to a .gguf file or a transformers model folder."""
     data: DataConfig = Field(default_factory=DataConfig)
     output_dir: str = "var/trl/grpo_cpu"
-    model_cache: str = "var/models"
-    """Where a GGUF policy is kept dequantized (see `load_policy`)."""
+    """Everything the run writes goes under it (`run_path`): data, logs, TRL's checkpoints and loggers, and by
+    default the score log, the dequantized policy and the local judges' ONNX exports."""
+    model_cache: str = "models"
+    """Where a GGUF policy is kept dequantized (see `load_policy`); relative to `output_dir`."""
     run: str = "trl-grpo-cpu"
     """Run name sent to the server (the score log and dashboard key runs by it)."""
     suite: str = "searchllm"
     server_url: str | None = None
     """A running reward server; None starts one from `serve`."""
     serve: ServerArgs = Field(default_factory=lambda: ServerArgs(suites=["searchllm"], judge="local",
-                                                                   score_log="var/trl/scores"))
+                                                                   score_log="scores"))
+    """The reward app started when `server_url` is None; a relative `score_log` is under `output_dir`."""
     seed: int = 0
     max_steps: int = Field(default=30, ge=1)
     prompts_per_step: int = Field(default=4, ge=1)
@@ -93,7 +99,37 @@ class TrainConfig(BaseModel):
     max_minutes: float | None = Field(default=None, gt=0)
     """Wall-time budget: training stops after the step that passes it (the run still ends cleanly, logs written)."""
     trainer: dict[str, Any] = Field(default_factory=dict)
-    """Further `GRPOConfig` fields, passed through."""
+    """Further `GRPOConfig` fields, passed through; they may override `TRAINER_DEFAULTS` (e.g. `report_to:
+    tensorboard`, written under `output_dir`), not the fields this recipe sets itself (`RECIPE_FIELDS`)."""
+
+    @field_validator("trainer")
+    @classmethod
+    def _no_recipe_fields(cls, trainer: dict[str, Any]) -> dict[str, Any]:
+        owned = sorted(set(trainer) & set(RECIPE_FIELDS))
+        if owned:
+            raise ValueError("; ".join(f"{key} is set by the recipe as {RECIPE_FIELDS[key]}, not under trainer:"
+                                       for key in owned))
+        return trainer
+
+
+TRAINER_DEFAULTS: dict[str, Any] = {"report_to": "none", "logging_steps": 1, "save_strategy": "no",
+                                    "dataloader_num_workers": 0}
+"""`GRPOConfig` fields a recipe's `trainer:` may override."""
+
+RECIPE_FIELDS = {
+    "output_dir": "output_dir", "seed": "seed", "data_seed": "seed", "max_steps": "max_steps",
+    "per_device_train_batch_size": "micro_batch", "gradient_accumulation_steps": "prompts_per_step x "
+    "num_generations / micro_batch", "num_generations": "num_generations",
+    "max_completion_length": "max_completion_length", "learning_rate": "learning_rate", "beta": "beta",
+    "temperature": "temperature", "use_cpu": "(always true)", "bf16": "bf16",
+    "gradient_checkpointing": "gradient_checkpointing",
+}
+"""`GRPOConfig` fields the recipe derives from its own keys (field -> the recipe key)."""
+
+
+def run_path(config: TrainConfig, path: str | None) -> Path | None:
+    """`path` under the run's `output_dir` when relative (absolute paths are kept)."""
+    return None if path is None else Path(config.output_dir) / path
 
 
 def shorten(text: str, limit: int) -> str:
@@ -262,7 +298,8 @@ def build_trainer(config: TrainConfig, server_url: str, output_dir: Path):
     from transformers import TrainerCallback
 
     times = type("StepTimesCallback", (StepTimes, TrainerCallback), {})(output_dir / "timings.jsonl")
-    model, tokenizer = load_policy(config.policy, Path(config.model_cache), "bfloat16" if config.bf16 else "float32")
+    model, tokenizer = load_policy(config.policy, run_path(config, config.model_cache),
+                                   "bfloat16" if config.bf16 else "float32")
     parquet = write_training_set(config.data, output_dir / "data")
     dataset = datasets.Dataset.from_parquet(str(parquet)).select_columns(["prompt", "extra_info"])
     completions_per_step = config.prompts_per_step * config.num_generations
@@ -286,11 +323,7 @@ def build_trainer(config: TrainConfig, server_url: str, output_dir: Path):
         use_cpu=True,
         bf16=config.bf16,
         gradient_checkpointing=config.gradient_checkpointing,
-        logging_steps=1,
-        save_strategy="no",
-        report_to="none",
-        dataloader_num_workers=0,
-        **config.trainer,
+        **{**TRAINER_DEFAULTS, **config.trainer},
     )
     if config.lora_rank:
         from peft import LoraConfig, get_peft_model
@@ -325,7 +358,11 @@ def train(config: TrainConfig, server_url: str | None = None) -> dict:
     if url is None:
         from reward.server_runner import start_server
 
-        url = start_server(config.serve, port=_free_port())
+        # The local judges export their ONNX models on first use (~180 MB): into this run, unless set.
+        os.environ.setdefault("REWARD_ONNX_CACHE", str(output_dir / "onnx"))
+        serve = config.serve.model_copy(update={"score_log": None if config.serve.score_log is None
+                                                else str(run_path(config, config.serve.score_log))})
+        url = start_server(serve, port=_free_port())
         started_server = True
     (output_dir / "config.json").write_text(config.model_dump_json(indent=1), encoding="utf-8")
     trainer = None
@@ -341,7 +378,8 @@ def train(config: TrainConfig, server_url: str | None = None) -> dict:
 
             stop_server()
     return {"steps": trainer.state.global_step, "requests": reward.requests, "server_url": url,
-            "output_dir": str(output_dir), "score_log": None if server_url or config.server_url else config.serve.score_log}
+            "output_dir": str(output_dir),
+            "score_log": None if server_url or config.server_url else str(run_path(config, config.serve.score_log))}
 
 
 def _free_port() -> int:

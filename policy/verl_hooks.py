@@ -157,8 +157,29 @@ def wrap_init_reward_loop_workers(original: Callable) -> Callable:
     return _init_reward_loop_workers
 
 
+SUPPORTED_VERL = "0.9.1"
+"""The verl release whose private methods `install()` wraps (verl offers no public per-step metrics hook)."""
+
+
+def check_verl_version(version: str | None = None) -> None:
+    """Refuse a verl other than `SUPPORTED_VERL`: the wrapped methods are private and may change in any release."""
+    if version is None:
+        import verl
+
+        version = getattr(verl, "__version__", "unknown")
+    if version != SUPPORTED_VERL:
+        raise RuntimeError(
+            f"policy.verl_hooks supports verl {SUPPORTED_VERL} only (installed: verl {version}): it wraps verl's "
+            "private PPOTrainer._compute_metrics, compute_data_metrics, RayPPOTrainer._get_gen_batch and "
+            "RewardLoopManager._init_reward_loop_workers, since verl has no public per-step metrics hook. Install "
+            f"verl=={SUPPORTED_VERL} (requirements-gpu.lock), or run verl.trainer.main_ppo without the hook "
+            "(no per-step dimension curves; set reward.num_workers=1 yourself)")
+
+
 def install() -> list[str]:
-    """Install the per-step dimension metrics in whichever verl trainers can be imported; returns their names."""
+    """Install the per-step dimension metrics in whichever verl trainers can be imported; returns their names.
+    Raises for a verl release other than `SUPPORTED_VERL` (`check_verl_version`)."""
+    check_verl_version()
     installed = []
     from verl.trainer.ppo import ray_trainer
 

@@ -12,7 +12,8 @@ them `<item_id>#0 .. #n-1`.
 Select it in the verl config (see configs/verl/recipe/grpo_search.yaml):
 
     reward:
-      num_workers: 1                # all rollouts reach one worker, so groups are complete there
+      num_workers: 1                # all rollouts reach one worker, so groups are complete there (required:
+                                    # verl routes rollouts to workers at random; more workers raise SplitGroupsError)
       reward_manager: {source: importlib, name: SearchRewardManager, module: {path: pkg://policy.verl_manager}}
       custom_reward_function: {path: pkg://policy.verl_reward, name: compute_score_async, reward_kwargs: {...}}
 """
@@ -39,6 +40,9 @@ class SearchRewardManager(RewardManagerBase):
     """Scores one rollout per call through the reward server, with its step and group (see the module docstring)."""
 
     def __init__(self, config, tokenizer, compute_score=None, **_ignored):
+        workers = config.get("reward", {}).get("num_workers", 1)
+        if workers is not None and int(workers) != 1:  # at worker start, before a rollout could wait on a split group
+            raise verl_reward.SplitGroupsError(workers)
         super().__init__(config, tokenizer, compute_score)
         # Without a custom function configured, use the batched async one with the server settings from env.
         self.compute_score = compute_score or verl_reward.compute_score_async

@@ -50,6 +50,47 @@ log = logging.getLogger(__name__)
 MISSING = -1.0
 """Value of a dimension that has no score for a rollout (see the module docstring)."""
 MAX_ITEMS_PER_REQUEST = 2048
+REWARD_WORKER_PREFIX = "reward_loop_worker_"
+"""verl 0.9's `RewardLoopManager` names its worker actors `reward_loop_worker_<i>`."""
+
+
+class SplitGroupsError(RuntimeError):
+    """More than one reward-loop worker: GRPO groups would be split between them."""
+
+    def __init__(self, workers: int | str):
+        super().__init__(
+            f"reward.num_workers={workers}: the reward server's grouping needs reward.num_workers=1. verl 0.9's agent "
+            "loop sends each rollout to a random reward-loop worker (random.choice), so with more workers the "
+            "rollouts of one GRPO group are split between them and each part would wait group_timeout_s for the "
+            "rest. Set reward.num_workers=1 (one worker only awaits HTTP; `python -m policy.train` sets it)")
+
+
+def reward_loop_workers() -> int:
+    """How many verl reward-loop worker actors this Ray job runs, when called inside one of them; 0 elsewhere.
+
+    Read from Ray's named actors, so a reward function under verl's own managers (which pass no group or worker
+    count) can still tell that groups would be split."""
+    try:
+        import ray
+    except ImportError:
+        return 0
+    if not ray.is_initialized():
+        return 0
+    name = ray.get_runtime_context().get_actor_name() or ""
+    if not name.startswith(REWARD_WORKER_PREFIX):
+        return 0
+    return sum(1 for actor in ray.util.list_named_actors() if str(actor).startswith(REWARD_WORKER_PREFIX))
+
+
+_CHECKED_WORKERS: list[int] = []
+
+
+def check_one_reward_worker() -> None:
+    """Raise `SplitGroupsError` when this process is one of several reward-loop workers (checked once)."""
+    if not _CHECKED_WORKERS:
+        _CHECKED_WORKERS.append(reward_loop_workers())
+    if _CHECKED_WORKERS[0] > 1:
+        raise SplitGroupsError(_CHECKED_WORKERS[0])
 
 
 class RewardClient:
@@ -410,7 +451,11 @@ async def compute_score_async(data_source: str, solution_str: str, ground_truth:
     (rollouts per prompt, i.e. `rollout.n`: the group is sent when that many have arrived; without it, after
     `linger_s` without a new rollout of the group), `linger_s` (default 1.0), `group_timeout_s` (default 600: a
     group of known size that stalls this long is sent incomplete). A rollout with no group at all is sent at once.
+    Called without `group_key` (verl's own managers) in one of several reward-loop workers, it raises
+    `SplitGroupsError`: verl routes rollouts to workers at random, so no worker would see whole groups.
     """
+    if "group_key" not in kwargs:  # a manager that does not route by group (verl's naive): fail, not stall
+        check_one_reward_worker()
     client, suite, step, run = _settings(kwargs, extra_info)
     group_key = kwargs.get("group_key") or (extra_info or {}).get("group")
     group_size = kwargs.get("group_size")

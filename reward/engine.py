@@ -181,7 +181,8 @@ class Engine:
         """Score a batch; one `ItemResult` per item, in order. Never raises for a failed judgment."""
         suite = self.suite
         parsed_by_response: dict[str, ParsedResponse] = {}
-        parsed = [parsed_by_response.setdefault(item.response, parse_response(item.response)) for item in items]
+        prepare = suite.suite.response_preprocess.apply  # the suite's preprocessing, before parsing only
+        parsed = [parsed_by_response.setdefault(item.response, parse_response(prepare(item.response))) for item in items]
         context_hashes: dict[int, str] = {}
 
         scores: list[dict[str, DimensionScore]] = [{} for _ in items]

@@ -19,6 +19,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from policy.format import strip_reasoning
 from reward.schema import Layer
 from reward.shipped import shipped
 
@@ -127,6 +128,17 @@ class Dimension(_Strict):
         return "judge" if self.judge is not None else "rule"
 
 
+class ResponsePreprocess(_Strict):
+    """What is done to a response before it is parsed into its parts and scored by the rules."""
+
+    strip_reasoning: bool = False
+    """Remove one leading `<think>...</think>` block and the whitespace around the rest (a reasoning policy's chain of
+    thought); any other text outside the three parts, a `<think>` elsewhere included, still fails the format."""
+
+    def apply(self, response: str) -> str:
+        return strip_reasoning(response) if self.strip_reasoning else response
+
+
 class Suite(_Strict):
     """A named set of dimensions and how they aggregate into one reward."""
 
@@ -144,6 +156,8 @@ class Suite(_Strict):
     item is invalid. Each tolerated one is scored as the mean of its GRPO group's scored values for that dimension,
     never dropped: a dropped dimension would let a policy that provokes parse failures on its weak dimensions have
     them removed from the utility. 0 (the default): any unscored behavioral dimension invalidates the item."""
+    response_preprocess: ResponsePreprocess = Field(default_factory=ResponsePreprocess)
+    """Applied to each response before it is parsed (e.g. `strip_reasoning: true` for reasoning policies)."""
 
     @field_validator("dimensions")
     @classmethod

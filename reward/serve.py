@@ -78,7 +78,8 @@ class ServerArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    suites: list[str] = Field(default_factory=lambda: ["searchllm", "searchllm-linear", "searchllm-sum"])
+    suites: list[str] = Field(default_factory=lambda: ["searchllm", "searchllm-reasoning", "searchllm-linear",
+                                                      "searchllm-sum"])
     """Suites to load; a request names one of them."""
     rubrics: str = str(DEFAULT_RUBRIC_DIR)
     """Rubric folder."""

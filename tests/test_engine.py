@@ -274,3 +274,50 @@ def test_a_reply_that_echoes_the_contracts_placeholder_is_no_verdict():
         assert score.status == "unscored" and score.reason == "template_echo", score
         assert score.raw and "scored as failed (0)" in score.explanation
         assert len([c for c in judge.calls if c[1] == "claim_hallucination"]) == 2  # one re-ask
+
+
+def _good_example():
+    import json
+
+    from tests.support import EXAMPLES
+    from reward.schema import Item
+
+    for line in EXAMPLES.read_text().splitlines():
+        item = Item.model_validate(json.loads(line))
+        if item.id.endswith("-good"):
+            return item
+    raise AssertionError("examples/items.jsonl has no -good response")
+
+
+def _format_scores(suite_name: str, responses: list[str]) -> list[float]:
+    base = _good_example()
+    items = [base.model_copy(update={"id": f"r{i}", "response": response}) for i, response in enumerate(responses)]
+    results = Engine(load_suite(suite_name), ScriptedJudge()).score_sync(items)
+    return [result.dimensions["format"].score for result in results]
+
+
+def test_a_leading_reasoning_block_keeps_format_only_under_strip_reasoning():
+    """`response_preprocess: {strip_reasoning: true}` (suite searchllm-reasoning) removes one leading <think> block
+    before parsing; without it (searchllm) the block is text outside the parts, as before."""
+    good = _good_example().response
+    thinking = "<think>\nDoc 2 is a re-upload; Doc 1 is the official page.\n</think>\n\n" + good
+    assert load_suite("searchllm-reasoning").suite.response_preprocess.strip_reasoning
+    assert not load_suite("searchllm").suite.response_preprocess.strip_reasoning
+    assert _format_scores("searchllm-reasoning", [good, thinking]) == [1.0, 1.0]
+    assert _format_scores("searchllm", [good, thinking]) == [1.0, 0.0]
+
+
+def test_strip_reasoning_hides_nothing_else_from_the_format_check():
+    """Only a single block that opens the response goes: a preamble before it, a second block, a <think> between
+    or after the parts, or an unclosed block all still fail the format."""
+    good = _good_example().response
+    cut = good.index("<answer>")
+    tricks = [
+        "Sure, here it is.\n<think>x</think>\n" + good,              # preamble before the block
+        "<think>a</think><think>b</think>" + good,                  # a second block
+        good[:cut] + "<think>hidden</think>" + good[cut:],          # between the parts
+        good + "\n<think>after</think>",                            # after the answer
+        "<think>never closed\n" + good,                             # unclosed
+        "<think>a</think> Sure!\n" + good,                          # text after the block
+    ]
+    assert _format_scores("searchllm-reasoning", tricks) == [0.0] * len(tricks)

@@ -120,3 +120,17 @@ def test_a_non_editable_install_finds_the_shipped_rubrics_and_configs(tmp_path):
     rubric_dir, version, config_found = done.stdout.split()
     assert rubric_dir == str(site / "reward" / "rubrics")
     assert len(version) == 16 and config_found == "True"
+
+
+def test_the_wheel_ships_the_trained_consistency_model(tmp_path):
+    """The local tier verifies its artifact at load: a wheel without it would fail on every install but editable."""
+    source = tmp_path / "src"  # a copy: setuptools builds in the source tree (build/, *.egg-info)
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".venv", ".git", "var", "build", "*.egg-info",
+                                                                  ".pytest_cache", "__pycache__", "data"))
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                           str(tmp_path), str(source)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    [wheel] = tmp_path.glob("search_reward-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    artifact = sorted(p.name for p in (ROOT / "reward" / "judges" / "consistency_model").iterdir() if p.is_file())
+    assert artifact and {f"reward/judges/consistency_model/{name}" for name in artifact} <= names

@@ -75,9 +75,16 @@ def test_trl_grpo_two_steps_on_cpu_against_the_server(server, tmp_path, monkeypa
     from reward.scorelog import read_log
 
     monkeypatch.setenv("REWARD_SERVER_TOKEN", TOKEN)
-    monkeypatch.chdir(ROOT)  # the recipe's data and model cache paths are relative to the project
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)  # the run writes nothing here: everything goes under output_dir
     config = load_config(ROOT / "configs" / "trl" / "grpo_ci.yaml", output_dir=str(tmp_path / "run"))
+    config.data.input = str(ROOT / config.data.input)  # the recipe's input is relative to the project
+    assert config.trainer == {"report_to": "tensorboard"}  # TRL's logger from the recipe, not hard-coded
     summary = train(config, server_url=server["url"])
+    assert list(cwd.iterdir()) == []
+    assert list((tmp_path / "run" / "runs").rglob("events.out.tfevents.*"))  # tensorboard, under output_dir
+    assert list((tmp_path / "run" / "models").glob("*/config.json"))  # the dequantized policy, under output_dir
     assert summary["steps"] == 2
     assert summary["requests"] == 2 * config.prompts_per_step  # one per prompt group
     logged = [r for r in read_log(server["log"]) if r.run == config.run]
@@ -111,3 +118,13 @@ def test_gemma_chat_template_writes_gemma_turns():
         "<start_of_turn>user\nWhere?<end_of_turn>\n<start_of_turn>model\n")
     assert template.render(messages=messages[1:2], bos_token="<bos>", add_generation_prompt=False) == (
         "<bos><start_of_turn>user\nHi<end_of_turn>\n")
+
+
+def test_trainer_fields_the_recipe_sets_are_refused_under_trainer():
+    from pydantic import ValidationError
+
+    from policy.trl_train import TrainConfig
+
+    with pytest.raises(ValidationError, match="max_steps is set by the recipe as max_steps"):
+        TrainConfig(trainer={"max_steps": 3})
+    assert TrainConfig(trainer={"report_to": "tensorboard"}).trainer == {"report_to": "tensorboard"}

@@ -166,6 +166,12 @@ def test_grpo_configs_compose_through_verls_hydra_config():
     assert list(actor.optim.betas) == [0.9, 0.95] and actor.optim.weight_decay == 0.1 and actor.optim.lr == 1e-6
     assert actor.use_kl_loss and actor.kl_loss_coef == 0.01 and actor.strategy == "megatron"
     assert gated.algorithm.adv_estimator == "grpo"
+    # The Megatron engine converts with mbridge (what requirements-gpu.lock installs), for the actor and the ref.
+    from verl.utils.config import omega_conf_to_dataclass
+
+    for megatron in (actor.megatron, gated.actor_rollout_ref.ref.megatron):
+        engine = omega_conf_to_dataclass(megatron)
+        assert engine.use_mbridge and engine.vanilla_mbridge
     assert gated.reward.custom_reward_function.name == "compute_score_async"
     assert linear.reward.custom_reward_function.reward_kwargs.suite == "searchllm-linear"
     assert linear.actor_rollout_ref.actor.optim.lr == 1e-6  # the ablation changes only the aggregation
@@ -366,3 +372,14 @@ def test_group_batcher_keeps_groups_whole_and_fails_every_waiting_rollout():
     assert all(c[:3] == ("searchllm", 4, "gated") for c in calls)
     assert len({r["reward"] for r in results[:3]}) == 1 and len({r["reward"] for r in results[3:]}) == 1
     assert all(isinstance(e, RuntimeError) and "down" in str(e) for e in errors)
+
+
+def test_metrics_hooks_refuse_an_unsupported_verl_naming_the_supported_one(monkeypatch):
+    import verl
+
+    from policy import verl_hooks
+
+    verl_hooks.check_verl_version()  # the installed verl is the supported one
+    monkeypatch.setattr(verl, "__version__", "0.10.0")
+    with pytest.raises(RuntimeError, match=r"supports verl 0\.9\.1 only \(installed: verl 0\.10\.0\)"):
+        verl_hooks.install()

@@ -207,3 +207,125 @@ def test_verl_reward_loop_worker_actor_scores_interleaved_groups_through_the_ser
         item_id = ids[0].rsplit("#", 1)[0]
         assert ids == [f"{item_id}#{k}" for k in range(group_size)]
     ray.kill(worker)
+
+
+def _two_line_config(*overrides: str):
+    """verl's documented two-line setup (custom_reward_function path and name, default naive manager) with verl's
+    default of 8 reward-loop workers."""
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(ROOT / "configs" / "verl"), version_base=None):
+        return compose("grpo_megatron", overrides=[
+            "reward.reward_manager.source=register", "reward.reward_manager.name=naive",
+            "reward.reward_manager.module.path=null", "reward.num_workers=8", *overrides])
+
+
+def test_policy_train_gives_the_search_manager_one_reward_worker():
+    from policy.train import one_reward_worker, use_search_manager
+
+    config = _two_line_config()
+    assert not one_reward_worker(config) and config.reward.num_workers == 8  # verl's naive manager: untouched
+    assert use_search_manager(config) and one_reward_worker(config)
+    assert config.reward.num_workers == 1
+    assert not one_reward_worker(config)
+
+
+def test_the_search_manager_refuses_several_reward_workers_naming_the_fix():
+    """verl's own main_ppo with SearchRewardManager and reward.num_workers > 1 fails when the workers start."""
+    from omegaconf import OmegaConf
+
+    from policy.verl_manager import SearchRewardManager
+    from policy.verl_reward import SplitGroupsError
+
+    config = OmegaConf.create({"actor_rollout_ref": {"rollout": {"n": 16}}, "reward": {"num_workers": 8}})
+    with pytest.raises(SplitGroupsError, match=r"reward.num_workers=8: .*Set reward.num_workers=1"):
+        SearchRewardManager(config, tokenizer=None)
+
+
+def test_verls_random_worker_routing_keeps_groups_whole_without_waiting(server, tokenizer, parquet, tmp_path):
+    """The two-line setup with verl's default 8 workers, prepared as `policy.train` prepares it, then routed as
+    verl 0.9.1's agent loop routes each rollout (`random.choice(reward_loop_worker_handles)`): every group reaches
+    the server in one request at once; a split group would wait group_timeout_s (600 s) and time this test out."""
+    import random
+
+    import pandas as pd
+    import ray
+    from verl.experimental.reward_loop.reward_loop import RewardLoopManager
+
+    from policy.train import one_reward_worker, use_search_manager
+    from reward.scorelog import read_log
+
+    tok = tokenizer
+    tok.save_pretrained(tmp_path / "tok")
+    group_size = 4
+    config = _two_line_config(
+        f"actor_rollout_ref.model.path={tmp_path / 'tok'}", f"actor_rollout_ref.rollout.n={group_size}",
+        f"reward.custom_reward_function.reward_kwargs.server_url={server['url']}",
+        "reward.custom_reward_function.reward_kwargs.run=verl-random-routing",
+        "+reward.custom_reward_function.reward_kwargs.token=" + TOKEN)
+    use_search_manager(config)
+    one_reward_worker(config)
+    assert config.reward.custom_reward_function.reward_kwargs.group_timeout_s == 600
+    manager = RewardLoopManager(config)
+    handles = manager.reward_loop_worker_handles
+    try:
+        ray.get([h.__ray_ready__.remote() for h in handles], timeout=300)
+        frame = pd.read_parquet(parquet).head(2)
+        examples = [json.loads(line) for line in EXAMPLES.read_text().splitlines() if line.strip()]
+        answers = {}
+        for example in examples:
+            answers.setdefault(example["query"], []).append(example["response"])
+        refs = []
+        started = time.monotonic()
+        for k in range(group_size):
+            for g, (_, row) in enumerate(frame.iterrows()):
+                data, _ = _rollout(tok, row, answers[row["extra_info"]["query"]][k % 2], uid=f"rr-{g}", step=3)
+                refs.append(random.choice(handles).compute_score.remote(data))  # verl 0.9.1 agent_loop.py
+        outputs = ray.get(refs, timeout=120)
+        assert time.monotonic() - started < 60
+    finally:
+        for handle in handles:
+            ray.kill(handle)
+    assert len(outputs) == 2 * group_size
+    logged = [r for r in read_log(server["log"]) if r.run == "verl-random-routing"]
+    assert sorted(Counter(r.group for r in logged).values()) == [group_size, group_size]
+    for group in {r.group for r in logged}:  # one request per group: its records share the log time
+        assert len({r.time for r in logged if r.group == group}) == 1
+
+
+def test_a_reward_function_under_verls_naive_manager_fails_fast_in_one_of_several_workers(server):
+    """verl's own main_ppo with the two-line setup and several workers: the function cannot group (the naive
+    manager passes no uid, and rollouts land on random workers), so it raises naming the fix instead of waiting."""
+    import ray
+
+    @ray.remote(num_cpus=0)
+    class Worker:
+        def score(self):
+            import asyncio
+
+            from policy import verl_reward
+
+            try:
+                asyncio.run(verl_reward.compute_score_async(
+                    "search_reward", "<plan></plan>", "", {"query": "q", "group": "g"},
+                    server_url="http://127.0.0.1:9", group_size=4))
+            except verl_reward.SplitGroupsError as exc:
+                return str(exc)
+            return "no error"
+
+        def workers_seen(self):
+            from policy import verl_reward
+
+            return verl_reward.reward_loop_workers()
+
+    workers = [Worker.options(name=f"reward_loop_worker_{i}").remote() for i in range(2)]
+    alone = Worker.options(name="another_actor").remote()
+    try:
+        messages = ray.get([w.score.remote() for w in workers], timeout=120)
+        assert all("reward.num_workers=2" in m and "Set reward.num_workers=1" in m for m in messages)
+        # Outside verl's reward-loop workers nothing is refused.
+        assert ray.get(alone.workers_seen.remote(), timeout=60) == 0
+        assert ray.get(workers[0].workers_seen.remote(), timeout=60) == 2
+    finally:
+        for worker in (*workers, alone):
+            ray.kill(worker)
