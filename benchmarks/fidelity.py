@@ -370,7 +370,9 @@ def markdown(runs: list[dict]) -> str:
         lines.append(f"| {name} | {files[0].repo} | `{files[0].commit}` | {listed} |")
     lines.append("")
     summary = ("claim_hallucination", "highlight_hallucination", "reward", "gate", "lexical_baseline")
-    lines += ["## Summary: AUC per set", "", "| run | set | " + " | ".join(summary) + " |",
+    lines += ["## Summary: AUC per set, newest run first", "",
+              "Each run's command is in its section below (same order).", "",
+              "| run | set | " + " | ".join(summary) + " |",
               "|---|---|" + "---|" * len(summary)]
     for run in runs:
         for name, result in run["report"].items():
@@ -378,7 +380,8 @@ def markdown(runs: list[dict]) -> str:
             cells = [_cell(dims[d]["auc"]) if d in dims else "n/a" for d in summary]
             split = f", {run['split']} split" if run.get("split") else ""
             lines.append(f"| {run['label']} (`{run['code']}`{split}) | {name} | " + " | ".join(cells) + " |")
-    lines += ["", "Issue 12's bar: claim_hallucination AUC >= 0.95 and at least 0.05 above the lexical baseline, reward "
+    lines += ["", "Issue 29's bar: claim_hallucination AUC >= the lexical baseline + 0.03 on every set. Issue 12's "
+              "(not reached): claim_hallucination AUC >= 0.95 and at least 0.05 above the lexical baseline, reward "
               "AUC >= 0.95, on every set.", ""]
     if NOTES.is_file():  # hand-written conclusions drawn from several runs, kept beside the results
         lines += [NOTES.read_text(encoding="utf-8").rstrip(), ""]
@@ -412,7 +415,7 @@ def dump_run(run: dict) -> str:
 
 def write_markdown(target: Path) -> None:
     runs = [json.loads(p.read_text()) for p in sorted((ROOT / "benchmarks" / "results").glob("fidelity*.json"))]
-    target.write_text(markdown(sorted(runs, key=lambda r: r["date"])), encoding="utf-8")
+    target.write_text(markdown(sorted(runs, key=lambda r: r["date"], reverse=True)), encoding="utf-8")
 
 
 def _cell(metric: dict) -> str:

