@@ -1,6 +1,6 @@
 """Fidelity harness: public labelled faithfulness data, rendered in the policy format, scored by a judge tier.
 
-Three public sets, each read from a git-ignored folder (`data/public/<owner>/<repo>/<path>`, checked against a
+Six public sets, each read from a git-ignored folder (`data/public/<owner>/<repo>/<path>`, checked against a
 recorded SHA-256; nothing is downloaded at run time):
 
 - `summedits` (salesforce/factualNLG, SummEdits): a document and summaries edited by annotators, labelled
@@ -10,6 +10,9 @@ recorded SHA-256; nothing is downloaded at run time):
   Pointwise.
 - `wice` (ryokamoi/wice, WiCE): Wikipedia claims and the web page they cite, labelled supported / not supported
   (partially supported left out). The page is split into passages of six sentences. Pointwise.
+- `expertqa`, `attributedqa`, `lfqa` (OSU-NLP-Group/AttributionBench, three of its parts): a claim of a
+  generative-search answer and the references it cites, labelled attributable / not attributable. Fit: the balanced
+  dev subset; test: the 500-row sample of the balanced test subset. Pointwise. The files' other parts are not read.
 
 Each response is rendered with the one rule in `reward.fidelity.render_case` (every sentence cites the passage that
 shares most of its words), so rendering carries no label. Reported per set and dimension: AUC (pairwise, or ROC for
@@ -27,11 +30,13 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime as dt
+import functools
 import hashlib
 import json
 import logging
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -97,6 +102,14 @@ class SourceFile:
 _BEGIN = "6e65f0d5a1ed1b9574643a7640ff1678d4e979b5"
 _SUMMEDITS = "0da1dfa62c783218d26208c1796d3a2605bec745"
 _WICE = "ddeb6c183665e2a20c5f03c5aa07f03888b9870f"
+_ATTRIBUTIONBENCH = "b33329b29946b791649cf66d33e10b5a5bbdc44d"
+_ATTRIBUTIONBENCH_FILES = [SourceFile("OSU-NLP-Group/AttributionBench", _ATTRIBUTIONBENCH, path, digest) for path, digest in [
+    ("data/dev_all_subset_balanced.jsonl", "a744d1f84e621015f7a7e1941c3fb3f0838be767645dfb2ec784efd3133ab7d6"),
+    ("data/test_all_subset_balanced_sampled500.jsonl", "67459b19ce853519bed1e39c7585fa41a2c2ea6504139d23453ae4cafb15c02a"),
+]]
+ATTRIBUTION_SETS = {"expertqa": "ExpertQA", "attributedqa": "AttributedQA", "lfqa": "LFQA"}
+"""The AttributionBench parts the harness reads (set name -> its `src_dataset`). The files' other parts are held
+out of this project: their rows are dropped by that field when the file is read, never parsed further."""
 SOURCES: dict[str, list[SourceFile]] = {
     "summedits": [SourceFile("salesforce/factualNLG", _SUMMEDITS, f"data/summedits/summedits_{domain}.json", digest) for domain, digest in [
         ("ectsum", "dc255beb81ff1194b9069dfe03c1f888e0c5357c117e304bb44baaaa381a718b"),
@@ -118,6 +131,7 @@ SOURCES: dict[str, list[SourceFile]] = {
         ("data/entailment_retrieval/claim/dev.jsonl", "67531ca79bde4c81d3752fb69d9cb0d3d6763de5c3028f548b83ef053a6f8042"),
         ("data/entailment_retrieval/claim/test.jsonl", "4c91b9e9590cfcd8f8a0f7288b5ff315af8ade946d7bf26f50fbd671bb86dbe8"),
     ]],
+    **{name: _ATTRIBUTIONBENCH_FILES for name in ATTRIBUTION_SETS},
 }
 
 
@@ -134,8 +148,10 @@ SPLITS = ("fit", "test", "all")
 """`fit`: what may tune anything on public data (a combination, a window, a threshold); `test`: what the figures are
 reported on, never tuned on; `all`: both (the runs recorded before the split existed)."""
 FIT_FILES = {"begin": {"topicalchat/begin_dev_tc.tsv", "cmu-dog/begin_dev_cmu.tsv", "wow/begin_dev_wow.tsv"},
-             "wice": {"data/entailment_retrieval/claim/dev.jsonl"}}
-TEST_FILES = {"begin": {"wow/begin_test_wow.tsv"}, "wice": {"data/entailment_retrieval/claim/test.jsonl"}}
+             "wice": {"data/entailment_retrieval/claim/dev.jsonl"},
+             **{name: {"data/dev_all_subset_balanced.jsonl"} for name in ATTRIBUTION_SETS}}
+TEST_FILES = {"begin": {"wow/begin_test_wow.tsv"}, "wice": {"data/entailment_retrieval/claim/test.jsonl"},
+              **{name: {"data/test_all_subset_balanced_sampled500.jsonl"} for name in ATTRIBUTION_SETS}}
 
 
 def document_split(document: str) -> str:
@@ -249,8 +265,58 @@ def load_wice(data: Path, limit: int, rng: random.Random, split: str = "all",
     return cases
 
 
+_REFERENCE_MARKER = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
+
+
+def attribution_rows(blob: bytes, part: str) -> list[dict]:
+    """The rows of one AttributionBench part (`src_dataset` equal to `part`); the file's other parts are skipped on
+    that field alone.
+
+    >>> blob = b'{"src_dataset": "LFQA", "claim": "a"}\\n{"src_dataset": "Other", "claim": "b"}\\n'
+    >>> [row["claim"] for row in attribution_rows(blob, "LFQA")]
+    ['a']
+    """
+    rows = []
+    for line in blob.decode("utf-8").splitlines():
+        row = json.loads(line) if line.strip() else None
+        if row is not None and row.get("src_dataset") == part:
+            rows.append(row)
+    return rows
+
+
+def load_attribution(name: str, data: Path, limit: int, rng: random.Random, split: str = "all") -> list[FidelityCase]:
+    """Pointwise: an AttributionBench claim (from a generative-search answer) against the references it cites,
+    labelled attributable / not attributable by annotators; the files are balanced already. Each reference is an
+    evidence item (long ones cut into passages of six sentences); the claim's own reference markers ("[5]") are
+    dropped, the rendering cites the passage it shares most words with. `fit`: the dev file; `test`: the 500-row
+    sample of the test file."""
+    rows = []
+    for source in SOURCES[name]:
+        side = file_split(name, source)
+        if _wanted(split, side):
+            rows += [row | {"_split": side} for row in attribution_rows(source.read(data), ATTRIBUTION_SETS[name])]
+    rows.sort(key=lambda row: row["id"])
+    rng.shuffle(rows)
+    cases = []
+    for row in rows[:limit]:
+        label = {"attributable": 1, "not attributable": 0}[row["attribution_label"]]
+        references = json.loads(row["references"]) if isinstance(row["references"], str) else row["references"]
+        evidence: list[Evidence] = []
+        for reference in references:
+            for chunk in passages(split_sentences(reference) or [reference], 6):
+                evidence.append(Evidence(id=str(len(evidence) + 1), title="", text=chunk))
+        claim = _REFERENCE_MARKER.sub("", row["claim"]).strip()
+        if not evidence or not claim:
+            continue
+        item = render_case(f"{name}-{row['id']}", row["question"].strip() or "Answer the question.", evidence[:40],
+                           claim)
+        cases.append(FidelityCase(set=name, label=label, item=item, split=row["_split"]))
+    return cases
+
+
 LOADERS: dict[str, Callable[..., list[FidelityCase]]] = {
     "summedits": load_summedits, "begin": load_begin, "wice": load_wice,
+    **{name: functools.partial(load_attribution, name) for name in ATTRIBUTION_SETS},
 }
 
 
@@ -304,7 +370,9 @@ def markdown(runs: list[dict]) -> str:
         lines.append(f"| {name} | {files[0].repo} | `{files[0].commit}` | {listed} |")
     lines.append("")
     summary = ("claim_hallucination", "highlight_hallucination", "reward", "gate", "lexical_baseline")
-    lines += ["## Summary: AUC per set", "", "| run | set | " + " | ".join(summary) + " |",
+    lines += ["## Summary: AUC per set, newest run first", "",
+              "Each run's command is in its section below (same order).", "",
+              "| run | set | " + " | ".join(summary) + " |",
               "|---|---|" + "---|" * len(summary)]
     for run in runs:
         for name, result in run["report"].items():
@@ -312,7 +380,8 @@ def markdown(runs: list[dict]) -> str:
             cells = [_cell(dims[d]["auc"]) if d in dims else "n/a" for d in summary]
             split = f", {run['split']} split" if run.get("split") else ""
             lines.append(f"| {run['label']} (`{run['code']}`{split}) | {name} | " + " | ".join(cells) + " |")
-    lines += ["", "Issue 12's bar: claim_hallucination AUC >= 0.95 and at least 0.05 above the lexical baseline, reward "
+    lines += ["", "Issue 29's bar: claim_hallucination AUC >= the lexical baseline + 0.03 on every set. Issue 12's "
+              "(not reached): claim_hallucination AUC >= 0.95 and at least 0.05 above the lexical baseline, reward "
               "AUC >= 0.95, on every set.", ""]
     if NOTES.is_file():  # hand-written conclusions drawn from several runs, kept beside the results
         lines += [NOTES.read_text(encoding="utf-8").rstrip(), ""]
@@ -346,7 +415,7 @@ def dump_run(run: dict) -> str:
 
 def write_markdown(target: Path) -> None:
     runs = [json.loads(p.read_text()) for p in sorted((ROOT / "benchmarks" / "results").glob("fidelity*.json"))]
-    target.write_text(markdown(sorted(runs, key=lambda r: r["date"])), encoding="utf-8")
+    target.write_text(markdown(sorted(runs, key=lambda r: r["date"], reverse=True)), encoding="utf-8")
 
 
 def _cell(metric: dict) -> str:

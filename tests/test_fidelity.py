@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import random
 import sys
 from pathlib import Path
 
@@ -167,3 +168,30 @@ def test_every_source_file_is_in_exactly_one_split_and_summedits_splits_by_docum
     # a case exported for the combination carries its split
     item = render_case("x", "What is there?", EVIDENCE, "The ferry leaves every 30 minutes.")
     assert FidelityCase(set="begin", label=1, item=item, split="fit").model_dump()["split"] == "fit"
+
+
+def test_attribution_sets_read_only_their_own_part_of_each_file(monkeypatch, tmp_path):
+    """The AttributionBench loaders read the dev file as fit and the sampled test file as test, and keep only the rows
+    of their own part (`src_dataset`): the files' other parts never become cases."""
+    spec = importlib.util.spec_from_file_location("fidelity_harness", ROOT / "benchmarks" / "fidelity.py")
+    harness = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, harness)
+    spec.loader.exec_module(harness)
+    reference = json.dumps(["[1] https://example.org\n\nThe ferry leaves Central Pier every 30 minutes. Tickets cost 5 dollars."])
+    files = {}
+    for source in harness.SOURCES["lfqa"]:
+        rows = [{"src_dataset": part, "id": f"{part}-{source.path[-12:]}-{i}", "question": "When does the ferry leave?",
+                 "claim": f"The ferry leaves every {30 + i} minutes [1].", "references": reference,
+                 "attribution_label": "attributable" if i % 2 else "not attributable"}
+                for part in ("LFQA", "ExpertQA", "Elsewhere") for i in range(4)]
+        blob = "".join(json.dumps(r) + "\n" for r in rows).encode()
+        files[source.path] = blob
+    monkeypatch.setattr(harness.SourceFile, "read", lambda self, data: files[self.path])
+    assert {harness.file_split("lfqa", s) for s in harness.SOURCES["lfqa"]} == {"fit", "test"}
+    for split in ("fit", "test"):
+        cases = harness.LOADERS["lfqa"](tmp_path, 100, random.Random(0), split=split)
+        assert len(cases) == 4 and {c.split for c in cases} == {split} and {c.set for c in cases} == {"lfqa"}
+        assert all(c.item.id.startswith("lfqa-LFQA-") for c in cases)
+        assert sorted(c.label for c in cases) == [0, 0, 1, 1]
+        assert all("[1]" not in c.item.response and "[Doc 1]" in c.item.response for c in cases)
+    assert len(harness.LOADERS["lfqa"](tmp_path, 100, random.Random(0), split="all")) == 8

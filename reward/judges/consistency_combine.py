@@ -21,6 +21,7 @@ combination on the fit pairs and on the in-domain held-out pairs) into the artif
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import logging
@@ -60,8 +61,14 @@ def features(model: ConsistencyModel, pairs: list[Pair]) -> np.ndarray:
     return np.stack([np.log(p / (1 - p)), coverage], axis=1)
 
 
-EXTRA = ("p_supported", "p_supported_x_coverage", "coverage_all", "novel_names", "negation_flip")
-"""The cheap claim features (`local.claim_features`) a public fit weighs beside logit P(supported) and coverage."""
+EXTRA = ("p_supported", "p_supported_x_coverage", "coverage_all", "novel_names", "negation_flip", "coverage_evidence")
+"""The cheap claim features (`local.claim_features`, and coverage by the evidence alone, without the user's words)
+a public fit weighs beside logit P(supported) and coverage."""
+SIGNS = {"logit_p_supported": 1, "coverage": 1, "p_supported": 1, "p_supported_x_coverage": 1, "coverage_all": 1,
+         "novel_names": -1, "negation_flip": -1, "coverage_evidence": 1}
+"""The direction each weight may take (`fit_monotone`): the claim score never falls as coverage or the model's
+P(supported) rises, never rises with a novel name or a flipped negation. So the score keeps its lexical feature's
+ranking wherever the model has nothing to add."""
 
 
 def refuse_unless_fit(cases: list) -> None:
@@ -72,10 +79,9 @@ def refuse_unless_fit(cases: list) -> None:
                          "the combination may read fit-split cases only (benchmarks/fidelity.py --split fit)")
 
 
-def public_claims(path: Path, per_set: int, seed: int) -> tuple[list[dict], dict]:
-    """Claim rows (features + label) of the fit-split cases in `path`, through the local tier's claim path. Cases of
-    the model's training part (`consistency_data.case_in_model_part`, by document) are left out: the combination is
-    fitted on claims the model never saw, of documents it never saw."""
+def public_cases(path: Path, per_set: int, seed: int) -> tuple[list, int]:
+    """The fit-split cases of `path` the combination may read: the model's training part
+    (`consistency_data.case_in_model_part`, by document) left out, at most `per_set` pairs / items per set (seeded)."""
     import random
     from collections import defaultdict
 
@@ -96,11 +102,55 @@ def public_claims(path: Path, per_set: int, seed: int) -> tuple[list[dict], dict
         rng.shuffle(keys)
         keep = set(keys[:per_set])
         chosen += [c for c in members if (c.pair or c.item.id) in keep]
-    rows, counts = [], defaultdict(int)
-    for case, check, _ in labelled_claims(chosen):
-        rows.append({"set": case.set, "label": case.label, **check.features})
-        counts[f"{case.set}:{case.label}"] += 1
-    return rows, {"cases": len(chosen), "cases_left_to_the_model": held_back, "claims": dict(sorted(counts.items()))}
+    return chosen, held_back
+
+
+def public_claims(path: Path, per_set: int, seed: int) -> tuple[list[dict], dict]:
+    """Claim rows (features + label) of the fit-split cases in `path` that the combination may read
+    (`public_cases`), through the local tier's claim path (`dimension_claims`, `claim_rows`)."""
+    rows, counts, _ = public_fit(path, per_set, seed)
+    return rows, counts
+
+
+def public_fit(path: Path, per_set: int, seed: int) -> tuple[list[dict], dict, list[dict]]:
+    """`public_claims`, with the recorded cases (`dimension_claims`, each with its answer's lexical baseline) that the
+    support reading and the claims' aggregation are chosen on."""
+    from collections import Counter
+
+    from policy.format import parse_response
+    from reward.fidelity import lexical_support
+
+    chosen, held_back = public_cases(path, per_set, seed)
+    records = dimension_claims(chosen)
+    for record, case in zip(records, chosen, strict=True):
+        record["lexical"] = lexical_support(parse_response(case.item.response).answer_text, case.item.evidence)
+    rows = claim_rows(records)
+    counts = Counter(f"{r['set']}:{r['label']}" for r in rows)
+    return rows, {"cases": len(chosen), "cases_left_to_the_model": held_back, "claims": dict(sorted(counts.items()))}, records
+
+
+def claim_rows(records: list[dict]) -> list[dict]:
+    """Labelled claim rows (set, label, features) from recorded cases (`dimension_claims`), by the rule of
+    `labelled_claims`: every modelled claim of a faithful response is supported; a hallucinated response gives its
+    claim when it has one, or (a pair set) its one claim the faithful response of the pair does not share."""
+    faithful: dict[str, set[str]] = {}
+    for r in records:
+        if r["pair"] and r["label"] == 1 and r["claims"]:
+            faithful.setdefault(r["pair"], set()).update(c["sentence"] for c in r["claims"])
+    rows = []
+    for r in records:
+        if not r["claims"]:
+            continue
+        modelled = [c for c in r["claims"] if c["features"]]
+        if r["label"] == 1:
+            picked = modelled
+        elif r["pair"]:
+            own = [c for c in r["claims"] if c["sentence"] not in faithful.get(r["pair"], set())]
+            picked = [c for c in own if c["features"]] if len(own) == 1 else []
+        else:
+            picked = modelled if len(r["claims"]) == 1 else []
+        rows += [{"set": r["set"], "label": r["label"], **c["features"]} for c in picked]
+    return rows
 
 
 def labelled_claims(chosen: list) -> list[tuple]:
@@ -194,6 +244,164 @@ def scores(x: np.ndarray, y: np.ndarray, combination: ClaimCombination) -> dict:
     return out
 
 
+# -- the dimension as the local tier computes it, from recorded claim checks ---------------------------------------
+AGGREGATIONS = {
+    "min_mean": lambda s: 0.6 * min(s) + 0.4 * sum(s) / len(s),
+    "min": min,
+    "mean": lambda s: sum(s) / len(s),
+    "noisy_or": lambda s: math.prod(s),
+}
+"""How claim supports make the dimension (`local.claim_hallucination`): `min_mean` (0.6 * min + 0.4 * mean, the
+tier's rule before the public fit), the weakest claim, the mean, or noisy-or (the answer holds when no claim fails,
+each failing independently with 1 - support: the product of supports)."""
+
+_LEXICAL_CAPS = ((": words not in", 0.3), (": names not in", 0.15), (": negates what", 0.15))
+"""The caps `local._sentence_support` puts on a claim the lexical checks doubt, keyed by its reason."""
+
+
+def dimension_claims(cases: list) -> list[dict]:
+    """Per case (set, label, pair): the claim checks of `claim_hallucination` as the local tier makes them (support,
+    hard failure, the lexical cap its reason carries, the features the combination reads) and whether the answer
+    cites unknown documents; `None` claims when the tier leaves the case unscored. Recorded once, so combinations,
+    support readings and aggregations are compared on the same checks without rerunning the model."""
+    import asyncio
+
+    from policy.format import parse_response
+    from reward.judges.base import JudgeRequest
+    from reward.judges.local import (Context, LocalJudge, Unscored, _answer_sentences, _require_english_answer,
+                                     _sentence_support)
+    from reward.rubric import load_suite
+
+    dimension = load_suite("searchllm").dimensions["claim_hallucination"]
+    judge = LocalJudge()
+
+    async def record(case) -> dict:
+        request = JudgeRequest(dimension=dimension, item=case.item, parsed=parse_response(case.item.response))
+        ctx = Context(request, judge.embedder, judge.scorer)
+        out = {"set": case.set, "label": case.label, "pair": case.pair, "id": case.item.id, "claims": []}
+        try:
+            _require_english_answer(ctx)
+            sentences = list(dict.fromkeys(_answer_sentences(ctx)))
+            checks = await _sentence_support(ctx, sentences) if sentences else []
+        except Unscored:
+            return out | {"claims": None}
+        out["unknown_citations"] = bool(ctx.rule("citations.valid").findings.get("unknown"))
+        for check in checks:
+            cap = next((value for key, value in _LEXICAL_CAPS if key in check.reason), None) if check.features else None
+            out["claims"].append({"sentence": check.sentence, "support": check.support, "hard": bool(check.hard),
+                                  "cap": cap, "features": check.features})
+        return out
+
+    async def run() -> list[dict]:
+        out: list[dict] = []
+        for start in range(0, len(cases), 32):
+            out += await asyncio.gather(*(record(c) for c in cases[start:start + 32]))
+            log.info("dimension claims: %d/%d cases", len(out), len(cases))
+        return out
+
+    return asyncio.run(run())
+
+
+def claim_support(claim: dict, combination: ClaimCombination | None, reading: tuple[float, float] | None) -> float:
+    """A recorded claim's support under another combination / reading (what `local._sentence_support` would give);
+    claims the model did not read (hard failures, no evidence, not English) keep their recorded support."""
+    from reward.judges.local import model_support
+
+    features = claim["features"]
+    if not features:
+        return claim["support"]
+    p = features["p_supported"]
+    if combination is not None:
+        p = combination.probability(p, features["coverage"], features)
+    support = model_support(p, reading)
+    return min(support, claim["cap"]) if claim["cap"] is not None else support
+
+
+def dimension_score(record: dict, combination: ClaimCombination | None, reading: tuple[float, float] | None,
+                    aggregation: str) -> float | None:
+    """`claim_hallucination` of a recorded case under a combination, reading and aggregation (`AGGREGATIONS`)."""
+    claims = record["claims"]
+    if claims is None:
+        return None
+    if not claims:
+        return 1.0
+    supports = [claim_support(c, combination, reading) for c in claims]
+    score = AGGREGATIONS[aggregation](supports)
+    if any(c["hard"] for c in claims):
+        score = min(score, 0.25)
+    if record.get("unknown_citations"):
+        score = min(score, 0.5)
+    return score
+
+
+def dimension_auc(records: list[dict], scores: list[float | None]) -> float | None:
+    """AUC of the dimension on recorded cases: pairwise where cases come in pairs, else ROC (ties count 0.5), as in
+    `reward.fidelity.measure`."""
+    from reward.calibrate import pairwise_auc
+    from reward.fidelity import roc_auc
+
+    if any(r["pair"] for r in records):
+        sides: dict[str, dict[int, float]] = {}
+        for r, s in zip(records, scores, strict=True):
+            if s is not None:
+                sides.setdefault(r["pair"], {})[r["label"]] = s
+        pairs = [(v[1], v[0]) for v in sides.values() if 0 in v and 1 in v]
+        return pairwise_auc([p for p, _ in pairs], [q for _, q in pairs]) if pairs else None
+    return roc_auc([s for r, s in zip(records, scores, strict=True) if s is not None and r["label"] == 1],
+                   [s for r, s in zip(records, scores, strict=True) if s is not None and r["label"] == 0])
+
+
+def fit_monotone(x: np.ndarray, y: np.ndarray, weight: np.ndarray, signs: list[int], l2: float = 1.0) -> tuple[float, np.ndarray]:
+    """A weighted logistic regression whose weights keep the given signs (+1: not below 0, -1: not above 0, 0: free):
+    the claim score can only rise with coverage and with the model's P(supported), only fall with a novel name or a
+    flipped negation. L2 penalty `l2` on the weights (as sklearn's C = 1 / l2), the intercept free.
+
+    >>> x = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([0, 0, 1, 1])
+    >>> _, w = fit_monotone(x, y, np.ones(4), [-1]); float(w[0])
+    0.0
+    """
+    from scipy.optimize import minimize
+
+    total = float(weight.sum())
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        z = theta[0] + x @ theta[1:]
+        p = 1.0 / (1.0 + np.exp(-z))
+        nll = float(np.sum(weight * (np.logaddexp(0.0, z) - y * z))) + 0.5 * l2 * float(theta[1:] @ theta[1:])
+        residual = weight * (p - y)
+        grad = np.concatenate([[residual.sum()], x.T @ residual + l2 * theta[1:]])
+        return nll / total, grad / total
+
+    bounds = [(None, None)] + [(0.0, None) if s > 0 else (None, 0.0) if s < 0 else (None, None) for s in signs]
+    result = minimize(loss, np.zeros(x.shape[1] + 1), jac=True, method="L-BFGS-B", bounds=bounds)
+    return float(result.x[0]), np.asarray(result.x[1:])
+
+
+
+def select_reading(records: list[dict], combination: ClaimCombination, readings: list[tuple[float, float]]) -> dict:
+    """The support reading (and, reported beside it, each aggregation of `AGGREGATIONS`) under which the dimension
+    ranks the recorded fit-split cases best against their answers' lexical baseline: the largest worst-set margin
+    (AUC minus the baseline's AUC), ties broken by the mean margin. Only the tier's aggregation (`min_mean`) is
+    chosen from; the others are reported so the rule can be revisited on the same cases."""
+    sets = sorted({r["set"] for r in records})
+    by_set = {name: [r for r in records if r["set"] == name] for name in sets}
+    lexical = {name: dimension_auc(rs, [r["lexical"] for r in rs]) for name, rs in by_set.items()}
+    table = []
+    for reading in readings:
+        for aggregation in AGGREGATIONS:
+            auc = {name: dimension_auc(rs, [dimension_score(r, combination, reading, aggregation) for r in rs])
+                   for name, rs in by_set.items()}
+            margins = [auc[n] - lexical[n] for n in sets if auc[n] is not None and lexical[n] is not None]
+            table.append({"support": list(reading), "aggregation": aggregation,
+                          "auc": {n: None if v is None else round(v, 4) for n, v in auc.items()},
+                          "worst_margin": round(min(margins), 4), "mean_margin": round(float(np.mean(margins)), 4)})
+    tier = [row for row in table if row["aggregation"] == "min_mean"]
+    chosen = max(tier, key=lambda row: (row["worst_margin"], row["mean_margin"]))
+    return {"cases": {n: len(rs) for n, rs in by_set.items()},
+            "lexical_baseline_auc": {n: None if v is None else round(v, 4) for n, v in lexical.items()},
+            "chosen": chosen, "candidates": table}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--artifact", type=Path, default=ARTIFACT)
@@ -211,12 +419,15 @@ def main(argv: list[str] | None = None) -> None:
                              "alike between the public sets)")
     parser.add_argument("--support", default=None, metavar="FLOOR,SPAN",
                         help="how the local tier reads the combined probability as support (linear from FLOOR to "
-                             "FLOOR + SPAN); default: the tier's MODEL_FLOOR, MODEL_SPAN")
+                             "FLOOR + SPAN); default: with --public the candidate of --readings that ranks the fit "
+                             "split's answers best, else the tier's MODEL_FLOOR, MODEL_SPAN")
+    parser.add_argument("--readings", default="0.3,0.4;0.2,0.6;0.1,0.8;0.0,1.0", metavar="F,S;F,S",
+                        help="with --public: support readings compared on the fit split")
+    parser.add_argument("--l2", type=float, default=1.0, help="L2 penalty on the weights (sklearn's 1 / C)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 
     import torch
-    from sklearn.linear_model import LogisticRegression
 
     torch.set_num_threads(args.threads)
     recipe = json.loads((args.artifact / "recipe.json").read_text())
@@ -246,11 +457,11 @@ def main(argv: list[str] | None = None) -> None:
             extra = [claim_features(p.claim, p.evidence, p.evidence, p.evidence) for p in pairs]
             prob = 1 / (1 + np.exp(-base[:, 0]))
             for e, p_s, cov in zip(extra, prob, base[:, 1], strict=True):
-                e.update(p_supported=float(p_s), p_supported_x_coverage=float(p_s * cov))
+                e.update(p_supported=float(p_s), p_supported_x_coverage=float(p_s * cov), coverage_evidence=float(cov))
             return np.concatenate([base, np.array([[e[k] for k in EXTRA] for e in extra])], axis=1)
 
         x, x_held = with_extra(fit, x), with_extra(held, x_held)
-        rows, public_counts = public_claims(args.public, args.public_per_set, args.seed)
+        rows, public_counts, records = public_fit(args.public, args.public_per_set, args.seed)
         x_public, y_public = public_matrix(rows)
         sets = np.array([r["set"] for r in rows])
         public = {"x": x_public, "y": y_public, "sets": sets, "counts": public_counts}
@@ -268,10 +479,17 @@ def main(argv: list[str] | None = None) -> None:
         for value in (True, False):
             mask = (source == name) & (y_fit == value)
             weight[mask] = len(y_fit) * share / (2 * max(1, int(mask.sum())))
-    regression = LogisticRegression(C=1.0, max_iter=1000).fit(x_fit, y_fit, sample_weight=weight)
-    coef = [float(c) for c in regression.coef_[0]]
-    combination = ClaimCombination(float(regression.intercept_[0]), coef[0], coef[1],
+    signs = [SIGNS["logit_p_supported"], SIGNS["coverage"]] + ([SIGNS[k] for k in EXTRA] if public else [])
+    intercept, coef = fit_monotone(x_fit, y_fit.astype(float), weight, signs, l2=args.l2)
+    coef = [float(c) for c in coef]
+    combination = ClaimCombination(intercept, coef[0], coef[1],
                                    tuple(zip(EXTRA, coef[2:], strict=True)) if public else ())
+    selection = None
+    if public:
+        candidates = ([tuple(float(v) for v in args.support.split(","))] if args.support else
+                      [tuple(float(v) for v in r.split(",")) for r in args.readings.split(";")])
+        selection = select_reading(records, combination, candidates)
+        combination = dataclasses.replace(combination, support=tuple(selection["chosen"]["support"]))
     kinds: dict[str, int] = {}
     for pair in fit:
         kinds[pair.kind] = kinds.get(pair.kind, 0) + 1
@@ -280,12 +498,15 @@ def main(argv: list[str] | None = None) -> None:
         "weights": {"logit_p_supported": round(combination.logit_weight, 6),
                     "coverage": round(combination.coverage_weight, 6),
                     **{name: round(w, 6) for name, w in combination.extra}},
-        "what": "P(supported) = sigmoid(intercept + w1 * logit(model P(supported)) + w2 * lexical coverage); "
-                "coverage: share of the claim's content words (stems) found in the evidence (local.lexical_coverage)",
+        "what": "P(supported) = sigmoid(intercept + w1 * logit(model P(supported)) + w2 * lexical coverage + the "
+                "extra features' weights); coverage: share of the claim's content words (stems) found in the cited "
+                "evidence and the user's words (local.lexical_coverage); coverage_evidence: in all the evidence, "
+                "the user's words not counted. No weight may take the wrong sign (consistency_combine.SIGNS).",
         "fit": {"pairs": len(fit), "from": f"consistency_data.build(seed={args.seed}) train[{start}:] and "
                 f"sick_pairs(seed={args.seed}) train[{len(sick_train) - args.sick}:] (not trained on)",
                 "kinds": dict(sorted(kinds.items())),
-                "regression": "sklearn LogisticRegression(C=1.0, max_iter=1000), class-balanced per source ("
+                "regression": f"logistic regression, L2 {args.l2} on the weights, each weight's sign fixed "
+                      f"(consistency_combine.SIGNS), class-balanced per source ("
                               + (f"constructed pairs {args.constructed_share:.2f} of the weight, the public sets "
                                  "the rest alike)" if public else "constructed pairs only)")},
         "on_fit_pairs": scores(x, y, combination),
@@ -301,6 +522,7 @@ def main(argv: list[str] | None = None) -> None:
                     "dev files, WiCE dev, SummEdits documents whose SHA-256 starts with an even byte), through "
                     "local._sentence_support; sources and their SHA-256 in benchmarks/fidelity.py SOURCES",
             "constructed_share": args.constructed_share,
+            "dimension_on_fit_cases": selection,
             "on_public_fit_claims": {name: scores(public["x"][public["sets"] == name],
                                                   public["y"][public["sets"] == name], combination)
                                      for name in sorted(set(public["sets"]))},
@@ -312,8 +534,8 @@ def main(argv: list[str] | None = None) -> None:
                *(w for _, w in combination.extra))
     if not all(math.isfinite(v) for v in weights):
         raise SystemExit(f"the fit did not converge: {report}")
-    if args.support:
-        floor, span = (float(v) for v in args.support.split(","))
+    if combination.support:
+        floor, span = combination.support
         report["support"] = {"floor": floor, "span": span}
     (args.artifact / COMBINATION).write_text(json.dumps(report, indent=2) + "\n")
     write_checksums(args.artifact)

@@ -496,6 +496,9 @@ PUBLIC_MODEL_SHARE = 0.6
 """Share of the fit split of the public fidelity sets (by pair / item key) that the consistency model may train on;
 the rest is left to the claim combination, so the combination is fitted on claims the model never saw. WiCE's fit
 split is small and all of it goes to the combination."""
+COMBINATION_ONLY_SETS = frozenset({"wice", "expertqa", "attributedqa", "lfqa"})
+"""Public sets whose whole fit split goes to the claim combination: WiCE's and AttributionBench's dev parts (470, 74
+and 110 claims) are too small to split."""
 
 
 def public_model_part(set_name: str, key: str) -> bool:
@@ -507,7 +510,7 @@ def public_model_part(set_name: str, key: str) -> bool:
     >>> sum(public_model_part("begin", f"begin-0-{i}") for i in range(1000)) in range(550, 650)
     True
     """
-    if set_name == "wice":
+    if set_name in COMBINATION_ONLY_SETS:
         return False
     digest = hashlib.sha256(f"{set_name}:{key}".encode()).digest()
     return int.from_bytes(digest[:4], "big") < PUBLIC_MODEL_SHARE * 2**32

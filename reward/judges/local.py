@@ -658,7 +658,10 @@ read is checked against the evidence it can."""
         probabilities = await ctx.scorer.probabilities(
             [(" ".join(window), claim) for _, claim, window, _, _, _ in pending])
         combination = getattr(ctx.scorer.model(), "combination", None)
+        # The user's words are no evidence: coverage by the evidence alone is the combination's lexical feature.
+        evidence_text = " ".join(doc_text(d) for d in ctx.item.evidence)
         for (index, claim, _, lexical, coverage, extra), row in zip(pending, probabilities, strict=True):
+            extra = {**extra, "coverage_evidence": lexical_coverage(claim, evidence_text)}
             p_supported = (combination.probability(float(row[0]), coverage, extra) if combination
                            else float(row[0]))
             reading = combination.support if combination else None

@@ -294,3 +294,65 @@ def test_a_combination_is_fitted_only_on_pairs_past_every_trained_range():
              "continued_from": {"recipe": second}}
     assert used_end(first) == 2880 and used_end(second) == 9280 and used_end(third) == 11540
     assert sick_used_until(second) == 3000 and sick_used_until(third) == 4000
+
+
+def test_the_monotone_fit_keeps_each_weight_on_its_side():
+    """A feature whose free fit would take the wrong sign is held at 0; the others are fitted as usual."""
+    import numpy as np
+
+    from reward.judges.consistency_combine import fit_monotone
+
+    rng = np.random.default_rng(0)
+    coverage = rng.uniform(size=400)
+    noise = rng.normal(size=400)
+    y = (coverage + 0.3 * rng.normal(size=400) > 0.5).astype(float)
+    x = np.stack([coverage, noise + 2.0 * (1 - y)], axis=1)  # the second feature rises on unsupported claims
+    _, free = fit_monotone(x, y, np.ones(400), [0, 0])
+    _, held = fit_monotone(x, y, np.ones(400), [1, 1])
+    assert free[0] > 1.0 and free[1] < -0.5
+    assert held[0] > 1.0 and held[1] == 0.0
+
+
+def test_a_sign_constrained_combination_rises_with_coverage_and_the_model(tmp_path):
+    """The claim score of a combination fitted by `consistency_combine` (the recorded monotone candidate) never falls
+    as the claim's coverage or the model's P(supported) rises: every weight has the sign
+    `consistency_combine.SIGNS` allows, and the probability is monotone along each input."""
+    from reward.judges.consistency_combine import SIGNS
+
+    candidate = ARTIFACT.parents[2] / "benchmarks" / "results" / "consistency_candidates" / "issue29-monotone-cs025-combination.json"
+    (tmp_path / COMBINATION).write_text(candidate.read_text())
+    combination = ClaimCombination.load(tmp_path)
+    weights = {"logit_p_supported": combination.logit_weight, "coverage": combination.coverage_weight,
+               **dict(combination.extra)}
+    assert set(weights) <= set(SIGNS)
+    assert all(w * SIGNS[name] >= 0 for name, w in weights.items()), weights
+    assert sum(w for name, w in weights.items() if "coverage" in name) > 0
+    base = {"novel_names": 0.0, "negation_flip": 0.0}
+    for p in (0.1, 0.5, 0.9):
+        grid = [combination.probability(p, c, base | {"coverage_all": c, "coverage_evidence": c}) for c in (0.0, 0.5, 1.0)]
+        assert grid == sorted(grid) and grid[-1] > grid[0]
+    for c in (0.2, 0.8):
+        row = [combination.probability(p, c, base | {"coverage_all": c, "coverage_evidence": c}) for p in (0.05, 0.5, 0.95)]
+        assert row == sorted(row)
+
+
+def test_the_support_reading_is_chosen_on_recorded_cases_against_the_lexical_baseline():
+    """`select_reading` ranks readings by the dimension's worst-set AUC margin over the lexical baseline."""
+    from reward.judges.consistency_combine import dimension_score, select_reading
+
+    def claim(p, coverage):
+        return {"sentence": "s", "support": 0.0, "hard": False, "cap": None,
+                "features": {"p_supported": p, "coverage": coverage}}
+
+    # supported claims at P 0.75-0.95, unsupported at 0.55-0.70: a reading that saturates at 0.7 ties them
+    records = [{"set": "toy", "label": 1, "pair": None, "id": f"g{i}", "claims": [claim(0.75 + 0.05 * i, 0.5)],
+                "lexical": 0.5} for i in range(5)]
+    records += [{"set": "toy", "label": 0, "pair": None, "id": f"b{i}", "claims": [claim(0.55 + 0.05 * i, 0.5)],
+                 "lexical": 0.5} for i in range(4)]
+    combination = ClaimCombination(0.0, 1.0, 0.0)
+    assert dimension_score(records[0], combination, (0.1, 0.4), "min_mean") == 1.0
+    chosen = select_reading(records, combination, [(0.1, 0.4), (0.0, 1.0)])
+    assert chosen["chosen"]["support"] == [0.0, 1.0] and chosen["chosen"]["auc"]["toy"] == 1.0
+    assert chosen["lexical_baseline_auc"]["toy"] == 0.5
+    saturated = [c for c in chosen["candidates"] if c["support"] == [0.1, 0.4] and c["aggregation"] == "min_mean"]
+    assert saturated[0]["auc"]["toy"] < 1.0
