@@ -50,12 +50,22 @@ def row_of(record: dict, index: int, data_source: str = DATA_SOURCE, system_prom
 
 
 def convert(source: Path, target: Path, data_source: str = DATA_SOURCE, dedupe_prompts: bool = True,
-            system_prompt: str = SYSTEM_PROMPT) -> tuple[int, list[str]]:
-    """Write `target` parquet from a JSONL log; returns (rows written, problems by line). With `dedupe_prompts`,
-    lines with the same query, history and evidence become one prompt (GRPO samples its own rollouts)."""
+            system_prompt: str = SYSTEM_PROMPT, val_fraction: float = 0.0,
+            val_target: Path | None = None) -> tuple[int, list[str]]:
+    """Write `target` parquet from a JSONL log; returns (rows written to `target`, problems by line). With
+    `dedupe_prompts`, lines with the same query, history and evidence become one prompt (GRPO samples its own
+    rollouts). With `val_fraction`, about that share of the prompts goes to `val_target` instead (the parquet verl's
+    `data.val_files` reads): chosen by a hash of the prompt, so the split is the same on every run and a prompt and
+    its duplicates never straddle it."""
+    import hashlib
+
     import pandas as pd
 
-    rows, problems, seen = [], [], set()
+    if not 0.0 <= val_fraction < 1.0:
+        raise ValueError(f"val_fraction must lie in [0, 1), got {val_fraction}")
+    if val_fraction and val_target is None:
+        raise ValueError("val_fraction needs a val_target to write the validation prompts to")
+    rows, val_rows, problems, seen = [], [], [], set()
     for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
@@ -67,9 +77,23 @@ def convert(source: Path, target: Path, data_source: str = DATA_SOURCE, dedupe_p
             if dedupe_prompts and key in seen:
                 continue
             seen.add(key)
-            rows.append(row_of(record, len(rows), data_source, system_prompt))
+            bucket = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") / 2**64
+            into = val_rows if bucket < val_fraction else rows
+            into.append(row_of(record, len(into), data_source, system_prompt))
         except (json.JSONDecodeError, ValueError, ValidationError) as exc:
             problems.append(f"{source}:{number}: {str(exc).splitlines()[0]}")
     target.parent.mkdir(parents=True, exist_ok=True)
     pd.DataFrame(rows).to_parquet(target, index=False)
+    if val_target is not None:
+        val_target.parent.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame(val_rows).to_parquet(val_target, index=False)
     return len(rows), problems
+
+
+def validation_path(target: Path) -> Path:
+    """Where the validation prompts go by default: `train.parquet` -> `train.val.parquet`.
+
+    >>> str(validation_path(Path("data/train.parquet")))
+    'data/train.val.parquet'
+    """
+    return target.with_name(target.stem + ".val" + target.suffix)

@@ -278,14 +278,22 @@ def _logged_llm_labels(args: argparse.Namespace):
 
 @_command("data")
 def data_command(args: argparse.Namespace) -> int:
-    from policy.data import convert
+    from policy.data import convert, validation_path
+    from policy.prompts import SYSTEM_PROMPTS
 
-    rows, problems = convert(Path(args.input), Path(args.output), data_source=args.data_source,
-                             dedupe_prompts=not args.keep_duplicates)
+    output = Path(args.output)
+    val_output = (Path(args.val_output) if args.val_output else validation_path(output)) if args.val_fraction else None
+    rows, problems = convert(Path(args.input), output, data_source=args.data_source,
+                             dedupe_prompts=not args.keep_duplicates, system_prompt=SYSTEM_PROMPTS[args.prompt],
+                             val_fraction=args.val_fraction, val_target=val_output)
     for problem in problems:
         err.print(f"[red]{problem}[/red]")
-    err.print(f"wrote {rows} prompts to {args.output}" + (f" ({len(problems)} bad lines skipped)" if problems else ""))
-    return 1 if problems and not rows else 0
+    err.print(f"wrote {rows} prompts to {output}" + (f" and the validation prompts to {val_output}" if val_output else "")
+              + (f" ({len(problems)} bad lines skipped)" if problems else ""))
+    if problems and not args.skip_bad:
+        err.print("[red]lines were skipped: fix them, or pass --skip-bad to accept a dataset without them[/red]")
+        return 1
+    return 0
 
 
 @_command("dashboard")
@@ -539,6 +547,13 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--output", required=True, help="parquet file to write")
     data.add_argument("--data-source", default="search_reward", help="the rows' data_source")
     data.add_argument("--keep-duplicates", action="store_true", help="keep lines that repeat a prompt")
+    data.add_argument("--prompt", choices=("full", "compact", "minimal"), default="full",
+                      help="system prompt (policy/prompts.py): full (format, rules and an example; default), compact, minimal")
+    data.add_argument("--val-fraction", type=float, default=0.0,
+                      help="share of the prompts written to a validation parquet instead (split by a hash of the prompt)")
+    data.add_argument("--val-output", help="validation parquet (default: OUTPUT with .val before the suffix)")
+    data.add_argument("--skip-bad", action="store_true",
+                      help="exit 0 although some lines were skipped (by default a skipped line fails the command)")
 
     dash = sub.add_parser("dashboard", help="write the training-dynamics dashboard of score logs as one HTML file")
     dash.add_argument("--log", action="append", required=True, help="score log folder (repeat for runs side by side)")

@@ -383,3 +383,33 @@ def test_metrics_hooks_refuse_an_unsupported_verl_naming_the_supported_one(monke
     monkeypatch.setattr(verl, "__version__", "0.10.0")
     with pytest.raises(RuntimeError, match=r"supports verl 0\.9\.1 only \(installed: verl 0\.10\.0\)"):
         verl_hooks.install()
+
+
+def test_reward_data_splits_a_validation_set_by_prompt_and_picks_the_system_prompt(tmp_path):
+    import pandas as pd
+
+    from policy.prompts import MINIMAL_SYSTEM_PROMPT
+    from reward.cli import main
+
+    train, val = tmp_path / "train.parquet", tmp_path / "train.val.parquet"
+    args = ["data", "--input", str(EXAMPLES), "--output", str(train), "--val-fraction", "0.4", "--prompt", "minimal"]
+    assert main(args) == 0
+    first = (pd.read_parquet(train), pd.read_parquet(val))
+    queries = {json.loads(line)["query"] for line in EXAMPLES.read_text().splitlines() if line.strip()}
+    seen = [row["query"] for frame in first for row in frame["extra_info"]]
+    assert sorted(seen) == sorted(queries) and len(first[0]) and len(first[1])  # each prompt in exactly one split
+    assert first[0].iloc[0]["prompt"][0]["content"] == MINIMAL_SYSTEM_PROMPT
+    assert main(args) == 0  # the same split on every run
+    assert [list(pd.read_parquet(p)["extra_info"].map(lambda e: e["query"])) for p in (train, val)] == [
+        list(f["extra_info"].map(lambda e: e["query"])) for f in first]
+
+
+def test_reward_data_fails_on_skipped_lines_unless_told_to_skip(tmp_path):
+    from reward.cli import main
+
+    source = tmp_path / "logs.jsonl"
+    source.write_text(EXAMPLES.read_text().splitlines()[0] + "\n{\"query\": 3}\nnot json\n")
+    out = tmp_path / "train.parquet"
+    assert main(["data", "--input", str(source), "--output", str(out)]) == 1
+    assert main(["data", "--input", str(source), "--output", str(out), "--skip-bad"]) == 0
+    assert main(["data", "--input", str(source), "--output", str(out), "--val-fraction", "1.5"]) != 0
