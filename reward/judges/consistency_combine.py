@@ -268,7 +268,7 @@ def dimension_claims(cases: list) -> list[dict]:
 
     from policy.format import parse_response
     from reward.judges.base import JudgeRequest
-    from reward.judges.local import (Context, LocalJudge, Unscored, _answer_sentences, _require_english_answer,
+    from reward.judges.local import (Context, LocalJudge, Unscored, _answer_sentences, _require_readable_interaction,
                                      _sentence_support)
     from reward.rubric import load_suite
 
@@ -280,7 +280,7 @@ def dimension_claims(cases: list) -> list[dict]:
         ctx = Context(request, judge.embedder, judge.scorer)
         out = {"set": case.set, "label": case.label, "pair": case.pair, "id": case.item.id, "claims": []}
         try:
-            _require_english_answer(ctx)
+            _require_readable_interaction(ctx)
             sentences = list(dict.fromkeys(_answer_sentences(ctx)))
             checks = await _sentence_support(ctx, sentences) if sentences else []
         except Unscored:
