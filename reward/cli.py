@@ -276,26 +276,6 @@ def _logged_llm_labels(args: argparse.Namespace):
     return suite, labels, "logged verdicts"
 
 
-@_command("data")
-def data_command(args: argparse.Namespace) -> int:
-    from policy.data import convert, validation_path
-    from policy.prompts import SYSTEM_PROMPTS
-
-    output = Path(args.output)
-    val_output = (Path(args.val_output) if args.val_output else validation_path(output)) if args.val_fraction else None
-    rows, problems = convert(Path(args.input), output, data_source=args.data_source,
-                             dedupe_prompts=not args.keep_duplicates, system_prompt=SYSTEM_PROMPTS[args.prompt],
-                             val_fraction=args.val_fraction, val_target=val_output)
-    for problem in problems:
-        err.print(f"[red]{problem}[/red]")
-    err.print(f"wrote {rows} prompts to {output}" + (f" and the validation prompts to {val_output}" if val_output else "")
-              + (f" ({len(problems)} bad lines skipped)" if problems else ""))
-    if problems and not args.skip_bad:
-        err.print("[red]lines were skipped: fix them, or pass --skip-bad to accept a dataset without them[/red]")
-        return 1
-    return 0
-
-
 @_command("dashboard")
 def dashboard_command(args: argparse.Namespace) -> int:
     from reward.dashboard import render_from_log
@@ -542,19 +522,6 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--demo", help="after start, score this JSONL through HTTP and print the tables")
     serve.add_argument("--suite", default="searchllm", help="suite for --demo")
 
-    data = sub.add_parser("data", help="JSONL logs of (query, history, evidence) -> verl parquet")
-    data.add_argument("--input", required=True, help="JSONL, one interaction per line")
-    data.add_argument("--output", required=True, help="parquet file to write")
-    data.add_argument("--data-source", default="search_reward", help="the rows' data_source")
-    data.add_argument("--keep-duplicates", action="store_true", help="keep lines that repeat a prompt")
-    data.add_argument("--prompt", choices=("full", "compact", "minimal"), default="full",
-                      help="system prompt (policy/prompts.py): full (format, rules and an example; default), compact, minimal")
-    data.add_argument("--val-fraction", type=float, default=0.0,
-                      help="share of the prompts written to a validation parquet instead (split by a hash of the prompt)")
-    data.add_argument("--val-output", help="validation parquet (default: OUTPUT with .val before the suffix)")
-    data.add_argument("--skip-bad", action="store_true",
-                      help="exit 0 although some lines were skipped (by default a skipped line fails the command)")
-
     dash = sub.add_parser("dashboard", help="write the training-dynamics dashboard of score logs as one HTML file")
     dash.add_argument("--log", action="append", required=True, help="score log folder (repeat for runs side by side)")
     dash.add_argument("--out", default="report.html", help="HTML file to write")
@@ -653,7 +620,23 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--sided", action="store_true",
                      help="fit the cheap tier's passes and failures apart (`{pass: .., fail: ..}` per dimension)")
     fit.add_argument("--out", help="write the `thresholds:` block (YAML) here, for a cascade config")
+    _plugin_commands(sub)
     return parser
+
+
+PLUGIN_GROUP = "reward.commands"
+"""Entry-point group through which other packages add commands (`policy` adds `reward data`): each entry is a
+function `register(subparsers) -> {command name: handler}`; `reward` imports none of them itself."""
+
+
+def _plugin_commands(sub) -> None:
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=PLUGIN_GROUP):
+        for name, handler in entry.load()(sub).items():
+            if COMMANDS.get(name, handler) is not handler:
+                raise ValueError(f"command {name!r} of {entry.value} is already a reward command")
+            COMMANDS[name] = handler
 
 
 def main(argv: list[str] | None = None) -> int:

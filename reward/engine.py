@@ -18,7 +18,7 @@ from cachetools import LRUCache
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from policy.format import ParsedResponse, parse_response
+from reward.format import ParsedResponse, parse_response
 from reward.aggregate import aggregate, fill_invalid_rewards
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
 from reward.judges.prompt import render_context, render_response_part

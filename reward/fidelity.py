@@ -1,6 +1,6 @@
 """Fidelity on labelled public data: does a judge tier tell a faithful answer from a hallucinated one?
 
-A `FidelityCase` is one labelled response rendered as a scoring item in the policy format (`policy.format`): the
+A `FidelityCase` is one labelled response rendered as a scoring item in the policy format (`reward.format`): the
 evidence passages, a one-facet plan, the selected evidence and the answer with citations. Cases of a pair set
 share a `pair` key (the same evidence, one faithful and one hallucinated answer); cases of a pointwise set carry
 a support label only. `measure` scores the cases with an engine and reports, per set and per dimension (plus the
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from policy.format import Facet, parse_response, render_response, split_sentences
+from reward.format import Facet, parse_response, render_response, split_sentences
 from reward.calibrate import bootstrap_ci, pairwise_auc
 from reward.engine import Engine
 from reward.rules.checks import tokens

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from policy.format import Facet, parse_citations, parse_response, render_response, split_sentences, strip_citations
+from reward.format import Facet, parse_citations, parse_response, render_response, split_sentences, strip_citations
 from reward.schema import Item
 
 Exploit = Callable[[Item], "str | dict | None"]

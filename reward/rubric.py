@@ -19,7 +19,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from policy.format import strip_reasoning
+from reward.format import strip_reasoning
 from reward.schema import Layer
 from reward.shipped import shipped
 
@@ -27,7 +27,7 @@ DEFAULT_RUBRIC_DIR = shipped("rubrics")
 
 Input = Literal["query", "history", "evidence", "response", "plan", "selected_evidence", "answer", "now"]
 """Parts of (x, y) a dimension may read. `response` is the whole output; `plan`, `selected_evidence` and
-`answer` are its parsed parts (see `policy.format`)."""
+`answer` are its parsed parts (see `reward.format`)."""
 
 
 class RubricError(Exception):

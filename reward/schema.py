@@ -115,7 +115,7 @@ class Item(_Strict):
     evidence: list[Evidence] = Field(default_factory=list, max_length=MAX_EVIDENCE_DOCS)
     """The candidate evidence set E offered to the policy."""
     response: str = Field(max_length=MAX_RESPONSE_CHARS)
-    """The policy's whole output: intent plan, selected evidence and answer (see `policy.format`); at most
+    """The policy's whole output: intent plan, selected evidence and answer (see `reward.format`); at most
     `MAX_RESPONSE_CHARS` characters and `MAX_RESPONSE_SENTENCES` sentences."""
     now: dt.date | None = None
     """Date of the interaction, for time-sensitive checks."""

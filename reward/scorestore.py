@@ -48,6 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from reward.schema import ItemResult
+from reward.segments import parse_segment, read_lines, segments
 
 log = logging.getLogger(__name__)
 
@@ -566,7 +567,6 @@ def rebuild(folder: str | Path) -> dict[str, int]:
     A batch is a run of consecutive records of one segment with the same time, run, step and suite (one
     `ScoreLog.append`).
     """
-    from reward.scorelog import parse_segment, segments
 
     folder = Path(folder)
     path = store_path(folder)
@@ -613,7 +613,6 @@ def rebuild(folder: str | Path) -> dict[str, int]:
 
 
 def _records_with_length(segment: Path, parse_segment) -> Iterable[tuple[int, object, int]]:
-    from reward.scorelog import read_lines
 
     lengths = {offset: len(line) for _, offset, line in read_lines(segment)}
     for offset, record in parse_segment(segment, resolve=False):

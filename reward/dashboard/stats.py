@@ -44,7 +44,7 @@ def _r(value: float) -> float:
 def _answer_of(response: str) -> str:
     if not response:
         return ""
-    from policy.format import parse_response
+    from reward.format import parse_response
 
     parsed = parse_response(response)
     return parsed.answer if parsed.answer is not None else response

@@ -1,29 +1,22 @@
-"""The judge interface: `await judge.judge(request) -> JudgeReply`, shared by every backend.
+"""The judge interface and its types: `await judge.judge(request) -> JudgeReply`, shared by every backend.
 
-LLM backends (OpenAI-compatible, scripted mock) only implement `complete`: send the rendered messages, return the
-text (and label probabilities when the server gives logprobs). `LLMJudge.judge` does the rest the same way for
-all of them: parse the reply per the rubric's output contract, verify evidence quotes, retry unparseable or
-out-of-scale replies a bounded number of times, and turn what is left into an `unscored` reply with the reason
-and the raw text. Transport failures (timeouts, 5xx after retries, a prompt too long for the judge's context)
-become `unscored` too: failures are data. A reply cut at `max_tokens` is `unscored: truncated` without a re-ask
-(the same budget would cut it again). Reasoning models' replies are parsed from the content; reasoning that
-the server returns apart (`reasoning_content`) is kept as the explanation and in the raw reply. Token usage is
-summed over the calls of one judgment.
+`JudgeRequest` is one (item, dimension) to judge, `JudgeReply` the verdict (or `unscored` with its reason: failures
+are data), `Judge` the abstract backend, `Completion` what an LLM endpoint answered and `JudgeTransportError` an
+endpoint that could not answer. The judgment text-answering backends share (render, parse, retry) is `LLMJudge` in
+`reward.judges.llm`; this module imports nothing of the judges package.
 """
 
 from __future__ import annotations
 
 import abc
-import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from policy.format import ParsedResponse
+from reward.format import ParsedResponse
 from reward.rubric import Dimension
 from reward.rules import RuleResult
 from reward.schema import DimensionScore, Item, Quote, Status
 
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -153,57 +146,3 @@ class JudgeTransportError(Exception):
     def __init__(self, reason: str, detail: str = ""):
         self.reason, self.detail = reason, detail
         super().__init__(f"{reason}: {detail}" if detail else reason)
-
-
-class LLMJudge(Judge):
-    """Shared judgment logic for backends that answer with text."""
-
-    def __init__(self, *, parse_retries: int = 2):
-        self.parse_retries = parse_retries
-
-    @abc.abstractmethod
-    async def complete(self, messages: list[dict[str, str]], request: JudgeRequest, attempt: int) -> Completion:
-        """Send the messages; raise `JudgeTransportError` when the endpoint cannot answer."""
-
-    def adapt(self, request: JudgeRequest) -> JudgeRequest:
-        """The request as this backend asks it: e.g. the JSON contract where the endpoint constrains the reply to a
-        JSON schema. The prompt is rendered and the reply parsed from what this returns."""
-        return request
-
-    async def judge(self, request: JudgeRequest) -> JudgeReply:
-        from reward.judges.parse import ParseError, parse_reply
-        from reward.judges.prompt import render_messages
-
-        request = self.adapt(request)
-        messages = render_messages(request)
-        backend = self.backend_for(request)
-        last_error, last_raw, usage = "unparseable", None, None
-        for attempt in range(1, self.parse_retries + 2):
-            try:
-                completion = await self.complete(messages, request, attempt)
-            except JudgeTransportError as exc:
-                log.warning("judge %s failed on %s/%s: %s", backend, request.item.id, request.dimension.name, exc)
-                return JudgeReply.unscored(backend, exc.reason, explanation=exc.detail or None, attempts=attempt,
-                                           usage=usage)
-            usage = add_usage(usage, completion.usage)
-            if completion.finish_reason == "length":
-                log.info("judge %s reply cut at max_tokens on %s/%s", backend, request.item.id, request.dimension.name)
-                return JudgeReply.unscored(backend, "truncated", raw=completion.raw, attempts=attempt, usage=usage,
-                                           explanation="the reply reached max_tokens before its verdict was complete")
-            try:
-                parsed = parse_reply(completion, request)
-            except ParseError as exc:
-                last_error, last_raw = exc.reason, completion.raw
-                log.info("judge %s reply rejected (%s), attempt %d", backend, exc, attempt)
-                continue
-            return JudgeReply(
-                backend=backend,
-                score=parsed.score,
-                label=parsed.label,
-                explanation=parsed.explanation,
-                quotes=parsed.quotes,
-                attempts=attempt,
-                score_source=parsed.score_source,
-                usage=usage,
-            )
-        return JudgeReply.unscored(backend, last_error, raw=last_raw, attempts=self.parse_retries + 1, usage=usage)

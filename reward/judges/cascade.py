@@ -150,18 +150,17 @@ class CascadeJudge(Judge):
         self._decisions: Counter[tuple[str, str]] = Counter()
         self._audits: Counter[tuple[str, bool, bool]] = Counter()
 
-    @classmethod
-    def from_config(cls, path: str | Path) -> CascadeJudge:
-        from reward.judges.factory import make_judge
-
+    @staticmethod
+    def load_config(path: str | Path) -> tuple[CascadeConfig, str]:
+        """The cascade block of a config file and the LLM judge's spec, a relative config path found beside the
+        file (or from the working directory). `reward.judges.factory.make_judge` builds both tiers from them."""
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
         config = CascadeConfig.model_validate(data.get("cascade") or {})
         llm = config.llm
         if llm not in ("mock", "local") and not Path(llm).is_absolute():
-            # A relative LLM config is found beside the cascade config, or from the working directory.
             beside = Path(path).parent / Path(llm).name
             llm = str(beside) if not Path(llm).exists() and beside.exists() else llm
-        return cls(make_judge(config.cheap), make_judge(llm), config)
+        return config, llm
 
     @property
     def identity(self) -> str:

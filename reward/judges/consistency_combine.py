@@ -117,7 +117,7 @@ def public_fit(path: Path, per_set: int, seed: int) -> tuple[list[dict], dict, l
     support reading and the claims' aggregation are chosen on."""
     from collections import Counter
 
-    from policy.format import parse_response
+    from reward.format import parse_response
     from reward.fidelity import lexical_support
 
     chosen, held_back = public_cases(path, per_set, seed)
@@ -161,7 +161,7 @@ def labelled_claims(chosen: list) -> list[tuple]:
     import asyncio
     from collections import defaultdict
 
-    from policy.format import parse_response
+    from reward.format import parse_response
     from reward.judges.base import JudgeRequest
     from reward.judges.local import Context, LocalJudge, Unscored, _answer_sentences, _sentence_support
     from reward.rubric import load_suite
@@ -266,7 +266,7 @@ def dimension_claims(cases: list) -> list[dict]:
     support readings and aggregations are compared on the same checks without rerunning the model."""
     import asyncio
 
-    from policy.format import parse_response
+    from reward.format import parse_response
     from reward.judges.base import JudgeRequest
     from reward.judges.local import (Context, LocalJudge, Unscored, _answer_sentences, _require_readable_interaction,
                                      _sentence_support)

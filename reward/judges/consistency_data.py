@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from policy.format import split_sentences, strip_citations
+from reward.format import split_sentences, strip_citations
 
 LABELS = ("supported", "contradicted", "unsupported")
 NOT_SUPPORTED = -1

@@ -30,7 +30,8 @@ def make_judge(spec: str) -> Judge:
         if path.exists() and "cascade" in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}):
             from reward.judges.cascade import CascadeJudge
 
-            return CascadeJudge.from_config(path)
+            config, llm = CascadeJudge.load_config(path)
+            return CascadeJudge(make_judge(config.cheap), make_judge(llm), config)
         from reward.judges.openai_judge import OpenAIJudge
 
         return OpenAIJudge.from_config(path)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from policy.format import parse_response, split_sentences, strip_citations
+from reward.format import parse_response, split_sentences, strip_citations
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
 from reward.judges.batching import MicroBatcher
 from reward.judges.consistency import ConsistencyScorer, artifact_digest, is_english

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
 
-from reward.judges.base import Completion, JudgeRequest, LLMJudge
+from reward.judges.base import Completion, JudgeRequest
+from reward.judges.llm import LLMJudge
 
 Script = Callable[[JudgeRequest, int], str]
 

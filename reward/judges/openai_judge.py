@@ -36,7 +36,8 @@ import openai
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from reward.judges.base import Completion, JudgeRequest, JudgeTransportError, LLMJudge
+from reward.judges.base import Completion, JudgeRequest, JudgeTransportError
+from reward.judges.llm import LLMJudge
 from reward.judges.structured import StructuredOutputs, response_format
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from policy.format import ParsedResponse
+from reward.format import ParsedResponse
 from reward.rules.registry import RuleResult, rule
 from reward.schema import Item
 from reward.textnorm import folded

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from policy.format import ParsedResponse
+from reward.format import ParsedResponse
 from reward.schema import Item
 
 

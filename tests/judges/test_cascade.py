@@ -185,7 +185,9 @@ def test_sided_thresholds_trust_the_cheap_tiers_failures_and_passes_apart(mini_s
     # A cascade config says it in YAML; a misspelt side is refused by name.
     path = tmp_path / "cascade.yaml"
     path.write_text(yaml.safe_dump({"cascade": {"llm": "mock", "thresholds": {"useful": {"pass": 0.9, "fail": 0.2}, "fit": 0.4}}}))
-    loaded = CascadeJudge.from_config(path).config
+    from reward.judges.factory import make_judge
+
+    loaded = make_judge(str(path)).config
     assert (loaded.threshold("useful", True), loaded.threshold("useful", False), loaded.threshold("useful")) == (0.9, 0.2, 0.2)
     assert loaded.threshold("fit", True) == loaded.threshold("fit", False) == 0.4
     with pytest.raises(ValidationError, match="passs"):
