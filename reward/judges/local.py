@@ -443,7 +443,16 @@ def _free_of(text: str) -> list[list[str]]:
 _SCOPE_END = re.compile(r"[,;:.!?()]|\s-\s|\bbut\b|\bso\b", re.IGNORECASE)
 
 
-def _negated_scope(text: str) -> set[str]:
+def _negated_scope(text: str) -> frozenset[str]:
+    return _negated_scope_cached(text) if len(text) <= _CACHED_TEXT_CHARS else _negated_scope_of(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _negated_scope_cached(text: str) -> frozenset[str]:
+    return _negated_scope_of(text)
+
+
+def _negated_scope_of(text: str) -> frozenset[str]:
     """Content-word stems under a negation: from each "not / never / no longer / n't" to the end of its clause (at most
     12 words).
 
@@ -456,7 +465,7 @@ def _negated_scope(text: str) -> set[str]:
         for i, word in enumerate(words):
             if _NEGATION.fullmatch(word) or word.endswith("n't"):
                 scope |= {stem(w) for w in words[i + 1:i + 13] if w not in STOPWORDS and len(w) > 2}
-    return scope
+    return frozenset(scope)
 
 
 def negation_flip(claim: str, evidence_sentence: str) -> bool:
@@ -817,13 +826,23 @@ def copies_evidence(sentence: str, docs: Sequence[Evidence]) -> bool:
         return False
     wanted = set(words)
     for doc in docs:
-        for candidate in [doc.title, *split_sentences(doc.text)]:
-            other = re.findall(r"\w+", candidate.lower())
-            if len(wanted & set(other)) < 0.6 * len(wanted):
+        for other, other_set in _sentence_words(doc.title) + _sentence_words(doc.text):
+            if len(wanted & other_set) < 0.6 * len(wanted):
                 continue
             if difflib.SequenceMatcher(None, words, other, autojunk=False).ratio() >= 0.8:
                 return True
     return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _sentence_words(text: str) -> tuple[tuple[list[str], frozenset[str]], ...]:
+    """Each sentence of an evidence text as (its words, lower-cased, and their set): read once per text, however
+    many answer sentences are compared with it."""
+    out = []
+    for sentence in split_sentences(text) if text else []:
+        words = re.findall(r"\w+", sentence.lower())
+        out.append((words, frozenset(words)))
+    return tuple(out)
 
 
 def _lead_claims(ctx: Context) -> list[str]:
