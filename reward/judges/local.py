@@ -131,9 +131,10 @@ _CONTRAST_OF = {word: group for group in CONTRASTS for word in group}
 _SUFFIX = re.compile(r"(?:ing|ed|es|s|ly)$")
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude stemmer: common suffixes off, then the first 5 characters ("needed" -> "need", "favoured" ->
-    "favou")."""
+    "favou"). Cached by word: the evidence's words are stemmed again for every claim checked against it."""
     if len(word) > 4:
         word = _SUFFIX.sub("", word)
     return word[:5]
@@ -242,8 +243,19 @@ def lexical_coverage(claim: str, haystack: str) -> float:
     words = content_words(claim)
     if not words:
         return 1.0
-    known = {stem(w) for w in content_words(haystack)}
+    known = stems(haystack)
     return sum(1 for w in words if stem(w) in known) / len(words)
+
+
+def stems(text: str) -> frozenset[str]:
+    """The stems of a text's content words; cached by text (up to `_CACHED_TEXT_CHARS`), since one evidence text is
+    the haystack of every claim of every rollout in its group."""
+    return _cached_stems(text) if len(text) <= _CACHED_TEXT_CHARS else frozenset(stem(w) for w in content_words(text))
+
+
+@functools.lru_cache(maxsize=2048)
+def _cached_stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in content_words(text))
 
 
 def claim_support(claim: str, docs: Sequence[Evidence], context: str = "", similarity: float = 0.0) -> tuple[bool, str]:
@@ -515,7 +527,7 @@ def unfounded_denial(claim: str, haystack: str) -> bool:
     denied = _negated_scope(strip_citations(claim))
     if not denied or _negated_scope(haystack):
         return False
-    known = {stem(w) for w in content_words(haystack)}
+    known = stems(haystack)
     first_clause = _SCOPE_END.split(strip_citations(claim).lower())
     for clause in first_clause:
         words = re.findall(r"[a-z']+", clause)
@@ -905,6 +917,8 @@ a conflict: none below the floor, full above floor + span. Chosen on the project
 held-out benchmark."""
 TOPIC_SIMILARITY = 0.3
 """Two sentences are compared only when they are about the same thing (MiniLM similarity above this)."""
+MODEL_TOPIC_SIMILARITY = 0.6
+"""... and read by the consistency model only above this."""
 
 
 async def _claim_conflict(ctx: Context, earlier: list[str], claims: list[str], *, within: bool) -> tuple[float, str]:
@@ -922,6 +936,11 @@ async def _claim_conflict(ctx: Context, earlier: list[str], claims: list[str], *
     for i, j in pairs:
         if conflict_flip(claims[j], earlier[i]):
             return 1.0, f"{claims[j][:80]!r} negates {earlier[i][:80]!r}"
+    # The model reads only pairs that are close paraphrases in topic (it cannot tell a contradiction from a
+    # neighbouring fact on a looser match); the strict negation match above reads every pair on the topic.
+    pairs = [(i, j) for i, j in pairs if similarity[i, j] > MODEL_TOPIC_SIMILARITY]
+    if not pairs:
+        return 0.0, ""
     probabilities = await ctx.scorer.probabilities([(earlier[i], claims[j]) for i, j in pairs])
     best = int(np.argmax(probabilities[:, 1]))
     p = float(probabilities[best, 1])
@@ -1311,7 +1330,7 @@ async def reference_irrelevant(ctx: Context) -> tuple[float, str]:
     irrelevant = []
     used = ctx.used
     for doc, score in zip(docs, relevance, strict=True):
-        overlap = need_words & {stem(w) for w in content_words(doc_text(doc))}
+        overlap = need_words & stems(doc_text(doc))
         if score < 0.12 or (score < 0.2 and not overlap):
             irrelevant.append(f"[Doc {doc.id}] ({score:.2f})")
         elif used and doc.id not in used and score < 0.35:
