@@ -292,8 +292,11 @@ _REFUSAL_SENTENCE = re.compile(
 # it hedges another, and only the hedge is exempt from the check.
 _CLAUSE = re.compile(r"\s*(?:[,;:()]|\s-\s|\s—\s|\bbut\b|\balthough\b|\bthough\b)\s*", re.IGNORECASE)
 # Imperative advice ("Check the official site before you go") is not a claim about the world unless it carries one.
-_ADVICE = re.compile(r"^\W*(?:check|visit|ask|contact|call|try|consider|see|look|make sure|remember|keep|note)\b", re.IGNORECASE)
-_LEAD = re.compile(r"^\W*(?:note|remember|keep in mind|please note|be aware)\b\s*(?:that\b|:)?\s*", re.IGNORECASE)
+_ADVICE = re.compile(r"^\W*(?:check|visit|ask|contact|call|try|consider|see|look|make sure|keep|remember to|"
+                     r"don't forget|do not forget)\b", re.IGNORECASE)
+# Lead-ins that state what follows ("Note that X", "Remember: X", "Keep in mind that X"): X is the claim.
+_LEAD = re.compile(r"^\W*(?:(?:please )?note|remember|keep in mind|be aware|bear in mind)\b\s*(?:that\b|:|,)\s*",
+                   re.IGNORECASE)
 
 
 _MARKUP = re.compile(r"[*_`#>|]+")
@@ -327,19 +330,25 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     True
     >>> claim_text("Check the official site before you go.") is None
     True
+    >>> claim_text("Note that capping at 80% slowly damages the battery; it is a fault.", "My battery stops at 80%")
+    'capping at 80% slowly damages the battery; it is a fault.'
+    >>> claim_text("Capping at 80% extends battery life, though the sources do not say more.", "stops at 80%")
+    'Capping at 80% extends battery life.'
     """
     text = _MARKUP.sub("", strip_citations(sentence)).strip()
+    # "Note that X" / "Remember: X" states X: the lead-in goes, X is checked like any claim.
+    text = _LEAD.sub("", text).strip() or text
     if _REFUSAL_SENTENCE.search(text):
-        # What is left once the declining clauses are gone is a claim only if it names something specific.
+        # What is left once the declining clauses are gone is still a claim (a hedge exempts only itself), unless it
+        # is advice that names nothing specific ("so check the official site").
         kept = [c for c in _CLAUSE.split(text) if c and not _REFUSAL_SENTENCE.search(c)]
-        kept = [c for c in kept if len(content_words(c)) >= 2 and _specific(c, user_words)]
+        kept = [c for c in kept if len(content_words(c)) >= 2
+                and not (_ADVICE.match(c) and not _specific(c, user_words))]
         if not kept:
             return None
         text = ", ".join(c.strip(" .") for c in kept) + "."
-    if _ADVICE.match(text):
-        if not _specific(text, user_words):
-            return None
-        text = _LEAD.sub("", text) or text
+    if _ADVICE.match(text) and not _specific(text, user_words):
+        return None
     return text if content_words(text) else None
 
 
@@ -1186,17 +1195,20 @@ def _coverage(names: set[str], text: str) -> float:
 @local_method("query_satisfaction")
 async def query_satisfaction(ctx: Context) -> tuple[float, str]:
     """Similarity of the answer's opening to the need, and the need's names (places, products, numbers) present in
-    the answer: answering about a different entity loses the names. Sentences that restate the query and
-    keyword stuffing count for neither."""
+    the answer or the evidence it cites: answering about a different entity loses the names. Sentences that restate
+    the query and keyword stuffing count for neither."""
     sentences = [cleaned for _, cleaned in _substantive(ctx) if cleaned]
     if not sentences:
         return 0.0, "no answer beyond restating the query"
     opening = " ".join(sentences[:3])
     similarity = float((await ctx.similarity([ctx.need], [opening]))[0, 0])
     names = {t for t in salient_terms(ctx.item.query) if not t.isdigit()}
-    coverage = _coverage(names, " ".join(sentences))
+    # An answer is about the query's entity when it names it or cites evidence that does ("the song" citing the
+    # Skibidi page): dropping the name into a sentence must not be worth more than citing the page about it.
+    cited = " ".join(doc_text(d) for d in ctx.docs(ctx.parsed.cited_ids))
+    coverage = _coverage(names, " ".join(sentences) + " " + cited)
     score = clip((similarity - 0.2) / 0.4) * 0.6 + coverage * 0.4
-    return score, f"similarity {similarity:.2f}, query names covered {coverage:.0%}"
+    return score, f"similarity {similarity:.2f}, query names covered {coverage:.0%} (answer and cited evidence)"
 
 
 @local_method("planning_quality")
@@ -1228,9 +1240,15 @@ async def planning_quality(ctx: Context) -> tuple[float, str]:
         np.fill_diagonal(pairwise, 0)
         distinct = 0.5 if float(pairwise.max()) > 0.85 else 1.0
     size = 1.0 if 1 <= len(facets) <= 6 else 0.5
+    # A plan covers what the response goes on to use: facets that map none of the selected evidence leave part of
+    # the answer unplanned (a one-facet plan that drops the others must not score as a complete plan).
+    planned = {i for f in facets for i in f.evidence}
+    selected = set(ctx.parsed.selected) & known
+    covered = len(planned & selected) / len(selected) if selected else 1.0
+    size *= 0.5 + 0.5 * covered
     unknown = sorted({i for f in facets for i in f.evidence if i not in known})
     score = (topic * 0.4 + float(np.mean(mapped)) * 0.4 + distinct * 0.2) * size
-    why = f"facets on-topic {topic:.2f}, evidence mapping {np.mean(mapped):.2f}, distinct {distinct:.1f}" + (
+    why = f"facets on-topic {topic:.2f}, evidence mapping {np.mean(mapped):.2f}, distinct {distinct:.1f}, selected evidence planned {covered:.0%}" + (
         f"; {int(echoes.sum())} facet(s) restate the query" if echoes.any() else "")
     return score, why + (f"; unknown evidence {', '.join(unknown)}" if unknown else "")
 

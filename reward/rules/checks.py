@@ -79,6 +79,14 @@ def format_structure(item: Item, parsed: ParsedResponse, params: _Params) -> Rul
         # The format asks the answer to cite what it selected: an answer with no citation at all cannot be checked
         # claim by claim, so leaving them out must not be free.
         markdown.append("the answer cites none of the selected evidence")
+    known = {doc.id for doc in item.evidence}
+    unselected = sorted({i for i in parsed.cited_ids if i in known and i not in set(parsed.selected)})
+    if unselected and not structural:
+        # Citing what the evidence block leaves out would let the selection look leaner than the answer is.
+        markdown.append(f"the answer cites evidence it did not select: {', '.join(unselected[:5])}")
+    invented = [i for i in parsed.selected if i not in known]
+    if invented and not structural:
+        markdown.append(f"selects evidence that does not exist: {', '.join(invented[:5])}")
     # An unclosed code fence swallows the rest of the answer when rendered: as bad as a missing part.
     structural += [p for p in markdown if p.startswith("unbalanced code fence")]
     markdown = [p for p in markdown if not p.startswith("unbalanced code fence")]
