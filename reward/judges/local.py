@@ -749,8 +749,8 @@ def _parts_of(answer: str, query: str, evidence: tuple[tuple[str, str, str], ...
             kind = "header"
         elif restates_query(strip_citations(body), query):
             kind = "restatement"
-        elif copies_evidence(body, docs):
-            kind = "copy"
+        elif copies_evidence(_LEAD.sub("", strip_citations(body)).strip() or body, docs):
+            kind = "copy"  # a "Note that" in front of a copied sentence does not make it the answer's own
         elif keyword_list_share(body) == 1.0:
             kind = "keywords"
         elif _HEDGE_OPENING.match(strip_citations(body)):
@@ -1137,6 +1137,9 @@ def restates_query(sentence: str, query: str) -> bool:
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 
 
+_ASIDE = re.compile(r"\s*[(\[]([^()\[\]]{1,120})[)\]]")
+
+
 def strip_query_echo(sentence: str, query: str) -> str:
     """The sentence without keyword stuffing: runs of the query's content words with no other word between them,
     four or more long, or three or more with a repeat ("listen song Skibidi free: ...").
@@ -1145,10 +1148,15 @@ def strip_query_echo(sentence: str, query: str) -> str:
     ': the song is out.'
     >>> strip_query_echo("Your Lenovo laptop is in Conservation mode.", "My Lenovo laptop battery stops charging")
     'Your Lenovo laptop is in Conservation mode.'
+    >>> strip_query_echo("It is anthracnose (Peach Egg, Graptopetalum) here.", "Why do my Peach Egg (Graptopetalum) leaves bump?")
+    'It is anthracnose here.'
     """
     asked = {stem(w) for w in content_words(query)}
     if not asked:
         return sentence
+    # A bracketed aside of nothing but the query's words ("(Peach Egg, Graptopetalum)") is dropped names, not content.
+    sentence = _ASIDE.sub(lambda m: "" if content_words(m.group(1)) and all(
+        stem(w) in asked for w in content_words(m.group(1))) else m.group(0), sentence)
     spans, run = [], []
     for match in _WORD.finditer(sentence):
         word = match.group(0).lower()
@@ -1176,7 +1184,7 @@ def _substantive(ctx: Context, credit_copies: bool = False) -> list[tuple[str, s
     out = []
     for sentence, kind in _answer_parts(ctx):
         text = strip_citations(sentence)
-        cleaned = strip_query_echo(text, ctx.item.query)
+        cleaned = strip_query_echo(_LEAD.sub("", text).strip() or text, ctx.item.query)
         credited = kind == "claim" or (credit_copies and kind == "copy")
         if not credited or len(content_words(cleaned)) < 2 or restates_query(cleaned, ctx.item.query):
             out.append((text, None))
@@ -1223,7 +1231,11 @@ async def planning_quality(ctx: Context) -> tuple[float, str]:
     # A facet that restates the query plans nothing: it is the need, not a facet of it (and it is as similar to the
     # need as a text can be).
     echoes = np.array([restates_query(t, ctx.item.query) or restates_query(t, ctx.need) for t in texts])
-    topic = float(np.mean(np.where(echoes, 0.0, np.clip((on_topic - 0.15) / 0.35, 0, 1))))
+    # On topic from a similarity of 0.3 (a facet is one part of the need, not the need: a plan must not gain by
+    # dropping its less central facets).
+    # A facet that only restates the query is the plan's frame, not a facet: left out of the mean, and a plan of
+    # nothing else plans nothing (topic 0).
+    topic = float(np.mean(np.clip((on_topic[~echoes] - 0.1) / 0.2, 0, 1))) if not echoes.all() else 0.0
     mapped, known = [], {d.id for d in ctx.item.evidence}
     for facet in facets:
         docs = ctx.docs(facet.evidence)
@@ -1231,7 +1243,7 @@ async def planning_quality(ctx: Context) -> tuple[float, str]:
             mapped.append(0.0)
         elif docs:
             fit = await ctx.similarity([facet.text], [doc_text(d) for d in docs])
-            mapped.append(clip((float(fit.max()) - 0.1) / 0.3))
+            mapped.append(clip((float(fit.max()) - 0.1) / 0.2))
         else:
             mapped.append(0.5)  # a facet that needs no evidence: neutral
     distinct = 1.0
@@ -1245,10 +1257,16 @@ async def planning_quality(ctx: Context) -> tuple[float, str]:
     planned = {i for f in facets for i in f.evidence}
     selected = set(ctx.parsed.selected) & known
     covered = len(planned & selected) / len(selected) if selected else 1.0
+    # ... and what the answer says: an answer sentence no facet is about (MiniLM similarity below 0.25) was not
+    # planned (a plan cut to one facet covers less of a many-part answer).
+    said = [c for _, c in _substantive(ctx) if c]
+    if said:
+        closest = (await ctx.similarity(said, texts)).max(axis=1)
+        covered = min(covered, float(np.mean(closest >= 0.25)))
     size *= 0.5 + 0.5 * covered
     unknown = sorted({i for f in facets for i in f.evidence if i not in known})
     score = (topic * 0.4 + float(np.mean(mapped)) * 0.4 + distinct * 0.2) * size
-    why = f"facets on-topic {topic:.2f}, evidence mapping {np.mean(mapped):.2f}, distinct {distinct:.1f}, selected evidence planned {covered:.0%}" + (
+    why = f"facets on-topic {topic:.2f}, evidence mapping {np.mean(mapped):.2f}, distinct {distinct:.1f}, evidence and answer planned {covered:.0%}" + (
         f"; {int(echoes.sum())} facet(s) restate the query" if echoes.any() else "")
     return score, why + (f"; unknown evidence {', '.join(unknown)}" if unknown else "")
 
@@ -1474,7 +1492,7 @@ async def answer_firstness(ctx: Context) -> tuple[float, str]:
     """Position of the first sentence that answers: the first whose similarity to the need is within 0.05 of the
     best sentence's (restatements never answer; stuffed keywords do not count). First sentence 1.0, within the
     first three 0.75, middle 0.5, end 0.25."""
-    sentences, cleaned, relevance = await _substantive_relevance(ctx)
+    sentences, cleaned, relevance = await _substantive_relevance(ctx, credit_copies=True)
     if not sentences:
         return 0.0, "no answer"
     answering = [float(r) if c else -1.0 for c, r in zip(cleaned, relevance, strict=True)]
