@@ -1237,7 +1237,8 @@ async def planning_quality(ctx: Context) -> tuple[float, str]:
     # nothing else plans nothing (topic 0).
     topic = float(np.mean(np.clip((on_topic[~echoes] - 0.1) / 0.2, 0, 1))) if not echoes.all() else 0.0
     mapped, known = [], {d.id for d in ctx.item.evidence}
-    for facet in facets:
+    framing = [f for f, echo in zip(facets, echoes, strict=True) if not echo] or facets
+    for facet in framing:
         docs = ctx.docs(facet.evidence)
         if facet.evidence and len(docs) < len(facet.evidence):
             mapped.append(0.0)
@@ -1254,14 +1255,14 @@ async def planning_quality(ctx: Context) -> tuple[float, str]:
     size = 1.0 if 1 <= len(facets) <= 6 else 0.5
     # A plan covers what the response goes on to use: facets that map none of the selected evidence leave part of
     # the answer unplanned (a one-facet plan that drops the others must not score as a complete plan).
-    planned = {i for f in facets for i in f.evidence}
+    planned = {i for f in framing for i in f.evidence}
     selected = set(ctx.parsed.selected) & known
     covered = len(planned & selected) / len(selected) if selected else 1.0
     # ... and what the answer says: an answer sentence no facet is about (MiniLM similarity below 0.25) was not
     # planned (a plan cut to one facet covers less of a many-part answer).
     said = [c for _, c in _substantive(ctx) if c]
     if said:
-        closest = (await ctx.similarity(said, texts)).max(axis=1)
+        closest = (await ctx.similarity(said, [f.text for f in framing])).max(axis=1)
         covered = min(covered, float(np.mean(closest >= 0.25)))
     size *= 0.5 + 0.5 * covered
     unknown = sorted({i for f in facets for i in f.evidence if i not in known})
