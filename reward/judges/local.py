@@ -339,10 +339,12 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     # "Note that X" / "Remember: X" states X: the lead-in goes, X is checked like any claim.
     text = _LEAD.sub("", text).strip() or text
     if _REFUSAL_SENTENCE.search(text):
-        # What is left once the declining clauses are gone is still a claim (a hedge exempts only itself), unless it
-        # is advice that names nothing specific ("so check the official site").
+        # What is left once the declining clauses are gone is still a claim (a hedge exempts only itself) when it
+        # says something beyond the user's own words, unless it is advice that names nothing specific ("so check
+        # the official site"); a fragment echoing the question ("on public holidays or otherwise") is not.
         kept = [c for c in _CLAUSE.split(text) if c and not _REFUSAL_SENTENCE.search(c)]
-        kept = [c for c in kept if len(content_words(c)) >= 2
+        asked = {stem(w) for w in content_words(user_words)}
+        kept = [c for c in kept if (_specific(c, user_words) or len({stem(w) for w in content_words(c)} - asked) >= 2)
                 and not (_ADVICE.match(c) and not _specific(c, user_words))]
         if not kept:
             return None
@@ -1203,20 +1205,17 @@ def _coverage(names: set[str], text: str) -> float:
 @local_method("query_satisfaction")
 async def query_satisfaction(ctx: Context) -> tuple[float, str]:
     """Similarity of the answer's opening to the need, and the need's names (places, products, numbers) present in
-    the answer or the evidence it cites: answering about a different entity loses the names. Sentences that restate
-    the query and keyword stuffing count for neither."""
+    the answer: answering about a different entity loses the names. Sentences that restate the query, keyword
+    stuffing and names dropped in a bracketed aside count for neither."""
     sentences = [cleaned for _, cleaned in _substantive(ctx) if cleaned]
     if not sentences:
         return 0.0, "no answer beyond restating the query"
     opening = " ".join(sentences[:3])
     similarity = float((await ctx.similarity([ctx.need], [opening]))[0, 0])
     names = {t for t in salient_terms(ctx.item.query) if not t.isdigit()}
-    # An answer is about the query's entity when it names it or cites evidence that does ("the song" citing the
-    # Skibidi page): dropping the name into a sentence must not be worth more than citing the page about it.
-    cited = " ".join(doc_text(d) for d in ctx.docs(ctx.parsed.cited_ids))
-    coverage = _coverage(names, " ".join(sentences) + " " + cited)
+    coverage = _coverage(names, " ".join(sentences))
     score = clip((similarity - 0.2) / 0.4) * 0.6 + coverage * 0.4
-    return score, f"similarity {similarity:.2f}, query names covered {coverage:.0%} (answer and cited evidence)"
+    return score, f"similarity {similarity:.2f}, query names covered {coverage:.0%}"
 
 
 @local_method("planning_quality")
