@@ -332,8 +332,8 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     True
     >>> claim_text("Note that capping at 80% slowly damages the battery; it is a fault.", "My battery stops at 80%")
     'capping at 80% slowly damages the battery; it is a fault.'
-    >>> claim_text("Capping at 80% extends battery life, though the sources do not say more.", "stops at 80%")
-    'Capping at 80% extends battery life.'
+    >>> claim_text("Capping at 80% extends battery life; it is not a fault, though the sources do not say more.", "stops at 80%")
+    'Capping at 80% extends battery life, it is not a fault.'
     """
     text = _MARKUP.sub("", strip_citations(sentence)).strip()
     # "Note that X" / "Remember: X" states X: the lead-in goes, X is checked like any claim.
@@ -342,11 +342,11 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
         # What is left once the declining clauses are gone is still a claim (a hedge exempts only itself) when it
         # says something beyond the user's own words, unless it is advice that names nothing specific ("so check
         # the official site"); a fragment echoing the question ("on public holidays or otherwise") is not.
-        kept = [c for c in _CLAUSE.split(text) if c and not _REFUSAL_SENTENCE.search(c)]
+        kept = [c for c in _CLAUSE.split(text) if c and c.strip(" .") and not _REFUSAL_SENTENCE.search(c)]
+        kept = [c for c in kept if not (_ADVICE.match(c) and not _specific(c, user_words))]
         asked = {stem(w) for w in content_words(user_words)}
-        kept = [c for c in kept if (_specific(c, user_words) or len({stem(w) for w in content_words(c)} - asked) >= 2)
-                and not (_ADVICE.match(c) and not _specific(c, user_words))]
-        if not kept:
+        said = {stem(w) for c in kept for w in content_words(c)} - asked
+        if not kept or (len(said) < 2 and not any(_specific(c, user_words) for c in kept)):
             return None
         text = ", ".join(c.strip(" .") for c in kept) + "."
     if _ADVICE.match(text) and not _specific(text, user_words):
