@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from reward.format import parse_response, split_sentences, strip_citations
+from reward.format import parse_citations, parse_response, split_sentences, strip_citations
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
 from reward.judges.batching import MicroBatcher
 from reward.judges.consistency import ConsistencyScorer, artifact_digest, is_english
@@ -1438,7 +1438,29 @@ async def _substantive_relevance(ctx: Context, credit_copies: bool = False) -> t
         if c:
             relevance[i] = similarity[k]
             k += 1
+    # A sentence that cites selected evidence about the need is part of answering it even when its own words are far
+    # from the question's ("Bring your return ticket" for a visa question): it counts as related (EVIDENCE_RELATED),
+    # so cutting an answer down to its lead is not worth more than the conditions it drops.
+    cited = [parse_citations(body) for body, _ in _answer_parts(ctx)]
+    relevant_docs = await _relevant_selected(ctx)
+    for i, c in enumerate(cleaned):
+        if c and any(doc in relevant_docs for citation in cited[i] for doc in citation.ids):
+            relevance[i] = max(float(relevance[i]), EVIDENCE_RELATED)
     return sentences, cleaned, relevance
+
+
+EVIDENCE_RELATED = 0.25
+"""The relevance of a sentence that cites selected evidence about the need: related (usefulness and diversity count
+it) but never the best-answering sentence by that alone."""
+
+
+async def _relevant_selected(ctx: Context) -> set[str]:
+    """Selected evidence whose similarity to the need is 0.35 or more."""
+    docs = ctx.selected
+    if not docs:
+        return set()
+    relevance = await _relevance(ctx, docs)
+    return {d.id for d, r in zip(docs, relevance, strict=True) if r >= 0.35}
 
 
 @local_method("claim_diversity")
