@@ -404,6 +404,23 @@ project's constructed answers, never on a held-out benchmark."""
 _NEGATION = re.compile(r"\b(?:not|never|cannot|no longer)\b|n't\b", re.IGNORECASE)
 
 
+def _is_negation(word: str) -> bool:
+    """A word that negates what follows it: not, never, cannot, or a contraction in n't."""
+    return bool(_NEGATION.fullmatch(word)) or word.endswith("n't")
+
+
+_SCOPE_END = re.compile(r"[,;:.!?()]|\s-\s|\bbut\b|\bso\b", re.IGNORECASE)
+
+
+def _negations(text: str):
+    """(clause words, index of a negation) for every negation of the text, clause by clause (`_SCOPE_END`)."""
+    for clause in _SCOPE_END.split(text.lower()):
+        words = re.findall(r"[a-z']+", clause)
+        for i, word in enumerate(words):
+            if _is_negation(word):
+                yield words, i
+
+
 _FRAMES = (("true", "that"), ("the", "case", "that"), ("correct", "that"), ("accurate", "that"))
 """What a negation may wrap a whole statement in ("it is not true that X"): the negation applies to X."""
 _FALSE_THAT = {"false", "untrue", "incorrect", "wrong"}
@@ -421,7 +438,7 @@ def _negated_phrases(words: list[str]) -> list[list[str]]:
     out = []
     for i, word in enumerate(words):
         start = None
-        if _NEGATION.fullmatch(word) or word.endswith("n't"):
+        if _is_negation(word):
             start = i + 1
             for frame in _FRAMES:
                 if tuple(words[start:start + len(frame)]) == frame:
@@ -444,7 +461,7 @@ def _asserted(phrase: list[str], words: list[str], negations: frozenset[str] = f
     for j, word in enumerate(stems):
         if word == phrase[0] and all(p in stems[j:j + 5] for p in phrase[1:]):
             before = words[max(0, j - 4):j]
-            if not any(_NEGATION.fullmatch(b) or b.endswith("n't") or b in negations for b in before):
+            if not any(_is_negation(b) or b in negations for b in before):
                 return True
     return False
 
@@ -463,9 +480,6 @@ def _free_of(text: str) -> list[list[str]]:
             for phrase in ([thing, verb], [verb, thing])]
 
 
-_SCOPE_END = re.compile(r"[,;:.!?()]|\s-\s|\bbut\b|\bso\b", re.IGNORECASE)
-
-
 def _negated_scope(text: str) -> frozenset[str]:
     return _negated_scope_cached(text) if len(text) <= _CACHED_TEXT_CHARS else _negated_scope_of(text)
 
@@ -482,13 +496,8 @@ def _negated_scope_of(text: str) -> frozenset[str]:
     >>> sorted(_negated_scope("Do not give a child both at the same time, but alternate them."))
     ['child', 'give', 'time']
     """
-    scope: set[str] = set()
-    for clause in _SCOPE_END.split(text.lower()):
-        words = re.findall(r"[a-z']+", clause)
-        for i, word in enumerate(words):
-            if _NEGATION.fullmatch(word) or word.endswith("n't"):
-                scope |= {stem(w) for w in words[i + 1:i + 13] if w not in STOPWORDS and len(w) > 2}
-    return frozenset(scope)
+    return frozenset(stem(w) for words, i in _negations(text) for w in words[i + 1:i + 13]
+                     if w not in STOPWORDS and len(w) > 2)
 
 
 def negation_flip(claim: str, evidence_sentence: str) -> bool:
@@ -539,14 +548,10 @@ def unfounded_denial(claim: str, haystack: str) -> bool:
     if not denied or _negated_scope(haystack):
         return False
     known = stems(haystack)
-    first_clause = _SCOPE_END.split(strip_citations(claim).lower())
-    for clause in first_clause:
-        words = re.findall(r"[a-z']+", clause)
-        for i, word in enumerate(words):
-            if _NEGATION.fullmatch(word) or word.endswith("n't"):
-                phrase = [stem(w) for w in words[i + 1:i + 4] if w not in STOPWORDS and len(w) > 2]
-                if phrase and not any(p in known for p in phrase):
-                    return True
+    for words, i in _negations(strip_citations(claim)):
+        phrase = [stem(w) for w in words[i + 1:i + 4] if w not in STOPWORDS and len(w) > 2]
+        if phrase and not any(p in known for p in phrase):
+            return True
     return False
 
 
@@ -968,7 +973,7 @@ _LIGHT_STOPWORDS = frozenset("a an the of to in on at by for with from as and or
 def _phrase_after_negations(words: list[str]) -> list[list[str]]:
     out = []
     for i, word in enumerate(words):
-        if _NEGATION.fullmatch(word) or word.endswith("n't"):
+        if _is_negation(word):
             phrase = [w for w in words[i + 1:i + 7] if w not in _LIGHT_STOPWORDS and w.isalpha()][:3]
             if len(phrase) >= 2:
                 out.append(phrase)
@@ -984,7 +989,7 @@ def _holds(phrase: list[str], words: list[str]) -> bool:
             continue
         if all(w in stems[j + 1:j + 9] for w in wanted[1:]):
             before = words[max(0, j - 4):j]
-            if not any(_NEGATION.fullmatch(b) or b.endswith("n't") for b in before):
+            if not any(_is_negation(b) for b in before):
                 return True
     return False
 
