@@ -293,6 +293,53 @@ class OnlineStore:
             last = rest[-1] if last is None else max(last, rest[-1])
         return out, (None if first is None else (day_of(first), day_of(last)))
 
+    def arm_moments_by_day(self, experiment: str, window_s: float, similarity: float,
+                           days: tuple[dt.date, dt.date] | None = None) -> dict[str, dict[dt.date, dict[str, RatioMoments]]]:
+        """Per arm, day and metric, the user-level sufficient statistics of everything up to and including that day
+        (cumulative), from one ordered scan: a window over each user's days gives the user's running sums, and each
+        row adds the change of that user's squares and products, so users idle on a day still count with their
+        totals so far. The last day's moments equal `arm_moments` over the same span."""
+        if window_s > MAX_WINDOW_S:
+            raise ValueError(f"window: at most {MAX_WINDOW_S:g} s (pairs further apart are not embedded at ingest)")
+        experiment_id = self.name_id("experiment", experiment, create=False)
+        if experiment_id is None:
+            raise ValueError(f"experiment {experiment!r} is not in the store (known: {self.experiments()})")
+        where, params = "experiment = :e", {"e": experiment_id, "w": int(window_s * 1000), "t": similarity,
+                                             "valid": VALID_DWELL_MS, "skip": SKIP_DWELL_MS}
+        if days is not None:
+            where += " AND day BETWEEN :d0 AND :d1"
+            params.update(d0=day_number(days[0]), d1=day_number(days[1]))
+        if window_s == RESEARCH_WINDOW_S and similarity == RESEARCH_SIMILARITY:
+            inner = f"SELECT arm, user, day, n, v, k, r FROM online_user_days WHERE {where}"
+        else:
+            inner = ("SELECT arm, user, day, COUNT(*) AS n, SUM(dwell_ms > :valid) AS v, SUM(dwell_ms < :skip) AS k,"
+                     " SUM(gap_ms IS NOT NULL AND gap_ms <= :w AND cosine >= :t) AS r"
+                     f" FROM online_exposures WHERE {where} GROUP BY arm, user, day")
+        running = ", ".join(f"SUM({m}) OVER w AS c{m}" for m in "nvkr")
+        changes = ", ".join(f"SUM({m}), SUM(c{m} * c{m} - (c{m} - {m}) * (c{m} - {m})), SUM(cn * c{m} - (cn - n) * (c{m} - {m}))"
+                            for m in "vkr")
+        query = (f"SELECT arm, day, SUM(first), SUM(n), SUM(cn * cn - (cn - n) * (cn - n)), {changes} FROM ("
+                 f"SELECT arm, day, n, v, k, r, {running}, ROW_NUMBER() OVER w = 1 AS first FROM ({inner})"
+                 " WINDOW w AS (PARTITION BY arm, user ORDER BY day)) GROUP BY arm, day ORDER BY arm, day")
+        arms = self.names("arm")
+        increments: dict[str, dict[int, np.ndarray]] = {}
+        for arm, day, *values in self.conn.execute(query, params):
+            increments.setdefault(arms[arm], {})[day] = np.array(values, dtype=float)
+        all_days = sorted({d for per_arm in increments.values() for d in per_arm})
+        out: dict[str, dict[dt.date, dict[str, RatioMoments]]] = {}
+        for arm, per_day in increments.items():
+            total = np.zeros(12)
+            out[arm] = {}
+            for day in all_days:
+                if day in per_day:
+                    total = total + per_day[day]
+                if not total[0]:
+                    continue  # the arm has no user yet
+                users, n, nn = int(total[0]), total[1], total[2]
+                out[arm][day_of(day)] = {metric: RatioMoments(users, n, total[3 + 3 * i], nn, total[4 + 3 * i], total[5 + 3 * i])
+                                         for i, metric in enumerate(METRICS)}
+        return out
+
     def ingest_counts(self) -> dict[str, int]:
         """Rows, sessions stored, duplicates and bad rows over every ingested file."""
         row = self.conn.execute("SELECT COUNT(*), IFNULL(SUM(rows), 0), IFNULL(SUM(inserted), 0), "
@@ -314,9 +361,22 @@ class OnlineStore:
                 "WHERE e.experiment = ? AND e.day = ? ORDER BY s.id", (experiment_id, day_number(day))):
             yield arms[arm], response_id, session
 
-    def outcomes(self, window_s: float, similarity: float) -> Iterator[tuple[str, bool, bool, bool]]:
-        """(response id, valid consumption, skip, re-search) per stored session."""
+    def outcomes(self, window_s: float, similarity: float, experiment: str | None = None,
+                 days: tuple[dt.date, dt.date] | None = None) -> Iterator[tuple[str, bool, bool, bool]]:
+        """(response id, valid consumption, skip, re-search) per stored session; with `experiment`, only the
+        sessions exposed to it, and with `days`, only those days."""
+        conditions, params = [], [VALID_DWELL_MS, SKIP_DWELL_MS, int(window_s * 1000), similarity]
+        if experiment is not None:
+            experiment_id = self.name_id("experiment", experiment, create=False)
+            if experiment_id is None:
+                raise ValueError(f"experiment {experiment!r} is not in the store (known: {self.experiments()})")
+            conditions.append("id IN (SELECT session FROM online_exposures WHERE experiment = ?)")
+            params.append(experiment_id)
+        if days is not None:
+            conditions.append("day BETWEEN ? AND ?")
+            params += [day_number(days[0]), day_number(days[1])]
+        where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
         for response_id, valid, skip, research in self.conn.execute(
                 "SELECT response_id, dwell_ms > ?, dwell_ms < ?, gap_ms IS NOT NULL AND gap_ms <= ? AND cosine >= ? "
-                "FROM online_sessions", (VALID_DWELL_MS, SKIP_DWELL_MS, int(window_s * 1000), similarity)):
+                f"FROM online_sessions{where}", params):
             yield response_id, bool(valid), bool(skip), bool(research)

@@ -94,8 +94,8 @@ def test_bcr_per_arm_by_hand(sheet):
         assert (rows[arm].sampled, rows[arm].labelled, rows[arm].bad) == (len(draws), len(decided), expected_bad)
         assert rows[arm].bcr == pytest.approx(expected_bad / len(decided))
         assert rows[arm].ci[0] <= rows[arm].bcr <= rows[arm].ci[1]
-    assert rows["treatment"].lift == pytest.approx(rows["treatment"].bcr - rows["control"].bcr)
-    assert rows["control"].lift is None
+    assert rows["treatment"].absolute_difference == pytest.approx(rows["treatment"].bcr - rows["control"].bcr)
+    assert rows["control"].absolute_difference is None and rows["control"].relative_difference is None
 
 
 def test_malformed_returned_label_names_the_line(sheet, tmp_path):

@@ -29,5 +29,5 @@ def test_page_draws_every_lift_with_its_interval(example_world):
     assert "Split as configured" in page and "SYNTHETIC data" in page
     # the treatment shows more good answers: VCR up, re-search down, both marked as better for users
     lifts = {r.metric: r for r in report.lifts}
-    assert lifts["vcr"].lift > 0 and lifts["research_rate"].lift < 0
+    assert lifts["vcr"].relative_lift > 0 and lifts["research_rate"].relative_lift < 0
     assert "class='better'" in page
