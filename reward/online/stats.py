@@ -160,7 +160,7 @@ def holm(p_values: list[float | None]) -> list[float | None]:
     """Holm's step-down adjustment (family-wise error): the k-th smallest of m p-values is multiplied by m − k + 1,
     made monotone, capped at 1; None (an undefined test) stays None and does not count towards m.
 
-    >>> holm([0.01, 0.04, None, 0.03])
+    >>> [None if p is None else round(p, 6) for p in holm([0.01, 0.04, None, 0.03])]
     [0.03, 0.06, None, 0.06]
     """
     defined = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
@@ -169,7 +169,7 @@ def holm(p_values: list[float | None]) -> list[float | None]:
     running = 0.0
     for k, (p, i) in enumerate(defined):
         running = max(running, min(1.0, (m - k) * p))
-        out[i] = round(running, 12)
+        out[i] = running
     return out
 
 
