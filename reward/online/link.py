@@ -5,8 +5,8 @@ for every dimension (and the aggregate reward, gate and utility) the AUC of its 
 computed with DeLong's 95% interval: valid consumption (dwell > 5 s), no skip, no re-search. AUC 0.5 means the
 dimension says nothing about that behaviour; above 0.5, higher scores go with the good outcome. Sessions showing
 the same response share its scores; unscored dimensions are left out of that dimension's AUC and counted. A
-response is scored once however many sessions showed it, so the intervals are clustered by response (Obuchowski's
-clustered AUC variance): with 12,000 sessions of 66 distinct responses, as in the synthetic example, they count 66
+response is scored once however many sessions showed it, so the intervals are clustered by response (a jackknife
+over responses): with 12,000 sessions of 66 distinct responses, as in the synthetic example, they count 66
 scored responses, not 12,000 independent sessions.
 """
 

@@ -126,7 +126,7 @@ def _link_section(link: LinkResult) -> str:
     return ("<section id='link'><h2>Which reward dimensions predict user behaviour (AUC, 95% CI clustered by "
             "response)</h2><p class='muted'>Above 0.5: higher scores go with the good outcome. "
             f"{link.joined_sessions:,} joined sessions showed {link.responses:,} distinct scored responses; each "
-            "response was scored once, so the intervals count responses (Obuchowski's clustered AUC), not sessions."
+            "response was scored once, so the intervals count responses (jackknife over responses), not sessions."
             "</p><table><tr><th>dimension</th><th>layer</th><th>valid consumption</th><th>no skip</th>"
             "<th>no re-search</th><th>sessions</th><th>responses</th><th>unscored sessions</th></tr>"
             f"{body}</table></section>")

@@ -118,7 +118,16 @@ def test_clustered_auc_reduces_to_delong_and_widens_with_repeats():
     score = np.round(rng.normal(size=600) + 0.6 * outcome, 1)
     plain, singletons = auc_delong(score, outcome), auc_clustered(score, outcome, np.arange(600))
     assert singletons.value == plain.value
-    assert singletons.ci == pytest.approx(plain.ci, abs=2e-3)
+    assert singletons.ci == pytest.approx(plain.ci, abs=2e-3)  # one session per response: DeLong's interval
+    # the jackknife's leave-one-out AUCs equal refits without that response
+    small, cluster = np.round(rng.normal(size=200), 1), rng.integers(0, 15, 200)
+    small_outcome = rng.random(200) < 0.4 + 0.2 * (small > 0)
+    loo = np.array([roc_auc_score(small_outcome[cluster != c], small[cluster != c]) for c in range(15)])
+    jackknife_se = math.sqrt(14 / 15 * ((loo - loo.mean()) ** 2).sum())
+    from scipy.stats import t as student_t
+
+    got = auc_clustered(small, small_outcome, cluster)
+    assert (got.ci[1] - got.ci[0]) / 2 == pytest.approx(student_t.ppf(0.975, 14) * jackknife_se, rel=1e-9)
     # 60 responses, each scored once and shown in 10 sessions whose outcomes follow the response
     quality = rng.normal(size=60)
     response = np.repeat(np.arange(60), 10)
