@@ -257,9 +257,9 @@ def aa_bcr_coverage(simulations: int = 1000, sessions_per_arm: int = 100, respon
         naive_difference_hits += se == 0 or abs(naive[1] - naive[0]) <= 1.959963984540054 * se
     return {"simulations": simulations, "sessions_per_arm": sessions_per_arm, "responses_per_arm": responses_per_arm,
             "bad_share": bad_share, "mean_distinct_labelled_responses_per_arm": round(float(np.mean(distinct)), 1),
-            "arm_coverage": arm_hits / (2 * simulations), "difference_coverage": difference_hits / simulations,
-            "false_positive_rate": rejected / simulations,
-            "naive_session_level_arm_coverage": naive_arm_hits / (2 * simulations),
+            "arm_coverage": float(arm_hits / (2 * simulations)), "difference_coverage": float(difference_hits / simulations),
+            "false_positive_rate": float(rejected / simulations),
+            "naive_session_level_arm_coverage": float(naive_arm_hits / (2 * simulations)),
             "naive_session_level_difference_coverage": float(naive_difference_hits / simulations)}
 
 
@@ -267,17 +267,21 @@ def aa_link_coverage(simulations: int = 1000, sessions: int = 12_000, responses:
     """Simulated null links: `responses` distinct responses with scores that say nothing about users (true AUC 0.5,
     ties included), shown to `sessions` sessions by Pareto popularity; each response has its own effect on the
     outcome (some answers are simply read longer), so sessions of one response are correlated. Returns how often
-    the 95% AUC interval holds 0.5, clustered by response (`dimension_link`) and DeLong over sessions."""
+    the 95% AUC interval holds 0.5, clustered by response (`dimension_link`) and DeLong over sessions, and the mean
+    effective number of responses (sessions² / Σ sessions per response²)."""
     from reward.online.stats import auc_clustered, auc_delong
 
     rng = np.random.default_rng(seed)
     hits = naive_hits = defined = 0
+    effective = []
     for _ in range(simulations):
         popularity = rng.pareto(1.2, responses) + 1.0
         score = np.round(rng.beta(2, 2, responses), 1)
         effect = rng.normal(0.0, 1.0, responses)
         response = rng.choice(responses, sessions, p=popularity / popularity.sum())
         outcome = rng.random(sessions) < 1 / (1 + np.exp(-(effect[response] - 0.3)))
+        shown = np.bincount(response, minlength=responses)
+        effective.append(sessions**2 / float((shown * shown).sum()))
         clustered = auc_clustered(score[response], outcome, response)
         naive = auc_delong(score[response], outcome)
         if clustered is None or naive is None:
@@ -285,5 +289,6 @@ def aa_link_coverage(simulations: int = 1000, sessions: int = 12_000, responses:
         defined += 1
         hits += clustered.ci[0] <= 0.5 <= clustered.ci[1]
         naive_hits += naive.ci[0] <= 0.5 <= naive.ci[1]
-    return {"simulations": defined, "sessions": sessions, "responses": responses, "coverage": hits / defined,
-            "naive_session_level_coverage": naive_hits / defined}
+    return {"simulations": defined, "sessions": sessions, "responses": responses,
+            "mean_effective_responses": round(float(np.mean(effective)), 1), "coverage": float(hits / defined),
+            "naive_session_level_coverage": float(naive_hits / defined)}

@@ -139,3 +139,24 @@ def test_clustered_auc_reduces_to_delong_and_widens_with_repeats():
     width = lambda a: a.ci[1] - a.ci[0]  # noqa: E731
     assert width(clustered) > 1.5 * width(naive)
     assert auc_clustered(score, outcome, np.zeros(600)) is None  # one response: no interval
+
+
+def test_aa_bcr_intervals_clustered_by_response_cover_about_95_percent():
+    from reward.online.synthetic import aa_bcr_coverage
+
+    result = aa_bcr_coverage(simulations=400, seed=5)
+    # 400 tests (800 arm intervals): the standard error of a 95% coverage is 1.1 (0.8) points
+    assert 0.92 <= result["difference_coverage"] <= 0.98, result
+    assert 0.925 <= result["arm_coverage"] <= 0.975, result
+    # about 35 labelled responses behind 100 sessions: session-level intervals miss far more often
+    assert result["naive_session_level_difference_coverage"] < 0.8, result
+    assert result["mean_distinct_labelled_responses_per_arm"] < 50
+
+
+def test_aa_link_intervals_clustered_by_response_cover_about_95_percent():
+    from reward.online.synthetic import aa_link_coverage
+
+    result = aa_link_coverage(simulations=150, sessions=4000, seed=6)
+    # 150 null links: the standard error of a 95% coverage is 1.8 points
+    assert 0.9 <= result["coverage"] <= 0.995, result
+    assert result["naive_session_level_coverage"] < 0.6, result
