@@ -17,10 +17,10 @@ from reward.online.report import METRIC_TITLES, OnlineReport
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;background:#f7f7f9;color:#222}
 header{background:#1f2937;color:#fff;padding:14px 24px}header h1{margin:0;font-size:20px}
-header p{margin:4px 0 0;color:#cbd5e1;font-size:13px}main{padding:16px 24px;max-width:1100px}
+header p{margin:4px 0 0;color:#cbd5e1;font-size:13px}main{padding:16px 24px;max-width:1400px}
 section{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:12px 16px;margin-bottom:16px}
 h2{font-size:16px;margin:0 0 8px}table{border-collapse:collapse;font-size:13px}
-td,th{padding:4px 10px;border-bottom:1px solid #eee;text-align:right}th:first-child,td:first-child{text-align:left}
+td,th{padding:4px 10px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}th:first-child,td:first-child{text-align:left}
 .bad{background:#fee2e2;color:#991b1b;padding:8px;border-radius:6px}.ok{background:#dcfce7;color:#166534;padding:8px;border-radius:6px}
 .better{color:#15803d;font-weight:600}.greyed{color:#9ca3af}.worse{color:#b91c1c;font-weight:600}.muted{color:#6b7280}
 """

@@ -199,7 +199,7 @@ def print_report(report: OnlineReport, console: Console | None = None) -> None:
     span = f"{report.days[0]} – {report.days[1]}" if report.days else "no data"
     table = Table(title=f"Experiment {report.experiment} ({span}), control = {report.control}")
     for column in ("metric", "arm", "users", "sessions", "rate [95% CI]", "relative lift [95% CI]",
-                   "absolute diff [95% CI]", "p", "p (Holm)", "MDE (80% power)"):
+                   "absolute diff [95% CI]", "p", "p (Holm)", "MDE, 80% power: rel (abs)"):
         table.add_column(column, justify="left" if column in ("metric", "arm") else "right")
     lifts = {(row.metric, row.arm): row for row in report.lifts}
     for row in report.arms:
@@ -214,7 +214,8 @@ def print_report(report: OnlineReport, console: Console | None = None) -> None:
                 f" [{_pct(lift.relative_ci[0], True)}, {_pct(lift.relative_ci[1], True)}]" if lift.relative_ci else "")
             absolute = colour + _pp(lift.absolute_difference) + (
                 f" [{_pp(lift.absolute_ci[0])}, {_pp(lift.absolute_ci[1])}]" if lift.absolute_ci else "")
-            mde = f"±{_pct(lift.mde_relative)} rel" if lift.mde_relative is not None else "—"
+            mde = ("—" if lift.mde_relative is None else f"±{_pct(lift.mde_relative)}") + (
+                "" if lift.mde_absolute is None else f" (±{_pp(lift.mde_absolute)[1:]})")
             cells = [relative, absolute, _p(lift.p_value), _p(lift.p_holm), mde]
         table.add_row(METRIC_SHORT[row.metric], row.arm, f"{row.users:,}", f"{row.sessions:,}", rate, *cells)
     console.print(table)
