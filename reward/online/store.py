@@ -320,7 +320,7 @@ class OnlineStore:
                             for m in "vkr")
         query = (f"SELECT arm, day, SUM(first), SUM(n), SUM(cn * cn - (cn - n) * (cn - n)), {changes} FROM ("
                  f"SELECT arm, day, n, v, k, r, {running}, ROW_NUMBER() OVER w = 1 AS first FROM ({inner})"
-                 " WINDOW w AS (PARTITION BY arm, user ORDER BY day)) GROUP BY arm, day ORDER BY arm, day")
+                 " WINDOW w AS (PARTITION BY arm, user ORDER BY day ROWS UNBOUNDED PRECEDING)) GROUP BY arm, day")
         arms = self.names("arm")
         increments: dict[str, dict[int, np.ndarray]] = {}
         for arm, day, *values in self.conn.execute(query, params):
