@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
             Path(args.html).write_text(render_page(report), encoding="utf-8")
             err.print(f"wrote {args.html}")
         if report.srm.mismatch and not args.allow_srm:
-            err.print(f"[red]sample ratio mismatch (p = {report.srm.p_value:.2g}): exit {SRM_EXIT}; the lifts are not "
+            err.print(f"[red]sample ratio mismatch (p = {report.srm.p_value}, unknown arms {report.srm.unknown_arms}): exit {SRM_EXIT}; the lifts are not "
                       "to be trusted (--allow-srm to exit 0 anyway)[/red]")
             return SRM_EXIT
         return 0

@@ -226,8 +226,9 @@ def print_report(report: OnlineReport, console: Console | None = None) -> None:
         print_bcr(report.bcr, console, title=f"Bad-case rate, {report.experiment} (audit)")
     srm = report.srm
     observed = ", ".join(f"{arm} {count:,}" for arm, count in srm.observed.items())
-    verdict = (f"[red]SAMPLE RATIO MISMATCH[/red] (p = {srm.p_value:.2g}{', unknown arms ' + str(srm.unknown_arms) if srm.unknown_arms else ''}):"
-               " the split is broken, the lifts are greyed: do not trust them" if srm.mismatch else f"[green]split ok[/green] (p = {srm.p_value:.3g})")
+    verdict = (f"[red]SAMPLE RATIO MISMATCH[/red] (p = {_p(srm.p_value)}{', unknown arms ' + str(srm.unknown_arms) if srm.unknown_arms else ''}):"
+               " the split is broken, the lifts are greyed: do not trust them" if srm.mismatch else
+               "no users in the span" if srm.p_value is None else f"[green]split ok[/green] (p = {_p(srm.p_value)})")
     console.print(f"users per arm: {observed}; configured {srm.expected_share}; {verdict}")
     counts = report.ingest
     console.print(f"log: {counts['rows']:,} rows in {counts['files']} files, {counts['sessions']:,} sessions, "

@@ -238,3 +238,20 @@ def test_minilm_thresholds_separate_reformulations_from_topic_shifts():
               ("peach egg succulent bumps on leaves", "cheap flights to tokyo")]
     cosines = QuerySimilarity().cosines(reformulations + shifts)
     assert min(cosines[:3]) >= RESEARCH_SIMILARITY > max(cosines[3:])
+
+
+def test_link_takes_the_experiment_and_day_options(tmp_path, log_path):
+    store, out = str(tmp_path / "s.sqlite"), tmp_path / "link.json"
+    base = ["online", "link", "--logs", str(log_path), "--store", store, "--scores", "examples/online/scores"]
+    assert main([*base, "--experiment", "reward-v2", "--json", str(out)]) == 0
+    everything = json.loads(out.read_text())
+    assert everything["joined_sessions"] == 400 and everything["responses"] < 400
+    assert main([*base, "--experiment", "reward-v2", "--day", "2026-01-13", "--json", str(out)]) == 0
+    one_day = json.loads(out.read_text())
+    import sqlite3
+
+    sessions_that_day = sqlite3.connect(store).execute(
+        "SELECT COUNT(*) FROM online_sessions WHERE day = ?", ((dt.date(2026, 1, 13) - dt.date(1970, 1, 1)).days,)).fetchone()[0]
+    assert one_day["joined_sessions"] == sessions_that_day < 400
+    assert main([*base, "--experiment", "nope"]) == 2
+    assert main([*base, "--day", "2026-01-13", "--since", "2026-01-12"]) == 2  # one or the other
