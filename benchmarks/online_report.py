@@ -108,6 +108,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "benchmarks/results/online_report.json"))
     parser.add_argument("--skip-ingest", action="store_true", help="no log, no ingest: time the report only")
     parser.add_argument("--reuse-aggregates", action="store_true", help="keep an aggregates store of an earlier run")
+    parser.add_argument("--no-cumulative", action="store_true", help="time the report without the lift by day")
     args = parser.parse_args()
     folder = Path(args.folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -162,7 +163,8 @@ def main() -> None:
     sqlite3.connect(report_store).execute("PRAGMA optimize").close()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "reward.cli", "online", "report", "--store", str(report_store),
-               "--experiment", "reward-v2", "--experiments", str(EXPERIMENTS), "--json", str(folder / "report.json")]
+               "--experiment", "reward-v2", "--experiments", str(EXPERIMENTS), "--json", str(folder / "report.json"),
+               *(["--no-cumulative"] if args.no_cumulative else [])]
     times, cpu_times, loads = [], [], []
     for _ in range(args.repeats):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)

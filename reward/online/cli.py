@@ -74,6 +74,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     common(report)
     experiment_options(report, required=True)
     thresholds(report)
+    report.add_argument("--no-cumulative", action="store_true",
+                        help="leave out the cumulative lift by day (a quarter of the time on a large store)")
     report.add_argument("--json", help="write the report as JSON")
     report.add_argument("--html", help="write the dashboard page")
     report.add_argument("--scores", help="score log: add the offline-online link to the page and JSON")
@@ -151,7 +153,8 @@ def run(args: argparse.Namespace) -> int:
         days = _days(args)
         bcr = _audit_rates(args.audit, None, experiment) if args.audit else None
         with _store(args) as store:
-            report = build_report(store, experiment, window_s=args.window, similarity=args.similarity, days=days)
+            report = build_report(store, experiment, window_s=args.window, similarity=args.similarity, days=days,
+                                  cumulative_by_day=not args.no_cumulative)
             if args.scores:
                 from reward.online.link import dimension_link
 

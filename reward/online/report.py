@@ -133,10 +133,18 @@ def _compare(arm: RatioMoments, control: RatioMoments | None) -> dict:
 
 
 def build_report(store: OnlineStore, experiment: Experiment, *, window_s: float = RESEARCH_WINDOW_S,
-                 similarity: float = RESEARCH_SIMILARITY, days: tuple[dt.date, dt.date] | None = None) -> OnlineReport:
-    by_day = store.arm_moments_by_day(experiment.name, window_s, similarity, days)
-    moments = {arm: series[max(series)] for arm, series in by_day.items() if series}
-    all_days = sorted({d for series in by_day.values() for d in series})
+                 similarity: float = RESEARCH_SIMILARITY, days: tuple[dt.date, dt.date] | None = None,
+                 cumulative_by_day: bool = True) -> OnlineReport:
+    """The report; `cumulative_by_day=False` leaves out the lift by day, which costs about four times the scan of
+    the totals on a large store (benchmarks/RESULTS.md)."""
+    if cumulative_by_day:
+        by_day = store.arm_moments_by_day(experiment.name, window_s, similarity, days)
+        moments = {arm: series[max(series)] for arm, series in by_day.items() if series}
+        all_days = sorted({d for series in by_day.values() for d in series})
+        seen = (all_days[0], all_days[-1]) if all_days else None
+    else:
+        moments, seen = store.arm_moments(experiment.name, window_s, similarity, days)
+        by_day, all_days = {}, []
     srm = sample_ratio_check({arm: m["vcr"].users for arm, m in moments.items()}, experiment)
     arms: list[ArmMetric] = []
     compared: list[dict] = []
@@ -173,7 +181,7 @@ def build_report(store: OnlineStore, experiment: Experiment, *, window_s: float 
     note = (f"Holm-adjusted over the {sum(r.p_value is not None for r in lifts)} lifts of this report (metrics x arms); "
             "'significant' and the colours use the adjusted p-value")
     return OnlineReport(experiment=experiment.name, control=experiment.control,
-                        days=(all_days[0], all_days[-1]) if all_days else None,
+                        days=seen,
                         thresholds=Thresholds(research_window_s=window_s, research_similarity=similarity),
                         arms=arms, lifts=lifts, cumulative=cumulative, srm=srm, lifts_trusted=not srm.mismatch,
                         multiple_comparisons=note, ingest=store.ingest_counts())

@@ -294,11 +294,13 @@ class OnlineStore:
         return out, (None if first is None else (day_of(first), day_of(last)))
 
     def arm_moments_by_day(self, experiment: str, window_s: float, similarity: float,
-                           days: tuple[dt.date, dt.date] | None = None) -> dict[str, dict[dt.date, dict[str, RatioMoments]]]:
+                           days: tuple[dt.date, dt.date] | None = None, max_points: int = 60,
+                           ) -> dict[str, dict[dt.date, dict[str, RatioMoments]]]:
         """Per arm, day and metric, the user-level sufficient statistics of everything up to and including that day
-        (cumulative), from one ordered scan: a window over each user's days gives the user's running sums, and each
-        row adds the change of that user's squares and products, so users idle on a day still count with their
-        totals so far. The last day's moments equal `arm_moments` over the same span."""
+        (cumulative), for every day of the span (at most `max_points` evenly spaced days, the last always included).
+        One ordered scan, like `arm_moments`: each user's sums up to each day are conditional sums of the user's
+        rows, so no sort is needed and users idle on a day still count with their totals so far. The last day's
+        moments equal `arm_moments` over the same span."""
         if window_s > MAX_WINDOW_S:
             raise ValueError(f"window: at most {MAX_WINDOW_S:g} s (pairs further apart are not embedded at ingest)")
         experiment_id = self.name_id("experiment", experiment, create=False)
@@ -309,35 +311,36 @@ class OnlineStore:
         if days is not None:
             where += " AND day BETWEEN :d0 AND :d1"
             params.update(d0=day_number(days[0]), d1=day_number(days[1]))
-        if window_s == RESEARCH_WINDOW_S and similarity == RESEARCH_SIMILARITY:
-            inner = f"SELECT arm, user, day, n, v, k, r FROM online_user_days WHERE {where}"
-        else:
-            inner = ("SELECT arm, user, day, COUNT(*) AS n, SUM(dwell_ms > :valid) AS v, SUM(dwell_ms < :skip) AS k,"
-                     " SUM(gap_ms IS NOT NULL AND gap_ms <= :w AND cosine >= :t) AS r"
-                     f" FROM online_exposures WHERE {where} GROUP BY arm, user, day")
-        running = ", ".join(f"SUM({m}) OVER w AS c{m}" for m in "nvkr")
-        changes = ", ".join(f"SUM({m}), SUM(c{m} * c{m} - (c{m} - {m}) * (c{m} - {m})), SUM(cn * c{m} - (cn - n) * (c{m} - {m}))"
-                            for m in "vkr")
-        query = (f"SELECT arm, day, SUM(first), SUM(n), SUM(cn * cn - (cn - n) * (cn - n)), {changes} FROM ("
-                 f"SELECT arm, day, n, v, k, r, {running}, ROW_NUMBER() OVER w = 1 AS first FROM ({inner})"
-                 " WINDOW w AS (PARTITION BY arm, user ORDER BY day ROWS UNBOUNDED PRECEDING)) GROUP BY arm, day")
+        default = window_s == RESEARCH_WINDOW_S and similarity == RESEARCH_SIMILARITY
+        table = "online_user_days" if default else "online_exposures"
+        first, last = self.conn.execute(f"SELECT MIN(day), MAX(day) FROM {table} WHERE {where}", params).fetchone()
+        if first is None:
+            return {}
+        span = last - first + 1
+        points = sorted({first + round(i * (span - 1) / (max_points - 1)) for i in range(max_points)}) \
+            if span > max_points else list(range(first, last + 1))
+        if default:
+            columns = {"n": "n", "v": "v", "k": "k", "r": "r"}
+        else:  # other thresholds: from the sessions themselves
+            columns = {"n": "1", "v": "(dwell_ms > :valid)", "k": "(dwell_ms < :skip)",
+                       "r": "(gap_ms IS NOT NULL AND gap_ms <= :w AND cosine >= :t)"}
+        per_user = ", ".join(f"SUM({expression} * (day <= {point})) AS {name}{i}"
+                             for i, point in enumerate(points) for name, expression in columns.items())
+        per_arm = ", ".join(f"SUM(n{i} > 0), SUM(n{i}), SUM(n{i} * n{i}), "
+                            + ", ".join(f"SUM({m}{i}), SUM({m}{i} * {m}{i}), SUM(n{i} * {m}{i})" for m in "vkr")
+                            for i in range(len(points)))
+        query = f"SELECT arm, {per_arm} FROM (SELECT arm, user, {per_user} FROM {table} WHERE {where} GROUP BY arm, user) GROUP BY arm"
         arms = self.names("arm")
-        increments: dict[str, dict[int, np.ndarray]] = {}
-        for arm, day, *values in self.conn.execute(query, params):
-            increments.setdefault(arms[arm], {})[day] = np.array(values, dtype=float)
-        all_days = sorted({d for per_arm in increments.values() for d in per_arm})
         out: dict[str, dict[dt.date, dict[str, RatioMoments]]] = {}
-        for arm, per_day in increments.items():
-            total = np.zeros(12)
-            out[arm] = {}
-            for day in all_days:
-                if day in per_day:
-                    total = total + per_day[day]
-                if not total[0]:
-                    continue  # the arm has no user yet
-                users, n, nn = int(total[0]), total[1], total[2]
-                out[arm][day_of(day)] = {metric: RatioMoments(users, n, total[3 + 3 * i], nn, total[4 + 3 * i], total[5 + 3 * i])
-                                         for i, metric in enumerate(METRICS)}
+        width = 3 + 3 * len(METRICS)
+        for arm, *values in self.conn.execute(query, params):
+            out[arms[arm]] = {}
+            for i, point in enumerate(points):
+                users, n, nn, *rest = values[i * width:(i + 1) * width]
+                if users:
+                    out[arms[arm]][day_of(point)] = {
+                        metric: RatioMoments(users, n, rest[3 * j], nn, rest[3 * j + 1], rest[3 * j + 2])
+                        for j, metric in enumerate(METRICS)}
         return out
 
     def ingest_counts(self) -> dict[str, int]:

@@ -64,3 +64,11 @@ def test_report_adjusts_for_several_metrics_sizes_the_test_and_tracks_the_lift_b
         assert series[-1].p_value == pytest.approx(lift.p_value)
     first_day = build_report(example_world["store"], example_world["experiment"], days=(days[0], days[0]))
     assert report.cumulative[0].relative_lift == pytest.approx(first_day.lifts[0].relative_lift)
+
+
+def test_report_without_the_lift_by_day_has_the_same_totals(example_world):
+    full = build_report(example_world["store"], example_world["experiment"])
+    totals = build_report(example_world["store"], example_world["experiment"], cumulative_by_day=False)
+    assert totals.cumulative == [] and full.cumulative
+    assert totals.days == full.days and totals.arms == full.arms
+    assert [r.relative_lift for r in totals.lifts] == pytest.approx([r.relative_lift for r in full.lifts])
