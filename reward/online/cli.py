@@ -75,7 +75,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     experiment_options(report, required=True)
     thresholds(report)
     report.add_argument("--no-cumulative", action="store_true",
-                        help="leave out the cumulative lift by day (a quarter of the time on a large store)")
+                        help="leave out the cumulative lift by day (a third of the CPU on a large store)")
     report.add_argument("--json", help="write the report as JSON")
     report.add_argument("--html", help="write the dashboard page")
     report.add_argument("--scores", help="score log: add the offline-online link to the page and JSON")

@@ -135,7 +135,7 @@ def _compare(arm: RatioMoments, control: RatioMoments | None) -> dict:
 def build_report(store: OnlineStore, experiment: Experiment, *, window_s: float = RESEARCH_WINDOW_S,
                  similarity: float = RESEARCH_SIMILARITY, days: tuple[dt.date, dt.date] | None = None,
                  cumulative_by_day: bool = True) -> OnlineReport:
-    """The report; `cumulative_by_day=False` leaves out the lift by day, which costs about four times the scan of
+    """The report; `cumulative_by_day=False` leaves out the lift by day, which costs about three times the scan of
     the totals on a large store (benchmarks/RESULTS.md)."""
     if cumulative_by_day:
         by_day = store.arm_moments_by_day(experiment.name, window_s, similarity, days)
