@@ -255,3 +255,10 @@ def test_link_takes_the_experiment_and_day_options(tmp_path, log_path):
     assert one_day["joined_sessions"] == sessions_that_day < 400
     assert main([*base, "--experiment", "nope"]) == 2
     assert main([*base, "--day", "2026-01-13", "--since", "2026-01-12"]) == 2  # one or the other
+
+
+def test_audit_samples_one_day(tmp_path, capsys):
+    code = main(["online", "audit", "--store", str(tmp_path / "s.sqlite"), "--experiment", "reward-v2", "--since",
+                 "2026-01-12", "--scores", "examples/online/scores", "--out", str(tmp_path / "audit")])
+    assert code == 2 and "--day: the audit samples one day" in " ".join(capsys.readouterr().err.split())
+    assert not (tmp_path / "audit").exists()
