@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reward.serve import ServerArgs, build_app
+from reward.serve.app import ServerArgs, build_app
 
 log = logging.getLogger(__name__)
 
