@@ -142,7 +142,7 @@ def serve_command(args: argparse.Namespace) -> int:
 
     from pydantic import ValidationError
 
-    from reward.server_runner import ServeConfig, require_auth_off_loopback, start_server, stop_server
+    from reward.serve.runner import ServeConfig, require_auth_off_loopback, start_server, stop_server
 
     config = ServeConfig(applications=[{}])
     if args.config:
@@ -168,7 +168,7 @@ def serve_command(args: argparse.Namespace) -> int:
                        proxy_location=config.proxy_location)
     err.print(f"[green]serving[/green] {url} (judge {server_args.judge}, score log {server_args.score_log})")
     if args.demo:
-        from reward.server_runner import score_file_over_http
+        from reward.serve.runner import score_file_over_http
 
         # The demo sends the server's own token, so `make run` works with REWARD_SERVER_TOKEN set.
         token = os.environ.get(server_args.token_env) or None

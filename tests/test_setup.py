@@ -81,7 +81,7 @@ def test_a_missing_browser_warns_without_root_and_is_installed_as_root(tmp_path)
 def test_the_demo_sends_the_servers_token(monkeypatch):
     import signal
 
-    import reward.server_runner as runner
+    import reward.serve.runner as runner
     from reward.cli import main
 
     sent = {}
@@ -109,7 +109,7 @@ def test_a_non_editable_install_finds_the_shipped_rubrics_and_configs(tmp_path):
     [wheel] = wheels.glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "reward/rubrics/suites/searchllm.yaml" in names and "reward/configs/serve/local.yaml" in names
-    assert "reward/rubrics/schemas/suite.schema.json" in names and "reward/serve.py" in names
+    assert "reward/rubrics/schemas/suite.schema.json" in names and "reward/serve/app.py" in names
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)  # what pip install puts into site-packages
     check = ("from reward.rubric import DEFAULT_RUBRIC_DIR, load_suite; from reward.shipped import resolve_config; "
