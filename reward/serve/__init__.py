@@ -19,7 +19,9 @@ _import_structure = {
 }
 _module_of = {name: module for module, names in _import_structure.items() for name in names}
 
-__all__ = sorted(_module_of)
+__all__ = ["OPEN_ROUTES", "BodyRejected", "Ingress", "Limits", "Metrics", "Scorer", "ServeConfig", "ServerArgs", "api",
+           "build_app", "check_secrets", "chunk_by_group", "parse_body", "require_auth_off_loopback", "rubric_stamp",
+           "score_file_over_http", "secret_names", "start_server", "stop_server"]
 
 if TYPE_CHECKING:
     from reward.serve.app import OPEN_ROUTES, Ingress, Scorer, api, build_app, chunk_by_group, rubric_stamp
