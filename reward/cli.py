@@ -288,7 +288,7 @@ def dashboard_command(args: argparse.Namespace) -> int:
 
 @_command("log reindex")
 def reindex_command(args: argparse.Namespace) -> int:
-    from reward.scorestore import rebuild, store_path
+    from reward.scorelog.store import rebuild, store_path
 
     folder = Path(args.folder)
     if not folder.is_dir():

@@ -21,7 +21,7 @@ from pathlib import Path
 from reward.dashboard.data import drilldown, embedded_samples, ensure_store, page_data, store_version
 from reward.dashboard.stats import SAMPLE_STEPS, summarise
 from reward.scorelog import ScoreRecord
-from reward.scorestore import UNSTEPPED_BUCKET
+from reward.scorelog.store import UNSTEPPED_BUCKET
 
 __all__ = ["drilldown", "render", "render_from_log", "summarise"]
 

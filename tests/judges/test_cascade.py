@@ -98,7 +98,7 @@ def test_audits_measure_agreement_and_a_disagreeing_dimension_falls_back_until_r
 
 def test_a_logged_cascade_run_shows_the_judges_own_counts_in_the_score_store(mini_suite, tmp_path):
     from reward.scorelog import ScoreLog
-    from reward.scorestore import ScoreStore
+    from reward.scorelog.store import ScoreStore
 
     cascade = CascadeJudge(Cheap({"useful": 1.0, "evidence_fit": 0.95}), llm(useful="0"),
                            config(thresholds={"useful": 0.5, "evidence_fit": 0.95}, audit_share=1.0))

@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from reward.schema import ItemResult
-from reward.segments import parse_segment, read_lines, segments
+from reward.scorelog.segments import parse_segment, read_lines, segments
 
 log = logging.getLogger(__name__)
 
