@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from benchmarks.emit import emit  # noqa: E402
 
-from reward.calibrate import load_all  # noqa: E402
+from reward.evaluation.calibrate import load_all  # noqa: E402
 from reward.engine import Engine  # noqa: E402
 from reward.judges.base import JudgeReply  # noqa: E402
 from reward.judges.cascade import (PASS_AT, CascadeConfig, CascadeJudge, cheap_observations,  # noqa: E402

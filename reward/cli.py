@@ -228,7 +228,7 @@ def _judged(suite) -> set[str]:
 
 def _human_labels(args: argparse.Namespace):
     """(suite, [(item, dimension, label)], what they are) from pointwise label files, or None after an error."""
-    from reward.calibrate import load_all
+    from reward.evaluation.calibrate import load_all
 
     suite = load_suite(args.suite or "searchllm")
     pointwise, _ = load_all(args.labels)
@@ -322,7 +322,7 @@ def probes_command(args: argparse.Namespace) -> int:
 
     from reward.engine import Engine
     from reward.judges.factory import make_judge
-    from reward.probes import CLEAN_EXAMPLES, run_probes
+    from reward.evaluation.probes import CLEAN_EXAMPLES, run_probes
 
     items = {n: e for n, e in read_items(Path(args.input)) if not isinstance(e, str)}
     if args.only:
@@ -354,7 +354,7 @@ def _exploit_search(args: argparse.Namespace, clean: list) -> int:
     from rich.table import Table
 
     from reward.engine import Engine
-    from reward.exploit_search import TRANSFORMS, search
+    from reward.evaluation.exploit_search import TRANSFORMS, search
     from reward.judges.factory import make_judge
 
     report = search(clean, Engine(load_suite(args.suite), make_judge(args.judge)), depth=args.depth, beam=args.beam)
@@ -377,7 +377,7 @@ def _exploit_search(args: argparse.Namespace, clean: list) -> int:
 
 
 def _calibration_reports(args: argparse.Namespace):
-    from reward.calibrate import load_all, systems_for
+    from reward.evaluation.calibrate import load_all, systems_for
     from reward.judges.factory import make_judge
 
     pointwise, pairwise = load_all(args.labels)
@@ -392,7 +392,7 @@ def calibrate_command(args: argparse.Namespace) -> int:
 
     from rich.table import Table
 
-    from reward.calibrate import html_report, regressions, track_disagreements
+    from reward.evaluation.calibrate import html_report, regressions, track_disagreements
 
     reports, pointwise, pairwise = _calibration_reports(args)
     keys = sorted({(r.dimension, r.metric) for s in reports for r in s.rows})
@@ -437,7 +437,7 @@ def calibrate_command(args: argparse.Namespace) -> int:
 def freeze_command(args: argparse.Namespace) -> int:
     import json as _json
 
-    from reward.calibrate import freeze, load_all, systems_for
+    from reward.evaluation.calibrate import freeze, load_all, systems_for
     from reward.judges.factory import make_judge
 
     pointwise, pairwise = load_all(args.labels)
@@ -452,7 +452,7 @@ def freeze_command(args: argparse.Namespace) -> int:
 def shadow_command(args: argparse.Namespace) -> int:
     import json as _json
 
-    from reward.calibrate import shadow
+    from reward.evaluation.calibrate import shadow
     from reward.judges.factory import make_judge
     from reward.scorelog import read_log
 

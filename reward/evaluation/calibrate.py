@@ -1,6 +1,6 @@
 """Agreement with human labels, the regression gate before an evaluator update, shadow runs, dual-track review.
 
-Label files are JSONL (see `reward.labels`): pointwise binary labels for constraint dimensions, pairwise
+Label files are JSONL (see `reward.evaluation.labels`): pointwise binary labels for constraint dimensions, pairwise
 preferences for preference dimensions and for the holistic reward. Metrics, as in the SearchLLM paper:
 accuracy on pointwise labels (a score >= 0.5 predicts 1), pairwise AUC (a tie counts 0.5) and Cohen's kappa
 (quadratic-weighted when the labels are ordinal, plain for binary), each with a seeded bootstrap confidence
@@ -23,7 +23,7 @@ import numpy as np
 
 from reward.engine import Engine
 from reward.judges.base import Judge
-from reward.labels import PairwiseLabel, PointwiseLabel, load_labels
+from reward.evaluation.labels import PairwiseLabel, PointwiseLabel, load_labels
 from reward.rubric import LoadedSuite, load_suite
 from reward.schema import Item, ItemResult
 

@@ -6,7 +6,7 @@ share a `pair` key (the same evidence, one faithful and one hallucinated answer)
 a support label only. `measure` scores the cases with an engine and reports, per set and per dimension (plus the
 reward, gate and utility, and a lexical baseline: the share of the answer's content words found in the evidence),
 the AUC (pairwise over pairs, or ROC over pointwise labels; a tie counts 0.5) and the accuracy of the 0.5 threshold,
-each with a seeded bootstrap interval (`reward.calibrate.bootstrap_ci`).
+each with a seeded bootstrap interval (`reward.evaluation.calibrate.bootstrap_ci`).
 
 A frozen slice (`freeze_slice` / `check_slice`) is a small folder of cases with their SHA-256 checksums and the
 metrics measured when it was frozen; the regression gate rescores it and fails when a gated AUC falls below the
@@ -27,7 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from reward.format import Facet, parse_response, render_response, split_sentences
-from reward.calibrate import bootstrap_ci, pairwise_auc
+from reward.evaluation.calibrate import bootstrap_ci, pairwise_auc
 from reward.engine import Engine
 from reward.rules.checks import tokens
 from reward.schema import Evidence, Item, ItemResult
