@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
 from reward.schema import Item
-from reward.scorelog.store import PASS_AT, pass_fail_kappa
+from reward.evaluation.agreement import PASS_AT, pass_fail_kappa
 
 if TYPE_CHECKING:
     from reward.scorelog import ScoreRecord
