@@ -110,6 +110,7 @@ def test_a_non_editable_install_finds_the_shipped_rubrics_and_configs(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "reward/rubrics/suites/searchllm.yaml" in names and "reward/configs/serve/local.yaml" in names
     assert "reward/rubrics/schemas/suite.schema.json" in names and "reward/serve/app.py" in names
+    assert {"reward/dashboard/assets/page.html", "reward/dashboard/assets/dashboard.js"} <= set(names)
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)  # what pip install puts into site-packages
     check = ("from reward.rubric import DEFAULT_RUBRIC_DIR, load_suite; from reward.shipped import resolve_config; "
