@@ -6,7 +6,7 @@ to the LLM judge until reset. Thresholds are fitted from label files or from a l
 import pytest
 
 from reward.engine import Engine
-from reward.judges import ScriptedJudge, by_dimension, tag_reply
+from reward.judges.mock import ScriptedJudge, by_dimension, tag_reply
 from reward.judges.base import Judge, JudgeReply
 from reward.judges.cascade import Agreement, CascadeConfig, CascadeJudge
 from tests.support import EVIDENCE, make_item
