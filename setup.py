@@ -11,9 +11,9 @@ setup(
     package_data={
         # The trained consistency model: LoRA adapter, head, recipe, combination and checksums (verified at load).
         "reward.judges": ["consistency_model/*.json", "consistency_model/*.safetensors", "consistency_model/SHA256SUMS"],
-        # The dashboard page's HTML and script.
-        "reward.dashboard": ["assets/*.html", "assets/*.js"],
         "reward.rubrics": ["*/*.yaml", "schemas/*.json"],
         "reward.configs": ["*/*.yaml", "*/*/*.yaml"],
+        # The dashboard page's HTML and script.
+        "reward.dashboard": ["assets/*.html", "assets/*.js"],
     },
 )
