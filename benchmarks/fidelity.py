@@ -14,7 +14,7 @@ recorded SHA-256; nothing is downloaded at run time):
   generative-search answer and the references it cites, labelled attributable / not attributable. Fit: the balanced
   dev subset; test: the 500-row sample of the balanced test subset. Pointwise. The files' other parts are not read.
 
-Each response is rendered with the one rule in `reward.fidelity.render_case` (every sentence cites the passage that
+Each response is rendered with the one rule in `reward.evaluation.fidelity.render_case` (every sentence cites the passage that
 shares most of its words), so rendering carries no label. Reported per set and dimension: AUC (pairwise, or ROC for
 pointwise sets) and accuracy of the 0.5 threshold with 95% bootstrap intervals, beside the lexical baseline and the
 reward / gate / utility. Results go to `benchmarks/results/fidelity*.json` and `benchmarks/FIDELITY.md`.
@@ -54,7 +54,7 @@ for _path in (str(ROOT), str(Path.cwd())):  # the code under test (the working d
 from policy.format import split_sentences  # noqa: E402
 from reward.engine import Engine  # noqa: E402
 try:
-    from reward.fidelity import (FidelityCase, case_scores, freeze_slice, load_slice, measure, passages,  # noqa: E402
+    from reward.evaluation.fidelity import (FidelityCase, case_scores, freeze_slice, load_slice, measure, passages,  # noqa: E402
                                  render_case, score_cases)
 except ImportError:  # scoring another checkout that predates the harness: use this checkout's harness module
     import importlib.util

@@ -28,7 +28,7 @@ from reward.judges.mock import ScriptedJudge  # noqa: E402
 from reward.rubric import load_suite  # noqa: E402
 from reward.schema import Item  # noqa: E402
 from reward.serve import ServerArgs  # noqa: E402
-from reward.server_runner import start_server, stop_server  # noqa: E402
+from reward.serve.runner import start_server, stop_server  # noqa: E402
 
 
 def batches(size: int, count: int) -> list[list[dict]]:

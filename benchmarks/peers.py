@@ -201,7 +201,7 @@ class Server:
         import yaml
 
         from reward.serve import ServerArgs
-        from reward.server_runner import start_server
+        from reward.serve.runner import start_server
 
         folder = Path(tempfile.mkdtemp(prefix="peers-"))
         config = folder / "judge.yaml"
@@ -212,7 +212,7 @@ class Server:
         self.url = start_server(args, port=port, num_cpus=2)
 
     def close(self) -> None:
-        from reward.server_runner import stop_server
+        from reward.serve.runner import stop_server
 
         stop_server()
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from reward.scorelog import read_log  # noqa: E402
 from reward.serve import Limits, ServerArgs  # noqa: E402
-from reward.server_runner import start_server, stop_server  # noqa: E402
+from reward.serve.runner import start_server, stop_server  # noqa: E402
 
 
 def ray_rss_mib() -> float:

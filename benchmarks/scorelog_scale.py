@@ -35,7 +35,7 @@ from reward.dashboard import drilldown, render_from_log
 from reward.rubric import load_suite
 from reward.schema import DimensionScore, Item, ItemResult, Quote
 from reward.scorelog import ScoreLog, segments
-from reward.scorestore import ScoreStore, store_path
+from reward.scorelog.store import ScoreStore, store_path
 
 WORDS = ("premiere radio stream free tier video official single chart label region store subscription trial "
          "playlist lyric tour venue ticket release week month price").split()

@@ -356,7 +356,7 @@ def train(config: TrainConfig, server_url: str | None = None) -> dict:
     started_server = False
     url = server_url or config.server_url
     if url is None:
-        from reward.server_runner import start_server
+        from reward.serve.runner import start_server
 
         # The local judges export their ONNX models on first use (~180 MB): into this run, unless set.
         os.environ.setdefault("REWARD_ONNX_CACHE", str(output_dir / "onnx"))
@@ -374,7 +374,7 @@ def train(config: TrainConfig, server_url: str | None = None) -> dict:
             (output_dir / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1),
                                                          encoding="utf-8")
         if started_server:
-            from reward.server_runner import stop_server
+            from reward.serve.runner import stop_server
 
             stop_server()
     return {"steps": trainer.state.global_step, "requests": reward.requests, "server_url": url,

@@ -35,7 +35,7 @@ def server(tmp_path_factory):
     import subprocess
 
     from reward.serve import Limits, ServerArgs
-    from reward.server_runner import start_server, stop_server
+    from reward.serve.runner import start_server, stop_server
 
     log_dir = tmp_path_factory.mktemp("scores")
     log_tmpfs = os.geteuid() == 0 and subprocess.run(

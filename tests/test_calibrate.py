@@ -7,12 +7,10 @@ from html.parser import HTMLParser
 
 import pytest
 
-from reward.calibrate import (
-    accuracy, bootstrap_ci, cohen_kappa, evaluate, freeze, pairwise_auc, regressions, shadow,
-    track_disagreements,
-)
+from reward.evaluation.agreement import accuracy, bootstrap_ci, cohen_kappa, pairwise_auc
+from reward.evaluation.calibrate import evaluate, freeze, regressions, shadow, track_disagreements
 from reward.judges.mock import ScriptedJudge, tag_reply
-from reward.labels import Context, LabelError, PairwiseLabel, PointwiseLabel, load_labels
+from reward.evaluation.labels import Context, LabelError, PairwiseLabel, PointwiseLabel, load_labels
 from reward.rubric import load_suite
 from tests.support import EVIDENCE, FIXTURE_RUBRICS, ROOT, make_item
 
@@ -177,7 +175,7 @@ def test_bundled_calibration_set_is_valid_and_large_enough():
 def test_current_evaluator_does_not_regress_on_the_frozen_benchmark():
     """The regression gate as CI runs it: rubrics plus the local tier against data/calibration/frozen-local.json.
     A deliberate evaluator change re-freezes the baseline (reward freeze) in the same commit."""
-    from reward.calibrate import load_all, systems_for
+    from reward.evaluation.calibrate import load_all, systems_for
     from reward.judges.local import LocalJudge
 
     calibration = ROOT / "data" / "calibration"

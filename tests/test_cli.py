@@ -73,7 +73,7 @@ def test_unknown_suite_is_a_clear_error(tmp_path, capsys):
 def test_serve_configs_are_read_whole_and_unknown_settings_refused(tmp_path, capsys, monkeypatch):
     import yaml
 
-    from reward.server_runner import ServeConfig
+    from reward.serve.runner import ServeConfig
 
     cluster = ServeConfig.model_validate(yaml.safe_load(open("configs/serve/cluster.yaml")))
     assert cluster.http_options.request_timeout_s == 600
@@ -89,7 +89,7 @@ def test_serve_configs_are_read_whole_and_unknown_settings_refused(tmp_path, cap
 
 
 def test_serve_refuses_a_public_bind_without_a_token(monkeypatch, capsys):
-    from reward.server_runner import require_auth_off_loopback
+    from reward.serve.runner import require_auth_off_loopback
 
     monkeypatch.delenv("REWARD_SERVER_TOKEN", raising=False)
     assert main(["serve", "--host", "0.0.0.0"]) == 2

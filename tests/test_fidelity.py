@@ -15,7 +15,7 @@ import pytest
 
 from policy.format import parse_response
 from reward.engine import Engine
-from reward.fidelity import (FidelityCase, SliceError, check_slice, freeze_slice, lexical_support, load_slice,
+from reward.evaluation.fidelity import (FidelityCase, SliceError, check_slice, freeze_slice, lexical_support, load_slice,
                              measure, regressions, render_case, score_cases)
 from reward.judges.factory import make_judge
 from reward.judges.local import LocalJudge

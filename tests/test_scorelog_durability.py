@@ -143,7 +143,7 @@ def test_a_retried_batch_is_logged_once_by_its_request_id(tmp_path):
     counts = Counter(r.result.id for r in read_log(tmp_path))
     assert counts == Counter({f"{n}-{i}": 1 for n in "ab" for i in range(8)})
     assert {r.request for r in read_log(tmp_path) if r.result.id.startswith("a-")} == {"req-a"}
-    from reward.scorestore import ScoreStore
+    from reward.scorelog.store import ScoreStore
     with ScoreStore(tmp_path, readonly=True) as store:
         assert store.step_items("s (no step)", 0) == 16
 
@@ -165,7 +165,7 @@ def test_a_batch_written_by_a_writer_killed_before_its_store_update_is_not_logge
     assert restarted.append(*batch("a"), suite="s", suite_version="v", run="r", step=3, request="req-a") is False
     restarted.close()
     assert Counter(r.result.id for r in read_log(tmp_path)) == Counter({f"a-{i}": 1 for i in range(8)})
-    from reward.scorestore import ScoreStore
+    from reward.scorelog.store import ScoreStore
     with ScoreStore(tmp_path, readonly=True) as store:  # the retry indexed what the dead writer could not
         assert store.step_items("r", 3) == 8
 
@@ -190,7 +190,7 @@ def test_a_batch_torn_by_a_killed_writer_gets_only_its_missing_records_on_retry(
     assert restarted.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is True
     restarted.close()
     assert Counter(r.result.id for r in read_log(tmp_path)) == Counter({f"a-{i}": 1 for i in range(8)})
-    from reward.scorestore import ScoreStore, rebuild
+    from reward.scorelog.store import ScoreStore, rebuild
     with ScoreStore(tmp_path, readonly=True) as store:
         assert store.step_items("r", 1) == 8
     rebuild(tmp_path)

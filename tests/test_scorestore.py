@@ -17,7 +17,7 @@ from reward.dashboard import drilldown, render_from_log
 from reward.dashboard.data import UnknownStep, step_records
 from reward.schema import DimensionScore, Item, ItemResult
 from reward.scorelog import ScoreLog, Retention, prune, read_log, segments
-from reward.scorestore import SAMPLE_LOWEST, SAMPLE_RANDOM, SKETCH_BINS, UNSTEPPED_BUCKET, ScoreStore, rebuild, sketch_quantiles, store_path
+from reward.scorelog.store import SAMPLE_LOWEST, SAMPLE_RANDOM, SKETCH_BINS, UNSTEPPED_BUCKET, ScoreStore, rebuild, sketch_quantiles, store_path
 from tests.support import ROOT
 
 EVIDENCE = [{"id": str(k), "title": f"doc {k}", "text": "evidence sentence " * 200} for k in range(1, 6)]
@@ -237,7 +237,7 @@ def test_a_writer_killed_mid_write_leaves_a_readable_log(tmp_path):
 
 
 def test_retention_deletes_old_segments_but_each_writers_newest(tmp_path, monkeypatch):
-    import reward.scorelog as scorelog
+    import reward.scorelog.log as scorelog
 
     monkeypatch.setattr(scorelog, "SEGMENT_BYTES", 20_000)  # every batch of writer "a" opens a new segment
     _write(tmp_path, steps=4, run="early", writer="a")
@@ -261,7 +261,7 @@ def test_retention_deletes_old_segments_but_each_writers_newest(tmp_path, monkey
 
 
 def test_retention_is_applied_when_a_writer_opens_a_segment(tmp_path, monkeypatch):
-    import reward.scorelog as scorelog
+    import reward.scorelog.log as scorelog
 
     monkeypatch.setattr(scorelog, "SEGMENT_BYTES", 20_000)
     _write(tmp_path, steps=8, retention=Retention(max_bytes=60_000))

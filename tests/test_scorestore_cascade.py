@@ -10,7 +10,7 @@ from pathlib import Path
 from reward.dashboard import render, render_from_log, summarise
 from reward.schema import DimensionScore, Item, ItemResult
 from reward.scorelog import ScoreLog, read_log
-from reward.scorestore import CASCADE_COUNTS, ScoreStore, rebuild, store_path
+from reward.scorelog.store import CASCADE_COUNTS, ScoreStore, rebuild, store_path
 from tests.test_dashboard import CHROMIUM, FLAGS, require_chromium
 
 SERIES_KEYS = {*CASCADE_COUNTS, "cheap_share", "agreement", "kappa"}

@@ -12,7 +12,7 @@ from reward.judges.mock import ScriptedJudge
 from reward.rubric import load_suite
 from reward.schema import Item, ScoreResponse
 from reward.scorelog import read_log
-from reward.server_runner import start_server, stop_server
+from reward.serve.runner import start_server, stop_server
 from tests.support import AUTH, EXAMPLES
 
 

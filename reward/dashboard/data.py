@@ -1,6 +1,6 @@
 """What the dashboard draws, read from the score logs' aggregate stores, and drill-down samples read on demand.
 
-The curves come from each folder's store (`reward.scorestore`): a page for hundreds of steps reads a few tens of
+The curves come from each folder's store (`reward.scorelog.store`): a page for hundreds of steps reads a few tens of
 thousands of rows instead of re-reading millions of records. A folder whose segments predate the store (or
 whose store was deleted) is indexed once on first use. A run is (log folder, run name): with several folders, every
 run is labelled `<folder>/<run>`, so equal run names of two experiments never merge.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from reward.dashboard.stats import SAMPLES_RANDOM, format_samples, item_ref
 from reward.scorelog import ScoreRecord, parse_segment, segments
-from reward.scorestore import REWARD, ScoreStore, rebuild, store_path
+from reward.scorelog.store import REWARD, ScoreStore, rebuild, store_path
 
 log = logging.getLogger(__name__)
 

@@ -24,8 +24,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from reward.scorelog import ScoreRecord
-from reward.scorestore import REWARD, SAMPLE_LOWEST as SAMPLES_LOWEST, SAMPLE_RANDOM as SAMPLES_RANDOM
-from reward.scorestore import TIME_FORMAT, UNSTEPPED_BUCKET, UNSTEPPED_SUFFIX, cascade_counts, cascade_series
+from reward.scorelog.store import REWARD, SAMPLE_LOWEST as SAMPLES_LOWEST, SAMPLE_RANDOM as SAMPLES_RANDOM
+from reward.scorelog.store import TIME_FORMAT, UNSTEPPED_BUCKET, UNSTEPPED_SUFFIX, cascade_counts, cascade_series
 
 SAMPLE_STEPS = 30
 EXCERPT_CHARS = 280

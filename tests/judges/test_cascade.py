@@ -6,7 +6,7 @@ to the LLM judge until reset. Thresholds are fitted from label files or from a l
 import pytest
 
 from reward.engine import Engine
-from reward.judges import ScriptedJudge, by_dimension, tag_reply
+from reward.judges.mock import ScriptedJudge, by_dimension, tag_reply
 from reward.judges.base import Judge, JudgeReply
 from reward.judges.cascade import Agreement, CascadeConfig, CascadeJudge
 from tests.support import EVIDENCE, make_item
@@ -98,7 +98,7 @@ def test_audits_measure_agreement_and_a_disagreeing_dimension_falls_back_until_r
 
 def test_a_logged_cascade_run_shows_the_judges_own_counts_in_the_score_store(mini_suite, tmp_path):
     from reward.scorelog import ScoreLog
-    from reward.scorestore import ScoreStore
+    from reward.scorelog.store import ScoreStore
 
     cascade = CascadeJudge(Cheap({"useful": 1.0, "evidence_fit": 0.95}), llm(useful="0"),
                            config(thresholds={"useful": 0.5, "evidence_fit": 0.95}, audit_share=1.0))
@@ -312,7 +312,7 @@ def test_fit_from_a_logged_llm_judge_run_labels_with_its_verdicts_and_rescores_i
 def test_logged_labels_take_the_llm_verdict_and_an_audit_where_the_cheap_tier_decided():
     import datetime as dt
 
-    from reward.judges.cascade import logged_labels
+    from reward.evaluation.cascade_fit import logged_labels
     from reward.schema import DimensionScore, ItemResult
     from reward.scorelog import ScoreRecord
 

@@ -54,7 +54,7 @@ def test_a_claim_combination_is_checksummed_with_the_artifact(tmp_path):
 
 
 def test_the_combination_fit_refuses_public_cases_outside_the_fit_split(tmp_path):
-    from reward.fidelity import FidelityCase, render_case
+    from reward.evaluation.fidelity import FidelityCase, render_case
     from reward.judges.consistency_combine import public_claims, refuse_unless_fit
     from reward.schema import Evidence
 
@@ -75,7 +75,7 @@ def test_the_combination_fit_refuses_public_cases_outside_the_fit_split(tmp_path
 def test_public_fit_cases_go_either_to_the_model_or_to_the_combination_never_both(tmp_path):
     """The model trains on its part of the fit split (exported as the tier reads each claim); the combination is
     fitted on the rest; the test split is refused by both."""
-    from reward.fidelity import FidelityCase, render_case
+    from reward.evaluation.fidelity import FidelityCase, render_case
     from reward.judges import consistency_public
     from reward.judges.consistency_combine import public_claims
     from reward.judges.consistency_data import case_document, case_in_model_part, public_claim_pairs

@@ -177,7 +177,7 @@ def test_reward_score_uses_the_local_tier_by_default_and_reuses_its_disk_cache(t
 def test_a_number_is_a_hard_failure_only_when_no_evidence_item_gives_it():
     """A claim that joins facts of two passages but cites one is a citation slip, not an invented number; a number
     that no evidence item gives stays a hard failure (claim_hallucination at most 0.25)."""
-    from reward.fidelity import render_case
+    from reward.evaluation.fidelity import render_case
 
     evidence = [Evidence(id="1", title="Harbour ferry", text="The harbour ferry leaves Central Pier 4 every half hour."),
                 Evidence(id="2", title="Fares", text="A single adult ferry fare costs 22 dollars on weekdays.")]

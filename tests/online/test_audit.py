@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from reward.calibrate import track_disagreements
+from reward.evaluation.calibrate import track_disagreements
 from reward.engine import Engine
 from reward.judges.mock import ScriptedJudge
-from reward.labels import load_labels
+from reward.evaluation.labels import load_labels
 from reward.online.audit import AuditManifest, bad_case_rates, draw_sample, items_from_score_log, write_sheet
 
 DAY = dt.date(2026, 1, 12)

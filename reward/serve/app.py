@@ -12,221 +12,32 @@ redeploy; rubrics reload without one (a watch on the rubric files, or `POST /v1/
 sends each chunk's exact suite version to the scorers.
 """
 
+
 import asyncio
-import hashlib
 import hmac
 import logging
 import os
-import socket
 import time
 from pathlib import Path
 from typing import Any
 
-import orjson
-import yaml
 from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ValidationError
 from starlette.requests import ClientDisconnect
 from tenacity import AsyncRetrying, before_sleep_log, stop_after_attempt, wait_exponential_jitter
 from ray import serve
 from ray.serve import Application
 from ray.serve.handle import DeploymentHandle
 
-from reward.rubric import (DEFAULT_RUBRIC_DIR, LoadedSuite, RubricError, UnknownSuite, did_you_mean, lint_report,
-                           load_suite)
+from reward.rubric import LoadedSuite, RubricError, UnknownSuite, did_you_mean, lint_report, load_suite
 from reward.schema import Item, ItemResult, ScoreRequest, ScoreResponse
-from reward.shipped import resolve_config
-from reward.scorelog import Retention
+from reward.serve.body import BodyRejected, _field_errors, parse_body
+from reward.serve.config import Limits, ServerArgs, _fingerprint, check_secrets, secret_names
+from reward.serve.metrics import Metrics
 
 log = logging.getLogger(__name__)
-
-
-class Limits(BaseModel):
-    """Request limits and fan-out, changeable at run time through `user_config`."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    max_items: int = Field(default=4096, ge=1)
-    """Most items in one request (a GRPO step of 128 prompts x 16 rollouts is 2048)."""
-    max_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
-    """Largest request body, in bytes."""
-    chunk_items: int = Field(default=256, ge=1)
-    """Items per scoring call; groups are never split across chunks."""
-    chunk_retries: int = Field(default=2, ge=0)
-    """Retries of a chunk whose scoring replica failed (e.g. died mid-request)."""
-    max_depth: int = Field(default=16, ge=6)
-    """Deepest JSON nesting accepted (the wire format needs 5: body, items, item, evidence, document)."""
-    max_string_chars: int = Field(default=1_000_000, ge=1024)
-    """Longest string (value or key) accepted, in characters."""
-    max_items_in_flight: int = Field(default=8192, ge=1)
-    """Items admitted and not yet answered on one ingress replica; a request that would exceed it gets 503."""
-    retry_after_s: int = Field(default=2, ge=1)
-    """`Retry-After` of a 503 (server busy or score log unavailable); clients add jitter."""
-
-    @model_validator(mode="after")
-    def _one_request_fits_in_flight(self) -> "Limits":
-        if self.max_items_in_flight < self.max_items:
-            raise ValueError(f"max_items_in_flight ({self.max_items_in_flight}) must be at least max_items ({self.max_items}), "
-                             "or a full request could never be admitted")
-        return self
-
-
-class ServerArgs(BaseModel):
-    """Arguments of the application builder (the `args:` of a Serve config file)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    suites: list[str] = Field(default_factory=lambda: ["searchllm", "searchllm-reasoning", "searchllm-linear",
-                                                      "searchllm-sum"])
-    """Suites to load; a request names one of them."""
-    rubrics: str = str(DEFAULT_RUBRIC_DIR)
-    """Rubric folder."""
-    rubric_poll_s: float = Field(default=2.0, ge=0)
-    """Hot reload: a request checks the rubric files for changes at most this often; 0 turns the watch off
-    (`POST /v1/admin/reload` still reloads)."""
-    judge: str = "local"
-    """Judge backend: `local`, `mock`, or a judge endpoint config (configs/judges/*.yaml)."""
-    judge_concurrency: int = Field(default=256, ge=1)
-    """Judge calls in flight per scoring replica."""
-    score_log: str | None = "var/scores"
-    """Folder of the durable score log; None disables it."""
-    score_log_retention: Retention | None = None
-    """Delete score-log segments past a maximum age or beyond a total size (checked when a segment opens)."""
-    token_env: str = "REWARD_SERVER_TOKEN"
-    """Environment variable holding the bearer token; when it is unset or empty, no auth."""
-    require_token: bool = False
-    """Refuse to build or start when `token_env` is unset (cluster configs set it: no replica serves without auth)."""
-    secrets: dict[str, str] = Field(default_factory=dict)
-    """Filled by `build_app`: the SHA-256 of each secret variable (`token_env`, the judge config's `api_key_env`s)
-    that was set where the app was built. A replica where one is unset or different refuses to start."""
-    limits: Limits = Field(default_factory=Limits)
-    scorer_replicas: int = Field(default=1, ge=1)
-    scorer_cpus: float = Field(default=1.0, gt=0)
-    """CPUs reserved per scoring replica (rules and the local tier run there)."""
-    ingress_replicas: int = Field(default=1, ge=1)
-    replica_resources: dict[str, float] = Field(default_factory=dict)
-    """Custom Ray resources every replica asks for. Cluster configs ask for `reward`, which only the judge nodes
-    offer, so the app never takes CPUs on trainer nodes (see cluster/)."""
-    ingress_max_ongoing_requests: int = Field(default=256, ge=1)
-    """Serve's cap on requests inside one ingress replica. High on purpose: a request waiting there mostly awaits
-    scorers, and the ingress's own bound (`limits.max_items_in_flight`, counted in items, not requests) answers 503
-    with `Retry-After` quickly; Serve's default of 5 would instead queue requests silently in the proxy."""
-    ingress_max_queued_requests: int = Field(default=512, ge=1)
-    """Requests the proxy queues for busy ingress replicas before it answers 503 itself."""
-    scorer_max_ongoing_requests: int = Field(default=16, ge=1)
-    """Chunks scored at once per scoring replica; with `chunk_items` this bounds its items in flight, and its judge
-    calls share `judge_concurrency`."""
-
-
-class Metrics:
-    """Prometheus metrics of one ingress replica (scraped at its `/metrics`), each mirrored through Ray's metrics
-    agent (the same names with a `ray_` prefix) so a cluster-wide scrape sees every replica.
-
-    Request counts and latencies are not here: Ray Serve exports them (`ray_serve_num_http_requests_total`,
-    `ray_serve_http_request_latency_ms` by route, application and status code), and the Grafana board uses those.
-    """
-
-    def __init__(self) -> None:
-        from prometheus_client import CollectorRegistry, Counter, Histogram
-
-        self.registry = CollectorRegistry()
-        buckets = [i / 10 for i in range(11)]
-        self.dimension_score = Histogram("reward_dimension_score", "Per-dimension scores", ["suite", "dimension"],
-                                         buckets=buckets, registry=self.registry)
-        self.reward = Histogram("reward_reward", "Scalar rewards", ["suite"], buckets=buckets, registry=self.registry)
-        self.unscored = Counter("reward_unscored", "Unscored dimensions by reason", ["suite", "dimension", "reason"],
-                                registry=self.registry)
-        self.items = Counter("reward_items", "Scored items", ["suite", "valid"], registry=self.registry)
-        self.judge_calls = Counter("reward_judge_calls", "Judge calls by outcome (made, deduped, cache_hit)",
-                                   ["outcome"], registry=self.registry)
-        self.judge_latency = Histogram("reward_judge_latency_seconds", "Latency of one judge call (retries included)",
-                                       registry=self.registry, buckets=JUDGE_LATENCY_BUCKETS)
-
-        self.cascade_decisions = Counter("reward_cascade_decisions", "Judge cascade: which tier decided a call",
-                                         ["dimension", "tier"], registry=self.registry)
-        self.cascade_audits = Counter("reward_cascade_audits", "Judge cascade audits by cheap and LLM pass/fail",
-                                      ["dimension", "cheap_pass", "llm_pass"], registry=self.registry)
-
-        # The same series through Ray's metrics agent: with several ingress replicas, /metrics shows one replica's
-        # counts, while Ray exports every replica's series (prefixed `ray_`) for cluster-wide Prometheus scraping.
-        self.ray = _ray_metrics(buckets)
-
-    def observe(self, suite: str, results: list[ItemResult]) -> None:
-        for result in results:
-            self.reward.labels(suite).observe(result.reward)
-            self.items.labels(suite, str(result.valid).lower()).inc()
-            if self.ray:
-                self.ray["reward"].observe(result.reward, tags={"suite": suite})
-                self.ray["items"].inc(tags={"suite": suite, "valid": str(result.valid).lower()})
-            for name, score in result.dimensions.items():
-                if score.status == "ok":
-                    self.dimension_score.labels(suite, name).observe(score.score)
-                    if self.ray:
-                        self.ray["dimension_score"].observe(score.score, tags={"suite": suite, "dimension": name})
-                else:
-                    self.unscored.labels(suite, name, score.reason or "unknown").inc()
-                    if self.ray:
-                        self.ray["unscored"].inc(tags={"suite": suite, "dimension": name, "reason": score.reason or "unknown"})
-
-    def observe_cascade(self, counts: dict[str, list]) -> None:
-        """Decision and audit counts a cascade judge reported (accuracy and kappa per dimension follow from the
-        audit counts in PromQL)."""
-        for name, tier, count in counts.get("decisions", []):
-            self.cascade_decisions.labels(name, tier).inc(count)
-            if self.ray:
-                self.ray["cascade_decisions"].inc(count, tags={"dimension": name, "tier": tier})
-        for name, cheap, llm, count in counts.get("audits", []):
-            tags = {"dimension": name, "cheap_pass": str(cheap).lower(), "llm_pass": str(llm).lower()}
-            self.cascade_audits.labels(*tags.values()).inc(count)
-            if self.ray:
-                self.ray["cascade_audits"].inc(count, tags=tags)
-
-    def observe_judges(self, calls: dict[str, int], latencies: list[float]) -> None:
-        for outcome, count in calls.items():
-            self.judge_calls.labels(outcome).inc(count)
-            if self.ray and count > 0:  # Ray's counters take positive increments only
-                self.ray["judge_calls"].inc(count, tags={"outcome": outcome})
-        for seconds in latencies:
-            self.judge_latency.observe(seconds)
-            if self.ray:
-                self.ray["judge_latency"].observe(seconds)
-
-    def render(self) -> bytes:
-        from prometheus_client import generate_latest
-
-        return generate_latest(self.registry)
-
-
-JUDGE_LATENCY_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
-
-
-def _ray_metrics(buckets: list[float]) -> dict | None:
-    try:
-        from ray.util import metrics
-    except ImportError:
-        return None
-    try:
-        return {
-            "dimension_score": metrics.Histogram("reward_dimension_score", "Per-dimension scores", boundaries=buckets[1:],
-                                                 tag_keys=("suite", "dimension")),
-            "reward": metrics.Histogram("reward_reward", "Scalar rewards", boundaries=buckets[1:], tag_keys=("suite",)),
-            "unscored": metrics.Counter("reward_unscored", "Unscored dimensions by reason", tag_keys=("suite", "dimension", "reason")),
-            "items": metrics.Counter("reward_items", "Scored items", tag_keys=("suite", "valid")),
-            "cascade_decisions": metrics.Counter("reward_cascade_decisions", "Judge cascade: which tier decided a call",
-                                                 tag_keys=("dimension", "tier")),
-            "cascade_audits": metrics.Counter("reward_cascade_audits", "Judge cascade audits by cheap and LLM pass/fail",
-                                              tag_keys=("dimension", "cheap_pass", "llm_pass")),
-            "judge_calls": metrics.Counter("reward_judge_calls", "Judge calls by outcome (made, deduped, cache_hit)",
-                                           tag_keys=("outcome",)),
-            "judge_latency": metrics.Histogram("reward_judge_latency_seconds",
-                                               "Latency of one judge call (retries included)",
-                                               boundaries=JUDGE_LATENCY_BUCKETS),
-        }
-    except Exception:  # outside a Ray worker (unit tests): the replica-local registry is enough
-        log.debug("Ray metrics unavailable", exc_info=True)
-        return None
 
 
 def rubric_stamp(root: Path) -> tuple[tuple[str, int, int], ...]:
@@ -257,39 +68,6 @@ def chunk_by_group(items: list[Item], size: int) -> list[list[int]]:
             chunks.append([])
         chunks[-1].extend(members)
     return [c for c in chunks if c]
-
-
-def _fingerprint(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()
-
-
-def secret_names(args: ServerArgs) -> list[str]:
-    """The environment variables the replicas need: the server token and the judge endpoints' API keys."""
-    names = [args.token_env]
-    if args.judge.endswith((".yaml", ".yml")):
-        from reward.judges.openai_judge import JudgeConfig
-
-        try:
-            config = JudgeConfig.model_validate(yaml.safe_load(resolve_config(args.judge).read_text(encoding="utf-8")))
-        except (OSError, yaml.YAMLError, ValidationError):
-            return names  # the Scorer reports the broken judge config, naming the file
-        names += sorted({e.api_key_env for e in config.endpoints if e.api_key_env} - {args.token_env})
-    return names
-
-
-def check_secrets(args: ServerArgs, role: str) -> None:
-    """Refuse to start a replica that lacks a secret the app was built with (or that `require_token` asks for)."""
-    where = f"{role} replica on {socket.gethostname()}"
-    hint = ("set it on every node that runs the reward app (cluster/kuberay: the `reward-secrets` Secret; "
-            "cluster/slurm: the job environment)")
-    if args.require_token and not os.environ.get(args.token_env):
-        raise RuntimeError(f"{where}: {args.token_env} is unset but require_token is on; {hint}")
-    for name, digest in args.secrets.items():
-        value = os.environ.get(name)
-        if not value:
-            raise RuntimeError(f"{where}: {name} is unset here but was set where the app was built; {hint}")
-        if _fingerprint(value) != digest:
-            raise RuntimeError(f"{where}: {name} differs from its value where the app was built; {hint}")
 
 
 @serve.deployment(ray_actor_options={"num_cpus": 1})
@@ -349,71 +127,6 @@ OPEN_ROUTES = frozenset({"/healthz"})
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
     return JSONResponse(status_code=status, content={"error": message, **extra}, headers=headers)
-
-
-class BodyRejected(Exception):
-    """A request body that breaks a limit or is not JSON: the status and the message naming the limit."""
-
-    def __init__(self, status: int, message: str):
-        self.status = status
-        self.message = message
-        super().__init__(message)
-
-
-def parse_body(body: bytes, limits: Limits) -> Any:
-    """The JSON value of a request body, within `limits`; raises `BodyRejected` (413/422) naming the broken limit.
-
-    orjson parses without Python recursion (its own depth limit is 1024) and rejects what Python's `json` lets
-    through and later code trips over: lone surrogates, invalid UTF-8, NaN and infinities. The walk after it is
-    iterative, so no input reaches a recursion limit.
-
-    >>> parse_body(b'{"items": [{"id": "a"}]}', Limits())
-    {'items': [{'id': 'a'}]}
-    >>> try:
-    ...     parse_body(b'{"items": [{"response": "' + b"x" * 2_000_000 + b'"}]}', Limits())
-    ... except BodyRejected as exc:
-    ...     print(exc.status, exc.message)
-    413 string of 2000000 characters at (body).items.0.response exceeds the limit of 1000000 (limit max_string_chars)
-    """
-    try:
-        value = orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        if "depth limit" in str(exc) or "recursion" in str(exc):
-            raise BodyRejected(422, f"JSON nested deeper than {limits.max_depth} levels (limit max_depth)") from None
-        raise BodyRejected(422, f"malformed JSON: {exc}") from None
-    stack: list[tuple[Any, int, tuple]] = [(value, 0, ())]
-    while stack:
-        node, depth, path = stack.pop()
-        if isinstance(node, str):
-            if len(node) > limits.max_string_chars:
-                raise BodyRejected(413, f"string of {len(node)} characters at {_path(path)} exceeds the limit of "
-                                        f"{limits.max_string_chars} (limit max_string_chars)")
-        elif isinstance(node, (dict, list)):
-            if depth >= limits.max_depth:
-                raise BodyRejected(422, f"JSON nested deeper than {limits.max_depth} levels at {_path(path)} (limit max_depth)")
-            for key, child in (node.items() if isinstance(node, dict) else enumerate(node)):
-                if isinstance(key, str) and len(key) > limits.max_string_chars:
-                    raise BodyRejected(413, f"key of {len(key)} characters at {_path(path)} exceeds the limit of "
-                                            f"{limits.max_string_chars} (limit max_string_chars)")
-                if isinstance(child, (str, dict, list)):
-                    stack.append((child, depth + 1, (path, key)))
-    return value
-
-
-def _path(path: tuple) -> str:
-    parts: list[str] = []
-    while path:
-        path, key = path
-        parts.append(str(key)[:40])
-    return ".".join(["(body)", *reversed(parts)])
-
-
-def _field_errors(exc: ValidationError) -> list[dict[str, str]]:
-    return [
-        {"field": ".".join(str(p) for p in e["loc"]) or "(body)",
-         "message": "unknown field" if e["type"] == "extra_forbidden" else e["msg"]}
-        for e in exc.errors()[:20]
-    ]
 
 
 @serve.deployment

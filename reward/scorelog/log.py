@@ -14,8 +14,8 @@ older logs with the evidence inline read as before. Every segment is self-contai
 (`prune`) drops whole segments. A torn last line (a writer killed mid-write) is skipped on read, and a writer
 that opens an existing segment first ends a torn line, so it never glues itself to the next record.
 
-After each batch is on disk, the writer adds it to the folder's aggregate store (`reward.scorestore`), which the
-dashboard reads; the log stays the source of truth and rebuilds the store (`reward log reindex`).
+After each batch is on disk, the writer adds it to the folder's aggregate store (`reward.scorelog.store`), which
+the dashboard reads; the log stays the source of truth and rebuilds the store (`reward log reindex`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from reward.schema import Item, ItemResult
-from reward.segments import (_ITEM_WITHOUT_CONTEXT, CONTEXT_PREFIX, ContextRecord, ScoreRecord, context_line,
+from reward.scorelog.segments import (_ITEM_WITHOUT_CONTEXT, CONTEXT_PREFIX, ContextRecord, ScoreRecord, context_line,
                              parse_segment, read_lines, read_log, segments)
 
 __all__ = ["CONTEXT_PREFIX", "ContextRecord", "Retention", "ScoreLog", "ScoreLogUnavailable", "ScoreRecord",
@@ -80,7 +80,7 @@ class ScoreLog:
         self._contexts: set[str] = set()  # context hashes already in the current segment
         self._store = None
         if store:
-            from reward.scorestore import ScoreStore
+            from reward.scorelog.store import ScoreStore
 
             self._store = ScoreStore(self.folder)
 
@@ -338,7 +338,7 @@ def prune(folder: str | Path, retention: Retention, *, keep: Path | None = None,
         log.info("score log retention: deleted %s", path)
     if doomed:
         if store is None:
-            from reward.scorestore import ScoreStore
+            from reward.scorelog.store import ScoreStore
 
             store = ScoreStore(folder)
             store.forget_segments([p.name for p in doomed])

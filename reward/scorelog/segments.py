@@ -1,8 +1,8 @@
 """The score log's records and readers: what a line of a segment is (`ScoreRecord`, `ContextRecord`) and how segments
 are listed and read (`segments`, `read_lines`, `parse_segment`, `read_log`).
 
-The writer (`reward.scorelog`) and the aggregate store (`reward.scorestore`) both read segments; the readers live here,
-below both, so neither imports the other to read.
+The writer (`reward.scorelog.log`) and the aggregate store (`reward.scorelog.store`) both read segments; the
+readers live here, below both, so neither imports the other to read.
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reward.serve import ServerArgs, build_app
+from reward.serve.app import build_app
+from reward.serve.config import ServerArgs
 
 log = logging.getLogger(__name__)
 

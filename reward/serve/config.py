@@ -1,0 +1,124 @@
+"""The server's configuration: request limits (`Limits`, changeable through `user_config`), the application
+builder's arguments (`ServerArgs`), and the secrets check every replica runs at start (a replica that lacks a secret
+the app was built with, or holds a different one, refuses to start)."""
+
+import hashlib
+import os
+import socket
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from reward.rubric import DEFAULT_RUBRIC_DIR
+from reward.scorelog import Retention
+from reward.shipped import resolve_config
+
+
+class Limits(BaseModel):
+    """Request limits and fan-out, changeable at run time through `user_config`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_items: int = Field(default=4096, ge=1)
+    """Most items in one request (a GRPO step of 128 prompts x 16 rollouts is 2048)."""
+    max_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
+    """Largest request body, in bytes."""
+    chunk_items: int = Field(default=256, ge=1)
+    """Items per scoring call; groups are never split across chunks."""
+    chunk_retries: int = Field(default=2, ge=0)
+    """Retries of a chunk whose scoring replica failed (e.g. died mid-request)."""
+    max_depth: int = Field(default=16, ge=6)
+    """Deepest JSON nesting accepted (the wire format needs 5: body, items, item, evidence, document)."""
+    max_string_chars: int = Field(default=1_000_000, ge=1024)
+    """Longest string (value or key) accepted, in characters."""
+    max_items_in_flight: int = Field(default=8192, ge=1)
+    """Items admitted and not yet answered on one ingress replica; a request that would exceed it gets 503."""
+    retry_after_s: int = Field(default=2, ge=1)
+    """`Retry-After` of a 503 (server busy or score log unavailable); clients add jitter."""
+
+    @model_validator(mode="after")
+    def _one_request_fits_in_flight(self) -> "Limits":
+        if self.max_items_in_flight < self.max_items:
+            raise ValueError(f"max_items_in_flight ({self.max_items_in_flight}) must be at least max_items ({self.max_items}), "
+                             "or a full request could never be admitted")
+        return self
+
+
+class ServerArgs(BaseModel):
+    """Arguments of the application builder (the `args:` of a Serve config file)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suites: list[str] = Field(default_factory=lambda: ["searchllm", "searchllm-reasoning", "searchllm-linear",
+                                                      "searchllm-sum"])
+    """Suites to load; a request names one of them."""
+    rubrics: str = str(DEFAULT_RUBRIC_DIR)
+    """Rubric folder."""
+    rubric_poll_s: float = Field(default=2.0, ge=0)
+    """Hot reload: a request checks the rubric files for changes at most this often; 0 turns the watch off
+    (`POST /v1/admin/reload` still reloads)."""
+    judge: str = "local"
+    """Judge backend: `local`, `mock`, or a judge endpoint config (configs/judges/*.yaml)."""
+    judge_concurrency: int = Field(default=256, ge=1)
+    """Judge calls in flight per scoring replica."""
+    score_log: str | None = "var/scores"
+    """Folder of the durable score log; None disables it."""
+    score_log_retention: Retention | None = None
+    """Delete score-log segments past a maximum age or beyond a total size (checked when a segment opens)."""
+    token_env: str = "REWARD_SERVER_TOKEN"
+    """Environment variable holding the bearer token; when it is unset or empty, no auth."""
+    require_token: bool = False
+    """Refuse to build or start when `token_env` is unset (cluster configs set it: no replica serves without auth)."""
+    secrets: dict[str, str] = Field(default_factory=dict)
+    """Filled by `build_app`: the SHA-256 of each secret variable (`token_env`, the judge config's `api_key_env`s)
+    that was set where the app was built. A replica where one is unset or different refuses to start."""
+    limits: Limits = Field(default_factory=Limits)
+    scorer_replicas: int = Field(default=1, ge=1)
+    scorer_cpus: float = Field(default=1.0, gt=0)
+    """CPUs reserved per scoring replica (rules and the local tier run there)."""
+    ingress_replicas: int = Field(default=1, ge=1)
+    replica_resources: dict[str, float] = Field(default_factory=dict)
+    """Custom Ray resources every replica asks for. Cluster configs ask for `reward`, which only the judge nodes
+    offer, so the app never takes CPUs on trainer nodes (see cluster/)."""
+    ingress_max_ongoing_requests: int = Field(default=256, ge=1)
+    """Serve's cap on requests inside one ingress replica. High on purpose: a request waiting there mostly awaits
+    scorers, and the ingress's own bound (`limits.max_items_in_flight`, counted in items, not requests) answers 503
+    with `Retry-After` quickly; Serve's default of 5 would instead queue requests silently in the proxy."""
+    ingress_max_queued_requests: int = Field(default=512, ge=1)
+    """Requests the proxy queues for busy ingress replicas before it answers 503 itself."""
+    scorer_max_ongoing_requests: int = Field(default=16, ge=1)
+    """Chunks scored at once per scoring replica; with `chunk_items` this bounds its items in flight, and its judge
+    calls share `judge_concurrency`."""
+
+
+def _fingerprint(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+def secret_names(args: ServerArgs) -> list[str]:
+    """The environment variables the replicas need: the server token and the judge endpoints' API keys."""
+    names = [args.token_env]
+    if args.judge.endswith((".yaml", ".yml")):
+        from reward.judges.openai_judge import JudgeConfig
+
+        try:
+            config = JudgeConfig.model_validate(yaml.safe_load(resolve_config(args.judge).read_text(encoding="utf-8")))
+        except (OSError, yaml.YAMLError, ValidationError):
+            return names  # the Scorer reports the broken judge config, naming the file
+        names += sorted({e.api_key_env for e in config.endpoints if e.api_key_env} - {args.token_env})
+    return names
+
+
+def check_secrets(args: ServerArgs, role: str) -> None:
+    """Refuse to start a replica that lacks a secret the app was built with (or that `require_token` asks for)."""
+    where = f"{role} replica on {socket.gethostname()}"
+    hint = ("set it on every node that runs the reward app (cluster/kuberay: the `reward-secrets` Secret; "
+            "cluster/slurm: the job environment)")
+    if args.require_token and not os.environ.get(args.token_env):
+        raise RuntimeError(f"{where}: {args.token_env} is unset but require_token is on; {hint}")
+    for name, digest in args.secrets.items():
+        value = os.environ.get(name)
+        if not value:
+            raise RuntimeError(f"{where}: {name} is unset here but was set where the app was built; {hint}")
+        if _fingerprint(value) != digest:
+            raise RuntimeError(f"{where}: {name} differs from its value where the app was built; {hint}")

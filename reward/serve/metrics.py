@@ -1,0 +1,116 @@
+"""Prometheus metrics of one ingress replica, mirrored through Ray's metrics agent."""
+
+import logging
+
+from reward.schema import ItemResult
+
+log = logging.getLogger(__name__)
+
+
+class Metrics:
+    """Prometheus metrics of one ingress replica (scraped at its `/metrics`), each mirrored through Ray's metrics
+    agent (the same names with a `ray_` prefix) so a cluster-wide scrape sees every replica.
+
+    Request counts and latencies are not here: Ray Serve exports them (`ray_serve_num_http_requests_total`,
+    `ray_serve_http_request_latency_ms` by route, application and status code), and the Grafana board uses those.
+    """
+
+    def __init__(self) -> None:
+        from prometheus_client import CollectorRegistry, Counter, Histogram
+
+        self.registry = CollectorRegistry()
+        buckets = [i / 10 for i in range(11)]
+        self.dimension_score = Histogram("reward_dimension_score", "Per-dimension scores", ["suite", "dimension"],
+                                         buckets=buckets, registry=self.registry)
+        self.reward = Histogram("reward_reward", "Scalar rewards", ["suite"], buckets=buckets, registry=self.registry)
+        self.unscored = Counter("reward_unscored", "Unscored dimensions by reason", ["suite", "dimension", "reason"],
+                                registry=self.registry)
+        self.items = Counter("reward_items", "Scored items", ["suite", "valid"], registry=self.registry)
+        self.judge_calls = Counter("reward_judge_calls", "Judge calls by outcome (made, deduped, cache_hit)",
+                                   ["outcome"], registry=self.registry)
+        self.judge_latency = Histogram("reward_judge_latency_seconds", "Latency of one judge call (retries included)",
+                                       registry=self.registry, buckets=JUDGE_LATENCY_BUCKETS)
+
+        self.cascade_decisions = Counter("reward_cascade_decisions", "Judge cascade: which tier decided a call",
+                                         ["dimension", "tier"], registry=self.registry)
+        self.cascade_audits = Counter("reward_cascade_audits", "Judge cascade audits by cheap and LLM pass/fail",
+                                      ["dimension", "cheap_pass", "llm_pass"], registry=self.registry)
+
+        # The same series through Ray's metrics agent: with several ingress replicas, /metrics shows one replica's
+        # counts, while Ray exports every replica's series (prefixed `ray_`) for cluster-wide Prometheus scraping.
+        self.ray = _ray_metrics(buckets)
+
+    def observe(self, suite: str, results: list[ItemResult]) -> None:
+        for result in results:
+            self.reward.labels(suite).observe(result.reward)
+            self.items.labels(suite, str(result.valid).lower()).inc()
+            if self.ray:
+                self.ray["reward"].observe(result.reward, tags={"suite": suite})
+                self.ray["items"].inc(tags={"suite": suite, "valid": str(result.valid).lower()})
+            for name, score in result.dimensions.items():
+                if score.status == "ok":
+                    self.dimension_score.labels(suite, name).observe(score.score)
+                    if self.ray:
+                        self.ray["dimension_score"].observe(score.score, tags={"suite": suite, "dimension": name})
+                else:
+                    self.unscored.labels(suite, name, score.reason or "unknown").inc()
+                    if self.ray:
+                        self.ray["unscored"].inc(tags={"suite": suite, "dimension": name, "reason": score.reason or "unknown"})
+
+    def observe_cascade(self, counts: dict[str, list]) -> None:
+        """Decision and audit counts a cascade judge reported (accuracy and kappa per dimension follow from the
+        audit counts in PromQL)."""
+        for name, tier, count in counts.get("decisions", []):
+            self.cascade_decisions.labels(name, tier).inc(count)
+            if self.ray:
+                self.ray["cascade_decisions"].inc(count, tags={"dimension": name, "tier": tier})
+        for name, cheap, llm, count in counts.get("audits", []):
+            tags = {"dimension": name, "cheap_pass": str(cheap).lower(), "llm_pass": str(llm).lower()}
+            self.cascade_audits.labels(*tags.values()).inc(count)
+            if self.ray:
+                self.ray["cascade_audits"].inc(count, tags=tags)
+
+    def observe_judges(self, calls: dict[str, int], latencies: list[float]) -> None:
+        for outcome, count in calls.items():
+            self.judge_calls.labels(outcome).inc(count)
+            if self.ray and count > 0:  # Ray's counters take positive increments only
+                self.ray["judge_calls"].inc(count, tags={"outcome": outcome})
+        for seconds in latencies:
+            self.judge_latency.observe(seconds)
+            if self.ray:
+                self.ray["judge_latency"].observe(seconds)
+
+    def render(self) -> bytes:
+        from prometheus_client import generate_latest
+
+        return generate_latest(self.registry)
+
+
+JUDGE_LATENCY_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
+
+
+def _ray_metrics(buckets: list[float]) -> dict | None:
+    try:
+        from ray.util import metrics
+    except ImportError:
+        return None
+    try:
+        return {
+            "dimension_score": metrics.Histogram("reward_dimension_score", "Per-dimension scores", boundaries=buckets[1:],
+                                                 tag_keys=("suite", "dimension")),
+            "reward": metrics.Histogram("reward_reward", "Scalar rewards", boundaries=buckets[1:], tag_keys=("suite",)),
+            "unscored": metrics.Counter("reward_unscored", "Unscored dimensions by reason", tag_keys=("suite", "dimension", "reason")),
+            "items": metrics.Counter("reward_items", "Scored items", tag_keys=("suite", "valid")),
+            "cascade_decisions": metrics.Counter("reward_cascade_decisions", "Judge cascade: which tier decided a call",
+                                                 tag_keys=("dimension", "tier")),
+            "cascade_audits": metrics.Counter("reward_cascade_audits", "Judge cascade audits by cheap and LLM pass/fail",
+                                              tag_keys=("dimension", "cheap_pass", "llm_pass")),
+            "judge_calls": metrics.Counter("reward_judge_calls", "Judge calls by outcome (made, deduped, cache_hit)",
+                                           tag_keys=("outcome",)),
+            "judge_latency": metrics.Histogram("reward_judge_latency_seconds",
+                                               "Latency of one judge call (retries included)",
+                                               boundaries=JUDGE_LATENCY_BUCKETS),
+        }
+    except Exception:  # outside a Ray worker (unit tests): the replica-local registry is enough
+        log.debug("Ray metrics unavailable", exc_info=True)
+        return None
