@@ -59,7 +59,7 @@ try:
 except ImportError:  # scoring another checkout that predates the harness: use this checkout's harness module
     import importlib.util
 
-    _spec = importlib.util.spec_from_file_location("reward_fidelity", ROOT / "reward" / "fidelity.py")
+    _spec = importlib.util.spec_from_file_location("reward_fidelity", ROOT / "reward" / "evaluation" / "fidelity.py")
     _module = importlib.util.module_from_spec(_spec)
     sys.modules["reward_fidelity"] = _module
     _spec.loader.exec_module(_module)

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
-from reward.labels import PointwiseLabel
+from reward.evaluation.labels import PointwiseLabel
 from reward.online.stats import ClusteredProportion, holm, proportion_difference
 from reward.online.store import OnlineStore
 from reward.schema import Item, ItemResult

@@ -1,5 +1,5 @@
 """`reward online ...`: ingest interaction logs, the A/B report, the daily bad-case audit and its BCR, and the
-offline-online link. Registered in `reward/cli.py` as one subcommand so that file stays small."""
+offline-online link. Registered in `reward/cli/online.py` as one subcommand group."""
 
 from __future__ import annotations
 
