@@ -145,9 +145,9 @@ def test_audit_of_another_experiment_or_other_arms_is_refused(tmp_path, labelled
 
 
 def test_every_subcommand_takes_the_same_experiment_options():
-    from reward.cli import build_parser
+    from reward.cli.main import build_parser
 
-    parser = build_parser()
+    parser, _ = build_parser()
     online = next(a for a in parser._subparsers._group_actions[0].choices["online"]._actions
                   if isinstance(a, type(parser._subparsers._group_actions[0])))
     options = {}
