@@ -49,6 +49,17 @@ def test_the_prompt_example_is_what_the_reward_parses():
     assert messages[0]["content"] == SYSTEM_PROMPT and "Query: q?" in messages[-1]["content"]
 
 
+def test_every_system_prompt_says_to_write_nothing_outside_the_three_parts():
+    """A preamble or closing line fails the format (format 0 pulls the gate down), so every prompt says so."""
+    import re
+
+    from policy.prompts import SYSTEM_PROMPTS
+
+    for name, prompt in SYSTEM_PROMPTS.items():
+        assert re.search(r"\bnothing outside (the three parts|them)\b", prompt, re.IGNORECASE), name
+        assert all(tag in prompt for tag in ("<plan>", "<evidence>", "<answer>")), name
+
+
 def test_parquet_loads_in_verls_dataset(parquet, tokenizer, tmp_path):
     import pandas as pd
     from omegaconf import OmegaConf
