@@ -456,6 +456,8 @@ def test_grpo_smoke_overrides_compose_against_verls_config_and_pass_its_checks()
     assert config.actor_rollout_ref.actor.megatron.vanilla_mbridge  # the recipe's bridge, not overridden
     assert not use_search_manager(config) and not one_reward_worker(config)  # the recipe already has both
     assert config.reward.num_workers == 1
+    # a random policy never writes the format: the smoke scores genrm (a judge reading the whole response)
+    assert config.reward.custom_reward_function.reward_kwargs.suite == "genrm"
     validate_config(config=config, use_reference_policy=need_reference_policy(config), use_critic=need_critic(config))
 
 
