@@ -80,7 +80,9 @@ class Node:
         gpus = min(role["num_gpus"], 2)
         args = [str(BIN / "ray"), "start", "--block", "--node-ip-address=127.0.0.1", f"--node-name={self.name}",
                 f"--num-cpus={self.cpus}", f"--num-gpus={gpus}", f"--resources={json.dumps(role['resources'])}",
-                f"--dashboard-agent-listen-port={52365 + index}", "--include-log-monitor=false"]
+                "--include-log-monitor=false"]
+        # Nodes that share an address need a dashboard agent port each (its default is fixed; the others are random).
+        args.append(f"--dashboard-agent-listen-port={52365 + index}")
         if head:
             return args + ["--head", f"--port={GCS_PORT}", f"--temp-dir={temp_dir}", "--include-dashboard=true",
                            "--dashboard-host=127.0.0.1", f"--dashboard-port={DASHBOARD_PORT}"]
@@ -122,14 +124,15 @@ class LocalCluster:
                                             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
             if index == 0:
                 self._wait(lambda: self._dashboard_up(), 120, "the head's dashboard")
-        self._wait(lambda: len(self.alive_nodes()) == len(self.nodes), 120, f"{len(self.nodes)} alive nodes")
+            # One at a time: nodes that share a temp folder pick their socket and log names by what exists there.
+            self._wait(lambda: len(self.alive_nodes()) == index + 1, 120, f"{node.name} to join")
         note(f"cluster up: {', '.join(f'{n.name} ({n.role})' for n in self.nodes)}")
 
     def _dashboard_up(self) -> bool:
         if self.nodes[0].process.poll() is not None:
             raise RuntimeError(f"the head node exited: see {self.folder / 'node-logs' / 'head.log'}")
         try:
-            return httpx.get(f"{self.dashboard}/api/version", timeout=2).status_code == 200
+            return httpx.get(f"{self.dashboard}/api/version", headers=ray_auth(), timeout=2).status_code == 200
         except httpx.HTTPError:
             return False
 
@@ -166,6 +169,15 @@ class LocalCluster:
         return [{"class": a.class_name, "node": names.get(a.node_id, a.node_id)} for a in actors
                 if a.class_name in REPLICA_CLASSES]
 
+    def proxies(self) -> list[str]:
+        """Names of the nodes running a Serve HTTP proxy."""
+        from ray.util.state import list_actors
+
+        names = {v["node_id"]: name for name, v in self.alive_nodes().items()}
+        actors = list_actors(address=self.dashboard, filters=[("state", "=", "ALIVE"), ("class_name", "=", "ProxyActor")],
+                             detail=True, raise_on_missing_output=False)
+        return [names.get(a.node_id, a.node_id) for a in actors]
+
     def lose(self, node: Node, grace_s: float = 2.0) -> None:
         """What `ray stop` does to one node (SIGTERM, a grace period), then SIGKILL to whatever is left of it."""
         node.lost_at = time.monotonic()
@@ -188,6 +200,10 @@ class LocalCluster:
                     node.process.wait(timeout=10)
                 except subprocess.TimeoutExpired:
                     note(f"{node.name}: `ray start` did not exit")
+
+
+def ray_auth() -> dict[str, str]:
+    return {"Authorization": f"Bearer {os.environ['RAY_AUTH_TOKEN']}"}
 
 
 def _signal(proc: psutil.Process, sig: int) -> None:
@@ -220,7 +236,7 @@ def deploy(cluster: LocalCluster, config: Path, expected: int, timeout_s: float)
                    env=cluster.env, capture_output=True, text=True, timeout=120)
 
     def running() -> bool:
-        status = httpx.get(f"{cluster.dashboard}/api/serve/applications/", timeout=5).json()
+        status = httpx.get(f"{cluster.dashboard}/api/serve/applications/", headers=ray_auth(), timeout=5).json()
         app = status.get("applications", {}).get("reward", {})
         if app.get("status") == "DEPLOY_FAILED":
             raise RuntimeError(f"the app failed to deploy: {app.get('message')}")
@@ -348,6 +364,10 @@ def run(*, head_role: str, worker_roles: list[str], seconds: float, lose_at: flo
 
     folder = Path(folder or tempfile.mkdtemp(prefix="multinode-"))
     token = secrets.token_hex(16)
+    # Ray's own token (its GCS, dashboard and state API) apart from the reward app's bearer token; this process
+    # needs it too, for the state API.
+    os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(16))
+    os.environ.pop("RAY_AUTH_TOKEN_PATH", None)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
            "REWARD_SERVER_TOKEN": token, "JUDGE_HOSTS": "127.0.0.1", "RAY_USAGE_STATS_ENABLED": "0"}
     env.pop("RAY_ADDRESS", None)
@@ -371,10 +391,10 @@ def run(*, head_role: str, worker_roles: list[str], seconds: float, lose_at: flo
         placed = cluster.replicas()
         report["replicas_before"] = Counter(f"{r['class'].split(':')[-1]}@{r['node']}" for r in placed)
         report["replicas_only_on_reward_nodes"] = all(r["node"] in reward_nodes for r in placed)
-        # Trainer nodes call the proxy on their own node (proxy_location: EveryNode).
+        # proxy_location EveryNode: Serve runs a proxy on the head and on every node with a replica, so trainer
+        # nodes have none of their own and call a reward node's (or the head's) address.
         trainers = [n for n in cluster.nodes if n.role == "trainer"]
-        report["trainer_proxy_healthz"] = [httpx.get(f"http://127.0.0.1:{n.http_port}/healthz", timeout=10).status_code
-                                           for n in trainers]
+        report["proxies_on"] = sorted(cluster.proxies())
         if trainers:
             report["gpu_placement_group"] = gpu_placement(cluster, gpus=min(roles()["trainer"]["num_gpus"], 2))
             report["gpu_placement_only_on_trainer_nodes"] = set(report["gpu_placement_group"]["nodes"]) <= {
