@@ -27,6 +27,7 @@ import json
 import os
 import platform
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -107,6 +108,7 @@ class LocalCluster:
     """Raylets on this machine, one session each, so one node can be lost without touching the others."""
 
     folder: Path
+    temp_dir: Path
     env: dict[str, str]
     nodes: list[Node] = field(default_factory=list)
 
@@ -120,7 +122,7 @@ class LocalCluster:
             if index:  # proxies of nodes that share an address need a port each; the head keeps http_options.port
                 env["RAY_SERVE_WORKER_PROXY_HTTP_PORT"] = str(node.http_port)
             out = open(logs / f"{node.name}.log", "wb")  # noqa: SIM115 - open while the node runs
-            node.process = subprocess.Popen(node.start_args(index == 0, self.folder / "ray", index), env=env, cwd=ROOT,
+            node.process = subprocess.Popen(node.start_args(index == 0, self.temp_dir, index), env=env, cwd=ROOT,
                                             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
             if index == 0:
                 self._wait(lambda: self._dashboard_up(), 120, "the head's dashboard")
@@ -277,6 +279,8 @@ class Outcome:
     seconds: float
     status: str
     retry_after: str | None = None
+    body: str = ""
+    """The start of a reply that is neither 200 nor 503."""
 
 
 class LoadClient:
@@ -317,17 +321,18 @@ class LoadClient:
             give_up = None
             while True:
                 sent = time.monotonic()
-                retry_after = None
+                retry_after, text = None, ""
                 try:
                     reply = client.post(f"{self.url}/v1/score", json=body, headers=self.headers)
                     status, retry_after = str(reply.status_code), reply.headers.get("retry-after")
+                    text = reply.text[:300] if reply.status_code not in (200, 503) else ""
                     ok = reply.status_code == 200 and len(reply.json()["results"]) == len(body["items"])
                 except httpx.TimeoutException:
                     status, ok = "timeout", False
                 except httpx.HTTPError as exc:
                     status, ok = type(exc).__name__, False
                 with self.lock:
-                    self.outcomes.append(Outcome(sent, time.monotonic() - sent, status, retry_after))
+                    self.outcomes.append(Outcome(sent, time.monotonic() - sent, status, retry_after, text))
                     if ok:
                         self.acknowledged.extend(item["id"] for item in body["items"])
                 if ok:
@@ -362,7 +367,8 @@ def run(*, head_role: str, worker_roles: list[str], seconds: float, lose_at: flo
     from reward.judges.mock_server import MockJudgeServer
     from reward.scorelog import read_log
 
-    folder = Path(folder or tempfile.mkdtemp(prefix="multinode-"))
+    scratch = tempfile.mkdtemp(prefix="multinode-")  # short: Ray's socket paths must stay under 108 bytes
+    folder = Path(folder or scratch)
     token = secrets.token_hex(16)
     # Ray's own token (its GCS, dashboard and state API) apart from the reward app's bearer token; this process
     # needs it too, for the state API.
@@ -375,11 +381,12 @@ def run(*, head_role: str, worker_roles: list[str], seconds: float, lose_at: flo
     # Logical CPUs only (nothing is pinned): enough for the replicas a reward node may have to take over.
     replica_cpus = ingresses + scorers * 0.5
     cpus = {"reward": int(replica_cpus + 1), "trainer": 2, "head": 1}
-    cluster = LocalCluster(folder, env)
+    cluster = LocalCluster(folder, Path(scratch) / "ray", env)
     judge = MockJudgeServer("searchllm", port=JUDGE_PORT)
     report: dict = {"benchmark": "multinode_node_loss", "head": head_role, "workers": worker_roles,
                     "scorers": scorers, "ingresses": ingresses, "batch_items": batch, "client_threads": threads}
     expected = scorers + ingresses
+    failed = True
     try:
         judge.start()
         t0 = time.monotonic()
@@ -421,6 +428,10 @@ def run(*, head_role: str, worker_roles: list[str], seconds: float, lose_at: flo
         report["answers"] = dict(Counter(o.status for o in client.outcomes))
         report["answers_during_loss"] = dict(Counter(o.status for o in during))
         report["answers_503_without_retry_after"] = sum(o.status == "503" and not o.retry_after for o in client.outcomes)
+        # Anything else, with what it said and when (seconds after the loss): Serve's proxy answers 500 when the
+        # ingress replica a request was under way on dies.
+        report["other_answers"] = [{"status": o.status, "sent_s": round(o.sent_at - lost.lost_at, 1), "body": o.body}
+                                   for o in client.outcomes if o.status not in ("200", "503")]
         report["slowest_answer_s"] = round(max(o.seconds for o in client.outcomes), 1)
         report["client_timeout_s"] = client_timeout_s
         acknowledged = Counter(client.acknowledged)
@@ -434,9 +445,14 @@ def run(*, head_role: str, worker_roles: list[str], seconds: float, lose_at: flo
             "logged_not_acknowledged": len(set(logged) - set(acknowledged)),
         }
         report["items_per_s"] = round(len(acknowledged) / report["load_s"], 1)
+        failed = False
     finally:
         cluster.stop()
         judge.stop()
+        if failed:
+            note(f"failed; Ray's logs are in {scratch}/ray/session_latest/logs")
+        elif folder != Path(scratch):
+            shutil.rmtree(scratch, ignore_errors=True)
     report["machine"] = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     report["folder"] = str(folder)
     return report
@@ -453,9 +469,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scorers", type=int, default=2)
     parser.add_argument("--ingresses", type=int, default=2)
     parser.add_argument("--out", type=Path, help="also write the report here")
+    parser.add_argument("--folder", type=Path, help="keep the score log and the nodes' output here (default: a temporary folder)")
     args = parser.parse_args(argv)
     report = run(head_role=args.head, worker_roles=args.workers.split(","), seconds=args.seconds, lose_at=args.lose_at,
-                 batch=args.batch, threads=args.threads, scorers=args.scorers, ingresses=args.ingresses)
+                 batch=args.batch, threads=args.threads, scorers=args.scorers, ingresses=args.ingresses,
+                 folder=args.folder)
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:
