@@ -7,14 +7,15 @@ every node shares, and the judge endpoints of configs/judges/vllm.yaml pointed (
 judge server on port 8100. Then, with Ray's state API: every Scorer and Ingress replica is on a node offering
 `reward`, and a placement group built by verl's own resource pool lands on the trainer node. A client sends batches
 with request ids and retries each until it is answered 200; meanwhile one reward node is lost (SIGTERM to its
-processes, as `ray stop` sends, then SIGKILL to all of them). Reported: every answer's status (a 503 must carry
-Retry-After; a client timeout is a hang), acknowledged items against the score log (missing, duplicated), and the
-time until the replicas run again on the remaining nodes.
+processes, as `ray stop` sends, then after `--grace-s` SIGKILL to all of them; `--grace-s 0`: a crash). Reported:
+every answer's status (a 503 must carry Retry-After; a client timeout is a hang; any other reply with its text),
+acknowledged items against the score log (missing, duplicated), and the time until the replicas run again on the
+remaining nodes.
 
 Run it in a private network namespace (it binds the proxy ports 8000.., the dashboard and the judge port 8100):
 
     unshare -n sh -c 'ip link set lo up && exec "$0" "$@"' .venv/bin/python benchmarks/multinode.py \\
-        --workers reward,reward,trainer --seconds 90 --lose-at 30
+        --workers reward,reward,trainer --seconds 120 --lose-at 40 --threads 3 --scorers 4 --ingresses 2
 
 `ray stop` would stop every raylet of the machine, other clusters' too, so a node is lost by signalling the
 processes of its own session only; every process the run started is killed at the end.
@@ -181,11 +182,13 @@ class LocalCluster:
         return [names.get(a.node_id, a.node_id) for a in actors]
 
     def lose(self, node: Node, grace_s: float = 2.0) -> None:
-        """What `ray stop` does to one node (SIGTERM, a grace period), then SIGKILL to whatever is left of it."""
+        """What `ray stop` does to one node (SIGTERM, a grace period), then SIGKILL to whatever is left of it;
+        `grace_s` 0: SIGKILL alone, a crash."""
         node.lost_at = time.monotonic()
-        for proc in node.processes():
-            _signal(proc, signal.SIGTERM)
-        time.sleep(grace_s)
+        if grace_s > 0:
+            for proc in node.processes():
+                _signal(proc, signal.SIGTERM)
+            time.sleep(grace_s)
         for proc in node.processes():
             _signal(proc, signal.SIGKILL)
 
@@ -362,7 +365,8 @@ def recovery(cluster: LocalCluster, lost: Node, expected: int, timeout_s: float)
 
 
 def run(*, head_role: str, worker_roles: list[str], seconds: float, lose_at: float, batch: int = 4, threads: int = 2,
-        scorers: int = 2, ingresses: int = 2, client_timeout_s: float = 60.0, folder: Path | None = None) -> dict:
+        scorers: int = 2, ingresses: int = 2, client_timeout_s: float = 60.0, grace_s: float = 2.0,
+        folder: Path | None = None) -> dict:
     """Start the cluster, check placement, lose the first reward worker under load; returns the report."""
     from reward.judges.mock_server import MockJudgeServer
     from reward.scorelog import read_log
@@ -407,7 +411,7 @@ def run(*, head_role: str, worker_roles: list[str], seconds: float, lose_at: flo
             report["gpu_placement_only_on_trainer_nodes"] = set(report["gpu_placement_group"]["nodes"]) <= {
                 n.name for n in trainers}
         lost = next(n for n in cluster.nodes[1:] if n.role == "reward")
-        report["lost_node"] = lost.name
+        report["lost_node"], report["sigterm_grace_s"] = lost.name, grace_s
         report["replicas_on_lost_node"] = sum(r["node"] == lost.name for r in placed)
 
         client = LoadClient(f"http://127.0.0.1:{HTTP_PORT}", token, batch=batch, threads=threads,
@@ -416,7 +420,7 @@ def run(*, head_role: str, worker_roles: list[str], seconds: float, lose_at: flo
         client.start()
         time.sleep(lose_at)
         note(f"losing {lost.name} ({report['replicas_on_lost_node']} replicas on it)")
-        cluster.lose(lost)
+        cluster.lose(lost, grace_s)
         report["recovery_s"] = recovery(cluster, lost, expected, timeout_s=300)
         report["replicas_after"] = Counter(f"{r['class'].split(':')[-1]}@{r['node']}" for r in cluster.replicas())
         recovered_at = lost.lost_at + report["recovery_s"]["replicas_back_s"]
@@ -428,9 +432,10 @@ def run(*, head_role: str, worker_roles: list[str], seconds: float, lose_at: flo
         report["answers"] = dict(Counter(o.status for o in client.outcomes))
         report["answers_during_loss"] = dict(Counter(o.status for o in during))
         report["answers_503_without_retry_after"] = sum(o.status == "503" and not o.retry_after for o in client.outcomes)
-        # Anything else, with what it said and when (seconds after the loss): Serve's proxy answers 500 when the
-        # ingress replica a request was under way on dies.
-        report["other_answers"] = [{"status": o.status, "sent_s": round(o.sent_at - lost.lost_at, 1), "body": o.body}
+        # Anything else, with what it said and when (seconds from the loss): Serve's proxy answers 500, with no
+        # more than "Internal Server Error", to a request whose ingress replica dies under it.
+        report["other_answers"] = [{"status": o.status, "sent_s": round(o.sent_at - lost.lost_at, 1),
+                                    "answered_s": round(o.sent_at + o.seconds - lost.lost_at, 1), "body": o.body}
                                    for o in client.outcomes if o.status not in ("200", "503")]
         report["slowest_answer_s"] = round(max(o.seconds for o in client.outcomes), 1)
         report["client_timeout_s"] = client_timeout_s
@@ -468,12 +473,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--scorers", type=int, default=2)
     parser.add_argument("--ingresses", type=int, default=2)
+    parser.add_argument("--grace-s", type=float, default=2.0,
+                        help="seconds between SIGTERM and SIGKILL of the lost node (0: SIGKILL alone, a crash)")
     parser.add_argument("--out", type=Path, help="also write the report here")
     parser.add_argument("--folder", type=Path, help="keep the score log and the nodes' output here (default: a temporary folder)")
     args = parser.parse_args(argv)
     report = run(head_role=args.head, worker_roles=args.workers.split(","), seconds=args.seconds, lose_at=args.lose_at,
                  batch=args.batch, threads=args.threads, scorers=args.scorers, ingresses=args.ingresses,
-                 folder=args.folder)
+                 grace_s=args.grace_s, folder=args.folder)
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:

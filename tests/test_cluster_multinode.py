@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 
 from tests.support import ROOT
-
-ACTOR_DIED = r"(?i)actor.{0,80}(died|unavailable|unexpectedly)"
 
 
 def test_replicas_stay_on_reward_nodes_and_a_lost_node_costs_no_acknowledged_item(tmp_path):
@@ -49,9 +46,8 @@ def test_replicas_stay_on_reward_nodes_and_a_lost_node_costs_no_acknowledged_ite
     # client's timeout: no hang.
     assert set(report["answers"]) <= {"200", "503", "500"}, report["answers"]
     assert report["answers_503_without_retry_after"] == 0
-    for answer in report["other_answers"]:
-        assert answer["status"] == "500" and re.search(ACTOR_DIED, answer["body"]), answer
-        assert answer["sent_s"] <= report["recovery_s"]["replicas_back_s"], answer
+    for answer in report["other_answers"]:  # a 500 only for a request already under way when the node went
+        assert answer["status"] == "500" and answer["sent_s"] < 0 <= answer["answered_s"], answer
     assert report["slowest_answer_s"] < report["client_timeout_s"]
     assert report["answers_during_loss"], "no request was under way while the node was lost"
 
