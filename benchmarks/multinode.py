@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import platform
 import secrets
@@ -54,13 +55,7 @@ DASHBOARD_PORT = 8265
 HTTP_PORT = 8000
 JUDGE_PORT = 8100  # configs/judges/vllm.yaml: http://{host}:8100/v1
 REPLICA_CLASSES = ("ServeReplica:reward:Scorer", "ServeReplica:reward:Ingress")
-log_lines: list[str] = []
-
-
-def note(message: str) -> None:
-    line = f"[{time.strftime('%H:%M:%S')}] {message}"
-    log_lines.append(line)
-    print(line, file=sys.stderr, flush=True)
+log = logging.getLogger("multinode")
 
 
 def roles() -> dict[str, dict]:
@@ -82,7 +77,7 @@ class Node:
         gpus = min(role["num_gpus"], 2)
         args = [str(BIN / "ray"), "start", "--block", "--node-ip-address=127.0.0.1", f"--node-name={self.name}",
                 f"--num-cpus={self.cpus}", f"--num-gpus={gpus}", f"--resources={json.dumps(role['resources'])}",
-                "--include-log-monitor=false"]
+                "--include-log-monitor=false"]  # one process fewer per node; the logs stay in the temp folder
         # Nodes that share an address need a dashboard agent port each (its default is fixed; the others are random).
         args.append(f"--dashboard-agent-listen-port={52365 + index}")
         if head:
@@ -129,7 +124,7 @@ class LocalCluster:
                 self._wait(lambda: self._dashboard_up(), 120, "the head's dashboard")
             # One at a time: nodes that share a temp folder pick their socket and log names by what exists there.
             self._wait(lambda: len(self.alive_nodes()) == index + 1, 120, f"{node.name} to join")
-        note(f"cluster up: {', '.join(f'{n.name} ({n.role})' for n in self.nodes)}")
+        log.info("cluster up: %s", ", ".join(f"{n.name} ({n.role})" for n in self.nodes))
 
     def _dashboard_up(self) -> bool:
         if self.nodes[0].process.poll() is not None:
@@ -204,7 +199,7 @@ class LocalCluster:
                 try:
                     node.process.wait(timeout=10)
                 except subprocess.TimeoutExpired:
-                    note(f"{node.name}: `ray start` did not exit")
+                    log.warning("%s: `ray start` did not exit", node.name)
 
 
 def ray_auth() -> dict[str, str]:
@@ -419,7 +414,7 @@ def run(*, head_role: str, worker_roles: list[str], seconds: float, lose_at: flo
         started = time.monotonic()
         client.start()
         time.sleep(lose_at)
-        note(f"losing {lost.name} ({report['replicas_on_lost_node']} replicas on it)")
+        log.info("losing %s (%d replicas on it)", lost.name, report["replicas_on_lost_node"])
         cluster.lose(lost, grace_s)
         report["recovery_s"] = recovery(cluster, lost, expected, timeout_s=300)
         report["replicas_after"] = Counter(f"{r['class'].split(':')[-1]}@{r['node']}" for r in cluster.replicas())
@@ -455,7 +450,7 @@ def run(*, head_role: str, worker_roles: list[str], seconds: float, lose_at: flo
         cluster.stop()
         judge.stop()
         if failed:
-            note(f"failed; Ray's logs are in {scratch}/ray/session_latest/logs")
+            log.error("failed; Ray's logs are in %s/ray/session_latest/logs", scratch)
         elif folder != Path(scratch):
             shutil.rmtree(scratch, ignore_errors=True)
     report["machine"] = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
@@ -478,6 +473,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="also write the report here")
     parser.add_argument("--folder", type=Path, help="keep the score log and the nodes' output here (default: a temporary folder)")
     args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="[%(asctime)s] %(message)s", datefmt="%H:%M:%S")
     report = run(head_role=args.head, worker_roles=args.workers.split(","), seconds=args.seconds, lose_at=args.lose_at,
                  batch=args.batch, threads=args.threads, scorers=args.scorers, ingresses=args.ingresses,
                  grace_s=args.grace_s, folder=args.folder)
