@@ -12,7 +12,7 @@ every answer's status (a 503 must carry Retry-After; a client timeout is a hang;
 acknowledged items against the score log (missing, duplicated), and the time until the replicas run again on the
 remaining nodes.
 
-Run it in a private network namespace (it binds the proxy ports 8000.., the dashboard and the judge port 8100):
+Run it in a private network namespace (it binds the proxy ports 28000.., the dashboard and the judge port 8100):
 
     unshare -n sh -c 'ip link set lo up && exec "$0" "$@"' .venv/bin/python benchmarks/multinode.py \\
         --workers reward,reward,trainer --seconds 120 --lose-at 40 --threads 3 --scorers 4 --ingresses 2
@@ -50,9 +50,11 @@ sys.path.insert(0, str(ROOT))
 RESOURCES = ROOT / "cluster" / "resources.yaml"
 CLUSTER_CONFIG = ROOT / "configs" / "serve" / "cluster.yaml"
 BIN = Path(sys.executable).parent
-GCS_PORT = 6380
-DASHBOARD_PORT = 8265
-HTTP_PORT = 8000
+# Away from Ray's and Serve's defaults (6379, 8265, 8000, 52365), so a local Ray in the same namespace does not clash.
+GCS_PORT = 26380
+DASHBOARD_PORT = 28265
+HTTP_PORT = 28000
+AGENT_PORT = 28365
 JUDGE_PORT = 8100  # configs/judges/vllm.yaml: http://{host}:8100/v1
 REPLICA_CLASSES = ("ServeReplica:reward:Scorer", "ServeReplica:reward:Ingress")
 log = logging.getLogger("multinode")
@@ -79,7 +81,7 @@ class Node:
                 f"--num-cpus={self.cpus}", f"--num-gpus={gpus}", f"--resources={json.dumps(role['resources'])}",
                 "--include-log-monitor=false"]  # one process fewer per node; the logs stay in the temp folder
         # Nodes that share an address need a dashboard agent port each (its default is fixed; the others are random).
-        args.append(f"--dashboard-agent-listen-port={52365 + index}")
+        args.append(f"--dashboard-agent-listen-port={AGENT_PORT + index}")
         if head:
             return args + ["--head", f"--port={GCS_PORT}", f"--temp-dir={temp_dir}", "--include-dashboard=true",
                            "--dashboard-host=127.0.0.1", f"--dashboard-port={DASHBOARD_PORT}"]
