@@ -5,7 +5,9 @@ the mock judge server. Replicas must sit on reward nodes only, verl's GPU placem
 then the reward worker is lost under load, and no acknowledged item may go missing or be logged twice, every answer
 must be a 200 or a 503 with Retry-After within the client's timeout, and the replicas must come back on the head.
 
-It needs a private network namespace (the Makefile's `make test` runs pytest in one) and about three minutes.
+It needs a private network namespace (the Makefile's `make test` runs pytest in one) and three to five minutes. Two
+quick checks keep the harness honest: it deploys the shipped cluster config with only replicas, CPUs, chunk size
+and the log folder changed, and starts each node with the resources of its role in cluster/resources.yaml.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from tests.support import ROOT
 
@@ -61,3 +64,41 @@ def test_replicas_stay_on_reward_nodes_and_a_lost_node_costs_no_acknowledged_ite
     assert items["acknowledged"] >= 40, items
     assert items["missing"] == [] and items["duplicated"] == [] and items["acknowledged_twice"] == [], items
     assert done.returncode == 0, done.stderr[-4000:]
+
+
+def load_harness():
+    spec = importlib.util.spec_from_file_location("multinode", ROOT / "benchmarks" / "multinode.py")
+    harness = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = harness  # its dataclasses look their module up there
+    spec.loader.exec_module(harness)
+    return harness
+
+
+def test_the_harness_deploys_the_shipped_cluster_config_with_fewer_replicas_only(tmp_path):
+    from reward.serve import ServerArgs
+
+    harness = load_harness()
+    shipped = yaml.safe_load((ROOT / "configs" / "serve" / "cluster.yaml").read_text())
+    deployed = yaml.safe_load(harness.serve_config(tmp_path, scorers=2, ingresses=1).read_text())
+    [app], [shipped_app] = deployed["applications"], shipped["applications"]
+    changed = {k for k in app["args"].keys() | shipped_app["args"].keys() if app["args"].get(k) != shipped_app["args"].get(k)}
+    assert changed == {"score_log", "scorer_replicas", "scorer_cpus", "ingress_replicas", "limits"}
+    assert {k for k, v in app["args"]["limits"].items() if shipped_app["args"]["limits"][k] != v} == {"chunk_items"}
+    assert {k: v for k, v in deployed.items() if k != "applications"} == {
+        **{k: v for k, v in shipped.items() if k != "applications"},
+        "http_options": {**shipped["http_options"], "port": harness.HTTP_PORT}}
+    args = ServerArgs.model_validate(app["args"])
+    assert args.require_token and args.replica_resources == {"reward": 1} and args.judge == "configs/judges/vllm.yaml"
+    assert args.score_log == str(tmp_path / "shared" / "scores")
+    assert app["deployments"] == [{"name": "Scorer", "num_replicas": 2}, {"name": "Ingress", "num_replicas": 1}]
+
+
+def test_the_harness_starts_each_node_with_the_resources_of_its_role():
+    harness = load_harness()
+    roles = yaml.safe_load((ROOT / "cluster" / "resources.yaml").read_text())["roles"]
+    for index, role in enumerate(roles):
+        argv = harness.Node(f"n{index}", role, 2, 28000).start_args(index == 0, ROOT / "tmp", index)
+        flags = dict(a[2:].split("=", 1) for a in argv if a.startswith("--") and "=" in a)
+        assert json.loads(flags["resources"]) == roles[role]["resources"], argv
+        assert int(flags["num-gpus"]) == min(roles[role]["num_gpus"], 2), argv
+        assert ("--head" in argv) == (index == 0) and (f"--address=127.0.0.1:{harness.GCS_PORT}" in argv) == (index > 0)
