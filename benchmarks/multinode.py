@@ -234,8 +234,10 @@ def serve_config(folder: Path, *, scorers: int, ingresses: int) -> Path:
 def deploy(cluster: LocalCluster, config: Path, expected: int, timeout_s: float) -> float:
     """`serve deploy` to the head's dashboard; returns the seconds until all `expected` replicas run and /healthz answers."""
     started = time.monotonic()
-    subprocess.run([str(BIN / "serve"), "deploy", str(config), "--address", cluster.dashboard], check=True, cwd=ROOT,
-                   env=cluster.env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([str(BIN / "serve"), "deploy", str(config), "--address", cluster.dashboard], cwd=ROOT,
+                          env=cluster.env, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise RuntimeError(f"serve deploy {config} failed: {done.stderr[-2000:]}")
 
     def running() -> bool:
         status = httpx.get(f"{cluster.dashboard}/api/serve/applications/", headers=ray_auth(), timeout=5).json()
