@@ -123,6 +123,8 @@ def _asked(query: str, answer: str) -> Item:
     ("When is Jay Chou's Singapore concert and how much are tickets?", "general"),
     ("Is the Riverside farmers market open this Saturday, and until what time?", "general"),
     ("And for my 6-year-old daughter?", "general"),
+    ("Which gate should I enter for Baixi from Wanda Resort?", "general"),
+    ("When can I listen to the song Skibidi for free?", "general"),
 ])
 def test_shipped_length_ranges_follow_the_kind_of_query(query, kind):
     assert run("length.range", _asked(query, "Shakespeare [Doc 1]."), **_shipped_length_params()).findings["query_kind"] == kind
