@@ -1208,17 +1208,20 @@ def _coverage(names: set[str], text: str) -> float:
 
 
 _EXPECTS_NUMBER = re.compile(r"\b(?:how\s+(?:many|much|long|old|far|big|large|tall|often|high|deep|wide)|what\s+"
-                             r"(?:year|number|percentage|percent|age|date|time|day|month)|when|in\s+what\s+year)\b",
-                             re.IGNORECASE)
+                             r"(?:year|number|percentage|percent|age)|in\s+which\s+year)\b", re.IGNORECASE)
+_EXPECTS_TIME = re.compile(r"\b(?:when|what\s+(?:date|time|day|month|century|decade))\b", re.IGNORECASE)
 _EXPECTS_NAME = re.compile(r"\b(?:who|whom|whose|where)\b", re.IGNORECASE)
 
 
 def _missing_answer_type(query: str, part: str) -> str | None:
-    """What the question asks for that the part's new words hold none of: a number or date for "how many" / "when"
-    / "what year", a name for "who" / "where"; None when the part has one (or the question asks for neither)."""
+    """What the question asks for that the part's new words hold none of: a number for "how many" / "what year", a
+    number or a date's name for "when", a name for "who" / "where"; None when the part has one (or the question asks
+    for none of these)."""
     names = {t for t in salient_terms(part) if not t.isdigit()} - salient_terms(query)
     has_number = bool(numbers(part) - numbers(query))
     if _EXPECTS_NUMBER.search(query):
+        return None if has_number else "a number"
+    if _EXPECTS_TIME.search(query):
         return None if has_number or names else "a number or date"
     if _EXPECTS_NAME.search(query):
         return None if names or has_number else "a name"
@@ -1296,7 +1299,7 @@ async def _answer_checks(ctx: Context) -> list[AnswerCheck]:
     for body, text in parts:
         cited = [docs_by_id[i] for c in parse_citations(body) for i in c.ids if i in docs_by_id]
         chosen = chosen_alternative(question, text)
-        new = (set(stems(text)) - asked_stems) | chosen
+        new = (set(stems(text)) - asked_stems) | (numbers(text) - numbers(question)) | chosen
         if keyword_list_share(text) == 1.0 or (restates_query(text, question) and not chosen) or not new:
             checks.append(AnswerCheck(text, 0.0, "states nothing the question does not"))
             continue
@@ -1323,7 +1326,8 @@ async def _answer_checks(ctx: Context) -> list[AnswerCheck]:
         for index, sentences, new, weight in pending:
             overlap = np.array([lexical_coverage(question, s) for s in sentences], dtype=np.float32)
             probability = relevance.probability(vectors[0], vectors[[row[s] for s in sentences]], overlap)
-            found = np.array([len(new & stems(s)) / min(len(new), 3) for s in sentences], dtype=np.float32)
+            found = np.array([len(new & (stems(s) | numbers(s))) / min(len(new), 3) for s in sentences],
+                             dtype=np.float32)
             value = probability * np.minimum(found, 1.0)
             best = int(np.argmax(value))
             checks[index].answers = float(value[best]) * weight
@@ -1637,19 +1641,23 @@ _FILLER = re.compile(r"\b(?:it is always a good idea|keep in mind|in summary|eve
 @local_method("answer_useful")
 async def answer_useful(ctx: Context) -> tuple[float, str]:
     """Share of the answer (by characters) in sentences related to the need and not generic filler; restated
-    queries and stuffed keywords are not useful, and a copied sentence counts half (`COPY_CREDIT`). A short answer
-    sentence too small to be judged by relatedness ("Arthur's Magazine [Doc 1].") counts by its `_answer_checks`
-    score: useful when its cited evidence holds what the question asks for."""
+    queries and stuffed keywords are not useful, and a copied sentence counts half (`COPY_CREDIT`). A sentence that
+    relatedness does not credit (too short to judge, or "Arthur's Magazine [Doc 1]." to a choice question, which
+    repeats the question's words) counts by its `_answer_checks` score: useful when its cited evidence holds what
+    the question asks for."""
     sentences, cleaned, relevance = await _substantive_relevance(ctx, credit_copies=True)
     checks = await _answer_checks(ctx)
-    known = {_plain(s) for s in sentences}
-    short = [c for c in checks if c.text not in known and len(content_words(c.text)) < 2]
-    if not sentences and not short:
+    present = {_plain(s) for s in sentences}
+    credited = {_plain(s) for s, c in zip(sentences, cleaned, strict=True) if c}
+    # What relatedness cannot credit (too short to judge, or a choice question's answer, which repeats its words)
+    # counts by the answer check.
+    answering = [c for c in checks if c.text not in credited and c.answers > 0]
+    if not sentences and not answering:
         return 0.0, "no answer"
-    total = sum(len(s) for s in sentences) + sum(len(c.text) for c in short)
+    total = sum(len(s) for s in sentences) + sum(len(c.text) for c in answering if c.text not in present)
     useful = sum(len(c) * w for c, r, w in zip(cleaned, relevance, _copy_weights(ctx), strict=True)
                  if c and r >= 0.2 and not _FILLER.search(c))
-    useful += sum(len(c.text) * c.answers for c in short)
+    useful += sum(len(c.text) * c.answers for c in answering)
     share = min(1.0, useful / total)
     return clip((share - 0.2) / 0.7), f"{share:.0%} of the answer is on-topic, non-filler text"
 
