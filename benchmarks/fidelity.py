@@ -436,7 +436,25 @@ def pairs_table() -> list[str]:
             pairs = dims["reward"].get("n", "n/a") if "reward" in dims else "n/a"
             lines.append(f"| {run['label']} (`{run['code']}`, {run['split']} split, {run['date']}) | `{run['command']}` "
                          f"| {name} | {pairs} | " + " | ".join(cells) + " |")
-    return lines + [""]
+    lines.append("")
+    exponents = ROOT / "benchmarks" / "results" / "gate_exponents.json"
+    if exponents.is_file():
+        run = json.loads(exponents.read_text())
+        sets = sorted({n for entry in run["settings"].values() for n in entry["pairs"]})
+        lines += ["### Gate exponents: the trade-off", "",
+                  f"`{run['command']}` (`{run['code']}`, {run['date']}): the suite option `gate_exponents` "
+                  "(default equal, as in the paper). Calibration: the share of the bundled calibration pairs "
+                  f"({run['calibration_pairs']}) whose preferred response gets the higher reward (a tie counts 0.5), "
+                  "all and by the layer of the labelled dimension; pairs: reward AUC on the test articles.", "",
+                  "| exponents | calibration, all | calibration, bottom-line pairs | calibration, behavioral pairs | "
+                  + " | ".join(sets) + " |", "|---|---|---|---|" + "---|" * len(sets)]
+        for setting, entry in run["settings"].items():
+            calibration = [_cell({"value": c["agreement"], "ci": c["ci"]}) if c else "n/a"
+                           for c in (entry["calibration"].get(g) for g in ("all", "bottom_line", "behavioral"))]
+            lines.append(f"| {setting} | " + " | ".join(calibration) + " | "
+                         + " | ".join(_cell({"value": entry["pairs"][n]["auc"], "ci": entry["pairs"][n]["ci"]}) for n in sets) + " |")
+        lines.append("")
+    return lines
 
 
 def write_markdown(target: Path) -> None:
