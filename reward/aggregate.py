@@ -40,7 +40,7 @@ def gate(scores: Sequence[float], delta: float, exponents: Sequence[float] | Non
     >>> round(gate([0.0, 1.0], 0.01), 4)  # one failed constraint: sqrt(0.01 / 1.01)
     0.0995
     >>> round(gate([0.0, 1.0], 0.01, [3.0, 1.0]), 4)  # the failed one weighs 3: (0.01 / 1.01) ** 0.75
-    0.0316
+    0.0314
     """
     if delta <= 0:
         raise ValueError("delta must be > 0")

@@ -29,7 +29,7 @@ class RelevanceArtifactError(RuntimeError):
 def relevance_features(question: np.ndarray, sentences: np.ndarray, overlap: np.ndarray) -> np.ndarray:
     """One row per sentence: question * sentence (unit embeddings), their cosine, the lexical overlap.
 
-    >>> relevance_features(np.ones(2) / 2 ** 0.5, np.eye(2), np.array([0.5, 0.0])).round(3).tolist()
+    >>> relevance_features(np.ones(2) / 2 ** 0.5, np.eye(2), np.array([0.5, 0.0])).astype(float).round(3).tolist()
     [[0.707, 0.0, 0.707, 0.5], [0.0, 0.707, 0.707, 0.0]]
     """
     product = sentences * question[None, :]
