@@ -199,3 +199,19 @@ def test_console_script_is_installed():
     done = subprocess.run([sys.executable, "-m", "reward.cli", "rubric", "schema", "--kind", "dimension"],
                           capture_output=True, text=True, check=True)
     assert json.loads(done.stdout)["title"] == "search-reward dimension file"
+
+
+def test_gate_exponents_load_and_are_checked_against_the_suite(tmp_path):
+    copy = copy_rubrics(tmp_path)
+    mini = copy / "suites" / "mini.yaml"
+    source = mini.read_text()
+    mini.write_text(source + "gate_exponents: {grounded: 3.0}\n")
+    assert load_suite("mini", copy).suite.gate_exponents == {"grounded": 3.0}
+    mini.write_text(source + "gate_exponents: {grounded: 0, useful: 2.0, groundd: 1.0}\n")
+    with pytest.raises(RubricError) as info:
+        load_suite("mini", copy)
+    problems = "\n".join(info.value.problems)
+    assert "key 'gate_exponents.grounded': exponent must be a finite number > 0, got 0" in problems
+    assert "key 'gate_exponents.useful': useful is behavioral; only bottom-line dimensions have a gate exponent" in problems
+    assert "key 'gate_exponents.groundd': not a dimension of this suite (did you mean 'grounded'?)" in problems
+
