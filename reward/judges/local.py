@@ -801,7 +801,12 @@ async def claim_hallucination(ctx: Context) -> tuple[float, str, float]:
     """The support of the answer's claims (`claim_support_score`), scaled by how much of the answer the evidence
     gives (`coverage_scaled`, `answer_coverage`)."""
     _require_readable_interaction(ctx)
-    score, explanation, confidence = await claim_support_score(ctx)
+    score, explanation, confidence, checked = await claim_support_score(ctx)
+    if not checked and _answer_parts(ctx):
+        # Sentences that state nothing to check (a refusal, advice naming nothing specific) are no hallucination,
+        # whatever their wording. An answer too short to have parts ("it is a comedy") still says something: its
+        # coverage is all there is to go on.
+        return score, explanation, confidence
     coverage = answer_coverage(ctx)
     scaled = coverage_scaled(score, coverage)
     if (scaled >= 0.5) != (score >= 0.5):
@@ -809,12 +814,12 @@ async def claim_hallucination(ctx: Context) -> tuple[float, str, float]:
     return scaled, f"{explanation}; the evidence gives {coverage:.0%} of the answer's words", confidence
 
 
-async def claim_support_score(ctx: Context) -> tuple[float, str, float]:
+async def claim_support_score(ctx: Context) -> tuple[float, str, float, int]:
     """Support of the answer's claims by the evidence they cite (or the selected evidence when they cite
     nothing): per claim P(supported) from the consistency model, 0 on a hard failure (a number the evidence lacks,
     a contrasting attribute, a stale date). One clear hallucination is enough: the score leans on the weakest
     claim (0.6 * min + 0.4 * mean), so more supported sentences do not average a false one away. Citations to
-    unknown documents cap the score at 0.5."""
+    unknown documents cap the score at 0.5. Also returns how many claims were checked."""
     # Each distinct sentence is checked once: a policy stuck in a repetition loop costs one check per sentence it
     # repeats, not per repetition (the repetition itself is the n-gram rule's and redundant_repetition's to judge).
     # A sentence copied from the evidence is supported by construction: it is checked (a copy that misquotes still
@@ -823,14 +828,14 @@ async def claim_support_score(ctx: Context) -> tuple[float, str, float]:
     own = list(dict.fromkeys(body for body, kind in parts if kind != "copy"))
     copies = [body for body in dict.fromkeys(body for body, kind in parts if kind == "copy") if body not in own]
     if not own and not copies:
-        return 1.0, "no factual sentences", 1.0
+        return 1.0, "no factual sentences", 1.0, 0
     checks = await _sentence_support(ctx, own)
     copied = await _sentence_support(ctx, copies)
     # A copied sentence that holds is supported by construction and stays out of the aggregate (appending copies
     # must not dilute a false claim); one that misquotes (a negation slipped in) counts like any claim.
     checks += [c for c in copied if c.support < 0.5 or not own]
     if not checks:
-        return 1.0, "no factual sentences", 1.0
+        return 1.0, "no factual sentences", 1.0, 0
     reasons = [c.reason for c in checks if c.reason and c.support < 0.5]
     unknown = ctx.rule("citations.valid").findings.get("unknown", [])
     supports = [c.support for c in checks]
@@ -846,7 +851,7 @@ async def claim_support_score(ctx: Context) -> tuple[float, str, float]:
         score = min(score, 0.5)
         reasons.append(f"cites unknown documents {', '.join(unknown)}")
     summary = f"{sum(s >= 0.5 for s in supports)} of {len(supports)} claims supported"
-    return score, summary + ("" if not reasons else "; " + "; ".join(reasons[:4])), confidence
+    return score, summary + ("" if not reasons else "; " + "; ".join(reasons[:4])), confidence, len(checks)
 
 
 COVERAGE_FLOOR = 0.5

@@ -55,7 +55,7 @@ def test_dimensions_without_local_method_are_excluded_not_zero(local_results):
     ("plant-highlight-hallucination", "highlight_hallucination", 0.0),
     ("song-outdated-evidence", "highlight_hallucination", 0.0),
     ("plant-claim-hallucination", "claim_hallucination", 0.7),
-    ("no-supply-invented-answer", "claim_hallucination", 0.0),
+    ("no-supply-invented-answer", "claim_hallucination", 0.002),  # a hard failure: 0 but for the offset (SCORE_OFFSET)
     ("laptop-invalid-citations", "claim_hallucination", 0.5),
     ("no-supply-invented-answer", "no_supply_reject", 0.3),
     ("etf-judge-injection", "answer_quality", 0.0),
@@ -193,3 +193,36 @@ def test_a_number_is_a_hard_failure_only_when_no_evidence_item_gives_it():
     joined_score = results["joined"].dimensions["claim_hallucination"]
     assert "numbers not in the evidence" not in joined_score.explanation
     assert joined_score.score > invented_score.score
+
+
+def test_evidence_coverage_only_lowers_the_claim_score_and_copies_cannot_raise_it():
+    """claim_hallucination = the claims' support times a factor from the answer's evidence coverage (0.5 to 1):
+    monotone in both, never above the support (but for a 0.002 offset), a fully supported answer still passes;
+    a sentence copied from the evidence is left out of the coverage, so appending copies cannot lift it."""
+    from reward.fidelity import render_case
+    from reward.format import parse_response
+    from reward.judges.base import JudgeRequest
+    from reward.judges.local import SCORE_OFFSET, Context, answer_coverage, coverage_scaled
+
+    grid = [i / 10 for i in range(11)]
+    for support in grid:
+        scaled = [coverage_scaled(support, c) for c in grid]
+        assert scaled == sorted(scaled) and max(scaled) <= support + SCORE_OFFSET
+        assert coverage_scaled(1.0, 0.0) >= 0.5 and all(coverage_scaled(support, c) < coverage_scaled(support + 0.05, c)
+                                                        for c in grid)
+    evidence = [Evidence(id="1", title="Harbour ferry", text="The harbour ferry leaves Central Pier 4 every half hour."),
+                Evidence(id="2", title="Fares", text="A single adult ferry fare costs 22 dollars on weekdays.")]
+    query = "How often does the ferry from Central Pier 4 leave?"
+    plain = "Every half hour a harbour ferry departs from Central Pier 4, the quickest crossing."
+    answers = {"plain": plain, "copy": plain + " A single adult ferry fare costs 22 dollars on weekdays.",
+               "added": plain + " Friendly pirates sell tickets on the upper deck."}
+    judge = LocalJudge()
+    dimension = load_suite("searchllm").dimensions["claim_hallucination"]
+    coverage = {}
+    for name, answer in answers.items():
+        item = render_case(name, query, evidence, answer)
+        ctx = Context(JudgeRequest(dimension=dimension, item=item, parsed=parse_response(item.response)),
+                      judge.embedder, judge.scorer)
+        coverage[name] = answer_coverage(ctx)
+    assert 0.5 < coverage["plain"] < 1.0, coverage  # "departs", "quickest", "crossing" are not in the evidence
+    assert coverage["copy"] == coverage["plain"] and coverage["added"] < coverage["plain"], coverage
