@@ -86,17 +86,20 @@ def test_good_answers_outrank_their_flawed_variants(local_results, good, flawed)
 def test_the_claim_checks_report_their_own_confidence_not_the_saturated_scores(local_results):
     """claim_hallucination and highlight_hallucination say how sure they are: a rule's verdict (no evidence behind an
     invented answer) is certain, a model's pass is as sure as its least sure claim, however saturated the score."""
-    from reward.judges.local import model_confidence
+    import re
+
+    from reward.judges.local import SCORE_OFFSET, model_confidence
 
     results, _ = local_results
     for name in ("claim_hallucination", "highlight_hallucination"):
         scores = [r.dimensions[name] for r in results.values() if r.dimensions[name].status == "ok"]
         assert all(0.0 <= s.confidence <= 1.0 for s in scores)
-        saturated = [s for s in scores if s.score == 1.0]
-        # The scores say 1.0; the confidences still tell the sure passes from the narrow ones.
+        # Every claim passed (claim_hallucination's support saturated at 1, before the evidence coverage scales it):
+        # the confidences still tell the sure passes from the narrow ones.
+        saturated = [s for s in scores if s.score == 1.0 or re.match(r"(\d+) of \1 claims supported", s.explanation)]
         assert saturated and len({s.confidence for s in saturated}) > 3 and min(s.confidence for s in saturated) < 0.5
     invented = results["no-supply-invented-answer"].dimensions["claim_hallucination"]
-    assert invented.score == 0.0 and invented.confidence == 1.0
+    assert invented.score <= SCORE_OFFSET and invented.confidence == 1.0  # a hard failure: 0 but for the offset
     assert model_confidence(0.5, (0.3, 0.4)) == pytest.approx(0.0) and model_confidence(1.0) == model_confidence(0.0) == 1.0
 
 
