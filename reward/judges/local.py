@@ -798,12 +798,28 @@ def _require_readable_interaction(ctx: Context) -> None:
 
 @local_method("claim_hallucination")
 async def claim_hallucination(ctx: Context) -> tuple[float, str, float]:
+    """The support of the answer's claims (`claim_support_score`), scaled by how much of the answer the evidence
+    gives (`coverage_scaled`, `answer_coverage`)."""
+    _require_readable_interaction(ctx)
+    score, explanation, confidence, checked = await claim_support_score(ctx)
+    if not checked and _answer_parts(ctx):
+        # Sentences that state nothing to check (a refusal, advice naming nothing specific) are no hallucination,
+        # whatever their wording. An answer too short to have parts ("it is a comedy") still says something: its
+        # coverage is all there is to go on.
+        return score, explanation, confidence
+    coverage = answer_coverage(ctx)
+    scaled = coverage_scaled(score, coverage)
+    if (scaled >= 0.5) != (score >= 0.5):
+        confidence = min(confidence, abs(2.0 * scaled - 1.0))
+    return scaled, f"{explanation}; the evidence gives {coverage:.0%} of the answer's words", confidence
+
+
+async def claim_support_score(ctx: Context) -> tuple[float, str, float, int]:
     """Support of the answer's claims by the evidence they cite (or the selected evidence when they cite
     nothing): per claim P(supported) from the consistency model, 0 on a hard failure (a number the evidence lacks,
     a contrasting attribute, a stale date). One clear hallucination is enough: the score leans on the weakest
     claim (0.6 * min + 0.4 * mean), so more supported sentences do not average a false one away. Citations to
-    unknown documents cap the score at 0.5."""
-    _require_readable_interaction(ctx)
+    unknown documents cap the score at 0.5. Also returns how many claims were checked."""
     # Each distinct sentence is checked once: a policy stuck in a repetition loop costs one check per sentence it
     # repeats, not per repetition (the repetition itself is the n-gram rule's and redundant_repetition's to judge).
     # A sentence copied from the evidence is supported by construction: it is checked (a copy that misquotes still
@@ -812,14 +828,14 @@ async def claim_hallucination(ctx: Context) -> tuple[float, str, float]:
     own = list(dict.fromkeys(body for body, kind in parts if kind != "copy"))
     copies = [body for body in dict.fromkeys(body for body, kind in parts if kind == "copy") if body not in own]
     if not own and not copies:
-        return 1.0, "no factual sentences", 1.0
+        return 1.0, "no factual sentences", 1.0, 0
     checks = await _sentence_support(ctx, own)
     copied = await _sentence_support(ctx, copies)
     # A copied sentence that holds is supported by construction and stays out of the aggregate (appending copies
     # must not dilute a false claim); one that misquotes (a negation slipped in) counts like any claim.
     checks += [c for c in copied if c.support < 0.5 or not own]
     if not checks:
-        return 1.0, "no factual sentences", 1.0
+        return 1.0, "no factual sentences", 1.0, 0
     reasons = [c.reason for c in checks if c.reason and c.support < 0.5]
     unknown = ctx.rule("citations.valid").findings.get("unknown", [])
     supports = [c.support for c in checks]
@@ -835,7 +851,44 @@ async def claim_hallucination(ctx: Context) -> tuple[float, str, float]:
         score = min(score, 0.5)
         reasons.append(f"cites unknown documents {', '.join(unknown)}")
     summary = f"{sum(s >= 0.5 for s in supports)} of {len(supports)} claims supported"
-    return score, summary + ("" if not reasons else "; " + "; ".join(reasons[:4])), confidence
+    return score, summary + ("" if not reasons else "; " + "; ".join(reasons[:4])), confidence, len(checks)
+
+
+COVERAGE_FLOOR = 0.5
+"""The least share of the claim score an answer keeps when none of its words are in the evidence
+(`coverage_scaled`): a fully supported answer (claim score 1) still passes (>= 0.5) on coverage alone."""
+SCORE_OFFSET = 0.002
+"""Keeps the coverage's ranking among answers whose claims all fail (claim score 0: a hard failure), small enough
+that such an answer still weighs on the gate as a failure (at most 0.002)."""
+
+
+def coverage_scaled(score: float, coverage: float) -> float:
+    """The claim score with the answer's evidence coverage in it: `(score + SCORE_OFFSET) / (1 + SCORE_OFFSET)`
+    times a factor from `COVERAGE_FLOOR` (no word in the evidence) to 1 (every word). Monotone in both, and never
+    above the claim score's own value but for the offset (coverage can only lower it: no wording gains over what its
+    claims' support gives), and continuous where the claim score saturates at 0 or 1: answers the model reads alike are still ranked by how
+    much of what they say the evidence gives, the signal the lexical baseline carries. Chosen on the fit split
+    (`benchmarks/FIDELITY.md`, issue 29).
+
+    >>> [round(coverage_scaled(1.0, c), 3) for c in (1.0, 0.5, 0.0)]
+    [1.0, 0.75, 0.5]
+    >>> round(coverage_scaled(0.0, 1.0), 4), round(coverage_scaled(0.0, 0.5), 4)
+    (0.002, 0.0015)
+    """
+    factor = COVERAGE_FLOOR + (1.0 - COVERAGE_FLOOR) * coverage
+    return (score + SCORE_OFFSET) / (1.0 + SCORE_OFFSET) * factor
+
+
+def answer_coverage(ctx: Context) -> float:
+    """Share of the answer's content words found in the evidence (the items' titles and texts; the user's words are
+    no evidence), over the answer's sentences that are not copies of an evidence sentence: appending copied
+    sentences cannot raise it (as they cannot dilute a false claim in the claim score)."""
+    copies = {body for body, kind in _answer_parts(ctx) if kind == "copy"}
+    kept = [strip_citations(sentence) for sentence in split_sentences(ctx.parsed.answer or "")
+            if re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip() not in copies]
+    if not kept:
+        return 1.0
+    return lexical_coverage(" ".join(kept), " ".join(doc_text(d) for d in ctx.item.evidence))
 
 
 _HEADER_LINE = re.compile(r"^\s*(?:#+\s|\*\*[^*]+\*\*:?\s*$|__[^_]+__:?\s*$)|:\s*$")

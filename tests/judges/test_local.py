@@ -55,7 +55,7 @@ def test_dimensions_without_local_method_are_excluded_not_zero(local_results):
     ("plant-highlight-hallucination", "highlight_hallucination", 0.0),
     ("song-outdated-evidence", "highlight_hallucination", 0.0),
     ("plant-claim-hallucination", "claim_hallucination", 0.7),
-    ("no-supply-invented-answer", "claim_hallucination", 0.0),
+    ("no-supply-invented-answer", "claim_hallucination", 0.002),  # a hard failure: 0 but for the offset (SCORE_OFFSET)
     ("laptop-invalid-citations", "claim_hallucination", 0.5),
     ("no-supply-invented-answer", "no_supply_reject", 0.3),
     ("etf-judge-injection", "answer_quality", 0.0),
@@ -86,17 +86,20 @@ def test_good_answers_outrank_their_flawed_variants(local_results, good, flawed)
 def test_the_claim_checks_report_their_own_confidence_not_the_saturated_scores(local_results):
     """claim_hallucination and highlight_hallucination say how sure they are: a rule's verdict (no evidence behind an
     invented answer) is certain, a model's pass is as sure as its least sure claim, however saturated the score."""
-    from reward.judges.local import model_confidence
+    import re
+
+    from reward.judges.local import SCORE_OFFSET, model_confidence
 
     results, _ = local_results
     for name in ("claim_hallucination", "highlight_hallucination"):
         scores = [r.dimensions[name] for r in results.values() if r.dimensions[name].status == "ok"]
         assert all(0.0 <= s.confidence <= 1.0 for s in scores)
-        saturated = [s for s in scores if s.score == 1.0]
-        # The scores say 1.0; the confidences still tell the sure passes from the narrow ones.
+        # Every claim passed (claim_hallucination's support saturated at 1, before the evidence coverage scales it):
+        # the confidences still tell the sure passes from the narrow ones.
+        saturated = [s for s in scores if s.score == 1.0 or re.match(r"(\d+) of \1 claims supported", s.explanation)]
         assert saturated and len({s.confidence for s in saturated}) > 3 and min(s.confidence for s in saturated) < 0.5
     invented = results["no-supply-invented-answer"].dimensions["claim_hallucination"]
-    assert invented.score == 0.0 and invented.confidence == 1.0
+    assert invented.score <= SCORE_OFFSET and invented.confidence == 1.0  # a hard failure: 0 but for the offset
     assert model_confidence(0.5, (0.3, 0.4)) == pytest.approx(0.0) and model_confidence(1.0) == model_confidence(0.0) == 1.0
 
 
@@ -193,3 +196,36 @@ def test_a_number_is_a_hard_failure_only_when_no_evidence_item_gives_it():
     joined_score = results["joined"].dimensions["claim_hallucination"]
     assert "numbers not in the evidence" not in joined_score.explanation
     assert joined_score.score > invented_score.score
+
+
+def test_evidence_coverage_only_lowers_the_claim_score_and_copies_cannot_raise_it():
+    """claim_hallucination = the claims' support times a factor from the answer's evidence coverage (0.5 to 1):
+    monotone in both, never above the support (but for a 0.002 offset), a fully supported answer still passes;
+    a sentence copied from the evidence is left out of the coverage, so appending copies cannot lift it."""
+    from reward.fidelity import render_case
+    from reward.format import parse_response
+    from reward.judges.base import JudgeRequest
+    from reward.judges.local import SCORE_OFFSET, Context, answer_coverage, coverage_scaled
+
+    grid = [i / 10 for i in range(11)]
+    for support in grid:
+        scaled = [coverage_scaled(support, c) for c in grid]
+        assert scaled == sorted(scaled) and max(scaled) <= support + SCORE_OFFSET
+        assert coverage_scaled(1.0, 0.0) >= 0.5 and all(coverage_scaled(support, c) < coverage_scaled(support + 0.05, c)
+                                                        for c in grid)
+    evidence = [Evidence(id="1", title="Harbour ferry", text="The harbour ferry leaves Central Pier 4 every half hour."),
+                Evidence(id="2", title="Fares", text="A single adult ferry fare costs 22 dollars on weekdays.")]
+    query = "How often does the ferry from Central Pier 4 leave?"
+    plain = "Every half hour a harbour ferry departs from Central Pier 4, the quickest crossing."
+    answers = {"plain": plain, "copy": plain + " A single adult ferry fare costs 22 dollars on weekdays.",
+               "added": plain + " Friendly pirates sell tickets on the upper deck."}
+    judge = LocalJudge()
+    dimension = load_suite("searchllm").dimensions["claim_hallucination"]
+    coverage = {}
+    for name, answer in answers.items():
+        item = render_case(name, query, evidence, answer)
+        ctx = Context(JudgeRequest(dimension=dimension, item=item, parsed=parse_response(item.response)),
+                      judge.embedder, judge.scorer)
+        coverage[name] = answer_coverage(ctx)
+    assert 0.5 < coverage["plain"] < 1.0, coverage  # "departs", "quickest", "crossing" are not in the evidence
+    assert coverage["copy"] == coverage["plain"] and coverage["added"] < coverage["plain"], coverage
