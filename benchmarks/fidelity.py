@@ -72,7 +72,6 @@ from reward.schema import Evidence, Turn  # noqa: E402
 
 log = logging.getLogger("fidelity")
 DATA = ROOT / "data" / "public"
-NOTES = ROOT / "benchmarks" / "results" / "fidelity_notes.md"
 
 
 @dataclass(frozen=True)
@@ -371,23 +370,24 @@ def markdown(runs: list[dict]) -> str:
         lines.append(f"| {name} | {files[0].repo} | `{files[0].commit}` | {listed} |")
     lines.append("")
     summary = ("claim_hallucination", "highlight_hallucination", "reward", "gate", "lexical_baseline")
-    lines += ["## Summary: AUC per set, newest run first", "",
-              "Each run's command is in its section below (same order).", "",
-              "| run | set | " + " | ".join(summary) + " |",
-              "|---|---|" + "---|" * len(summary)]
-    for run in runs:
+    tested = [run for run in runs if run.get("split") == "test"]
+    lines += ["## Summary: AUC per set on the test split, newest run first", "",
+              "`margin`: claim_hallucination minus the lexical baseline (the bar: >= +0.03 on every set). The newest "
+              "run's per-dimension figures and command follow the table; every run's full results are in "
+              "`benchmarks/results/fidelity_<run>.json`, and the reasoning behind past candidates in "
+              "[logbook/fidelity.md](logbook/fidelity.md).", "",
+              "| run | set | " + " | ".join(summary) + " | margin |",
+              "|---|---|" + "---|" * (len(summary) + 1)]
+    for run in tested:
         for name, result in run["report"].items():
             dims = result["dimensions"]
             cells = [_cell(dims[d]["auc"]) if d in dims else "n/a" for d in summary]
-            split = f", {run['split']} split" if run.get("split") else ""
-            lines.append(f"| {run['label']} (`{run['code']}`{split}) | {name} | " + " | ".join(cells) + " |")
-    lines += ["", "Issue 29's bar: claim_hallucination AUC >= the lexical baseline + 0.03 on every set. Issue 12's "
-              "(not reached): claim_hallucination AUC >= 0.95 and at least 0.05 above the lexical baseline, reward "
-              "AUC >= 0.95, on every set.", ""]
-    if NOTES.is_file():  # hand-written conclusions drawn from several runs, kept beside the results
-        lines += [NOTES.read_text(encoding="utf-8").rstrip(), ""]
-    for run in runs:
-        lines += [f"## {run['label']}", "", f"Code `{run['code']}`, judge `{run['judge']}`, suite `{run['suite']}`, "
+            claim, lexical = (dims.get(d, {}).get("auc", {}).get("value") for d in ("claim_hallucination", "lexical_baseline"))
+            margin = f"{claim - lexical:+.3f}" if claim is not None and lexical is not None else "n/a"
+            lines.append(f"| {run['label']} (`{run['code']}`) | {name} | " + " | ".join(cells) + f" | {margin} |")
+    lines.append("")
+    for run in tested[:1]:
+        lines += [f"## Newest run: {run['label']}", "", f"Code `{run['code']}`, judge `{run['judge']}`, suite `{run['suite']}`, "
                   f"{run['date']}, {run['seconds']:.0f} s for {run['items']} items on a shared 2-core machine"
                   f"{', split ' + run['split'] if run.get('split') else ''}. "
                   f"{run.get('note', '')}", "", "```", run["command"], "```", ""]
