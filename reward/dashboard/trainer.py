@@ -130,7 +130,7 @@ def read_metrics_text(text: str, source: str = "<text>") -> dict[str, dict[int, 
     if found:
         return found
     first = stripped.split("\n", 1)[0]
-    if "," in first and "step" in [cell.strip() for cell in first.split(",")]:
+    if "," in first and ":" not in first:  # a CSV header; it must name the step column
         return _from_csv(text, source)
     raise TrainerMetricsError(
         f"{source}: no per-step metrics found; expected TRL's trainer_state.json (log_history), verl's file logger"
