@@ -26,7 +26,8 @@ parser.add_argument("--trainer-metrics", action="append", metavar="RUN=FILE", de
 parser.add_argument("--out", default="docs/dashboard.png")
 parser.add_argument("--drilldown", default="docs/dashboard-drilldown.png")
 parser.add_argument("--trainer", default="docs/dashboard-trainer.png")
-parser.add_argument("--click", default="claim_hallucination:linear:40", metavar="CHANNEL:RUN:STEP")
+parser.add_argument("--click", metavar="CHANNEL:RUN:STEP",
+                    help="the point whose drill-down is shot (default for the synthetic log: claim_hallucination:linear:40)")
 args = parser.parse_args()
 with tempfile.TemporaryDirectory() as tmp:
     if args.log:
@@ -35,6 +36,7 @@ with tempfile.TemporaryDirectory() as tmp:
     else:
         folder = write_synthetic_log(Path(tmp) / "scores", steps=60, items=32, runs=3)
         trainer = write_synthetic_trainer_log(Path(tmp) / "trainer", steps=60, runs=2)
+        args.click = args.click or "claim_hallucination:linear:40"
     page_path = Path(tmp) / "dashboard.html"
     page_path.write_text(render_from_log(folder, trainer=trainer, sample_stride=5), encoding="utf-8")
     shots = [args.out]
@@ -48,17 +50,18 @@ with tempfile.TemporaryDirectory() as tmp:
         if trainer:
             page.locator("#trainer-section").screenshot(path=args.trainer)
             shots.append(args.trainer)
-        channel, run, step = args.click.split(":")
-        page.evaluate(f"window.dashboard.showSamples({channel!r}, {run!r}, {int(step)})")
-        page.wait_for_function("document.getElementById('drilldown').dataset.loading === 'false'")
-        page.wait_for_timeout(300)
-        # The clicked chart's row and the drill-down under it.
-        top = page.evaluate(f"document.getElementById('chart-dim-{channel}').getBoundingClientRect().top + window.scrollY")
-        bottom = page.evaluate("(() => { const r = document.getElementById('drilldown').getBoundingClientRect();"
-                               " return Math.min(r.bottom, r.top + 900) + window.scrollY; })()")
-        page.screenshot(path=args.drilldown, full_page=True,
-                        clip={"x": 0, "y": top - 8, "width": 1500, "height": bottom - top + 16})
-        shots.append(args.drilldown)
+        if args.click:
+            channel, run, step = args.click.split(":")
+            page.evaluate(f"window.dashboard.showSamples({channel!r}, {run!r}, {int(step)})")
+            page.wait_for_function("document.getElementById('drilldown').dataset.loading === 'false'")
+            page.wait_for_timeout(300)
+            # The clicked chart's row and the drill-down under it.
+            top = page.evaluate(f"document.getElementById('chart-dim-{channel}').getBoundingClientRect().top + window.scrollY")
+            bottom = page.evaluate("(() => { const r = document.getElementById('drilldown').getBoundingClientRect();"
+                                   " return Math.min(r.bottom, r.top + 900) + window.scrollY; })()")
+            page.screenshot(path=args.drilldown, full_page=True,
+                            clip={"x": 0, "y": top - 8, "width": 1500, "height": bottom - top + 16})
+            shots.append(args.drilldown)
         browser.close()
 # 256 colours are plenty for flat charts and keep the repository's PNGs small.
 from PIL import Image  # noqa: E402

@@ -12,12 +12,15 @@ unscored first, and a seeded random few) are chosen from all of the step's items
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from reward.dashboard.stats import SAMPLES_RANDOM, format_samples, item_ref
 from reward.scorelog import ScoreRecord, parse_segment, segments
+from reward.scorelog.segments import CONTEXT_PREFIX
 from reward.scorelog.store import REWARD, ScoreStore, rebuild, store_path
 
 log = logging.getLogger(__name__)
@@ -245,24 +248,48 @@ def step_page(folder: Path, run: str, step: int, channel: str, *, search: str = 
 
 _VERSIONS: dict[tuple[str, str, int], tuple[str, str] | None] = {}
 """(folder, segment, batch offset) -> (suite, suite_version) of the batch's first record: batches never change once
-logged, so a live server reads each batch's first line once."""
+logged, so a live server reads each step's first line once."""
+_SUITE = re.compile(rb'"suite":\s*("(?:[^"\\]|\\.)*")\s*,\s*"suite_version":\s*("(?:[^"\\]|\\.)*")')
+
+
+def _batch_suite(path: Path, offset: int) -> tuple[str, str] | None:
+    """(suite, suite_version) of the first record at or after `offset` (context lines skipped), read from the
+    line's text without parsing the whole record (its judges' explanations and quotes are most of it)."""
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        for line in handle:
+            if line.startswith(CONTEXT_PREFIX.encode()):
+                continue
+            found = _SUITE.search(line, 0, 4096)
+            if found is None:
+                record = ScoreRecord.model_validate_json(line)  # fields in another order: parse it all
+                return record.suite, record.suite_version
+            return json.loads(found.group(1)), json.loads(found.group(2))
+    return None
 
 
 def suite_versions(folder: Path, run: str) -> list[dict]:
     """Where the run's rubric changed: `[{"step", "suite", "version"}, ...]`, the first step of every (suite,
     version) pair that differs from the step before (the run's first step included), read from the first record of
-    each logged batch. Batches whose segment is gone (retention) are skipped."""
+    each step's first logged batch (a reload in the middle of a step shows at the next step). Steps whose segment is
+    gone (retention) are skipped."""
     with open_store(folder) as store:
         rows = store.db.execute("SELECT step, segment, offset FROM batches WHERE run = ? ORDER BY step, segment, offset",
                                 (run,)).fetchall()
     changes: list[dict] = []
     current: tuple[str, str] | None = None
+    last_step = None
     for step, segment, offset in rows:
+        if step == last_step:
+            continue
+        last_step = step
         key = (str(folder), segment, offset)
         if key not in _VERSIONS:
             path = folder / segment
-            first = next(parse_segment(path, offset, resolve=False), None) if path.exists() else None
-            _VERSIONS[key] = None if first is None else (first[1].suite, first[1].suite_version)
+            try:
+                _VERSIONS[key] = _batch_suite(path, offset) if path.exists() else None
+            except ValueError:  # an unreadable line: this step's version is unknown
+                _VERSIONS[key] = None
         found = _VERSIONS[key]
         if found is not None and found != current:
             current = found
