@@ -269,6 +269,12 @@ def test_served_page_pages_searches_and_shows_the_previous_step(log_folder, tmp_
         assert asked == [("linear", 3, "claim_hallucination", "", 0), ("linear", 2, "claim_hallucination", "", 0)]
         assert "step 3" in text and "linear-s3-" in text and "UTC" in text and f"showing 1-10 of {ITEMS} items" in text
         assert "previous step 2" in text and "linear-s2-" in text
+        # Opened from code (no clicked card): placed under its channel's chart and scrolled to, though ten samples
+        # per column make it taller than the window.
+        top = page.evaluate("document.getElementById('drilldown').getBoundingClientRect().top")
+        assert 0 <= top < 1000 * 0.6
+        assert page.evaluate("document.getElementById('drilldown').previousElementSibling.querySelector('.chart').id") \
+            == "chart-dim-claim_hallucination"
         drill = page.evaluate("({...document.getElementById('drilldown').dataset})")
         assert drill["samples"] == "10" and drill["total"] == str(ITEMS) and drill["previous"] == "2"
         # Ranked lowest first, unscored first, over every item of the step.

@@ -76,7 +76,7 @@ def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
     dash.add_argument("--out", help="HTML file to write (default report.html; with --export only, none)")
     dash.add_argument("--title", default="Reward training dynamics")
     dash.add_argument("--smoothing", type=float, default=0.6, help="initial EMA weight of the curves, 0 = raw (0-0.99)")
-    dash.add_argument("--sample-steps", type=int, default=100,
+    dash.add_argument("--sample-steps", type=int, default=50,
                       help="at most this many steps per run keep drill-down samples, spread over the whole run")
     dash.add_argument("--sample-stride", type=int,
                       help="keep drill-down samples of every n-th step (and the latest) instead of --sample-steps")

@@ -381,7 +381,9 @@
       box.dataset.samples = '0';
     }).finally(() => {
       box.dataset.loading = 'false';
-      if (scroll) box.scrollIntoView({block: 'nearest'});
+      // Bring the samples' top into the upper part of the window; the clicked chart stays just above it.
+      const top = box.getBoundingClientRect().top;
+      if (scroll && (top < 0 || top > window.innerHeight * 0.6)) window.scrollBy(0, top - window.innerHeight * 0.35);
     });
   }
 
@@ -423,7 +425,8 @@
     const info = data.runs[run];
     const label = channel === 'reward' ? 'Reward (lowest-reward items)' : title(channel);
     const note = current.step !== null && current.step !== step ?
-      ` <span class="note">(no samples kept at step ${step}: samples are kept every ${info.sample_stride || 1} steps and at the latest; nearest step shown)</span>` : '';
+      ` <span class="note">(no samples kept at step ${step}: ${info.sample_stride ? `samples are kept every ${info.sample_stride} steps` +
+        ' and at the latest' : 'samples are kept for a thinned set of steps'}; nearest step shown)</span>` : '';
     const pages = Math.max(1, Math.ceil(current.total / PAGE)), page = Math.floor(current.offset / PAGE) + 1;
     box.innerHTML = `<div class="drill-head"><b>${escapeHtml(label)}</b> · run <b>${escapeHtml(run)}</b> · step <b>${escapeHtml(current.step)}</b>${note}` +
       ` <button type="button" class="drill-close" title="close">×</button></div>` +
