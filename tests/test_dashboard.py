@@ -2,6 +2,7 @@
 no console errors, a click on a point shows that step's samples, and the page needs no network. Plus the
 aggregation it draws from: per-step statistics, capped drill-down samples for long runs, runs without steps."""
 
+import csv
 import datetime as dt
 import json
 import os
@@ -410,6 +411,22 @@ def test_drilldown_lands_in_view_and_unscored_dimensions_read_as_a_panel(tmp_pat
         title = page.eval_on_selector("#chart-dim-format .gtitle", "e => e.getBoundingClientRect().toJSON()")
         bar = page.eval_on_selector("#chart-dim-format .modebar", "e => e.getBoundingClientRect().toJSON()")
         assert title["right"] < bar["left"] or title["bottom"] < bar["top"]
+        # The page's CSV download is the table `reward dashboard --export steps.csv` writes.
+        from reward.dashboard.data import page_data
+        from reward.dashboard.export import write_table
+        from reward.dashboard.trainer import trainer_data
+
+        data, _ = page_data([folder])
+        data["trainer"] = trainer_data({"": trainer}, list(data["runs"]))
+        expected = list(csv.reader(write_table(data, tmp_path / "steps.csv").read_text().splitlines()))
+        with page.expect_download() as download:
+            page.click("#export-csv")
+        assert download.value.suggested_filename == "steps.csv"
+        shown = list(csv.reader(Path(download.value.path()).read_text().splitlines()))
+        assert shown[0] == expected[0] and "trainer/kl" in shown[0] and len(shown) == len(expected) == 9
+        for got, want in zip(shown[1:], expected[1:], strict=True):
+            assert [float(v) if v.replace(".", "", 1).replace("-", "", 1).isdigit() else v for v in got] == \
+                [float(v) if v.replace(".", "", 1).replace("-", "", 1).isdigit() else v for v in want]
         # A real click on a point of the last chart: the samples show up right under it, in view.
         page.evaluate("window.scrollTo(0, 0)")
         target = page.eval_on_selector_all(".chart[data-channel]", "els => els[els.length - 1].id")

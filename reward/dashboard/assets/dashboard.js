@@ -447,6 +447,47 @@
     input.addEventListener('change', () => { drill.search = input.value; drill.offset = 0; refresh(false); });
   }
 
+  // The per-step table as CSV, the same columns as `reward dashboard --export steps.csv` (reward/dashboard/export.py).
+  function stepTableCsv() {
+    const rows = [];
+    const columns = new Map();
+    const pick = (arr, k) => (arr && arr[k] !== undefined ? arr[k] : null);
+    runs.forEach((run) => {
+      const info = data.runs[run], trainer = (data.trainer || {})[run];
+      info.steps.forEach((step, k) => {
+        const row = {run: run, step: step, time_utc: pick(info.time, k), items: info.items[k], valid_rate: info.valid_rate[k]};
+        ['reward', 'gate', 'utility'].forEach((key) => ['mean', 'p10', 'p90'].forEach((stat) =>
+          row[`${key}_${stat}`] = pick((info.curves[key] || {})[stat], k)));
+        Object.keys(data.layers).sort().forEach((name) => {
+          const series = info.dimensions[name];
+          const seen = series ? series.seen[k] : null, scored = series ? series.count[k] : null;
+          row[`${name}_mean`] = series ? series.mean[k] : null;
+          row[`${name}_p10`] = series ? series.p10[k] : null;
+          row[`${name}_p90`] = series ? series.p90[k] : null;
+          row[`${name}_scored`] = scored;
+          row[`${name}_seen`] = seen;
+          row[`${name}_unscored_share`] = seen ? Math.round((seen - scored) / seen * 1e4) / 1e4 : null;
+        });
+        if (trainer) Object.entries(trainer.metrics).forEach(([name, values]) => {
+          const at = trainer.steps.indexOf(step);
+          row[`trainer/${name}`] = at >= 0 ? values[at] : null;
+        });
+        Object.keys(row).forEach((c) => columns.set(c, true));
+        rows.push(row);
+      });
+    });
+    const cell = (v) => v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v);
+    const header = [...columns.keys()];
+    return [header.map(cell).join(',')].concat(rows.map((row) => header.map((c) => cell(row[c])).join(','))).join('\r\n') + '\r\n';
+  }
+  document.getElementById('export-csv').addEventListener('click', () => {
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(new Blob([stepTableCsv()], {type: 'text/csv'}));
+    link.download = 'steps.csv';
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+  });
+
   const slider = document.getElementById('smoothing');
   const sliderValue = document.getElementById('smoothing-value');
   slider.value = String(state.smoothing); sliderValue.textContent = state.smoothing.toFixed(2);
@@ -458,7 +499,7 @@
   document.getElementById('bands').addEventListener('change', (e) => { state.bands = e.target.checked; charts.forEach(draw); });
 
   window.dashboard = {charts: charts.length, runs: runs, showSamples: showSamples, setSmoothing: setSmoothing,
-    setRunVisible: setRunVisible, search: (text) => { drill.search = text; drill.offset = 0; return refresh(false); },
+    setRunVisible: setRunVisible, stepTableCsv: stepTableCsv, search: (text) => { drill.search = text; drill.offset = 0; return refresh(false); },
     page: (delta) => { drill.offset = Math.max(0, drill.offset + delta * PAGE); return refresh(false); }};
   window.dashboardReady = true;
 })();
