@@ -186,7 +186,7 @@
       data.runs[run].dimensions[name]).map((run) => `<div class="panel-run" data-run="${escapeHtml(run)}">` +
       `${runs.length > 1 ? '<b>' + escapeHtml(run) + '</b>: ' : ''}${escapeHtml(unscoredText(run, name))}` +
       ` <span class="note">(${data.runs[run].dimensions[name].seen.reduce((a, b) => a + b, 0)} scores, none scored)</span></div>`).join('') +
-      '<div class="note">Left out of every item alike when the reason is structural; see the reliability guide.</div>';
+      '<div class="note">No run scored this dimension at any step, so there is no curve to draw.</div>';
     document.getElementById(container).appendChild(card);
   }
 
