@@ -178,3 +178,21 @@ def test_cli_exports_the_table_and_draws_trainer_metrics(tmp_path):
     assert "trainer/kl" in export.read_text().splitlines()[0]
     assert main(["dashboard", "--log", str(folder), "--trainer-metrics", f"nope={metrics}", "--out", str(out)]) == 2
     assert main(["dashboard", "--log", str(folder), "--sample-stride", "0", "--out", str(out)]) == 2
+
+
+def test_a_live_page_names_a_trainer_file_it_cannot_read_instead_of_failing(tmp_path):
+    folder = _write_run(tmp_path / "log", steps=2)
+    missing, broken = tmp_path / "not-yet.json", tmp_path / "broken.txt"
+    broken.write_text("no metrics here\n")
+    with pytest.raises(FileNotFoundError, match="not-yet.json"):
+        render_from_log(folder, trainer={"r": missing})
+    page = render_from_log(folder, trainer={"r": missing}, trainer_missing_ok=True)
+    data = json.loads(page.split('id="dashboard-data">')[1].split("</script>")[0])
+    assert data["trainer"] == {} and data["trainer_notes"] == [f"trainer metrics of r: {missing} does not exist yet"]
+    data = json.loads(render_from_log(folder, trainer={"r": broken}, trainer_missing_ok=True)
+                      .split('id="dashboard-data">')[1].split("</script>")[0])
+    assert "broken.txt: no per-step metrics found" in data["trainer_notes"][0]
+    missing.write_text(json.dumps({"log_history": [{"step": 1, "kl": 0.5}]}))  # the trainer wrote it: next page has it
+    data = json.loads(render_from_log(folder, trainer={"r": missing}, trainer_missing_ok=True)
+                      .split('id="dashboard-data">')[1].split("</script>")[0])
+    assert data["trainer"]["r"]["metrics"] == {"kl": [0.5]} and data["trainer_notes"] == []

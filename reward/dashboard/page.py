@@ -22,7 +22,7 @@ from pathlib import Path
 
 from reward.dashboard.data import drilldown, embedded_samples, ensure_store, page_data, store_version
 from reward.dashboard.stats import SAMPLE_STEPS, summarise
-from reward.dashboard.trainer import trainer_data
+from reward.dashboard.trainer import TrainerMetricsError, trainer_data
 from reward.scorelog import ScoreRecord
 from reward.scorelog.store import UNSTEPPED_BUCKET
 
@@ -108,7 +108,7 @@ def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE,
                     sample_steps: int = SAMPLE_STEPS, smoothing: float = DEFAULT_SMOOTHING,
                     titles: dict[str, str] | None = None, samples_url: str | None = None,
                     sample_stride: int | None = None, trainer: Mapping[str, str | Path] | None = None,
-                    trainer_keys: Sequence[str] | None = None) -> str:
+                    trainer_keys: Sequence[str] | None = None, trainer_missing_ok: bool = False) -> str:
     """The page for one or more score-log folders, drawn from their aggregate stores (their runs side by side).
 
     A run is (folder, run name): with several folders every run is labelled `<folder>/<run>`, so two experiments
@@ -116,7 +116,9 @@ def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE,
     samples on demand and embeds none; without it (a file to share) it embeds the samples of `sample_steps` evenly
     spread steps per run, or of every `sample_stride`-th step (and the latest) when a stride is given. `trainer`
     maps a run label ("" for the only run) to a trainer-metrics file (`reward.dashboard.trainer`), drawn on the same
-    step axis; `trainer_keys` picks its metrics (default: KL, losses, entropy, response length). The last page is
+    step axis; `trainer_keys` picks its metrics (default: KL, losses, entropy, response length); with
+    `trainer_missing_ok` (a live run whose trainer has not written its file yet) a missing or unreadable file is
+    named on the page instead of raising. The last page is
     cached until a store or a trainer file changes, so repeated `GET /dashboard` calls on an idle server cost
     nothing.
     """
@@ -130,17 +132,30 @@ def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE,
     for path in paths:
         ensure_store(path)
     sources = {label: Path(path) for label, path in (trainer or {}).items()}
-    for path in sources.values():
+    notes = []
+    for label, path in list(sources.items()):
         if not path.is_file():
-            raise FileNotFoundError(f"trainer metrics file {path} does not exist")
+            if not trainer_missing_ok:
+                raise FileNotFoundError(f"trainer metrics file {path} does not exist")
+            notes.append(f"trainer metrics of {label or 'the run'}: {path} does not exist yet")
+            del sources[label]
     key = (tuple(map(str, paths)), store_version(paths), title, sample_steps, sample_stride, smoothing,
            samples_url, None if titles is None else tuple(sorted(titles.items())),
            tuple((label, str(path), path.stat().st_mtime_ns, path.stat().st_size) for label, path in sources.items()),
+           tuple(notes),
            tuple(trainer_keys or ()))
     if key in _CACHE:
         return _CACHE[key]
     data, where = page_data(paths)
-    data["trainer"] = trainer_data(sources, list(data["runs"]), trainer_keys) if sources else {}
+    data["trainer"] = {}
+    for label, path in sources.items():
+        try:
+            data["trainer"].update(trainer_data({label: path}, list(data["runs"]), trainer_keys))
+        except TrainerMetricsError as exc:
+            if not trainer_missing_ok:
+                raise
+            notes.append(str(exc))  # a live page names a file it cannot read rather than failing
+    data["trainer_notes"] = notes
     if samples_url is None:
         embedded_samples(where, data, sample_steps, sample_stride)
     page = _page(data, title=title, smoothing=smoothing, titles=titles, samples_url=samples_url)

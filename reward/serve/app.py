@@ -306,7 +306,8 @@ class Ingress:
         if not self.args.score_log:
             return _error(404, "the score log is disabled, so there is nothing to chart")
         # The page carries the curves only; a click fetches that step's samples from /dashboard/samples.
-        return HTMLResponse(render_from_log(self.args.score_log, samples_url="dashboard/samples"))
+        return HTMLResponse(render_from_log(self.args.score_log, samples_url="dashboard/samples",
+                                            trainer=self.args.dashboard_trainer_metrics, trainer_missing_ok=True))
 
     @api.get("/dashboard/samples")
     def dashboard_samples(self, request: Request, run: str | None = None, step: int | None = None,

@@ -143,6 +143,11 @@
   // The trainer's own metrics (KL, loss, entropy, response length), on the same step axis as the reward.
   const trainerRuns = runs.filter((run) => (data.trainer || {})[run]);
   const trainerNames = [...new Set(trainerRuns.flatMap((run) => Object.keys(data.trainer[run].metrics)))];
+  const trainerNotes = data.trainer_notes || [];
+  if (trainerNotes.length) {
+    document.getElementById('trainer-section').hidden = false;
+    document.getElementById('trainer-notes').textContent = trainerNotes.join(' · ');
+  }
   if (trainerNames.length) {
     document.getElementById('trainer-section').hidden = false;
     trainerNames.forEach((name, k) => {
