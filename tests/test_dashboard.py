@@ -2,6 +2,7 @@
 no console errors, a click on a point shows that step's samples, and the page needs no network. Plus the
 aggregation it draws from: per-step statistics, capped drill-down samples for long runs, runs without steps."""
 
+import csv
 import datetime as dt
 import json
 import os
@@ -222,10 +223,31 @@ def test_render_from_log_is_cached_until_the_log_changes(tmp_path):
     assert "Format!" in render_from_log(tmp_path / "log", titles={"format": "Format!"})  # unhashable option: no cache
 
 
-def test_served_page_fetches_a_clicked_steps_samples_and_toggles_runs(log_folder, tmp_path):
-    from playwright.sync_api import sync_playwright
+def _serve_samples(folder, asked):
+    """A Playwright route handler answering what `GET /dashboard/samples` answers for `folder`."""
+    from urllib.parse import parse_qs, urlparse
 
     from reward.dashboard import drilldown
+    from reward.dashboard.data import UnknownStep, step_page
+
+    def answer(route):
+        query = {k: v[0] for k, v in parse_qs(urlparse(route.request.url).query, keep_blank_values=True).items()}
+        asked.append((query["run"], int(query["step"]), query.get("channel"), query.get("q", ""),
+                      int(query.get("offset", 0))))
+        try:
+            body = (step_page(folder, query["run"], int(query["step"]), query["channel"], search=query.get("q", ""),
+                              offset=int(query.get("offset", 0)), limit=int(query.get("limit", 10)))
+                    if "channel" in query else drilldown(folder, query["run"], int(query["step"])))
+            route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+        except UnknownStep as exc:
+            route.fulfill(status=404, content_type="application/json", body=json.dumps({"error": str(exc)}))
+
+    return answer
+
+
+def test_served_page_pages_searches_and_shows_the_previous_step(log_folder, tmp_path):
+    require_chromium()
+    from playwright.sync_api import sync_playwright
 
     page_path = tmp_path / "served.html"
     page_path.write_text(render_from_log(log_folder, samples_url="http://reward.test/dashboard/samples"), encoding="utf-8")
@@ -233,36 +255,51 @@ def test_served_page_fetches_a_clicked_steps_samples_and_toggles_runs(log_folder
     assert all("step_samples" not in run for run in data["runs"].values())  # nothing embedded per step
     assert len(data["runs"]["gated"]["time"]) == STEPS
     asked = []
-
-    def answer(route):
-        from urllib.parse import parse_qs, urlparse
-
-        from reward.dashboard.data import UnknownStep
-
-        query = parse_qs(urlparse(route.request.url).query)
-        asked.append((query["run"][0], int(query["step"][0])))
-        try:  # what GET /dashboard/samples answers
-            route.fulfill(status=200, content_type="application/json",
-                          body=json.dumps(drilldown(log_folder, query["run"][0], int(query["step"][0]))))
-        except UnknownStep as exc:
-            route.fulfill(status=404, content_type="application/json", body=json.dumps({"error": str(exc)}))
-
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.route("http://reward.test/**", answer)
+        page.route("http://reward.test/**", _serve_samples(log_folder, asked))
         page.goto(page_path.as_uri())
         page.wait_for_function("window.dashboardReady === true", timeout=60000)
         page.evaluate("window.dashboard.showSamples('claim_hallucination', 'linear', 3)")
         page.wait_for_function("document.getElementById('drilldown').dataset.loading === 'false'", timeout=10000)
         text = page.inner_text("#drilldown")
-        assert asked == [("linear", 3)] and "step 3" in text and "linear-s3-" in text and "UTC" in text
-        assert page.evaluate("document.getElementById('drilldown').dataset.samples") == str(SAMPLES_LOWEST + SAMPLES_RANDOM)
-        page.evaluate("window.dashboard.showSamples('format', 'linear', 3)")  # same step: answered from the page
+        # The clicked step and the one before it, each a page of all its items (not only the kept samples).
+        assert asked == [("linear", 3, "claim_hallucination", "", 0), ("linear", 2, "claim_hallucination", "", 0)]
+        assert "step 3" in text and "linear-s3-" in text and "UTC" in text and f"showing 1-10 of {ITEMS} items" in text
+        assert "previous step 2" in text and "linear-s2-" in text
+        # Opened from code (no clicked card): placed under its channel's chart and scrolled to, though ten samples
+        # per column make it taller than the window.
+        top = page.evaluate("document.getElementById('drilldown').getBoundingClientRect().top")
+        assert 0 <= top < 1000 * 0.6
+        assert page.evaluate("document.getElementById('drilldown').previousElementSibling.querySelector('.chart').id") \
+            == "chart-dim-claim_hallucination"
+        drill = page.evaluate("({...document.getElementById('drilldown').dataset})")
+        assert drill["samples"] == "10" and drill["total"] == str(ITEMS) and drill["previous"] == "2"
+        # Ranked lowest first, unscored first, over every item of the step.
+        scores = [r.result.dimensions["claim_hallucination"].score for r in read_log(log_folder)
+                  if r.run == "linear" and r.step == 3]
+        shown = page.eval_on_selector_all("#drilldown .drill-col.current .sample", "els => els.map(e => e.dataset.item)")
+        by_id = {r.result.id: r.result.dimensions["claim_hallucination"].score for r in read_log(log_folder)
+                 if r.run == "linear" and r.step == 3}
+        ranks = [-1.0 if by_id[i] is None else by_id[i] for i in shown]
+        assert ranks == sorted(ranks) and ranks[0] == min(-1.0 if v is None else v for v in scores)
+        # Next page: items 11-20; the previous step pages along.
+        page.click("#drill-next")
         page.wait_for_function("document.getElementById('drilldown').dataset.loading === 'false'", timeout=10000)
-        assert asked == [("linear", 3)] and "Format" in page.inner_text("#drilldown")
+        assert f"showing 11-20 of {ITEMS} items" in page.inner_text("#drilldown")
+        second = page.eval_on_selector_all("#drilldown .drill-col.current .sample", "els => els.map(e => e.dataset.item)")
+        assert not set(second) & set(shown) and len(second) == 10
+        # Search by item id and by group id: the server searches the whole step.
+        page.fill("#drill-search", "linear-s3-i17")
+        page.press("#drill-search", "Enter")
+        page.wait_for_function("document.getElementById('drilldown').dataset.total === '1'", timeout=10000)
+        assert page.eval_on_selector_all("#drilldown .drill-col.current .sample", "els => els.map(e => e.dataset.item)") == ["linear-s3-i17"]
+        page.evaluate("window.dashboard.search('linear-s3-g1')")
+        page.wait_for_function("document.getElementById('drilldown').dataset.loading === 'false'", timeout=10000)
+        assert page.evaluate("document.getElementById('drilldown').dataset.total") == "8"  # items 16-23 of step 3 (group g1)
         page.evaluate("window.dashboard.showSamples('format', 'linear', 42)")  # a step the server does not know
         page.wait_for_function("document.getElementById('drilldown').dataset.loading === 'false'", timeout=10000)
         assert "unavailable" in page.inner_text("#drilldown")
@@ -309,3 +346,105 @@ def test_logged_text_of_any_shape_cannot_break_or_script_the_page(tmp_path):
         assert page.evaluate("window.pwned") is None and errors == []
         assert any(text in shown for text in HOSTILE)  # shown as text, not run as markup
         browser.close()
+
+
+def _local_tier_log(folder: Path, steps: int = 8, items: int = 6) -> Path:
+    """A run scored the way the local tier scores: `answer_quality` never scored (no_local_backend), a rubric hot
+    reload (v1 -> v2) at step 4."""
+    log = ScoreLog(folder, writer="test")
+    for step in range(steps):
+        records = []
+        for index in range(items):
+            record = _record(step * items + index, step=step, score=round(0.5 + 0.05 * index, 3))
+            record.result.dimensions["answer_quality"] = DimensionScore.unscored("bottom_line", "local", "no_local_backend")
+            records.append(record)
+        log.append([r.item for r in records], [r.result for r in records], suite="mini",
+                   suite_version="v1" if step < 4 else "v2", run="r", step=step)
+    log.close()
+    return folder
+
+
+def test_drilldown_lands_in_view_and_unscored_dimensions_read_as_a_panel(tmp_path):
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    folder = _local_tier_log(tmp_path / "local")
+    trainer = tmp_path / "trainer_state.json"
+    trainer.write_text(json.dumps({"log_history": [{"step": s, "loss": 1 / (s + 1), "kl": 0.01 * s} for s in range(8)]
+                                   + [{"train_runtime": 12.5, "step": 8}]}))
+    page_path = tmp_path / "local.html"
+    page_path.write_text(render_from_log(folder, trainer={"": trainer}, sample_stride=1), encoding="utf-8")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(page_path.as_uri())
+        page.wait_for_function("window.dashboardReady === true", timeout=60000)
+        # The never-scored dimension is a panel that says why, not an empty chart; the table says it too.
+        assert page.query_selector("#chart-dim-answer_quality") is None
+        panel = page.inner_text("#panel-dim-answer_quality")
+        assert "100% unscored: no_local_backend" in panel and "48 scores, none scored" in panel
+        assert page.eval_on_selector("#panel-dim-answer_quality", "e => e.closest('#bottom_line') !== null")
+        assert "100% unscored: no_local_backend" in page.inner_text("#latest-table")
+        # Axes: scores and the valid rate run 0-1 (0-100%), whatever the data.
+        for chart in ("chart-valid", "chart-dim-format"):
+            low, high = page.evaluate(f"document.getElementById('{chart}')._fullLayout.yaxis.range")
+            assert -0.05 <= low <= 0 and 1 <= high <= 1.05
+        assert page.evaluate("document.getElementById('chart-valid')._fullLayout.yaxis.tickformat") == ".0%"
+        # The unscored chart has a legend even with a single reason.
+        assert page.evaluate("document.getElementById('chart-unscored-0')._fullLayout.showlegend") is True
+        assert page.eval_on_selector_all("#chart-unscored-0 .legend .legendtext",
+                                         "els => els.map(e => e.textContent)") == ["no_local_backend"]
+        # The rubric reload at step 4 is marked on every chart.
+        marked = page.eval_on_selector_all(".chart", "els => els.map(e => (e.layout.shapes || []).map(s => s.x0))")
+        assert marked and all(m == [4] for m in marked)
+        assert "mini v2" in page.inner_text("#chart-dim-format")
+        # Trainer metrics on the same step axis, beside the reward curves (non-numbers such as runtime left out).
+        assert page.eval_on_selector_all("#trainer .chart", "els => els.map(e => e.dataset.metric)") == ["kl", "loss"]
+        assert page.evaluate("document.getElementById('chart-trainer-1').data[0].customdata") == [1 / (s + 1) for s in range(8)]
+        assert (page.evaluate("document.getElementById('chart-trainer-0')._fullLayout.xaxis.range")
+                == page.evaluate("document.getElementById('chart-dim-format')._fullLayout.xaxis.range"))
+        # The toolbar never covers a chart's title.
+        page.hover("#chart-dim-format")
+        title = page.eval_on_selector("#chart-dim-format .gtitle", "e => e.getBoundingClientRect().toJSON()")
+        bar = page.eval_on_selector("#chart-dim-format .modebar", "e => e.getBoundingClientRect().toJSON()")
+        assert title["right"] < bar["left"] or title["bottom"] < bar["top"]
+        # The page's CSV download is the table `reward dashboard --export steps.csv` writes.
+        from reward.dashboard.data import page_data
+        from reward.dashboard.export import write_table
+        from reward.dashboard.trainer import trainer_data
+
+        data, _ = page_data([folder])
+        data["trainer"] = trainer_data({"": trainer}, list(data["runs"]))
+        expected = list(csv.reader(write_table(data, tmp_path / "steps.csv").read_text().splitlines()))
+        with page.expect_download() as download:
+            page.click("#export-csv")
+        assert download.value.suggested_filename == "steps.csv"
+        shown = list(csv.reader(Path(download.value.path()).read_text().splitlines()))
+        assert shown[0] == expected[0] and "trainer/kl" in shown[0] and len(shown) == len(expected) == 9
+        for got, want in zip(shown[1:], expected[1:], strict=True):
+            assert [float(v) if v.replace(".", "", 1).replace("-", "", 1).isdigit() else v for v in got] == \
+                [float(v) if v.replace(".", "", 1).replace("-", "", 1).isdigit() else v for v in want]
+        # A real click on a point of the last chart: the samples show up right under it, in view.
+        page.evaluate("window.scrollTo(0, 0)")
+        target = page.eval_on_selector_all(".chart[data-channel]", "els => els[els.length - 1].id")
+        page.eval_on_selector(f"#{target}", "e => e.scrollIntoView({block: 'center'})")
+        point = page.evaluate(f"""() => {{
+            const gd = document.getElementById('{target}');
+            const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, rect = gd.getBoundingClientRect();
+            const trace = gd.data.find((t) => t.meta.role === 'mean');
+            return {{x: rect.left + xa._offset + xa.l2p(trace.x[2]), y: rect.top + ya._offset + ya.l2p(trace.y[2])}};
+        }}""")
+        page.mouse.move(point["x"], point["y"])
+        page.mouse.click(point["x"], point["y"])
+        page.wait_for_function("document.getElementById('drilldown').dataset.step === '2'", timeout=10000)
+        page.wait_for_timeout(300)
+        box = page.eval_on_selector("#drilldown", "e => e.getBoundingClientRect().toJSON()")
+        chart = page.eval_on_selector(f"#{target}", "e => e.getBoundingClientRect().toJSON()")
+        assert box["top"] < 900 and box["bottom"] > 0, box  # in the viewport
+        assert 0 <= box["top"] - chart["bottom"] < 40  # right under the clicked chart's row
+        assert "previous step 1" in page.inner_text("#drilldown") and "i12" in page.inner_text("#drilldown")
+        browser.close()
+    assert errors == []

@@ -158,3 +158,15 @@ def test_dashboard_is_served_from_the_score_log(server):
     missing = httpx.get(f"{server['url']}/dashboard/samples", params={"run": "dash", "step": 99}, headers=AUTH, timeout=30)
     assert missing.status_code == 404 and "step 99" in missing.json()["error"]
     assert httpx.get(f"{server['url']}/dashboard/samples", params={"run": "dash"}, headers=AUTH, timeout=30).status_code == 422
+    # With a channel: one page of all the step's items ranked for it, searchable by id; a bad page size is a 422.
+    paged = httpx.get(f"{server['url']}/dashboard/samples", headers=AUTH, timeout=30,
+                      params={"run": "dash", "step": 1, "channel": "reward", "limit": 2})
+    assert paged.status_code == 200 and paged.json()["total"] == 3 and len(paged.json()["channels"]["reward"]) == 2
+    first = example_payload(3)[0]["id"]
+    found = httpx.get(f"{server['url']}/dashboard/samples", headers=AUTH, timeout=30,
+                      params={"run": "dash", "step": 1, "channel": "reward", "q": first})
+    matched = [found.json()["items"][s["item"]]["id"] for s in found.json()["channels"]["reward"]]
+    assert first in matched and all(first in key for key in matched) and len(matched) < 3
+    bad = httpx.get(f"{server['url']}/dashboard/samples", headers=AUTH, timeout=30,
+                    params={"run": "dash", "step": 1, "channel": "reward", "limit": 0})
+    assert bad.status_code == 422 and "limit" in bad.json()["error"]

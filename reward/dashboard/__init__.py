@@ -1,6 +1,7 @@
 """The training-dynamics dashboard of score logs: `page` builds the self-contained HTML page from the assets
-(`assets/page.html`, `assets/dashboard.js`), `data` reads the aggregate stores, `stats` summarises records,
-`synthetic` writes a synthetic log to try it on."""
+(`assets/page.html`, `assets/dashboard.js`), `data` reads the aggregate stores (curves, drill-down pages, rubric
+versions), `trainer` reads the trainer's own metrics (TRL, verl, CSV), `export` writes the per-step table (CSV,
+Parquet), `stats` summarises records, `synthetic` writes a synthetic log to try it on."""
 
 from reward.dashboard.page import drilldown, render, render_from_log, summarise
 

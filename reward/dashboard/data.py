@@ -12,12 +12,15 @@ unscored first, and a seeded random few) are chosen from all of the step's items
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from reward.dashboard.stats import SAMPLES_RANDOM, format_samples, item_ref
 from reward.scorelog import ScoreRecord, parse_segment, segments
+from reward.scorelog.segments import CONTEXT_PREFIX
 from reward.scorelog.store import REWARD, ScoreStore, rebuild, store_path
 
 log = logging.getLogger(__name__)
@@ -75,6 +78,7 @@ def page_data(folders: Sequence[Path]) -> tuple[dict, dict[str, tuple[Path, str]
             merged["layers"].setdefault(layer_name, layer)
         for run, info in data["runs"].items():
             label = run if len(folders) == 1 else f"{name}/{run}"
+            info["versions"] = suite_versions(folder, run)
             merged["runs"][label] = info
             where[label] = (folder, run)
     return merged, where
@@ -154,21 +158,140 @@ def _line_length(path: Path, offset: int, chunk: int = 1 << 16) -> int:
             length += len(block)
 
 
-def embedded_samples(where: dict[str, tuple[Path, str]], data: dict, sample_steps: int) -> None:
-    """Put the samples of up to `sample_steps` evenly spread steps per run (always the latest) into the page
-    data, for a page that has no server to ask (`reward dashboard --out`)."""
+def sampled_steps(steps: Sequence[int], stride: int) -> list[int]:
+    """The steps that keep samples in a shared page: every `stride`-th of the run's steps from the first, and the
+    latest, so the whole run is covered evenly.
+
+    >>> sampled_steps([0, 1, 2, 3, 4, 5, 6], 3)
+    [0, 3, 6]
+    >>> sampled_steps(list(range(10, 20)), 4)
+    [10, 14, 18, 19]
+    """
+    if stride < 1:
+        raise ValueError(f"the sample stride must be at least 1, got {stride}")
+    chosen = list(steps[::stride])
+    if steps and chosen[-1] != steps[-1]:
+        chosen.append(steps[-1])
+    return chosen
+
+
+def auto_stride(steps: int, sample_steps: int) -> int:
+    """The smallest stride that keeps at most `sample_steps` steps with samples (the latest one included)."""
+    if sample_steps < 2:
+        raise ValueError(f"sample_steps must be at least 2, got {sample_steps}")
+    return max(1, -(-steps // (sample_steps - 1)))
+
+
+def embedded_samples(where: dict[str, tuple[Path, str]], data: dict, sample_steps: int,
+                     sample_stride: int | None = None) -> None:
+    """Put the samples of the run's steps at `sample_stride` (every n-th step from the first, and the latest) into
+    the page data, for a page that has no server to ask (`reward dashboard --out`); without a stride, the smallest
+    one that keeps at most `sample_steps` steps per run. The stride is recorded (`sample_stride`) for the page."""
     for label, info in data["runs"].items():
         steps = info["steps"]
-        if not steps or sample_steps < 1:
-            info["step_samples"], info["sampled_steps"] = {}, []
+        if not steps:
+            info["step_samples"], info["sampled_steps"], info["sample_stride"] = {}, [], sample_stride
             continue
-        stride = max(1, -(-len(steps) // sample_steps))
-        chosen = sorted({steps[k] for k in range(len(steps) - 1, -1, -stride)})[-sample_steps:]
+        stride = sample_stride or auto_stride(len(steps), sample_steps)
         folder, run = where[label]
         info["step_samples"] = {}
-        for step in chosen:
+        for step in sampled_steps(steps, stride):
             try:
                 info["step_samples"][str(step)] = drilldown(folder, run, step)
             except UnknownStep:
                 continue
         info["sampled_steps"] = [int(s) for s in info["step_samples"]]
+        info["sample_stride"] = stride
+
+PAGE_SIZE = 10
+"""Samples per page of the drill-down when a step's items are paged through on the server."""
+PAGE_LIMIT = 200
+"""The most samples one page may ask for (a request over it is refused, not truncated silently)."""
+
+
+def step_page(folder: Path, run: str, step: int, channel: str, *, search: str = "", offset: int = 0,
+              limit: int = PAGE_SIZE) -> dict:
+    """One page of a step's items ranked for a channel (a dimension, or `reward`): unscored first, then the lowest
+    score; `search` keeps the items whose id or group contains it (case-insensitive). Reads every record of the
+    step from the byte ranges the store indexes, so any item of the step can be found, not only the kept samples.
+
+    Returns `{"channels": {channel: [sample, ...]}, "items": [...], "records": n, "total": matching items,
+    "offset": offset, "limit": limit, "channel": channel, "search": search}`.
+    """
+    if offset < 0:
+        raise ValueError(f"offset must be 0 or more, got {offset}")
+    if not 1 <= limit <= PAGE_LIMIT:
+        raise ValueError(f"limit must be in 1..{PAGE_LIMIT}, got {limit}")
+    needle = search.strip().lower()
+    ranked: list[tuple[float, int, tuple, object]] = []
+    seen = 0
+    with open_store(folder) as store:
+        for position, record in enumerate(step_records(store, run, step)):
+            seen += 1
+            verdict = record.result if channel == REWARD else record.result.dimensions.get(channel)
+            if verdict is None:
+                continue
+            if needle and needle not in record.result.id.lower() and needle not in (record.group or "").lower():
+                continue
+            if channel == REWARD:
+                rank = verdict.reward
+            else:
+                rank = -1.0 if verdict.score is None else verdict.score
+            ranked.append((rank, position, item_ref(record), verdict))
+    if not seen:
+        raise UnknownStep(f"the raw log of run {run!r} step {step} was removed by retention")
+    ranked.sort(key=lambda entry: (entry[0], entry[1]))
+    page = [(ref, verdict) for _, _, ref, verdict in ranked[offset:offset + limit]]
+    return {**format_samples({channel: page}), "records": seen, "total": len(ranked), "offset": offset,
+            "limit": limit, "channel": channel, "search": search}
+
+
+_VERSIONS: dict[tuple[str, str, int], tuple[str, str] | None] = {}
+"""(folder, segment, batch offset) -> (suite, suite_version) of the batch's first record: batches never change once
+logged, so a live server reads each step's first line once."""
+_SUITE = re.compile(rb'"suite":\s*("(?:[^"\\]|\\.)*")\s*,\s*"suite_version":\s*("(?:[^"\\]|\\.)*")')
+
+
+def _batch_suite(path: Path, offset: int) -> tuple[str, str] | None:
+    """(suite, suite_version) of the first record at or after `offset` (context lines skipped), read from the
+    line's text without parsing the whole record (its judges' explanations and quotes are most of it)."""
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        for line in handle:
+            if line.startswith(CONTEXT_PREFIX.encode()):
+                continue
+            found = _SUITE.search(line, 0, 4096)
+            if found is None:
+                record = ScoreRecord.model_validate_json(line)  # fields in another order: parse it all
+                return record.suite, record.suite_version
+            return json.loads(found.group(1)), json.loads(found.group(2))
+    return None
+
+
+def suite_versions(folder: Path, run: str) -> list[dict]:
+    """Where the run's rubric changed: `[{"step", "suite", "version"}, ...]`, the first step of every (suite,
+    version) pair that differs from the step before (the run's first step included), read from the first record of
+    each step's first logged batch (a reload in the middle of a step shows at the next step). Steps whose segment is
+    gone (retention) are skipped."""
+    with open_store(folder) as store:
+        rows = store.db.execute("SELECT step, segment, offset FROM batches WHERE run = ? ORDER BY step, segment, offset",
+                                (run,)).fetchall()
+    changes: list[dict] = []
+    current: tuple[str, str] | None = None
+    last_step = None
+    for step, segment, offset in rows:
+        if step == last_step:
+            continue
+        last_step = step
+        key = (str(folder), segment, offset)
+        if key not in _VERSIONS:
+            path = folder / segment
+            try:
+                _VERSIONS[key] = _batch_suite(path, offset) if path.exists() else None
+            except ValueError:  # an unreadable line: this step's version is unknown
+                _VERSIONS[key] = None
+        found = _VERSIONS[key]
+        if found is not None and found != current:
+            current = found
+            changes.append({"step": step, "suite": found[0], "version": found[1]})
+    return changes

@@ -16,12 +16,13 @@ from __future__ import annotations
 import functools
 import html
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 
 from reward.dashboard.data import drilldown, embedded_samples, ensure_store, page_data, store_version
 from reward.dashboard.stats import SAMPLE_STEPS, summarise
+from reward.dashboard.trainer import TrainerMetricsError, trainer_data
 from reward.scorelog import ScoreRecord
 from reward.scorelog.store import UNSTEPPED_BUCKET
 
@@ -88,6 +89,7 @@ def _page(data: dict, *, title: str, smoothing: float, titles: dict[str, str] | 
     data["smoothing"] = smoothing
     data["bucket"] = UNSTEPPED_BUCKET
     data["samples_url"] = samples_url
+    data.setdefault("trainer", {})
     cascade = any(info.get("cascade") for info in data["runs"].values())
     # Inside <script>, "</script", "<!--" and "<script" in logged text would end or derail the block (and with it
     # the page); JSON's \u escapes keep every such character out of the HTML parser's sight.
@@ -104,14 +106,21 @@ _CACHE: dict[tuple, str] = {}
 
 def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE,
                     sample_steps: int = SAMPLE_STEPS, smoothing: float = DEFAULT_SMOOTHING,
-                    titles: dict[str, str] | None = None, samples_url: str | None = None) -> str:
+                    titles: dict[str, str] | None = None, samples_url: str | None = None,
+                    sample_stride: int | None = None, trainer: Mapping[str, str | Path] | None = None,
+                    trainer_keys: Sequence[str] | None = None, trainer_missing_ok: bool = False) -> str:
     """The page for one or more score-log folders, drawn from their aggregate stores (their runs side by side).
 
     A run is (folder, run name): with several folders every run is labelled `<folder>/<run>`, so two experiments
     never merge. With `samples_url` (the server's `GET /dashboard/samples`) the page fetches a clicked step's
     samples on demand and embeds none; without it (a file to share) it embeds the samples of `sample_steps` evenly
-    spread steps per run. The last page is cached until a store changes, so repeated `GET /dashboard` calls on an
-    idle server cost nothing.
+    spread steps per run, or of every `sample_stride`-th step (and the latest) when a stride is given. `trainer`
+    maps a run label ("" for the only run) to a trainer-metrics file (`reward.dashboard.trainer`), drawn on the same
+    step axis; `trainer_keys` picks its metrics (default: KL, losses, entropy, response length); with
+    `trainer_missing_ok` (a live run whose trainer has not written its file yet) a missing or unreadable file is
+    named on the page instead of raising. The last page is
+    cached until a store or a trainer file changes, so repeated `GET /dashboard` calls on an idle server cost
+    nothing.
     """
     if not folders:
         raise ValueError("render_from_log needs at least one score-log folder")
@@ -122,13 +131,33 @@ def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE,
             raise FileNotFoundError(f"score log {path} does not exist")
     for path in paths:
         ensure_store(path)
-    key = (tuple(map(str, paths)), store_version(paths), title, sample_steps, smoothing,
-                         samples_url, None if titles is None else tuple(sorted(titles.items())))
+    sources = {label: Path(path) for label, path in (trainer or {}).items()}
+    notes = []
+    for label, path in list(sources.items()):
+        if not path.is_file():
+            if not trainer_missing_ok:
+                raise FileNotFoundError(f"trainer metrics file {path} does not exist")
+            notes.append(f"trainer metrics of {label or 'the run'}: {path} does not exist yet")
+            del sources[label]
+    key = (tuple(map(str, paths)), store_version(paths), title, sample_steps, sample_stride, smoothing,
+           samples_url, None if titles is None else tuple(sorted(titles.items())),
+           tuple((label, str(path), path.stat().st_mtime_ns, path.stat().st_size) for label, path in sources.items()),
+           tuple(notes),
+           tuple(trainer_keys or ()))
     if key in _CACHE:
         return _CACHE[key]
     data, where = page_data(paths)
+    data["trainer"] = {}
+    for label, path in sources.items():
+        try:
+            data["trainer"].update(trainer_data({label: path}, list(data["runs"]), trainer_keys))
+        except TrainerMetricsError as exc:
+            if not trainer_missing_ok:
+                raise
+            notes.append(str(exc))  # a live page names a file it cannot read rather than failing
+    data["trainer_notes"] = notes
     if samples_url is None:
-        embedded_samples(where, data, sample_steps)
+        embedded_samples(where, data, sample_steps, sample_stride)
     page = _page(data, title=title, smoothing=smoothing, titles=titles, samples_url=samples_url)
     _CACHE.clear()
     _CACHE[key] = page

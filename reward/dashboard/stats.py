@@ -27,7 +27,7 @@ from reward.scorelog import ScoreRecord
 from reward.scorelog.store import REWARD, SAMPLE_LOWEST as SAMPLES_LOWEST, SAMPLE_RANDOM as SAMPLES_RANDOM
 from reward.scorelog.store import TIME_FORMAT, UNSTEPPED_BUCKET, UNSTEPPED_SUFFIX, cascade_counts, cascade_series
 
-SAMPLE_STEPS = 30
+SAMPLE_STEPS = 50
 EXCERPT_CHARS = 280
 
 

@@ -9,6 +9,7 @@ plain sum seesaws between richness and conciseness. For dashboard tests and the 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
 from pathlib import Path
@@ -85,6 +86,30 @@ def write_synthetic_log(folder: str | Path, steps: int = 30, items: int = 64, se
             log.append(batch_items, results, suite=run_suite.name, suite_version=run_suite.version, run=run, step=step)
         log.close()
     return folder
+
+
+def write_synthetic_trainer_log(path: str | Path, steps: int = 30, runs: int = 2, seed: int = 7) -> dict[str, Path]:
+    """Write verl file-logger JSONL (`{"step": n, "data": {...}}`) per run beside the synthetic score log: KL growing
+    from 0, policy loss and entropy falling, response length rising then settling. Returns run -> file."""
+    rng = random.Random(seed)
+    folder = Path(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for run, _ in RUNS[:runs]:
+        target = folder / f"{run}.jsonl"
+        lines = []
+        for step in range(steps):
+            progress = step / max(1, steps - 1)
+            drift = 1.6 if run == "linear" else 1.0
+            data = {"actor/kl_loss": round(0.002 + 0.03 * drift * progress ** 1.3 + rng.gauss(0, 0.002), 5),
+                    "actor/pg_loss": round(0.2 * math.exp(-3 * progress) + rng.gauss(0, 0.01), 5),
+                    "actor/entropy": round(1.9 - 0.5 * drift * progress + rng.gauss(0, 0.02), 4),
+                    "response_length/mean": round(420 + 180 * drift * math.sin(math.pi * progress / 1.4)
+                                                  + rng.gauss(0, 8), 1)}
+            lines.append(json.dumps({"step": step, "data": data}))
+        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        out[run] = target
+    return out
 
 
 def main() -> None:

@@ -306,10 +306,12 @@ class Ingress:
         if not self.args.score_log:
             return _error(404, "the score log is disabled, so there is nothing to chart")
         # The page carries the curves only; a click fetches that step's samples from /dashboard/samples.
-        return HTMLResponse(render_from_log(self.args.score_log, samples_url="dashboard/samples"))
+        return HTMLResponse(render_from_log(self.args.score_log, samples_url="dashboard/samples",
+                                            trainer=self.args.dashboard_trainer_metrics, trainer_missing_ok=True))
 
     @api.get("/dashboard/samples")
-    def dashboard_samples(self, request: Request, run: str | None = None, step: int | None = None) -> Response:
+    def dashboard_samples(self, request: Request, run: str | None = None, step: int | None = None,
+                          channel: str | None = None, q: str = "", offset: int = 0, limit: int = 10) -> Response:
         denied = self._unauthorised(request)  # before any parameter check: nothing answers without the token
         if denied:
             return denied
@@ -322,9 +324,17 @@ class Ingress:
         from reward.dashboard.data import UnknownStep
 
         try:
-            return JSONResponse(drilldown(Path(self.args.score_log), run, step))
+            if channel is None:  # the step's kept samples of every channel
+                return JSONResponse(drilldown(Path(self.args.score_log), run, step))
+            from reward.dashboard.data import step_page
+
+            # One page of all the step's items ranked for the channel, optionally searched by item or group id.
+            return JSONResponse(step_page(Path(self.args.score_log), run, step, channel, search=q, offset=offset,
+                                          limit=limit))
         except UnknownStep as exc:
             return _error(404, str(exc))
+        except ValueError as exc:
+            return _error(422, str(exc))
 
     @api.post("/v1/score")
     async def score(self, request: Request) -> Response:

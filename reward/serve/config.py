@@ -66,6 +66,10 @@ class ServerArgs(BaseModel):
     """Folder of the durable score log; None disables it."""
     score_log_retention: Retention | None = None
     """Delete score-log segments past a maximum age or beyond a total size (checked when a segment opens)."""
+    dashboard_trainer_metrics: dict[str, str] = Field(default_factory=dict)
+    """Run name -> the trainer's metrics file (TRL trainer_state.json, verl file-logger JSONL or console output, CSV
+    with `step`; "" for the only run), drawn on `GET /dashboard` beside the reward curves. A file not written yet is
+    named on the page, not an error."""
     token_env: str = "REWARD_SERVER_TOKEN"
     """Environment variable holding the bearer token; when it is unset or empty, no auth."""
     require_token: bool = False

@@ -8,7 +8,9 @@
   const title = (name) => data.titles[name] || name;
   const anyUnstepped = runs.some((r) => data.runs[r].unstepped);
   const xTitle = anyUnstepped ? `training step (runs without steps: batches of ${data.bucket} records in log order)` : 'training step';
-  const config = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ['lasso2d', 'select2d']};
+  // A short toolbar at the top right and titles at the top left: the two never overlap (also in screenshots).
+  const config = {displaylogo: false, responsive: true,
+    modeBarButtons: [['toImage', 'zoom2d', 'pan2d', 'resetScale2d']]};
   const state = {smoothing: data.smoothing, bands: true, hidden: new Set()};
   const charts = [];  // {div, build}: build() gives the traces for the current state
   const records = runs.reduce((n, r) => n + data.runs[r].items.reduce((a, b) => a + b, 0), 0);
@@ -27,11 +29,38 @@
     });
   }
 
+  // Every chart shares one step range (the reward dimensions and the trainer's metrics line up).
+  const allSteps = runs.flatMap((r) => data.runs[r].steps).concat(
+    Object.values(data.trainer || {}).flatMap((t) => t.steps));
+  const stepRange = allSteps.length ? [Math.min(...allSteps), Math.max(...allSteps)] : null;
+  const xRange = stepRange && stepRange[1] > stepRange[0] ?
+    [stepRange[0] - (stepRange[1] - stepRange[0]) * 0.02, stepRange[1] + (stepRange[1] - stepRange[0]) * 0.02] : undefined;
+
+  // Rubric-version changes (a hot reload, a new suite) as dashed lines on every chart, one colour per run.
+  function versionMarks() {
+    const shapes = [], annotations = [];
+    runs.forEach((run, i) => {
+      if (state.hidden.has(run)) return;
+      (data.runs[run].versions || []).slice(1).forEach((change) => {
+        shapes.push({type: 'line', xref: 'x', yref: 'paper', x0: change.step, x1: change.step, y0: 0, y1: 1,
+          line: {color: color(i), width: 1.5, dash: 'dash'}});
+        annotations.push({xref: 'x', yref: 'paper', x: change.step, y: 1, yanchor: 'bottom', showarrow: false,
+          text: `${change.suite} ${change.version}`, font: {size: 9, color: color(i)}, bgcolor: '#ffffffcc'});
+      });
+    });
+    return {shapes: shapes, annotations: annotations};
+  }
+
   function layoutFor(text, percent, secondary) {
-    const layout = {title: {text: text, font: {size: 14}}, margin: {l: 48, r: 12, t: 34, b: 40},
-      xaxis: {title: {text: xTitle, font: {size: 11}}, zeroline: false},
-      yaxis: {zeroline: false, tickformat: percent ? '.1%' : undefined},
-      legend: {orientation: 'h', y: -0.28, font: {size: 11}}, hovermode: 'closest', uirevision: 'keep'};
+    const marks = versionMarks();
+    const layout = {title: {text: text, font: {size: 14}, x: 0, xref: 'container', xanchor: 'left', pad: {l: 10, t: 10},
+        y: 1, yref: 'container', yanchor: 'top'},
+      margin: {l: 48, r: 12, t: 46, b: 40},
+      xaxis: {title: {text: xTitle, font: {size: 11}}, zeroline: false, range: xRange},
+      // Scores and rates live in [0, 1]: a fixed axis, so a flat line near 1 does not look like a swing.
+      yaxis: {zeroline: false, tickformat: percent ? '.0%' : undefined, range: [-0.02, 1.02]},
+      legend: {orientation: 'h', y: -0.4, yanchor: 'top', font: {size: 11}}, hovermode: 'closest', uirevision: 'keep',
+      shapes: marks.shapes, annotations: marks.annotations};
     if (secondary) {
       layout.yaxis2 = {overlaying: 'y', side: 'right', zeroline: false, showgrid: false, tickformat: '.1f',
         title: {text: secondary, font: {size: 10}}};
@@ -86,7 +115,7 @@
     Plotly.react(chart.div, traces, Object.assign(layoutFor(text, chart.percent, secondary), layoutExtra || {}), config);
     if (!chart.drawn && chart.channel) chart.div.on('plotly_click', (event) => {
       const point = event.points.find((p) => p.data.meta && p.data.meta.role === 'mean');
-      if (point) showSamples(chart.channel, point.data.meta.run, point.x);
+      if (point) showSamples(chart.channel, point.data.meta.run, point.x, chart.card);
     });
     chart.drawn = true;
     chart.div.dataset.series = String(traces.filter((t) => t.showlegend !== false && t.visible !== 'legendonly').length);
@@ -99,9 +128,11 @@
     const present = runs.filter((run) => data.runs[run].curves[key].mean.some((v) => v !== null));
     if (!present.length) return;
     const split = key === 'reward' && present.some(outOfUnit) && !present.every(outOfUnit);
+    const free = key === 'reward' && present.every(outOfUnit);
     addChart('overall', 'chart-' + key, () => [curveTitles[key], present.flatMap((run) =>
       bandTraces(data.runs[run].curves[key], data.runs[run].steps, run, runs.indexOf(run), key,
-        split && outOfUnit(run) ? 'y2' : 'y')), split ? 'summed reward: ' + present.filter(outOfUnit).join(', ') : null], '',
+        split && outOfUnit(run) ? 'y2' : 'y')), split ? 'summed reward: ' + present.filter(outOfUnit).join(', ') : null,
+      free ? {yaxis: {zeroline: false, autorange: true}} : null], '',
       key === 'reward' ? 'reward' : null);
   });
   addChart('overall', 'chart-valid', () => ['valid rate (masked items excluded from GRPO)', runs.map((run, i) => ({
@@ -109,12 +140,64 @@
     line: {color: color(i), shape: shape(data.runs[run].steps), width: 2}, name: run, meta: {run: run, role: 'rate'},
     hovertemplate: `<b>${run}</b> step %{x}<br>valid %{y:.1%}<extra></extra>`}))], '', null, true);
 
+  // The trainer's own metrics (KL, loss, entropy, response length), on the same step axis as the reward.
+  const trainerRuns = runs.filter((run) => (data.trainer || {})[run]);
+  const trainerNames = [...new Set(trainerRuns.flatMap((run) => Object.keys(data.trainer[run].metrics)))];
+  const trainerNotes = data.trainer_notes || [];
+  if (trainerNotes.length) {
+    document.getElementById('trainer-section').hidden = false;
+    document.getElementById('trainer-notes').textContent = trainerNotes.join(' · ');
+  }
+  if (trainerNames.length) {
+    document.getElementById('trainer-section').hidden = false;
+    trainerNames.forEach((name, k) => {
+      const div = addChart('trainer', 'chart-trainer-' + k, () => [escapeHtml(name), trainerRuns.filter((run) =>
+        data.trainer[run].metrics[name]).map((run) => ({
+          x: data.trainer[run].steps, y: smooth(data.trainer[run].metrics[name], state.smoothing), mode: 'lines',
+          connectgaps: true, line: {color: color(runs.indexOf(run)), width: 2}, name: run,
+          meta: {run: run, role: 'trainer', metric: name},
+          customdata: data.trainer[run].metrics[name],
+          hovertemplate: `<b>${escapeHtml(run)}</b> step %{x}<br>${escapeHtml(name)} %{customdata:.4g} (smoothed %{y:.4g})<extra></extra>`})),
+        null, {yaxis: {zeroline: false, autorange: true}}], 'trainer');
+      div.dataset.metric = name;
+    });
+  }
+
   // Bottom-line dimensions first, then behavioral; each group alphabetical by title.
   const dimensions = Object.keys(data.layers).sort((a, b) =>
     (data.layers[a] === 'bottom_line' ? 0 : 1) - (data.layers[b] === 'bottom_line' ? 0 : 1) ||
     title(a).localeCompare(title(b)));
+  // A dimension no run ever scored (e.g. bottom-line judges under the local tier) gets a panel that says why,
+  // not an empty chart.
+  const reasonsOf = (run, name) => {
+    const series = data.runs[run].dimensions[name];
+    if (!series) return [];
+    const seen = series.seen.reduce((a, b) => a + b, 0);
+    return Object.entries(series.unscored).map(([reason, counts]) => [reason, counts.reduce((a, b) => a + b, 0), seen])
+      .filter(([, count]) => count > 0).sort((a, b) => b[1] - a[1]);
+  };
+  const neverScored = (name) => runs.every((run) => {
+    const series = data.runs[run].dimensions[name];
+    return !series || series.count.every((c) => !c);
+  }) && runs.some((run) => data.runs[run].dimensions[name]);
+  const unscoredText = (run, name) => reasonsOf(run, name).map(([reason, count, seen]) =>
+    `${(count / seen * 100).toFixed(count === seen ? 0 : 1)}% unscored: ${reason}`).join(' · ');
+  function addUnscoredPanel(container, name, layer) {
+    const card = document.createElement('div');
+    card.className = 'card unscored-panel ' + layer;
+    card.dataset.channel = name;
+    card.id = 'panel-dim-' + name;
+    card.innerHTML = `<div class="panel-title">${escapeHtml(title(name))}</div>` + runs.filter((run) =>
+      data.runs[run].dimensions[name]).map((run) => `<div class="panel-run" data-run="${escapeHtml(run)}">` +
+      `${runs.length > 1 ? '<b>' + escapeHtml(run) + '</b>: ' : ''}${escapeHtml(unscoredText(run, name))}` +
+      ` <span class="note">(${data.runs[run].dimensions[name].seen.reduce((a, b) => a + b, 0)} scores, none scored)</span></div>`).join('') +
+      '<div class="note">No run scored this dimension at any step, so there is no curve to draw.</div>';
+    document.getElementById(container).appendChild(card);
+  }
+
   dimensions.forEach((name) => {
     const layer = data.layers[name];
+    if (neverScored(name)) { addUnscoredPanel(layer === 'bottom_line' ? 'bottom_line' : 'behavioral', name, layer); return; }
     const binary = runs.some((run) => data.runs[run].dimensions[name] && data.runs[run].dimensions[name].binary);
     addChart(layer === 'bottom_line' ? 'bottom_line' : 'behavioral', 'chart-dim-' + name, () => [title(name) +
       (binary ? ' <span style="font-size:11px;color:#6b7280">(pass/fail: pass rate)</span>' : ''),
@@ -130,7 +213,9 @@
         hovertemplate: `${reason}: %{y:.2%}<extra>step %{x}</extra>`}));
       if (!traces.length) traces.push({x: data.runs[run].steps, y: data.runs[run].steps.map(() => 0), mode: 'lines',
         name: 'none unscored', line: {color: '#9ca3af'}});
-      return ['unscored: ' + run, traces];
+      // A legend even for a single reason: the colour alone does not say which.
+      return ['unscored: ' + escapeHtml(run), traces, null, {showlegend: true,
+        yaxis: {zeroline: false, tickformat: '.0%', rangemode: 'tozero', autorange: true}}];
     }, '', null, true, run);
   });
 
@@ -172,10 +257,11 @@
   const lastIndex = (arr) => { for (let k = arr.length - 1; k >= 0; k--) if (arr[k] !== null) return k; return -1; };
   const firstIndex = (arr) => arr.findIndex((v) => v !== null);
 
-  function latestCell(series, unscoredOf) {
+  function latestCell(series, unscoredOf, run, name) {
     if (!series) return '<td>—</td>';
     const k = lastIndex(series.mean), f = firstIndex(series.mean);
-    if (k < 0) return '<td>—</td>';
+    if (k < 0) return unscoredOf && reasonsOf(run, name).length ?
+      `<td><span class="warn">${escapeHtml(unscoredText(run, name))}</span></td>` : '<td>—</td>';
     const delta = series.mean[k] - series.mean[f];
     let extra = k !== f ? `<span class="delta">${delta >= 0 ? '+' : ''}${delta.toFixed(3)}</span>` : '';
     if (unscoredOf) {
@@ -205,7 +291,7 @@
         rows.push(`<tr class="section"><td colspan="${shown.length + 1}">${section === 'bottom_line' ? 'Bottom-line' : 'Behavioral'}</td></tr>`);
       }
       rows.push(`<tr class="${data.layers[name]}"><td>${escapeHtml(title(name))}</td>` +
-        shown.map((r) => latestCell(data.runs[r].dimensions[name], true)).join('') + '</tr>');
+        shown.map((r) => latestCell(data.runs[r].dimensions[name], true, r, name)).join('') + '</tr>');
     });
     table.innerHTML = rows.join('');
   }
@@ -229,65 +315,183 @@
     drawTable();
   }
 
-  // A step's samples: embedded in the page (a shared file), or fetched once from the server for the clicked step.
+  // A step's samples. The served page asks the server for one page of the step's items ranked for the channel
+  // (any item of the step, searchable by item or group id); a shared file has the kept samples of every
+  // `sample_stride`-th step embedded and pages and searches those.
   const fetched = {};
-  function samplesFor(run, step) {
-    const info = data.runs[run];
-    const embedded = info.step_samples || {};
-    if (embedded[String(step)]) return Promise.resolve([step, embedded[String(step)]]);
-    if (data.samples_url) {
-      const key = JSON.stringify([run, step]);
-      if (!fetched[key]) fetched[key] = fetch(`${data.samples_url}?run=${encodeURIComponent(run)}&step=${step}`,
-        {credentials: 'same-origin'}).then((r) => r.json().then((body) => r.ok ? body : Promise.reject(new Error(body.error || r.statusText))));
-      return fetched[key].then((body) => [step, body]);
-    }
-    // A shared file keeps samples for a thinned set of steps: show the nearest one that has them.
+  const PAGE = 10;
+  function fetchJson(url) {
+    if (!fetched[url]) fetched[url] = fetch(url, {credentials: 'same-origin'}).then((r) =>
+      r.json().then((body) => r.ok ? body : Promise.reject(new Error(body.error || r.statusText))));
+    return fetched[url];
+  }
+  function nearestSampled(info, step) {
     let nearest = null;
     (info.sampled_steps || []).forEach((s) => { if (nearest === null || Math.abs(s - step) < Math.abs(nearest - step)) nearest = s; });
-    return Promise.resolve([nearest, nearest === null ? null : embedded[String(nearest)]]);
+    return nearest;
+  }
+  // One page of a (run, step, channel): resolves to {step, samples, items, total, offset, kept}.
+  function pageOf(run, step, channel, search, offset) {
+    const info = data.runs[run];
+    if (data.samples_url) {
+      const url = `${data.samples_url}?run=${encodeURIComponent(run)}&step=${step}&channel=${encodeURIComponent(channel)}` +
+        `&q=${encodeURIComponent(search)}&offset=${offset}&limit=${PAGE}`;
+      return fetchJson(url).then((body) => ({step: step, samples: body.channels[channel] || [], items: body.items,
+        total: body.total, offset: body.offset, records: body.records, kept: false}));
+    }
+    const shown = nearestSampled(info, step);
+    const found = shown === null ? null : (info.step_samples || {})[String(shown)];
+    if (!found) return Promise.resolve({step: shown, samples: [], items: [], total: 0, offset: 0, kept: true});
+    const needle = search.trim().toLowerCase();
+    const all = (found.channels[channel] || []).filter((s) => !needle ||
+      String(found.items[s.item].id).toLowerCase().includes(needle) ||
+      String(found.items[s.item].group || '').toLowerCase().includes(needle));
+    return Promise.resolve({step: shown, samples: all.slice(offset, offset + PAGE), items: found.items,
+      total: all.length, offset: offset, records: found.records, kept: true});
+  }
+  // The step before: the run's previous step on the server, the previous sampled step in a shared file.
+  function previousStep(run, step) {
+    const info = data.runs[run];
+    const pool = data.samples_url ? info.steps : (info.sampled_steps || []);
+    const before = pool.filter((s) => s < step);
+    return before.length ? before[before.length - 1] : null;
   }
 
-  function showSamples(channel, run, x) {
-    const info = data.runs[run];
-    if (!info) return Promise.resolve();
-    const step = Number(x);
-    const box = document.getElementById('drilldown');
+  const box = document.getElementById('drilldown');
+  const drill = {channel: null, run: null, step: null, search: '', offset: 0};
+  // Put the drill-down right under the clicked chart's row, full width, and bring it into view.
+  function placeDrilldown(card) {
+    if (!card) card = document.querySelector(`.chart[data-channel="${CSS.escape(drill.channel)}"]`)?.parentElement ||
+      document.querySelector(`.card[data-channel="${CSS.escape(drill.channel)}"]`);
+    if (card && card.parentElement && card.parentElement.classList.contains('grid')) card.after(box);
+    box.hidden = false;
+  }
+
+  function showSamples(channel, run, x, card) {
+    if (!data.runs[run]) return Promise.resolve();
+    Object.assign(drill, {channel: channel, run: run, step: Number(x), search: '', offset: 0});
+    placeDrilldown(card);
+    return refresh(true);
+  }
+
+  function refresh(scroll) {
+    const {channel, run, step, search, offset} = drill;
     box.dataset.loading = 'true';
-    return samplesFor(run, step).then(([shownStep, found]) => renderSamples(channel, run, step, shownStep, found))
-      .catch((error) => { box.innerHTML = `<span class="unscored">samples of step ${step} unavailable: ${escapeHtml(error.message)}</span>`;
-        box.dataset.samples = '0'; })
-      .finally(() => { box.dataset.loading = 'false'; });
+    return pageOf(run, step, channel, search, offset).then((current) => {
+      const before = current.step === null ? null : previousStep(run, current.step);
+      return (before === null ? Promise.resolve(null) : pageOf(run, before, channel, search, offset)
+        .catch(() => null)).then((prior) => renderSamples(current, prior));
+    }).catch((error) => {
+      box.innerHTML = `<span class="unscored">samples of step ${step} unavailable: ${escapeHtml(error.message)}</span>`;
+      box.dataset.samples = '0';
+    }).finally(() => {
+      box.dataset.loading = 'false';
+      // Bring the samples' top into the upper part of the window; the clicked chart stays just above it.
+      const top = box.getBoundingClientRect().top;
+      if (scroll && (top < 0 || top > window.innerHeight * 0.6)) window.scrollBy(0, top - window.innerHeight * 0.35);
+    });
   }
 
-  function renderSamples(channel, run, step, nearest, found) {
+  function sampleHtml(s, items, channel) {
+    const item = items[s.item];
+    const verdict = s.score == null ? `unscored (${escapeHtml(s.reason)})` :
+      `score ${s.score.toFixed(3)}${s.label ? ' · label ' + escapeHtml(s.label) : ''}${s.status === 'invalid' ? ' · invalid: ' + escapeHtml(s.reason) : ''}`;
+    return `<div class="sample ${escapeHtml(s.status)}" data-item="${escapeHtml(item.id)}"><div><b>${escapeHtml(item.id)}</b> ${verdict} · reward ${item.reward.toFixed(3)}` +
+      `${item.valid ? '' : ' (masked)'} · ${escapeHtml(s.backend)}${item.group ? ' · group ' + escapeHtml(item.group) : ''}</div>` +
+      `<div><i>query</i>: ${escapeHtml(item.query)}</div><div><i>answer</i>: ${escapeHtml(item.answer)}</div>` +
+      (s.explanation ? `<div><i>${channel === 'reward' ? 'aggregate' : 'judge'}</i>: ${escapeHtml(s.explanation)}</div>` : '') +
+      (s.quotes || []).map((q) => `<div class="quote ${q.verified ? '' : 'unverified'}"><i>quote [Doc ${escapeHtml(q.doc)}]${
+        q.verified ? '' : ' (not found in evidence)'}</i>: “${escapeHtml(q.text)}”</div>`).join('') + '</div>';
+  }
+
+  // The step's counts for the channel (all items, not only the samples) and its wall-clock time.
+  function stepSummary(run, channel, shownStep) {
     const info = data.runs[run];
-    const samples = (found && found.channels[channel]) || [];
-    const items = (found && found.items) || [];
-    const box = document.getElementById('drilldown');
-    const label = channel === 'reward' ? 'Reward (lowest-reward items)' : title(channel);
-    const note = nearest !== null && nearest !== step ? ` <span class="note">(no samples kept at step ${step}; nearest step shown)</span>` : '';
-    // The step's unscored counts by reason for this dimension (all items, not only the samples).
-    const series = info.dimensions[channel], at = info.steps.indexOf(nearest);
+    const series = info.dimensions[channel], at = info.steps.indexOf(shownStep);
     const reasons = series && at >= 0 ? Object.entries(series.unscored).filter(([, c]) => c[at] > 0)
       .map(([reason, c]) => `${escapeHtml(reason)} ${c[at]}`) : [];
     const counts = series && at >= 0 ? ` · ${series.count[at]} of ${series.seen[at]} scored` +
       (reasons.length ? ` (unscored: ${reasons.join(', ')})` : '') : '';
     const when = info.time && at >= 0 ? ` · ${escapeHtml(info.time[at])} UTC` : '';
-    box.innerHTML = `<b>${escapeHtml(label)}</b> · run <b>${escapeHtml(run)}</b> · step <b>${escapeHtml(nearest)}</b>${when}${note}${counts} · ${samples.length} samples` +
-      samples.map((s) => {
-        const item = items[s.item];
-        const verdict = s.score == null ? `unscored (${escapeHtml(s.reason)})` :
-          `score ${s.score.toFixed(3)}${s.label ? ' · label ' + escapeHtml(s.label) : ''}${s.status === 'invalid' ? ' · invalid: ' + escapeHtml(s.reason) : ''}`;
-        return `<div class="sample ${escapeHtml(s.status)}"><div><b>${escapeHtml(item.id)}</b> ${verdict} · reward ${item.reward.toFixed(3)}` +
-          `${item.valid ? '' : ' (masked)'} · ${escapeHtml(s.backend)}${item.group ? ' · group ' + escapeHtml(item.group) : ''}</div>` +
-          `<div><i>query</i>: ${escapeHtml(item.query)}</div><div><i>answer</i>: ${escapeHtml(item.answer)}</div>` +
-          (s.explanation ? `<div><i>${channel === 'reward' ? 'aggregate' : 'judge'}</i>: ${escapeHtml(s.explanation)}</div>` : '') +
-          (s.quotes || []).map((q) => `<div class="quote ${q.verified ? '' : 'unverified'}"><i>quote [Doc ${escapeHtml(q.doc)}]${
-            q.verified ? '' : ' (not found in evidence)'}</i>: “${escapeHtml(q.text)}”</div>`).join('') + '</div>';
-      }).join('');
-    box.dataset.samples = String(samples.length);
-    box.dataset.step = String(nearest);
+    return when + counts;
   }
+
+  function column(result, channel, cls, heading) {
+    if (!result) return `<div class="drill-col ${cls}"><div class="note">${heading}: no earlier step with samples</div></div>`;
+    const last = Math.min(result.offset + result.samples.length, result.total);
+    return `<div class="drill-col ${cls}" data-step="${result.step}"><div class="col-head"><b>${heading} ${escapeHtml(result.step)}</b>` +
+      `${stepSummary(drill.run, channel, result.step)} · showing ${result.total ? result.offset + 1 : 0}-${last} of ${result.total}` +
+      `${result.kept ? ' kept samples' : (drill.search ? ' matching items' : ' items')}</div>` +
+      result.samples.map((s) => sampleHtml(s, result.items, channel)).join('') + '</div>';
+  }
+
+  function renderSamples(current, prior) {
+    const {channel, run, step} = drill;
+    const info = data.runs[run];
+    const label = channel === 'reward' ? 'Reward (lowest-reward items)' : title(channel);
+    const note = current.step !== null && current.step !== step ?
+      ` <span class="note">(no samples kept at step ${step}: ${info.sample_stride ? `samples are kept every ${info.sample_stride} steps` +
+        ' and at the latest' : 'samples are kept for a thinned set of steps'}; nearest step shown)</span>` : '';
+    const pages = Math.max(1, Math.ceil(current.total / PAGE)), page = Math.floor(current.offset / PAGE) + 1;
+    box.innerHTML = `<div class="drill-head"><b>${escapeHtml(label)}</b> · run <b>${escapeHtml(run)}</b> · step <b>${escapeHtml(current.step)}</b>${note}` +
+      ` <button type="button" class="drill-close" title="close">×</button></div>` +
+      `<div class="drill-controls"><input type="search" id="drill-search" placeholder="search item or group id" value="${escapeHtml(drill.search)}">` +
+      ` <button type="button" id="drill-prev" ${current.offset > 0 ? '' : 'disabled'}>◀ previous</button>` +
+      ` <span id="drill-page">page ${page} of ${pages}</span>` +
+      ` <button type="button" id="drill-next" ${current.offset + PAGE < current.total ? '' : 'disabled'}>next ▶</button>` +
+      (current.kept ? ' <span class="note">(a shared file keeps the lowest and a few random items per step; the served page pages through all of them)</span>' : '') +
+      `</div><div class="drill-cols">${column(current, channel, 'current', 'step')}${column(prior, channel, 'previous', 'previous step')}</div>`;
+    box.dataset.samples = String(current.samples.length);
+    box.dataset.step = String(current.step);
+    box.dataset.total = String(current.total);
+    box.dataset.previous = prior ? String(prior.step) : '';
+    box.querySelector('#drill-prev').addEventListener('click', () => { drill.offset = Math.max(0, drill.offset - PAGE); refresh(false); });
+    box.querySelector('#drill-next').addEventListener('click', () => { drill.offset += PAGE; refresh(false); });
+    box.querySelector('.drill-close').addEventListener('click', () => { box.hidden = true; });
+    const input = box.querySelector('#drill-search');
+    input.addEventListener('change', () => { drill.search = input.value; drill.offset = 0; refresh(false); });
+  }
+
+  // The per-step table as CSV, the same columns as `reward dashboard --export steps.csv` (reward/dashboard/export.py).
+  function stepTableCsv() {
+    const rows = [];
+    const columns = new Map();
+    const pick = (arr, k) => (arr && arr[k] !== undefined ? arr[k] : null);
+    runs.forEach((run) => {
+      const info = data.runs[run], trainer = (data.trainer || {})[run];
+      info.steps.forEach((step, k) => {
+        const row = {run: run, step: step, time_utc: pick(info.time, k), items: info.items[k], valid_rate: info.valid_rate[k]};
+        ['reward', 'gate', 'utility'].forEach((key) => ['mean', 'p10', 'p90'].forEach((stat) =>
+          row[`${key}_${stat}`] = pick((info.curves[key] || {})[stat], k)));
+        Object.keys(data.layers).sort().forEach((name) => {
+          const series = info.dimensions[name];
+          const seen = series ? series.seen[k] : null, scored = series ? series.count[k] : null;
+          row[`${name}_mean`] = series ? series.mean[k] : null;
+          row[`${name}_p10`] = series ? series.p10[k] : null;
+          row[`${name}_p90`] = series ? series.p90[k] : null;
+          row[`${name}_scored`] = scored;
+          row[`${name}_seen`] = seen;
+          row[`${name}_unscored_share`] = seen ? Math.round((seen - scored) / seen * 1e4) / 1e4 : null;
+        });
+        if (trainer) Object.entries(trainer.metrics).forEach(([name, values]) => {
+          const at = trainer.steps.indexOf(step);
+          row[`trainer/${name}`] = at >= 0 ? values[at] : null;
+        });
+        Object.keys(row).forEach((c) => columns.set(c, true));
+        rows.push(row);
+      });
+    });
+    const cell = (v) => v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v);
+    const header = [...columns.keys()];
+    return [header.map(cell).join(',')].concat(rows.map((row) => header.map((c) => cell(row[c])).join(','))).join('\r\n') + '\r\n';
+  }
+  document.getElementById('export-csv').addEventListener('click', () => {
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(new Blob([stepTableCsv()], {type: 'text/csv'}));
+    link.download = 'steps.csv';
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+  });
 
   const slider = document.getElementById('smoothing');
   const sliderValue = document.getElementById('smoothing-value');
@@ -300,6 +504,7 @@
   document.getElementById('bands').addEventListener('change', (e) => { state.bands = e.target.checked; charts.forEach(draw); });
 
   window.dashboard = {charts: charts.length, runs: runs, showSamples: showSamples, setSmoothing: setSmoothing,
-    setRunVisible: setRunVisible};
+    setRunVisible: setRunVisible, stepTableCsv: stepTableCsv, search: (text) => { drill.search = text; drill.offset = 0; return refresh(false); },
+    page: (delta) => { drill.offset = Math.max(0, drill.offset + delta * PAGE); return refresh(false); }};
   window.dashboardReady = true;
 })();
