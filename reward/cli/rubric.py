@@ -7,15 +7,21 @@ import json
 from pathlib import Path
 
 from reward.cli.common import Command, err
-from reward.rubric import DEFAULT_RUBRIC_DIR, SCHEMA_KINDS, json_schema, lint_report
+from reward.rubric import DEFAULT_RUBRIC_DIR, SCHEMA_KINDS, LintReport, json_schema, lint_report
 
 
 def lint_command(args: argparse.Namespace) -> int:
+    from reward.judges.local_coverage import lint_local_tier
+
     report = lint_report(Path(args.path))
+    local_errors, notices = lint_local_tier(Path(args.path))
+    report = LintReport(report.errors + local_errors, report.warnings)
     for problem in report.errors:
         print(f"error: {problem}")
     for problem in report.warnings:
         print(f"warning: {problem}")
+    for notice in notices:  # by design for some dimensions (world knowledge), so not a warning
+        print(f"note: {notice}")
     if report.errors or report.warnings:
         err.print(f"[red]{len(report.errors)} error(s)[/red], [yellow]{len(report.warnings)} warning(s)[/yellow] "
                   f"in {args.path}")

@@ -24,6 +24,11 @@ def score_command(args: argparse.Namespace) -> int:
 
     suite = load_suite(args.suite, Path(args.rubrics))
     judge = make_judge(args.judge)
+    if args.judge == "local":
+        from reward.judges.local_coverage import suite_notices
+
+        for notice in suite_notices([suite]):
+            err.print(f"[yellow]note:[/yellow] {notice}")
     cache = None
     if args.cache:
         from reward.engine import SqliteReplyCache
