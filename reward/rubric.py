@@ -381,6 +381,8 @@ def _validation_problems(path: Path, exc: ValidationError, model: type[BaseModel
         if error["type"] == "extra_forbidden":
             known = _known_keys(model, tuple(error["loc"][:-1])) if model is not None else []
             message = "unknown key" + did_you_mean(str(error["loc"][-1]), known)
+        elif model is Suite and error["loc"][:1] == ("dimensions",) and error["type"] == "greater_than_equal":
+            message = f"weights must be >= 0, got {error['input']!r}"
         problems.append(f"{_display(path)}: key '{key}': {message}")
     return problems
 

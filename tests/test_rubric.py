@@ -224,7 +224,7 @@ def test_lint_reports_every_broken_file_with_key_paths_and_suggestions(tmp_path)
         assert any(name in e for e in errors), (name, errors)
     assert any("key 'judge.critrion': unknown key (did you mean 'criterion'?)" in e for e in errors)
     assert any("key 'aggregaton': unknown key (did you mean 'aggregation'?)" in e for e in errors)
-    assert any("suites/searchllm.yaml: key 'dimensions.query_satisfaction': Input should be greater than or equal to 0"
+    assert any("suites/searchllm.yaml: key 'dimensions.query_satisfaction': weights must be >= 0, got -1"
                in e for e in errors)
 
 
