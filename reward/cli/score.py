@@ -11,6 +11,7 @@ from rich.console import Console
 
 from reward.cli.common import Command, err, read_items
 from reward.rubric import DEFAULT_RUBRIC_DIR, load_suite
+from reward.schema import OfflineResult
 
 
 def score_command(args: argparse.Namespace) -> int:
@@ -58,7 +59,8 @@ def score_command(args: argparse.Namespace) -> int:
             if isinstance(entry, str):
                 out.write(json.dumps({"line": number, "error": entry}) + "\n")
             else:
-                out.write(results[number].model_dump_json() + "\n")
+                line = OfflineResult(**dict(results[number]), suite=suite.name, suite_version=suite.version)
+                out.write(line.model_dump_json() + "\n")
     if not args.quiet:
         print_report([results[n] for n, _ in good], suite, Console(stderr=args.output == "-"))
     return 1 if bad and not good else 0
