@@ -173,3 +173,16 @@ def test_serve_flags_serve_the_rubric_folder_unless_suites_restricts_it():
     restricted = apply_flags(dict(config), parser.parse_args(["serve", "--rubrics", "r", "--suites", "a, b"]))
     assert restricted["suites"] == ["a", "b"]
     assert apply_flags(dict(config), parser.parse_args(["serve"]))["suites"] == ["searchllm"]
+
+
+def test_suite_index_names_the_dimensions_the_local_tier_leaves_unscored(monkeypatch):
+    from reward.rubric import DEFAULT_RUBRIC_DIR
+
+    monkeypatch.setenv("REWARD_TEST_TOKEN", TOKEN)
+    args = ServerArgs(rubrics=str(DEFAULT_RUBRIC_DIR), judge="local", score_log=None, token_env="REWARD_TEST_TOKEN",
+                      suites=["searchllm", "genrm"])
+    ingress = Ingress.func_or_class.__new__(Ingress.func_or_class)
+    asyncio.run(ingress.__init__(None, args))
+    index = {s["name"]: s for s in reply(ingress.suites_index(request("GET", "/v1/suites")))["suites"]}
+    assert index["searchllm"]["structurally_unscored"] == ["llm_knowledge"]
+    assert index["genrm"]["structurally_unscored"] == ["genrm_holistic"]

@@ -272,6 +272,10 @@ class Ingress:
         loaded = self.suites[name]
         summary = {"name": name, "aggregation": loaded.suite.aggregation, "delta": loaded.suite.delta,
                    "version": loaded.version, "description": loaded.suite.description}
+        if self.args.judge == "local":  # dimensions left out of every item's reward, said up front
+            from reward.judges.local_coverage import unscored_dimensions
+
+            summary["structurally_unscored"] = [d.name for d in unscored_dimensions(loaded.dimensions)]
         if brief:
             return summary
         summary["dimensions"] = [
