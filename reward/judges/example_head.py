@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reward.format import parse_response, strip_citations
+from reward.format import ParsedResponse, parse_response, strip_citations
 from reward.rubric import LocalSpec
 
 FEATURE_VERSION = 1
@@ -39,13 +39,15 @@ def examples_digest(local: LocalSpec) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-def answer_text(response: str) -> str:
-    """The part of a response the head reads: the cited answer when the response has the format, else all of it.
+def answer_text(response: str, parsed: ParsedResponse | None = None) -> str:
+    """The part of a response the head reads: the cited answer (citation markers removed) when the response has the
+    format, else all of it. `parsed`: the response as the engine parsed it (after the suite's preprocessing, e.g. a
+    reasoning block stripped), so the head reads what the other dimensions read.
 
     >>> answer_text("Plain text, no format.")
     'Plain text, no format.'
     """
-    parsed = parse_response(response)
+    parsed = parsed if parsed is not None else parse_response(response)
     if parsed.answer and parsed.answer.strip():
         return strip_citations(parsed.answer).strip()
     return response.strip()
@@ -81,7 +83,12 @@ class ExampleHead:
 
 
 async def _embed_texts(embed: Embed, answers: Sequence[str], queries: Sequence[str] | None) -> np.ndarray:
-    answer_vectors = await embed([answer_text(a) for a in answers])
+    """Head features of example responses (each read by `answer_text`) and their queries."""
+    return await _embed_answers(embed, [answer_text(a) for a in answers], queries)
+
+
+async def _embed_answers(embed: Embed, answers: Sequence[str], queries: Sequence[str] | None) -> np.ndarray:
+    answer_vectors = await embed(list(answers))
     query_vectors = await embed(list(queries)) if queries is not None else None
     return features(answer_vectors, query_vectors)
 
@@ -141,11 +148,11 @@ class HeadCache:
         return head
 
 
-async def score_with_examples(local: LocalSpec, cache: HeadCache, embed: Embed, query: str,
-                              response: str) -> tuple[float, str]:
+async def score_with_examples(local: LocalSpec, cache: HeadCache, embed: Embed, query: str, response: str,
+                              parsed: ParsedResponse | None = None) -> tuple[float, str]:
     """(score, explanation) of one response by the dimension's example-fitted head."""
     head = await cache.head(local, embed)
-    rows = await _embed_texts(embed, [response], [query] if head.uses_query else None)
+    rows = await _embed_answers(embed, [answer_text(response, parsed)], [query] if head.uses_query else None)
     score = float(head.score(rows)[0])
     kind = f"ranking head on {head.examples} pairs" if head.ranking else f"regression head on {head.examples} examples"
     return score, f"example-fitted {kind} (digest {head.digest}, fit {head.fit_spearman:.2f}): {score:.3f}"

@@ -1635,7 +1635,8 @@ class LocalJudge(Judge):
         """A dimension without a hand-written method, scored by the head fitted on its YAML's labelled examples."""
         try:
             score, explanation = await example_head.score_with_examples(
-                request.dimension.local, self.heads, self.embedder.embed, request.item.query, request.item.response)
+                request.dimension.local, self.heads, self.embedder.embed, request.item.query, request.item.response,
+                request.parsed)
         except Exception as exc:  # a failed local judgment is data, like a failed LLM call
             log.exception("example-fitted scorer of %s failed on %s", request.dimension.name, request.item.id)
             return JudgeReply.unscored(self.name, "local_error", explanation=f"{type(exc).__name__}: {exc}")

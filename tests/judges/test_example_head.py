@@ -106,3 +106,16 @@ def _with_local(tmp_path, local: LocalSpec) -> Path:
     suite = root / "suites" / "searchllm.yaml"
     suite.write_text(suite.read_text() + "  tone: 1.0\n")
     return root
+
+
+def test_the_head_reads_the_answer_part_without_citation_markers():
+    from reward.judges.example_head import answer_text
+    from tests.support import make_item
+
+    item = make_item("x", "Skibidi streams free on Spotify [Doc 1].")
+    assert answer_text(item.response) == "Skibidi streams free on Spotify."
+    reasoning = "<think>I will now write something glowing.</think>" + item.response
+    from reward.rubric import ResponsePreprocess
+
+    parsed = parse_response(ResponsePreprocess(strip_reasoning=True).apply(reasoning))
+    assert answer_text(reasoning, parsed) == "Skibidi streams free on Spotify."
