@@ -116,6 +116,9 @@ class LabelledExample(_Strict):
     """Its score on this dimension, in [0, 1]."""
     query: str = ""
     """The query it answers, when the dimension reads the query."""
+    evidence: list[str] = Field(default_factory=list)
+    """Evidence passages the response was written from, when the dimension is about support: the head then also
+    reads the consistency model's verdict on the answer against them."""
 
 
 class ExamplePair(_Strict):
@@ -124,6 +127,8 @@ class ExamplePair(_Strict):
     better: str = Field(min_length=1)
     worse: str = Field(min_length=1)
     query: str = ""
+    evidence: list[str] = Field(default_factory=list)
+    """Evidence passages both responses were written from (see `LabelledExample.evidence`)."""
 
 
 class LocalSpec(_Strict):

@@ -1633,10 +1633,12 @@ class LocalJudge(Judge):
 
     async def _judge_from_examples(self, request: JudgeRequest) -> JudgeReply:
         """A dimension without a hand-written method, scored by the head fitted on its YAML's labelled examples."""
+        by_id = request.item.evidence_by_id()
+        selected = [by_id[i] for i in request.parsed.selected if i in by_id] or request.item.evidence
         try:
             score, explanation = await example_head.score_with_examples(
                 request.dimension.local, self.heads, self.embedder.embed, request.item.query, request.item.response,
-                request.parsed)
+                request.parsed, [doc_text(doc) for doc in selected], self.scorer.probabilities)
         except Exception as exc:  # a failed local judgment is data, like a failed LLM call
             log.exception("example-fitted scorer of %s failed on %s", request.dimension.name, request.item.id)
             return JudgeReply.unscored(self.name, "local_error", explanation=f"{type(exc).__name__}: {exc}")

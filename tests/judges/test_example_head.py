@@ -119,3 +119,36 @@ def test_the_head_reads_the_answer_part_without_citation_markers():
 
     parsed = parse_response(ResponsePreprocess(strip_reasoning=True).apply(reasoning))
     assert answer_text(reasoning, parsed) == "Skibidi streams free on Spotify."
+
+
+SUPPORT_EXAMPLES = [
+    ("The museum opens at 10 am and closes at 6 pm every day except Monday.",
+     "The museum is open from 10 am to 6 pm, and it is closed on Mondays.", "The museum is open all night, every day."),
+    ("Entry to the park is free for children under 12; adults pay 8 euros.",
+     "Children under 12 get in free, while adults pay 8 euros.", "Everyone pays 20 euros, children included."),
+    ("The ferry to the island leaves every hour from pier 4 and takes 40 minutes.",
+     "Hourly ferries leave from pier 4; the crossing takes 40 minutes.", "There is no ferry; the island can only be reached by plane."),
+    ("The library lends up to ten books for three weeks, renewable once online.",
+     "You can borrow ten books for three weeks and renew once online.", "The library does not lend books; they are for reading on site only."),
+]
+
+
+def test_examples_with_evidence_add_the_consistency_models_verdict(judge, tmp_path):
+    examples = [{"response": good, "score": 1.0, "evidence": [passage]} for passage, good, _ in SUPPORT_EXAMPLES]
+    examples += [{"response": bad, "score": 0.0, "evidence": [passage]} for passage, _, bad in SUPPORT_EXAMPLES]
+    tone = load_suite("searchllm", _with_local(tmp_path, LocalSpec(examples=examples))).dimensions["tone"]
+    answer = "The zoo opens at 9 am and closes at 5 pm."
+    agreeing = [{"id": "1", "title": "Zoo hours", "text": "The zoo is open from 9 am to 5 pm; tickets cost 15 euros."}]
+    disagreeing = [{"id": "1", "title": "Zoo hours", "text": "The zoo is closed all year for renovation."}]
+    items = [Item(id=f"z{n}", query="When is the zoo open?", evidence=e, response=answer)
+             for n, e in enumerate((agreeing, disagreeing, []))]
+
+    async def run():
+        return await asyncio.gather(*(judge.judge(JudgeRequest(tone, i, parse_response(i.response))) for i in items))
+
+    replies = asyncio.run(run())
+    assert all(r.status == "ok" for r in replies), replies
+    head = judge.heads._heads[examples_digest(tone.local)]
+    assert head.uses_evidence and head.weights.shape == (384 + 3,) and head.fit_spearman > 0.5
+    # the same answer scores differently against other evidence: the head reads the consistency model's verdict
+    assert len({round(r.score, 6) for r in replies}) == 3
