@@ -10,10 +10,11 @@ setup(
     package_dir={"reward.rubrics": "rubrics", "reward.configs": "configs"},
     package_data={
         # The trained consistency model: LoRA adapter, head, recipe, combination and checksums (verified at load).
-        "reward.judges": ["consistency_model/*.json", "consistency_model/*.safetensors", "consistency_model/SHA256SUMS"],
-        # The dashboard page's HTML and script.
-        "reward.dashboard": ["assets/*.html", "assets/*.js"],
+        "reward.judges": ["consistency_model/*.json", "consistency_model/*.safetensors", "consistency_model/SHA256SUMS",
+                          "question_relevance_model/*.json", "question_relevance_model/SHA256SUMS"],
         "reward.rubrics": ["*/*.yaml", "schemas/*.json"],
         "reward.configs": ["*/*.yaml", "*/*/*.yaml"],
+        # The dashboard page's HTML and script.
+        "reward.dashboard": ["assets/*.html", "assets/*.js"],
     },
 )

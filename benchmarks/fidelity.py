@@ -59,7 +59,7 @@ try:
 except ImportError:  # scoring another checkout that predates the harness: use this checkout's harness module
     import importlib.util
 
-    _spec = importlib.util.spec_from_file_location("reward_fidelity", ROOT / "reward" / "fidelity.py")
+    _spec = importlib.util.spec_from_file_location("reward_fidelity", ROOT / "reward" / "evaluation" / "fidelity.py")
     _module = importlib.util.module_from_spec(_spec)
     sys.modules["reward_fidelity"] = _module
     _spec.loader.exec_module(_module)
@@ -361,6 +361,7 @@ def markdown(runs: list[dict]) -> str:
         "slice in `data/fidelity_slice/` (licences in its NOTICE.md).",
         "",
     ]
+    lines += pairs_table()
     lines += ["## Data", "", "Fetch each file into `data/public/<repository>/<path>` (the harness checks the SHA-256 and, for a "
               "missing file, prints this command): `git clone https://github.com/<repository> /tmp/src && "
               "git -C /tmp/src show <commit>:<path> > data/public/<repository>/<path>`.", "",
@@ -411,6 +412,49 @@ def dump_run(run: dict) -> str:
         return head + "\n"
     lines = [f"  {json.dumps(k)}: {json.dumps(v, separators=(',', ':'))}" for k, v in cases.items()]
     return head[:-2] + ',\n  "cases": {\n' + ",\n".join("  " + line for line in lines) + "\n  }\n}\n"
+
+
+def pairs_table() -> list[str]:
+    """The same-evidence pairs' figures (`benchmarks/pairs.py`, results/pairs*.json), newest run first."""
+    runs = sorted((json.loads(p.read_text()) for p in (ROOT / "benchmarks" / "results").glob("pairs*.json")),
+                  key=lambda r: r["date"], reverse=True)
+    if not runs:
+        return []
+    shown = ("reward", "gate", "utility", "claim_hallucination", "response_length", "query_satisfaction",
+             "answer_useful", "lexical_baseline", "lexical_cited")
+    lines = ["## Same-evidence pairs: does the reward prefer the right answer? Newest run first", "",
+             "SQuAD questions (`benchmarks/pairs.py`, its docstring has the construction): `squad-wrong-answer` pairs a "
+             "terse right answer with a fluent sentence carrying a wrong name or number; `squad-cited-doc` pairs the "
+             "same answer citing the passage that holds it with it citing another passage. Pairwise AUC (a tie counts "
+             "0.5) with 95% bootstrap intervals, on the test articles (nothing was fitted or tuned on them). Issue 29's "
+             "bar: reward AUC >= 0.85. `lexical_cited`: the word-overlap baseline against the cited evidence only.", "",
+             "| run | command | set | pairs | " + " | ".join(shown) + " |", "|---|---|---|---|" + "---|" * len(shown)]
+    for run in runs:
+        for name, result in run["report"].items():
+            dims = result["dimensions"]
+            cells = [_cell(dims[d]["auc"]) if d in dims else "n/a" for d in shown]
+            pairs = dims["reward"].get("n", "n/a") if "reward" in dims else "n/a"
+            lines.append(f"| {run['label']} (`{run['code']}`, {run['split']} split, {run['date']}) | `{run['command']}` "
+                         f"| {name} | {pairs} | " + " | ".join(cells) + " |")
+    lines.append("")
+    exponents = ROOT / "benchmarks" / "results" / "gate_exponents.json"
+    if exponents.is_file():
+        run = json.loads(exponents.read_text())
+        sets = sorted({n for entry in run["settings"].values() for n in entry["pairs"]})
+        lines += ["### Gate exponents: the trade-off", "",
+                  f"`{run['command']}` (`{run['code']}`, {run['date']}): the suite option `gate_exponents` "
+                  "(default equal, as in the paper). Calibration: the share of the bundled calibration pairs "
+                  f"({run['calibration_pairs']}) whose preferred response gets the higher reward (a tie counts 0.5), "
+                  "all and by the layer of the labelled dimension; pairs: reward AUC on the test articles.", "",
+                  "| exponents | calibration, all | calibration, bottom-line pairs | calibration, behavioral pairs | "
+                  + " | ".join(sets) + " |", "|---|---|---|---|" + "---|" * len(sets)]
+        for setting, entry in run["settings"].items():
+            calibration = [_cell({"value": c["agreement"], "ci": c["ci"]}) if c else "n/a"
+                           for c in (entry["calibration"].get(g) for g in ("all", "bottom_line", "behavioral"))]
+            lines.append(f"| {setting} | " + " | ".join(calibration) + " | "
+                         + " | ".join(_cell({"value": entry["pairs"][n]["auc"], "ci": entry["pairs"][n]["ci"]}) for n in sets) + " |")
+        lines.append("")
+    return lines
 
 
 def write_markdown(target: Path) -> None:

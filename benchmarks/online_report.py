@@ -13,7 +13,10 @@
    users, bucketing, day spread and outcome model as the log; re-search taken as drawn rather than detected),
    because a report reads nothing else.
 
-Results: benchmarks/results/online_report.json.
+With `--skip-ingest`, steps 1 and 2 are skipped (no log is generated) and step 3 times the report on the
+aggregates built from the traffic model; `--reuse-aggregates` keeps a store built by an earlier run.
+
+Results: benchmarks/results/online_report.json (`--out` to write elsewhere).
 """
 
 from __future__ import annotations
@@ -103,6 +106,9 @@ def main() -> None:
     parser.add_argument("--folder", default=str(ROOT / "var/online-bench"))
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", default=str(ROOT / "benchmarks/results/online_report.json"))
+    parser.add_argument("--skip-ingest", action="store_true", help="no log, no ingest: time the report only")
+    parser.add_argument("--reuse-aggregates", action="store_true", help="keep an aggregates store of an earlier run")
+    parser.add_argument("--no-cumulative", action="store_true", help="time the report without the lift by day")
     args = parser.parse_args()
     folder = Path(args.folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -112,50 +118,53 @@ def main() -> None:
     result: dict = {"sessions": args.sessions, "users": t.users, "days": t.days,
                     "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared)",
                     "command": "nice -n 10 .venv/bin/python benchmarks/online_report.py " + " ".join(sys.argv[1:])}
-    if not log_path.exists():
-        started = time.perf_counter()
-        generate(benchmark_catalogue(), t, log_path)
-        result["generate_s"] = round(time.perf_counter() - started, 1)
-    result["log_bytes"] = log_path.stat().st_size
+    if not args.skip_ingest:
+        if not log_path.exists():
+            started = time.perf_counter()
+            generate(benchmark_catalogue(), t, log_path)
+            result["generate_s"] = round(time.perf_counter() - started, 1)
+        result["log_bytes"] = log_path.stat().st_size
 
-    # 2. ingest (the real path): the first N rows, then the next N rows into the same store (query texts now cached)
-    ingest_store = folder / (f"online-{tag}.sqlite" if not args.ingest_rows else f"ingest-{args.ingest_rows}.sqlite")
-    ingest_store.unlink(missing_ok=True)
-    parts = [log_path]
-    if args.ingest_rows:
-        parts = [folder / f"interactions-{tag}-part{k}.jsonl" for k in (1, 2)]
-        with log_path.open() as source:
+        # 2. ingest (the real path): the first N rows, then the next N rows into the same store (query texts now cached)
+        ingest_store = folder / (f"online-{tag}.sqlite" if not args.ingest_rows else f"ingest-{args.ingest_rows}.sqlite")
+        ingest_store.unlink(missing_ok=True)
+        parts = [log_path]
+        if args.ingest_rows:
+            parts = [folder / f"interactions-{tag}-part{k}.jsonl" for k in (1, 2)]
+            with log_path.open() as source:
+                for part in parts:
+                    with part.open("w") as out:
+                        out.writelines(itertools.islice(source, args.ingest_rows))
+        result["ingest"] = []
+        with OnlineStore(ingest_store) as store:
+            similarity = store.similarity()
             for part in parts:
-                with part.open("w") as out:
-                    out.writelines(itertools.islice(source, args.ingest_rows))
-    result["ingest"] = []
-    with OnlineStore(ingest_store) as store:
-        similarity = store.similarity()
-        for part in parts:
-            cpu, started = time.process_time(), time.perf_counter()
-            encoded_before = similarity.encoded
-            summary = store.ingest([part], similarity=similarity)
-            entry = {**summary.model_dump(exclude={"errors", "embedded_texts"}),
-                     "embedded_texts": similarity.encoded - encoded_before,
-                     "cpu_s": round(time.process_time() - cpu, 1), "wall_s": round(time.perf_counter() - started, 1),
-                     "load_average": [round(x, 1) for x in os.getloadavg()]}
-            entry["cpu_us_per_row"] = round(1e6 * entry["cpu_s"] / max(summary.rows, 1), 1)
-            result["ingest"].append(entry)
+                cpu, started = time.process_time(), time.perf_counter()
+                encoded_before = similarity.encoded
+                summary = store.ingest([part], similarity=similarity)
+                entry = {**summary.model_dump(exclude={"errors", "embedded_texts"}),
+                         "embedded_texts": similarity.encoded - encoded_before,
+                         "cpu_s": round(time.process_time() - cpu, 1), "wall_s": round(time.perf_counter() - started, 1),
+                         "load_average": [round(x, 1) for x in os.getloadavg()]}
+                entry["cpu_us_per_row"] = round(1e6 * entry["cpu_s"] / max(summary.rows, 1), 1)
+                result["ingest"].append(entry)
 
     # 3. report on 10M sessions
-    if args.ingest_rows:
+    if args.ingest_rows or args.skip_ingest:
         report_store = folder / f"aggregates-{tag}.sqlite"
-        report_store.unlink(missing_ok=True)
-        started = time.perf_counter()
-        result["aggregates"] = build_aggregates(report_store, t)
-        result["aggregates"]["build_s"] = round(time.perf_counter() - started, 1)
+        if not (args.reuse_aggregates and report_store.exists()):
+            report_store.unlink(missing_ok=True)
+            started = time.perf_counter()
+            result["aggregates"] = build_aggregates(report_store, t)
+            result["aggregates"]["build_s"] = round(time.perf_counter() - started, 1)
     else:
         report_store = ingest_store
     result["store_bytes"] = report_store.stat().st_size
     sqlite3.connect(report_store).execute("PRAGMA optimize").close()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "reward.cli", "online", "report", "--store", str(report_store),
-               "--experiment", "reward-v2", "--experiments", str(EXPERIMENTS), "--json", str(folder / "report.json")]
+               "--experiment", "reward-v2", "--experiments", str(EXPERIMENTS), "--json", str(folder / "report.json"),
+               *(["--no-cumulative"] if args.no_cumulative else [])]
     times, cpu_times, loads = [], [], []
     for _ in range(args.repeats):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -169,6 +178,7 @@ def main() -> None:
                   report_median_wall_s=sorted(times)[len(times) // 2])
     report = json.loads((folder / "report.json").read_text())
     result["report"] = {k: report[k] for k in ("days", "arms", "lifts", "srm")}
+    result["report"]["cumulative_points"] = len(report.get("cumulative", []))
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps({k: v for k, v in result.items() if k != "report"}, indent=2))
 

@@ -10,7 +10,8 @@ Without `server_url` the script starts the reward app itself on a local Ray (`se
 score log included) and stops it at the end. Rewards come from `policy.trl_reward.ServerReward` (one request per
 prompt group, step and run sent). Per step it records the time split (rollout = generation, reward = the server,
 update = the rest: log-prob passes, backward, optimizer) in TRL's metrics as `time/<part>_s`; at the end it writes
-`log_history.json` (TRL's per-step metrics, reward dimensions included) and `timings.jsonl` to `output_dir`.
+`log_history.json` (TRL's per-step metrics, reward dimensions included), `timings.jsonl` and the trained policy
+(`policy/`: the LoRA adapters with `lora_rank`, else the whole model) to `output_dir`.
 Everything a run writes is under `output_dir` (nothing in the current directory). Environment: `REWARD_SERVER_TOKEN`
 (sent to the server), `REWARD_ONNX_CACHE` (the local judges' ONNX exports; default `<output_dir>/onnx` for the
 server this script starts), and Ray's own (`RAY_worker_niceness=0` keeps the server's priority).
@@ -369,6 +370,8 @@ def train(config: TrainConfig, server_url: str | None = None) -> dict:
     try:
         trainer, reward = build_trainer(config, url, output_dir)
         trainer.train()
+        # The trained policy (LoRA adapters only, with `lora_rank`), whatever TRL's own checkpointing does.
+        trainer.save_model(str(output_dir / "policy"))
     finally:
         if trainer is not None:  # also after an interrupt: the steps done so far stay readable
             (output_dir / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1),
@@ -378,7 +381,7 @@ def train(config: TrainConfig, server_url: str | None = None) -> dict:
 
             stop_server()
     return {"steps": trainer.state.global_step, "requests": reward.requests, "server_url": url,
-            "output_dir": str(output_dir),
+            "output_dir": str(output_dir), "policy": str(output_dir / "policy"),
             "score_log": None if server_url or config.server_url else str(run_path(config, config.serve.score_log))}
 
 

@@ -158,7 +158,11 @@ def wrap_init_reward_loop_workers(original: Callable) -> Callable:
 
 
 SUPPORTED_VERL = "0.9.1"
-"""The verl release whose private methods `install()` wraps (verl offers no public per-step metrics hook)."""
+"""The verl release whose private methods `install()` wraps. verl 0.9.1 offers no public per-step metrics hook:
+the trainer V1 lifecycle hooks (`on_step_end`, `on_sample_end`, ...) receive neither the step's batch nor its
+metrics, and the public trainer registry (`register_trainer`, selected by `trainer.v1.trainer_mode`) cannot carry a
+subclass without a new mode name, while verl reads that name itself (`== "sync"` picks the replay buffer and the
+refill policy, `trainer.v1.<mode>` its settings), so a renamed mode would change the run."""
 
 
 def check_verl_version(version: str | None = None) -> None:

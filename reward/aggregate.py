@@ -7,6 +7,11 @@ The delta-smoothed geometric mean is a soft AND over the bottom line: one failed
 reward whatever the behavioral scores, while d log B / d s_i = 1 / (m (s_i + delta)) stays bounded by
 1 / (m delta). Linear is the weighted mean of all dimensions; sum is their plain sum (the paper's GRPO-Linear
 (Sum)), both kept as ablations.
+
+Gate exponents (a suite option, default all 1 as in the paper) make B a weighted geometric mean,
+B = exp(sum_i a_i log((s_i + delta) / (1 + delta)) / sum_i a_i): with nine bottom-line dimensions, one at 0.3 moves
+the equal-weight gate only to 0.3^(1/9) ~ 0.87 of its value; an exponent of 3 on that dimension moves it to
+0.3^(3/11) ~ 0.72. The trade-off is measured in `benchmarks/FIDELITY.md` (pairs) and `benchmarks/CALIBRATION.md`.
 """
 
 from __future__ import annotations
@@ -26,20 +31,26 @@ class Aggregate:
     utility: float | None = None
 
 
-def gate(scores: Sequence[float], delta: float) -> float:
-    """Delta-smoothed geometric mean of bottom-line scores; 1.0 when there are none.
+def gate(scores: Sequence[float], delta: float, exponents: Sequence[float] | None = None) -> float:
+    """Delta-smoothed geometric mean of bottom-line scores, weighted by `exponents` (default: all 1); 1.0 when there
+    are none.
 
     >>> round(gate([1.0, 1.0], 0.01), 6)
     1.0
     >>> round(gate([0.0, 1.0], 0.01), 4)  # one failed constraint: sqrt(0.01 / 1.01)
     0.0995
+    >>> round(gate([0.0, 1.0], 0.01, [3.0, 1.0]), 4)  # the failed one weighs 3: (0.01 / 1.01) ** 0.75
+    0.0314
     """
     if delta <= 0:
         raise ValueError("delta must be > 0")
     if not scores:
         return 1.0
-    total = sum(math.log((s + delta) / (1.0 + delta)) for s in scores)
-    return math.exp(total / len(scores))
+    exponents = [1.0] * len(scores) if exponents is None else list(exponents)
+    if len(exponents) != len(scores) or any(a <= 0 or math.isnan(a) for a in exponents):
+        raise ValueError("gate exponents must be > 0, one per bottom-line score")
+    total = sum(a * math.log((s + delta) / (1.0 + delta)) for s, a in zip(scores, exponents, strict=True))
+    return math.exp(total / sum(exponents))
 
 
 def weighted_mean(scores: Mapping[str, float], weights: Mapping[str, float]) -> float:
@@ -60,8 +71,10 @@ def aggregate(
     behavioral: Mapping[str, float],
     weights: Mapping[str, float],
     delta: float = 0.01,
+    exponents: Mapping[str, float] | None = None,
 ) -> Aggregate:
-    """Combine scored dimensions (unscored ones already left out) into the reward.
+    """Combine scored dimensions (unscored ones already left out) into the reward; `exponents` (gated only): gate
+    exponent per bottom-line dimension, 1 for any not named.
 
     >>> a = aggregate("gated", {"format": 1.0}, {"useful": 0.5}, {"format": 1.0, "useful": 1.0})
     >>> (round(a.reward, 6), round(a.gate, 6), a.utility)
@@ -71,7 +84,8 @@ def aggregate(
         if not (0.0 <= score <= 1.0) or math.isnan(score):
             raise ValueError(f"score of {name!r} must lie in [0, 1], got {score}")
     if method == "gated":
-        b = gate(list(bottom_line.values()), delta)
+        exponents = exponents or {}
+        b = gate(list(bottom_line.values()), delta, [exponents.get(name, 1.0) for name in bottom_line])
         positive = {name: s for name, s in behavioral.items() if weights[name] > 0}
         u = weighted_mean(positive, weights) if positive else 1.0
         return Aggregate(reward=b * u, gate=b, utility=u)

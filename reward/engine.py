@@ -285,7 +285,7 @@ class Engine:
             # of this and its group's mean), so masking never pays more than a low score.
             failed = aggregate(suite.suite.aggregation, {**bottom_line, **dict.fromkeys(missing, 0.0)},
                                {**behavioral, **dict.fromkeys(failed_behavioral, 0.0)}, suite.suite.dimensions,
-                               suite.suite.delta) if (bottom_line or missing or behavioral or failed_behavioral) else None
+                               suite.suite.delta, suite.suite.gate_exponents) if (bottom_line or missing or behavioral or failed_behavioral) else None
             return ItemResult(id=item.id, reward=failed.reward if failed else 0.0, valid=False, reason=reason,
                               dimensions=vector, excluded=excluded)
 
@@ -306,7 +306,8 @@ class Engine:
             return ItemResult(
                 id=item.id, reward=0.0, valid=False, reason="no behavioral dimension scored", dimensions=vector, excluded=excluded
             )
-        combined = aggregate(suite.suite.aggregation, bottom_line, behavioral, suite.suite.dimensions, suite.suite.delta)
+        combined = aggregate(suite.suite.aggregation, bottom_line, behavioral, suite.suite.dimensions, suite.suite.delta,
+                             suite.suite.gate_exponents)
         return ItemResult(
             id=item.id, reward=combined.reward, gate=combined.gate, utility=combined.utility, valid=True,
             dimensions=vector, excluded=excluded,

@@ -221,6 +221,10 @@ class Suite(_Strict):
     """`gated`: R = B x U; `linear`: weighted mean of all dimensions; `sum`: plain sum (ablations)."""
     delta: float = Field(default=0.01, gt=0.0, le=1.0)
     """Smoothing of the bottom-line geometric mean."""
+    gate_exponents: dict[str, float] = Field(default_factory=dict)
+    """Bottom-line dimension name -> its exponent in the gate (gated aggregation only; 1 for any not named, so the
+    default is the paper's unweighted geometric mean). B is then a weighted geometric mean: a dimension with exponent
+    3 counts as three. Each must be > 0: an exponent cannot switch a hard constraint off."""
     dimensions: dict[str, Annotated[float, Field(ge=0.0)]] = Field(min_length=1)
     """Dimension name -> weight (>= 0). Gated aggregation uses the weights of behavioral dimensions only."""
     behavioral_tolerance: int = Field(default=0, ge=0)
@@ -485,6 +489,16 @@ def load_suite(name_or_path: str | Path, root: Path = DEFAULT_RUBRIC_DIR) -> Loa
         behavioral = [n for n, d in dimensions.items() if d.layer == "behavioral"]
         if not behavioral or sum(suite.dimensions[n] for n in behavioral) <= 0:
             problems.append(f"{_display(path)}: key 'dimensions': gated aggregation needs behavioral weight > 0")
+    for name, exponent in suite.gate_exponents.items():
+        where = f"{_display(path)}: key 'gate_exponents.{name}'"
+        if name not in dimensions:
+            problems.append(f"{where}: not a dimension of this suite{did_you_mean(name, sorted(dimensions))}")
+        elif dimensions[name].layer != "bottom_line":
+            problems.append(f"{where}: {name} is behavioral; only bottom-line dimensions have a gate exponent")
+        elif not exponent > 0 or exponent != exponent or exponent == float("inf"):
+            problems.append(f"{where}: exponent must be a finite number > 0, got {exponent}")
+        elif suite.aggregation != "gated":
+            problems.append(f"{where}: gate exponents need gated aggregation (this suite is {suite.aggregation})")
     if not problems and suite.aggregation == "linear" and sum(suite.dimensions.values()) <= 0:
         problems.append(f"{_display(path)}: key 'dimensions': linear aggregation needs a positive total weight")
     if problems:
@@ -517,7 +531,7 @@ def suite_warnings(path: Path, loaded: LoadedSuite) -> list[str]:
         for name, weight in loaded.suite.dimensions.items():
             if loaded.dimensions[name].layer == "bottom_line" and weight != 1.0:
                 warnings.append(f"{_display(path)}: key 'dimensions.{name}': weight {weight:g} has no effect: gated "
-                                "aggregation ignores bottom-line weights (the gate is an unweighted geometric mean)")
+                                "aggregation ignores bottom-line weights (the gate weighs them by `gate_exponents` only)")
     own = _parse(path.resolve(), []) or {}
     if own.get("include"):
         listed = own.get("dimensions") if isinstance(own.get("dimensions"), dict) else {}

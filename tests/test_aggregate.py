@@ -84,3 +84,36 @@ def test_invalid_items_get_their_group_mean_and_whole_invalid_groups_share_one_v
     rewards = [0.2, None, 0.6, None, None, 0.9]
     groups = ["g", "g", "g", "h", "h", None]
     assert fill_invalid_rewards(rewards, groups) == pytest.approx([0.2, 0.4, 0.6, 0.0, 0.0, 0.9])
+
+
+@settings(deadline=None)
+@given(st.lists(unit, min_size=1, max_size=12), deltas)
+def test_equal_gate_exponents_are_the_papers_unweighted_gate(scores, delta):
+    assert gate(scores, delta, [2.5] * len(scores)) == pytest.approx(gate(scores, delta), rel=1e-9)
+
+
+@settings(deadline=None)
+@given(st.lists(unit, min_size=2, max_size=9), st.floats(min_value=0.0, max_value=0.9), deltas)
+def test_a_larger_exponent_makes_its_dimensions_failure_cost_more(others, low, delta):
+    scores = [low] + [max(o, low) for o in others]
+    assert gate(scores, delta, [3.0] + [1.0] * len(others)) <= gate(scores, delta) + 1e-12
+
+
+def test_one_low_dimension_of_nine_moves_the_gate_further_under_exponent_three():
+    scores = [0.3] + [1.0] * 8
+    assert gate(scores, 1e-9) == pytest.approx(0.3 ** (1 / 9))
+    assert gate(scores, 1e-9, [3.0] + [1.0] * 8) == pytest.approx(0.3 ** (3 / 11))
+
+
+@pytest.mark.parametrize("exponents", [[0.0, 1.0], [-1.0, 1.0], [float("nan"), 1.0], [1.0]])
+def test_gate_exponents_must_be_positive_and_one_per_score(exponents):
+    with pytest.raises(ValueError, match="gate exponents must be > 0"):
+        gate([0.5, 1.0], 0.01, exponents)
+
+
+def test_aggregate_applies_exponents_by_name_and_one_to_the_rest():
+    plain = aggregate("gated", {"a": 0.2, "b": 1.0}, {"u": 1.0}, {"a": 1.0, "b": 1.0, "u": 1.0})
+    weighted = aggregate("gated", {"a": 0.2, "b": 1.0}, {"u": 1.0}, {"a": 1.0, "b": 1.0, "u": 1.0},
+                         exponents={"a": 3.0})
+    assert weighted.gate == pytest.approx(gate([0.2, 1.0], 0.01, [3.0, 1.0]))
+    assert weighted.reward < plain.reward

@@ -1,7 +1,7 @@
 """Deployment files hold on a real cluster: Serve configs build valid ServerArgs, judge GPUs are never offered to
 Ray (so verl's GPU pools land on trainer nodes only), judge endpoints follow the deployment, every replica has the
-secrets, the KubeRay manifests validate against the KubeRay CRD schemas, and the SLURM script passes bash -n and
-shellcheck. The SLURM script runs for real against stub `srun` / `scontrol` / `ray` / `vllm` commands that record
+secrets, every recipe offers and asks for the resources of cluster/resources.yaml, the KubeRay manifests validate
+against the KubeRay CRD schemas, and the SLURM script passes bash -n and shellcheck. The SLURM script runs for real against stub `srun` / `scontrol` / `ray` / `vllm` commands that record
 what each node would run."""
 
 from __future__ import annotations
@@ -189,6 +189,37 @@ def test_slurm_judge_nodes_offer_no_gpus_and_trainer_nodes_do(slurm_run):
     assert vllm_nodes == judges
     train = [c["argv"] for c in calls if any("policy.train" in a for a in c["argv"])]
     assert len(train) == 1 and node_of(train[0]) in trainers and "trainer.nnodes=2" in train[0][-1]
+
+
+def test_slurm_kuberay_and_serve_configs_offer_and_ask_for_the_resources_of_cluster_resources_yaml(slurm_run):
+    """cluster/resources.yaml is the one place node roles are defined; every recipe must follow it."""
+    spec = yaml.safe_load((ROOT / "cluster" / "resources.yaml").read_text(encoding="utf-8"))
+    roles = {name: (role["num_gpus"], role["resources"]) for name, role in spec["roles"].items()}
+    # The replicas' resource is offered by the reward role alone, which offers Ray no GPUs.
+    assert [n for n, (_, offered) in roles.items() if spec["replica_resources"].keys() <= offered.keys()] == ["reward"]
+    assert roles["reward"][0] == 0 and roles["trainer"][0] > 0
+
+    nodes = [f"gpu{i}" for i in range(5)]
+    done, calls = slurm_run(nodes, REWARD_SERVER_TOKEN="s3cret")
+    assert done.returncode == 0, done.stderr
+    starts = {node_of(c["argv"]): c["argv"] for c in calls if "ray" in c["argv"] and "start" in c["argv"]}
+
+    def offered(argv: list[str]) -> tuple[int, dict]:
+        flags = dict(a[2:].split("=", 1) for a in argv if a.startswith("--") and "=" in a)
+        return int(flags["num-gpus"]), json.loads(flags.get("resources", "{}"))
+
+    # SLURM: the head is judge node 0, so it takes the reward role like the other judge nodes.
+    assert {node: offered(starts[node]) for node in nodes} == {
+        **{node: roles["reward"] for node in nodes[:3]}, **{node: roles["trainer"] for node in nodes[3:]}}
+
+    kuberay = {name: (int(group["rayStartParams"]["num-gpus"]), custom_resources(group)) for name, group in ray_groups()}
+    assert kuberay == {"reward app head": roles["head"], "reward app reward": roles["reward"],
+                       "trainer head": roles["head"], "trainer trainer": roles["trainer"]}
+
+    for path, config in serve_configs():
+        args = ServerArgs.model_validate(config["applications"][0]["args"])
+        if path.name != "local.yaml":  # one machine: no custom resources
+            assert args.replica_resources == spec["replica_resources"], path
 
 
 # --- 2. endpoints from the deployment ----------------------------------------------------------------------------

@@ -4,7 +4,8 @@ import pytest
 
 from reward.aggregate import gate
 from reward.engine import Engine
-from reward.judges import JudgeTransportError, ScriptedJudge, by_dimension, tag_reply
+from reward.judges.base import JudgeTransportError
+from reward.judges.mock import ScriptedJudge, by_dimension, tag_reply
 from reward.judges.base import Judge, JudgeReply
 from reward.rubric import load_suite
 from tests.support import EVIDENCE, FIXTURE_RUBRICS, make_item
@@ -321,3 +322,18 @@ def test_strip_reasoning_hides_nothing_else_from_the_format_check():
         "<think>a</think> Sure!\n" + good,                          # text after the block
     ]
     assert _format_scores("searchllm-reasoning", tricks) == [0.0] * len(tricks)
+
+
+def test_the_gate_weighs_bottom_line_dimensions_by_the_suites_exponents(tmp_path):
+    import shutil
+
+    copy = tmp_path / "rubrics"
+    shutil.copytree(FIXTURE_RUBRICS, copy)
+    script = by_dimension({"grounded": tag_reply("0", quote=QUOTE), "useful": tag_reply("1")})
+    [plain] = Engine(load_suite("mini", copy), ScriptedJudge(script)).score_sync([make_item("a", GOOD)])
+    mini = copy / "suites" / "mini.yaml"
+    mini.write_text(mini.read_text() + "gate_exponents: {grounded: 4.0}\n")
+    [weighted] = Engine(load_suite("mini", copy), ScriptedJudge(script)).score_sync([make_item("a", GOOD)])
+    scores = [weighted.dimensions["grounded"].score, weighted.dimensions["format"].score]
+    assert scores == [plain.dimensions["grounded"].score, plain.dimensions["format"].score] and scores[0] < scores[1]
+    assert weighted.gate == pytest.approx(gate(scores, 0.01, [4.0, 1.0])) and weighted.gate < plain.gate

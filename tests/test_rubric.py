@@ -247,3 +247,19 @@ def test_local_spec_is_validated_and_a_changed_criterion_is_flagged(tmp_path):
     assert any("give either 'method'" in e for e in lint(copy))
     path.write_text(text + "local:\n  examples:\n    - {response: a, score: 1.0}\n    - {response: b, score: 1.0}\n")
     assert any("at least 4 responses with at least 2 distinct scores" in e for e in lint(copy))
+
+
+def test_gate_exponents_load_and_are_checked_against_the_suite(tmp_path):
+    copy = copy_rubrics(tmp_path)
+    mini = copy / "suites" / "mini.yaml"
+    source = mini.read_text()
+    mini.write_text(source + "gate_exponents: {grounded: 3.0}\n")
+    assert load_suite("mini", copy).suite.gate_exponents == {"grounded": 3.0}
+    mini.write_text(source + "gate_exponents: {grounded: 0, useful: 2.0, groundd: 1.0}\n")
+    with pytest.raises(RubricError) as info:
+        load_suite("mini", copy)
+    problems = "\n".join(info.value.problems)
+    assert "key 'gate_exponents.grounded': exponent must be a finite number > 0, got 0" in problems
+    assert "key 'gate_exponents.useful': useful is behavioral; only bottom-line dimensions have a gate exponent" in problems
+    assert "key 'gate_exponents.groundd': not a dimension of this suite (did you mean 'grounded'?)" in problems
+

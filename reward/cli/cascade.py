@@ -19,7 +19,7 @@ def cascade_fit_command(args: argparse.Namespace) -> int:
     import yaml
     from rich.table import Table
 
-    from reward.judges.cascade import cheap_observations, fit_thresholds, threshold_config
+    from reward.evaluation.cascade_fit import cheap_observations, fit_thresholds, threshold_config
     from reward.judges.factory import make_judge
 
     if (args.run or args.limit) and not args.log:
@@ -71,7 +71,7 @@ def _logged_llm_labels(args: argparse.Namespace):
     """(suite, [(item, dimension, label)], what they are) from a logged LLM-judge run, or None after an error."""
     from collections import deque
 
-    from reward.judges.cascade import logged_labels
+    from reward.evaluation.cascade_fit import logged_labels
     from reward.scorelog import read_log, segments
 
     folder = Path(args.log)

@@ -71,7 +71,7 @@ def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
     score.add_argument("--suite", default="searchllm", help="suite name or path (default: searchllm)")
     score.add_argument("--input", required=True, help="JSONL of items, one per line ('-' for stdin)")
     score.add_argument("--output", default="-", help="JSONL of results, one per input line (default: stdout)")
-    score.add_argument("--judge", default="local", help="judge backend: local, mock, or a configs/judges/*.yaml file")
+    score.add_argument("--judge", default="local", help="judge backend: local, mock, mock-hash (test judges), or a configs/judges/*.yaml file")
     score.add_argument("--rubrics", default=str(DEFAULT_RUBRIC_DIR), help="rubric folder")
     score.add_argument("--batch-size", type=int, default=256, help="items per engine batch (keep GRPO groups whole)")
     score.add_argument("--concurrency", type=int, default=256, help="judge calls in flight")

@@ -6,19 +6,24 @@ from reward.judges.base import Judge
 from reward.shipped import resolve_config
 
 
+MOCK_SCRIPTS = {"mock": "best_label_script", "mock-hash": "response_hash_script"}
+"""Scripted judges by spec name -> their script in `reward.judges.mock`."""
+
+
 def make_judge(spec: str) -> Judge:
-    """`mock` (scripted best labels; `mock:0.05` answers each call after 0.05 s, for load tests), `local`
+    """`mock` (scripted best labels; `mock:0.05` answers each call after 0.05 s, for load tests), `mock-hash` (a
+    label that follows a hash of the response: rewards that differ between rollouts, for training tests), `local`
     (embedded CPU tier), a path to a judge endpoint config, or a cascade config (a YAML with a `cascade:` block: the
     cheap tier decides what it is sure of, the LLM judge the rest)."""
-    if spec == "mock" or spec.startswith("mock:"):
-        from reward.judges.mock import ScriptedJudge
+    name, _, latency = spec.partition(":")
+    if name in MOCK_SCRIPTS:
+        from reward.judges import mock
 
-        latency = spec.partition(":")[2]
         try:
             latency_s = float(latency) if latency else 0.0
         except ValueError:
-            raise ValueError(f"judge {spec!r}: expected 'mock:<seconds per call>', e.g. 'mock:0.05'") from None
-        return ScriptedJudge(latency_s=latency_s)
+            raise ValueError(f"judge {spec!r}: expected '{name}:<seconds per call>', e.g. '{name}:0.05'") from None
+        return mock.ScriptedJudge(getattr(mock, MOCK_SCRIPTS[name]), latency_s=latency_s)
     if spec == "local":
         from reward.judges.local import LocalJudge
 
@@ -35,4 +40,4 @@ def make_judge(spec: str) -> Judge:
         from reward.judges.openai_judge import OpenAIJudge
 
         return OpenAIJudge.from_config(path)
-    raise ValueError(f"unknown judge {spec!r}: expected 'local', 'mock' or a configs/judges/*.yaml file")
+    raise ValueError(f"unknown judge {spec!r}: expected 'local', 'mock', 'mock-hash' or a configs/judges/*.yaml file")

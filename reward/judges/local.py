@@ -1208,20 +1208,158 @@ def _coverage(names: set[str], text: str) -> float:
     return sum(1 for n in names if n in lowered) / len(names)
 
 
+_EXPECTS_NUMBER = re.compile(r"\b(?:how\s+(?:many|much|long|old|far|big|large|tall|often|high|deep|wide)|what\s+"
+                             r"(?:year|number|percentage|percent|age)|in\s+which\s+year)\b", re.IGNORECASE)
+_EXPECTS_TIME = re.compile(r"\b(?:when|what\s+(?:date|time|day|month|century|decade))\b", re.IGNORECASE)
+_EXPECTS_NAME = re.compile(r"\b(?:who|whom|whose|where)\b", re.IGNORECASE)
+
+
+def _missing_answer_type(query: str, part: str) -> str | None:
+    """What the question asks for that the part's new words hold none of: a number for "how many" / "what year", a
+    number or a date's name for "when", a name for "who" / "where"; None when the part has one (or the question asks
+    for none of these)."""
+    names = {t for t in salient_terms(part) if not t.isdigit()} - salient_terms(query)
+    has_number = bool(numbers(part) - numbers(query))
+    if _EXPECTS_NUMBER.search(query):
+        return None if has_number else "a number"
+    if _EXPECTS_TIME.search(query):
+        return None if has_number or names else "a number or date"
+    if _EXPECTS_NAME.search(query):
+        return None if names or has_number else "a name"
+    return None
+
+
+_ALTERNATIVES = re.compile(r"([^,:;?]+?)\s+or\s+([^,:;?]+?)\s*\?*\s*$", re.IGNORECASE)
+
+
+def chosen_alternative(question: str, text: str) -> set[str]:
+    """For a choice question ("..., A or B?"), the stems of the alternative the text names and the other does not
+    (the answer to a choice question is in the question); empty when it names both, neither, or there is no choice.
+
+    >>> sorted(chosen_alternative("Which was started first, Arthur's Magazine or First for Women?", "Arthur's Magazine."))
+    ['arthu', 'magaz']
+    >>> chosen_alternative("Which was started first, Arthur's Magazine or First for Women?", "Arthur's or Women's.")
+    set()
+    """
+    match = _ALTERNATIVES.search(question.strip())
+    if not match:
+        return set()
+    left, right = stems(match.group(1)), stems(match.group(2))
+    own = stems(text)
+    picked_left, picked_right = own & (left - right), own & (right - left)
+    return set(picked_left) if picked_left and not picked_right else set(picked_right) if picked_right and not picked_left else set()
+
+
+def _plain(sentence: str) -> str:
+    """The sentence without citations and emphasis markers: "**Getting there:**" opens it, it names no "Getting"."""
+    return re.sub(r"\s+", " ", _MARKUP.sub("", strip_citations(sentence))).strip()
+
+
+@functools.lru_cache(maxsize=4096)
+def _evidence_sentences(text: str) -> tuple[str, ...]:
+    return tuple(split_sentences(text)) or (text,)
+
+
+@dataclass
+class AnswerCheck:
+    """One answer part checked against the question and the evidence it cites."""
+
+    text: str
+    """The part without citation markers."""
+    answers: float
+    """How far it states what the question asks for, found in the evidence it cites (0-1)."""
+    reason: str
+
+
+async def _answer_checks(ctx: Context) -> list[AnswerCheck]:
+    """Per answer sentence (a terse one-word answer included): does it state something the question asks for, and
+    does the evidence it cites contain it? Its words that are not the question's must be found in a cited evidence
+    sentence that answers the question (the relevance head, `reward.judges.question_relevance`): the score is that
+    sentence's relevance times the share of the part's new words in it (up to three needed). A part that names a
+    name or number none of its cited evidence holds, cites nothing, only restates the query, is a keyword list,
+    header or quote, or lacks the kind of answer the question asks for (a number for "how many") scores 0; one
+    copied from the evidence counts half (`COPY_CREDIT`). Query words stuffed into a part add nothing: they are not
+    new, except the one alternative a choice question's answer picks (`chosen_alternative`)."""
+    from reward.judges.question_relevance import shipped_relevance
+
+    relevance = shipped_relevance()
+    question = ctx.need
+    asked_stems = stems(question)
+    asked_names = salient_terms(question)
+    docs_by_id = ctx.item.evidence_by_id()
+    evidence = tuple((d.id, d.title, d.text) for d in ctx.item.evidence)
+    parts = []
+    for sentence in split_sentences(ctx.parsed.answer or ""):
+        body = re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip()
+        text = _plain(body)
+        if not text or sentence.lstrip().startswith(">") or _HEADER_LINE.search(sentence):
+            continue
+        parts.append((body, text))
+    checks: list[AnswerCheck] = []
+    pending: list[tuple[int, list[str], set[str], float]] = []
+    for body, text in parts:
+        cited = [docs_by_id[i] for c in parse_citations(body) for i in c.ids if i in docs_by_id]
+        chosen = chosen_alternative(question, text)
+        new = (set(stems(text)) - asked_stems) | (numbers(text) - numbers(question)) | chosen
+        if keyword_list_share(text) == 1.0 or (restates_query(text, question) and not chosen) or not new:
+            checks.append(AnswerCheck(text, 0.0, "states nothing the question does not"))
+            continue
+        if not cited:
+            checks.append(AnswerCheck(text, 0.0, "cites no evidence"))
+            continue
+        haystack = " ".join(doc_text(d) for d in cited).lower()
+        novel = sorted(t for t in salient_terms(text) - asked_names if t not in haystack)
+        if novel:
+            checks.append(AnswerCheck(text, 0.0, f"names {', '.join(novel[:3])}, which its cited evidence does not"))
+            continue
+        missing = _missing_answer_type(question, text)
+        if missing:
+            checks.append(AnswerCheck(text, 0.0, f"the question asks for {missing}; the sentence gives none"))
+            continue
+        weight = COPY_CREDIT if copies_evidence(_LEAD.sub("", text).strip() or text, cited) else 1.0
+        sentences = list(dict.fromkeys(s for d in cited for s in (d.title, *_evidence_sentences(d.text)) if s))
+        checks.append(AnswerCheck(text, 0.0, ""))
+        pending.append((len(checks) - 1, sentences, new, weight))
+    if pending:
+        every = list(dict.fromkeys(s for _, sentences, _, _ in pending for s in sentences))
+        vectors = await ctx.embedder.embed([question, *every])
+        row = {s: i for i, s in enumerate(every, start=1)}
+        for index, sentences, new, weight in pending:
+            overlap = np.array([lexical_coverage(question, s) for s in sentences], dtype=np.float32)
+            probability = relevance.probability(vectors[0], vectors[[row[s] for s in sentences]], overlap)
+            found = np.array([len(new & (stems(s) | numbers(s))) / min(len(new), 3) for s in sentences],
+                             dtype=np.float32)
+            value = probability * np.minimum(found, 1.0)
+            best = int(np.argmax(value))
+            checks[index].answers = float(value[best]) * weight
+            checks[index].reason = (f"found in a cited sentence answering the question (relevance "
+                                    f"{probability[best]:.2f}, {min(found[best], 1.0):.0%} of its new words)")
+    return checks
+
+
 @local_method("query_satisfaction")
 async def query_satisfaction(ctx: Context) -> tuple[float, str]:
-    """Similarity of the answer's opening to the need, and the need's names (places, products, numbers) present in
-    the answer: answering about a different entity loses the names. Sentences that restate the query, keyword
-    stuffing and names dropped in a bracketed aside count for neither."""
+    """Half: similarity of the answer's opening to the need, and the need's names (places, products, numbers) present
+    in the answer (answering about a different entity loses the names). Half: the best answer sentence's
+    `_answer_checks` score: the answer states something the question asks for, and its cited evidence holds it (a
+    terse "Arthur's Magazine [Doc 1]." to a factoid question does; a fluent sentence with a name the evidence lacks
+    does not). Sentences that restate the query, keyword stuffing and names dropped in a bracketed aside count for
+    neither."""
+    checks = await _answer_checks(ctx)
+    best = max(checks, key=lambda c: c.answers, default=None)
+    answered = best.answers if best else 0.0
+    answer_note = f"answers the question {answered:.2f}" + (f" ({best.reason})" if best and best.reason else "")
     sentences = [cleaned for _, cleaned in _substantive(ctx) if cleaned]
     if not sentences:
-        return 0.0, "no answer beyond restating the query"
+        # A short answer is on topic exactly when it answers: the check stands for both halves.
+        return answered, f"only a short answer (or restatements of the query); {answer_note}"
     opening = " ".join(sentences[:3])
     similarity = float((await ctx.similarity([ctx.need], [opening]))[0, 0])
     names = {t for t in salient_terms(ctx.item.query) if not t.isdigit()}
     coverage = _coverage(names, " ".join(sentences))
-    score = clip((similarity - 0.2) / 0.4) * 0.6 + coverage * 0.4
-    return score, f"similarity {similarity:.2f}, query names covered {coverage:.0%}"
+    topical = clip((similarity - 0.2) / 0.4) * 0.6 + coverage * 0.4
+    return 0.5 * topical + 0.5 * answered, \
+        f"similarity {similarity:.2f}, query names covered {coverage:.0%}; {answer_note}"
 
 
 @local_method("planning_quality")
@@ -1504,14 +1642,24 @@ _FILLER = re.compile(r"\b(?:it is always a good idea|keep in mind|in summary|eve
 @local_method("answer_useful")
 async def answer_useful(ctx: Context) -> tuple[float, str]:
     """Share of the answer (by characters) in sentences related to the need and not generic filler; restated
-    queries and stuffed keywords are not useful, and a copied sentence counts half (`COPY_CREDIT`)."""
+    queries and stuffed keywords are not useful, and a copied sentence counts half (`COPY_CREDIT`). A sentence that
+    relatedness does not credit (too short to judge, or "Arthur's Magazine [Doc 1]." to a choice question, which
+    repeats the question's words) counts by its `_answer_checks` score: useful when its cited evidence holds what
+    the question asks for."""
     sentences, cleaned, relevance = await _substantive_relevance(ctx, credit_copies=True)
-    if not sentences:
+    checks = await _answer_checks(ctx)
+    present = {_plain(s) for s in sentences}
+    credited = {_plain(s) for s, c in zip(sentences, cleaned, strict=True) if c}
+    # What relatedness cannot credit (too short to judge, or a choice question's answer, which repeats its words)
+    # counts by the answer check.
+    answering = [c for c in checks if c.text not in credited and c.answers > 0]
+    if not sentences and not answering:
         return 0.0, "no answer"
-    total = sum(len(s) for s in sentences)
+    total = sum(len(s) for s in sentences) + sum(len(c.text) for c in answering if c.text not in present)
     useful = sum(len(c) * w for c, r, w in zip(cleaned, relevance, _copy_weights(ctx), strict=True)
                  if c and r >= 0.2 and not _FILLER.search(c))
-    share = useful / total
+    useful += sum(len(c.text) * c.answers for c in answering)
+    share = min(1.0, useful / total)
     return clip((share - 0.2) / 0.7), f"{share:.0%} of the answer is on-topic, non-filler text"
 
 
@@ -1610,7 +1758,9 @@ class LocalJudge(Judge):
         # ... and so is the consistency model: a retrained artifact changes the identity too. torch and onnx give the
         # same scores; an int8 or bf16 runtime does not, so it has its own identity.
         runtime = runtime_setting()
-        return f"local:{_SOURCE_HASH}:{artifact_digest()}" + ("" if runtime in ("torch", "onnx") else f":{runtime}")
+        from reward.judges.question_relevance import shipped_relevance
+
+        return f"local:{_SOURCE_HASH}:{artifact_digest()}:{shipped_relevance().digest}" + ("" if runtime in ("torch", "onnx") else f":{runtime}")
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
         name, local = request.dimension.name, request.dimension.local

@@ -2,19 +2,21 @@
 
 A script maps a request (and the attempt number) to reply text, or raises `JudgeTransportError` to simulate a
 failing endpoint. `best_label_script` answers every dimension with its top label and a verbatim quote from the
-first evidence item, which is what a perfect response would earn. The same scripts drive the OpenAI-compatible
-mock HTTP server, so `openai` backend tests go through real HTTP.
+first evidence item, which is what a perfect response would earn; `response_hash_script` answers a label that
+follows a hash of the response, so different rollouts get different rewards. The same scripts drive the
+OpenAI-compatible mock HTTP server, so `openai` backend tests go through real HTTP.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 
 from reward.judges.base import Completion, JudgeRequest
 from reward.judges.llm import LLMJudge
 
-Script = Callable[[JudgeRequest, int], str]
+Script = Callable[[JudgeRequest, int], "str | Completion"]
 
 
 def tag_reply(label: str, reasoning: str = "scripted", quote: tuple[str, str] | None = None) -> str:
@@ -23,10 +25,11 @@ def tag_reply(label: str, reasoning: str = "scripted", quote: tuple[str, str] | 
     return f"<think>{reasoning}</think>{quote_tag}<score>{label}</score>"
 
 
-def best_label_script(request: JudgeRequest, attempt: int) -> str:
+def labelled_reply(request: JudgeRequest, label: str) -> str:
+    """A well-formed reply with `label`, in the dimension's output contract, quoting the first evidence item
+    verbatim where the rubric asks for quotes."""
     spec = request.dimension.judge
     assert spec is not None
-    best = max(spec.scale, key=lambda entry: entry.score)
     quote = None
     if spec.quotes != "none" and request.item.evidence:
         doc = request.item.evidence[0]
@@ -35,8 +38,31 @@ def best_label_script(request: JudgeRequest, attempt: int) -> str:
         import json
 
         quotes = [{"doc": quote[0], "text": quote[1]}] if quote else []
-        return json.dumps({"reasoning": "scripted", "label": best.label, "quotes": quotes})
-    return tag_reply(best.label, quote=quote)
+        return json.dumps({"reasoning": "scripted", "label": label, "quotes": quotes})
+    return tag_reply(label, quote=quote)
+
+
+def best_label_script(request: JudgeRequest, attempt: int) -> str:
+    spec = request.dimension.judge
+    assert spec is not None
+    return labelled_reply(request, max(spec.scale, key=lambda entry: entry.score).label)
+
+
+def response_hash_script(request: JudgeRequest, attempt: int) -> Completion:
+    """Grades that follow what the judge reads, deterministically, for training-loop tests: with p the first 32 bits
+    of SHA-256(the call's content key, or the response) over 2^32, the reply gives the top label probability p and
+    the bottom label 1 - p (as logprobs would), so the score is p x top + (1 - p) x bottom. Different responses get
+    different scores (a GRPO step then has advantages and a gradient), identical calls the same (the engine dedupes
+    by that key); the grade says nothing about which response is better. The `mock-hash` judge
+    (`reward.judges.factory.make_judge`)."""
+    spec = request.dimension.judge
+    assert spec is not None
+    content = request.key or f"{request.dimension.name}\0{request.item.response}"
+    p = int.from_bytes(hashlib.sha256(content.encode("utf-8")).digest()[:4], "big") / 2**32
+    top = max(spec.scale, key=lambda entry: entry.score)
+    bottom = min(spec.scale, key=lambda entry: entry.score)
+    return Completion(text=labelled_reply(request, (top if p >= 0.5 else bottom).label),
+                      label_probs={top.label: p, bottom.label: 1.0 - p}, logprobs_requested=True)
 
 
 def by_dimension(replies: Mapping[str, str | Sequence[str]], default: Script = best_label_script) -> Script:
@@ -73,4 +99,5 @@ class ScriptedJudge(LLMJudge):
         self.calls.append((request.item.id, request.dimension.name, attempt))
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
-        return Completion(text=self.script(request, attempt))
+        reply = self.script(request, attempt)
+        return reply if isinstance(reply, Completion) else Completion(text=reply)

@@ -7,22 +7,22 @@ so BCR estimates the share of shown answers with a severe bottom-line violation.
 response once per bottom-line dimension and track: `blind` rows carry the interaction only; `assisted` rows add the
 judge's verdict, explanation and quotes as `hints`. Annotators fill `label` (1 = meets the requirement, 0 = a
 severe violation); the returned files are what `reward calibrate --labels ... --tracks` reads. A response is a bad
-case when any bottom-line dimension is labelled 0.
+case when any bottom-line dimension is labelled 0. Several sampled sessions may show the same (cached) response,
+which is labelled once, so BCR's intervals and tests count responses, not sessions (`ClusteredProportion`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import math
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel
 
-from reward.labels import PointwiseLabel
-from reward.online.stats import wilson_interval
+from reward.evaluation.labels import PointwiseLabel
+from reward.online.stats import ClusteredProportion, holm, proportion_difference
 from reward.online.store import OnlineStore
 from reward.schema import Item, ItemResult
 
@@ -113,7 +113,7 @@ def write_sheet(folder: str | Path, manifest: AuditManifest, items: dict[str, It
 
 
 class ArmBCR(BaseModel):
-    """Bad-case rate of one arm in one annotation track."""
+    """Bad-case rate of one arm in one annotation track, with its differences to control."""
 
     arm: str
     track: str
@@ -121,14 +121,44 @@ class ArmBCR(BaseModel):
     """Sessions drawn."""
     labelled: int
     """Sampled sessions whose response is fully decided (a 0 on any dimension, or 1 on all)."""
+    responses: int
+    """Distinct responses behind the labelled sessions: the unit that was labelled, which the intervals count."""
     bad: int
     bcr: float | None
+    """bad / labelled (a share of shown answers, as users saw them)."""
     ci: tuple[float, float] | None
-    """95% Wilson interval."""
-    lift: float | None = None
-    """BCR difference to control (absolute), None for control."""
+    """95% Wilson interval at the effective sample size of the labelled responses (clustered by response)."""
+    effective_n: float
+    """labelled² / Σ (sessions per response)²: equal to `labelled` when every response was shown once."""
+    absolute_difference: float | None = None
+    """BCR − control's BCR, in rate units (0.01 = one percentage point); None for control."""
+    absolute_ci: tuple[float, float] | None = None
+    """95% interval of the absolute difference (Newcombe's hybrid score, clustered by response)."""
+    relative_difference: float | None = None
+    """BCR / control's BCR − 1; None for control or when control's BCR is 0."""
+    relative_ci: tuple[float, float] | None = None
     p_value: float | None = None
-    """Two-proportion z-test against control."""
+    """Two-proportion z-test against control, at the effective sample sizes."""
+    p_holm: float | None = None
+    """The p-value Holm-adjusted over every arm and track of the audit."""
+    mde_absolute: float | None = None
+    """Minimum detectable absolute difference at 80% power with this many labelled responses."""
+
+
+class AuditMismatch(ValueError):
+    """An audit folder that belongs to another experiment, or whose arms the experiment does not have."""
+
+
+def check_manifest(manifest: AuditManifest, folder: str | Path, experiment: str, arms: list[str]) -> None:
+    """Refuse an audit drawn for another experiment or other arms, naming both sides."""
+    if manifest.experiment != experiment:
+        raise AuditMismatch(f"{Path(folder) / MANIFEST}: the audit is of experiment {manifest.experiment!r}, "
+                            f"not of {experiment!r}")
+    audit_arms = sorted(set(manifest.population) | {d.arm for d in manifest.draws})
+    unknown = sorted(set(audit_arms) - set(arms))
+    if unknown:
+        raise AuditMismatch(f"{Path(folder) / MANIFEST}: the audit's arms {audit_arms} are not the arms of experiment "
+                            f"{experiment!r} {sorted(arms)} (unknown: {unknown})")
 
 
 def read_returned_labels(paths: list[str | Path]) -> list[tuple[str, PointwiseLabel | None, dict]]:
@@ -158,7 +188,8 @@ def read_returned_labels(paths: list[str | Path]) -> list[tuple[str, PointwiseLa
 
 
 def bad_case_rates(manifest: AuditManifest, label_paths: list[str | Path], control: str | None = None) -> list[ArmBCR]:
-    """BCR per arm and track from the returned sheets."""
+    """BCR per arm and track from the returned sheets, with its interval and its differences to `control` clustered
+    by response: sessions showing the same response carry one label, so they count as one observation."""
     verdicts: dict[tuple[str, str], dict[str, int | None]] = defaultdict(dict)  # (track, response) -> dim -> label
     for track, label, raw in read_returned_labels(label_paths):
         response_id = (raw.get("item") or {}).get("id")
@@ -168,27 +199,30 @@ def bad_case_rates(manifest: AuditManifest, label_paths: list[str | Path], contr
     tracks = sorted({track for track, _ in verdicts})
     rows = []
     for track in tracks:
-        per_arm: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # sampled, labelled, bad
+        sampled: dict[str, int] = defaultdict(int)
+        per_response: dict[str, dict[str, list[int]]] = defaultdict(dict)  # arm -> response -> [sessions, bad]
         for draw in manifest.draws:
-            counts = per_arm[draw.arm]
-            counts[0] += 1
+            sampled[draw.arm] += 1
             labels = verdicts.get((track, draw.response_id), {})
-            if any(v == 0 for v in labels.values()):
-                counts[1] += 1
-                counts[2] += 1
-            elif labels and all(labels.get(d) == 1 for d in manifest.dimensions):
-                counts[1] += 1
-        base = per_arm.get(control) if control else None
-        for arm in sorted(per_arm):
-            sampled, labelled, bad = per_arm[arm]
-            row = ArmBCR(arm=arm, track=track, sampled=sampled, labelled=labelled, bad=bad,
-                         bcr=bad / labelled if labelled else None, ci=wilson_interval(bad, labelled))
-            if base is not None and arm != control and labelled and base[1]:
-                p1, p0 = bad / labelled, base[2] / base[1]
-                pooled = (bad + base[2]) / (labelled + base[1])
-                se = math.sqrt(pooled * (1 - pooled) * (1 / labelled + 1 / base[1]))
-                row.lift = p1 - p0
-                row.p_value = math.erfc(abs(p1 - p0) / se / math.sqrt(2)) if se > 0 else 1.0
+            bad = any(v == 0 for v in labels.values())
+            if bad or (labels and all(labels.get(d) == 1 for d in manifest.dimensions)):
+                counts = per_response[draw.arm].setdefault(draw.response_id, [0, 0])
+                counts[0] += 1
+                counts[1] += bad
+        proportions = {arm: ClusteredProportion.from_clusters([c[0] for c in per_response[arm].values()],
+                                                              [c[1] for c in per_response[arm].values()])
+                       for arm in sampled}
+        base = proportions.get(control) if control else None
+        for arm in sorted(sampled):
+            p = proportions[arm]
+            row = ArmBCR(arm=arm, track=track, sampled=sampled[arm], labelled=p.sessions, responses=p.clusters,
+                         bad=p.successes, bcr=p.rate, ci=p.interval(), effective_n=round(p.effective_n, 3))
+            difference = proportion_difference(p, base) if base is not None and arm != control else None
+            if difference is not None:
+                row.absolute_difference, row.absolute_ci = difference.absolute, difference.absolute_ci
+                row.relative_difference, row.relative_ci = difference.relative, difference.relative_ci
+                row.p_value, row.mde_absolute = difference.p_value, difference.mde_absolute
             rows.append(row)
+    for row, adjusted in zip(rows, holm([r.p_value for r in rows]), strict=True):
+        row.p_holm = adjusted
     return rows
-

@@ -293,6 +293,56 @@ class OnlineStore:
             last = rest[-1] if last is None else max(last, rest[-1])
         return out, (None if first is None else (day_of(first), day_of(last)))
 
+    def arm_moments_by_day(self, experiment: str, window_s: float, similarity: float,
+                           days: tuple[dt.date, dt.date] | None = None, max_points: int = 60,
+                           ) -> dict[str, dict[dt.date, dict[str, RatioMoments]]]:
+        """Per arm, day and metric, the user-level sufficient statistics of everything up to and including that day
+        (cumulative), for every day of the span (at most `max_points` evenly spaced days, the last always included).
+        One ordered scan, like `arm_moments`: each user's sums up to each day are conditional sums of the user's
+        rows, so no sort is needed and users idle on a day still count with their totals so far. The last day's
+        moments equal `arm_moments` over the same span."""
+        if window_s > MAX_WINDOW_S:
+            raise ValueError(f"window: at most {MAX_WINDOW_S:g} s (pairs further apart are not embedded at ingest)")
+        experiment_id = self.name_id("experiment", experiment, create=False)
+        if experiment_id is None:
+            raise ValueError(f"experiment {experiment!r} is not in the store (known: {self.experiments()})")
+        where, params = "experiment = :e", {"e": experiment_id, "w": int(window_s * 1000), "t": similarity,
+                                             "valid": VALID_DWELL_MS, "skip": SKIP_DWELL_MS}
+        if days is not None:
+            where += " AND day BETWEEN :d0 AND :d1"
+            params.update(d0=day_number(days[0]), d1=day_number(days[1]))
+        default = window_s == RESEARCH_WINDOW_S and similarity == RESEARCH_SIMILARITY
+        table = "online_user_days" if default else "online_exposures"
+        first, last = self.conn.execute(f"SELECT MIN(day), MAX(day) FROM {table} WHERE {where}", params).fetchone()
+        if first is None:
+            return {}
+        span = last - first + 1
+        points = sorted({first + round(i * (span - 1) / (max_points - 1)) for i in range(max_points)}) \
+            if span > max_points else list(range(first, last + 1))
+        if default:
+            columns = {"n": "n", "v": "v", "k": "k", "r": "r"}
+        else:  # other thresholds: from the sessions themselves
+            columns = {"n": "1", "v": "(dwell_ms > :valid)", "k": "(dwell_ms < :skip)",
+                       "r": "(gap_ms IS NOT NULL AND gap_ms <= :w AND cosine >= :t)"}
+        per_user = ", ".join(f"SUM({expression} * (day <= {point})) AS {name}{i}"
+                             for i, point in enumerate(points) for name, expression in columns.items())
+        per_arm = ", ".join(f"SUM(n{i} > 0), SUM(n{i}), SUM(n{i} * n{i}), "
+                            + ", ".join(f"SUM({m}{i}), SUM({m}{i} * {m}{i}), SUM(n{i} * {m}{i})" for m in "vkr")
+                            for i in range(len(points)))
+        query = f"SELECT arm, {per_arm} FROM (SELECT arm, user, {per_user} FROM {table} WHERE {where} GROUP BY arm, user) GROUP BY arm"
+        arms = self.names("arm")
+        out: dict[str, dict[dt.date, dict[str, RatioMoments]]] = {}
+        width = 3 + 3 * len(METRICS)
+        for arm, *values in self.conn.execute(query, params):
+            out[arms[arm]] = {}
+            for i, point in enumerate(points):
+                users, n, nn, *rest = values[i * width:(i + 1) * width]
+                if users:
+                    out[arms[arm]][day_of(point)] = {
+                        metric: RatioMoments(users, n, rest[3 * j], nn, rest[3 * j + 1], rest[3 * j + 2])
+                        for j, metric in enumerate(METRICS)}
+        return out
+
     def ingest_counts(self) -> dict[str, int]:
         """Rows, sessions stored, duplicates and bad rows over every ingested file."""
         row = self.conn.execute("SELECT COUNT(*), IFNULL(SUM(rows), 0), IFNULL(SUM(inserted), 0), "
@@ -314,9 +364,22 @@ class OnlineStore:
                 "WHERE e.experiment = ? AND e.day = ? ORDER BY s.id", (experiment_id, day_number(day))):
             yield arms[arm], response_id, session
 
-    def outcomes(self, window_s: float, similarity: float) -> Iterator[tuple[str, bool, bool, bool]]:
-        """(response id, valid consumption, skip, re-search) per stored session."""
+    def outcomes(self, window_s: float, similarity: float, experiment: str | None = None,
+                 days: tuple[dt.date, dt.date] | None = None) -> Iterator[tuple[str, bool, bool, bool]]:
+        """(response id, valid consumption, skip, re-search) per stored session; with `experiment`, only the
+        sessions exposed to it, and with `days`, only those days."""
+        conditions, params = [], [VALID_DWELL_MS, SKIP_DWELL_MS, int(window_s * 1000), similarity]
+        if experiment is not None:
+            experiment_id = self.name_id("experiment", experiment, create=False)
+            if experiment_id is None:
+                raise ValueError(f"experiment {experiment!r} is not in the store (known: {self.experiments()})")
+            conditions.append("id IN (SELECT session FROM online_exposures WHERE experiment = ?)")
+            params.append(experiment_id)
+        if days is not None:
+            conditions.append("day BETWEEN ? AND ?")
+            params += [day_number(days[0]), day_number(days[1])]
+        where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
         for response_id, valid, skip, research in self.conn.execute(
                 "SELECT response_id, dwell_ms > ?, dwell_ms < ?, gap_ms IS NOT NULL AND gap_ms <= ? AND cosine >= ? "
-                "FROM online_sessions", (VALID_DWELL_MS, SKIP_DWELL_MS, int(window_s * 1000), similarity)):
+                f"FROM online_sessions{where}", params):
             yield response_id, bool(valid), bool(skip), bool(research)

@@ -219,3 +219,76 @@ def aa_coverage(simulations: int = 300, users: int = 2000, seed: int = 0, alpha_
         naive_covered += abs(lift.lift) <= 1.959963984540054 * se
     return {"simulations": defined, "users": users, "coverage": covered / defined,
             "naive_session_level_coverage": float(naive_covered / defined)}
+
+
+def aa_bcr_coverage(simulations: int = 1000, sessions_per_arm: int = 100, responses_per_arm: int = 60,
+                    bad_share: float = 0.2, seed: int = 0) -> dict:
+    """Simulated A/A audits: each arm shows its own pool of responses (two policies of equal quality), a few of them
+    to most sessions (Pareto popularity), each response bad with probability `bad_share`; the audit samples
+    `sessions_per_arm` sessions per arm and each distinct response carries one label. Returns how often the 95%
+    intervals hold the truth: an arm's BCR interval `bad_share`, the absolute-difference interval 0, for the
+    intervals clustered by response (`bad_case_rates`) and, for contrast, ones that treat sessions as independent."""
+    from reward.online.stats import ClusteredProportion, proportion_difference, wilson_interval
+
+    rng = np.random.default_rng(seed)
+    arm_hits = difference_hits = naive_arm_hits = naive_difference_hits = rejected = 0
+    distinct = []
+    for _ in range(simulations):
+        proportions, naive = [], []
+        for _arm in range(2):
+            popularity = rng.pareto(1.2, responses_per_arm) + 1.0
+            bad = rng.random(responses_per_arm) < bad_share
+            shown = np.bincount(rng.choice(responses_per_arm, sessions_per_arm, p=popularity / popularity.sum()),
+                                minlength=responses_per_arm)
+            proportion = ClusteredProportion.from_clusters(shown, shown * bad)
+            proportions.append(proportion)
+            distinct.append(proportion.clusters)
+            low, high = proportion.interval()
+            arm_hits += low <= bad_share <= high
+            naive_low, naive_high = wilson_interval(proportion.successes, proportion.sessions)
+            naive_arm_hits += naive_low <= bad_share <= naive_high
+            naive.append(proportion.rate)
+        difference = proportion_difference(proportions[1], proportions[0])
+        difference_hits += difference.absolute_ci[0] <= 0 <= difference.absolute_ci[1]
+        rejected += difference.p_value < 0.05
+        # the test `bcr` ran before: two-proportion z over sessions
+        pooled = (naive[0] + naive[1]) / 2
+        se = np.sqrt(pooled * (1 - pooled) * 2 / sessions_per_arm)
+        naive_difference_hits += se == 0 or abs(naive[1] - naive[0]) <= 1.959963984540054 * se
+    return {"simulations": simulations, "sessions_per_arm": sessions_per_arm, "responses_per_arm": responses_per_arm,
+            "bad_share": bad_share, "mean_distinct_labelled_responses_per_arm": round(float(np.mean(distinct)), 1),
+            "arm_coverage": float(arm_hits / (2 * simulations)), "difference_coverage": float(difference_hits / simulations),
+            "false_positive_rate": float(rejected / simulations),
+            "naive_session_level_arm_coverage": float(naive_arm_hits / (2 * simulations)),
+            "naive_session_level_difference_coverage": float(naive_difference_hits / simulations)}
+
+
+def aa_link_coverage(simulations: int = 1000, sessions: int = 12_000, responses: int = 66, seed: int = 0) -> dict:
+    """Simulated null links: `responses` distinct responses with scores that say nothing about users (true AUC 0.5,
+    ties included), shown to `sessions` sessions by Pareto popularity; each response has its own effect on the
+    outcome (some answers are simply read longer), so sessions of one response are correlated. Returns how often
+    the 95% AUC interval holds 0.5, clustered by response (`dimension_link`) and DeLong over sessions, and the mean
+    effective number of responses (sessions² / Σ sessions per response²)."""
+    from reward.online.stats import auc_clustered, auc_delong
+
+    rng = np.random.default_rng(seed)
+    hits = naive_hits = defined = 0
+    effective = []
+    for _ in range(simulations):
+        popularity = rng.pareto(1.2, responses) + 1.0
+        score = np.round(rng.beta(2, 2, responses), 1)
+        effect = rng.normal(0.0, 1.0, responses)
+        response = rng.choice(responses, sessions, p=popularity / popularity.sum())
+        outcome = rng.random(sessions) < 1 / (1 + np.exp(-(effect[response] - 0.3)))
+        shown = np.bincount(response, minlength=responses)
+        effective.append(sessions**2 / float((shown * shown).sum()))
+        clustered = auc_clustered(score[response], outcome, response)
+        naive = auc_delong(score[response], outcome)
+        if clustered is None or naive is None:
+            continue
+        defined += 1
+        hits += clustered.ci[0] <= 0.5 <= clustered.ci[1]
+        naive_hits += naive.ci[0] <= 0.5 <= naive.ci[1]
+    return {"simulations": defined, "sessions": sessions, "responses": responses,
+            "mean_effective_responses": round(float(np.mean(effective)), 1), "coverage": float(hits / defined),
+            "naive_session_level_coverage": float(naive_hits / defined)}

@@ -99,13 +99,53 @@ def format_structure(item: Item, parsed: ParsedResponse, params: _Params) -> Rul
     return RuleResult(score=score, passed=not problems, explanation=explanation, findings={"problems": problems})
 
 
+class QueryLengthRange(_Params):
+    """The acceptable answer length for one kind of query (a factoid question, a how-to or comparison question)."""
+
+    kind: str = Field(min_length=1)
+    """Name of the query kind, reported in the explanation (`factoid`, `explanation`)."""
+    pattern: str = Field(min_length=1)
+    """Regular expression searched in the query (case-insensitive): the range applies when it matches."""
+    unless: str | None = None
+    """Regular expression (case-insensitive): the range does not apply when it matches the query (e.g. a second
+    question joined by "and")."""
+    min_chars: int = Field(ge=0)
+    max_chars: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _valid(self) -> QueryLengthRange:
+        if self.min_chars > self.max_chars:
+            raise ValueError(f"{self.kind}: min_chars must not exceed max_chars")
+        for name in ("pattern", "unless"):
+            source = getattr(self, name)
+            if source is not None:
+                try:
+                    _query_regex(source)
+                except re.error as exc:
+                    raise ValueError(f"{self.kind}: {name} is not a regular expression: {exc}") from None
+        return self
+
+    def matches(self, query: str) -> bool:
+        return bool(_query_regex(self.pattern).search(query)) and not (
+            self.unless and _query_regex(self.unless).search(query))
+
+
+@lru_cache(maxsize=64)
+def _query_regex(source: str) -> re.Pattern:
+    return re.compile(source, re.IGNORECASE)
+
+
 class LengthParams(_Params):
     min_chars: int = Field(default=80, ge=0)
-    """Shortest acceptable answer, in characters (citation markers excluded)."""
+    """Shortest acceptable answer, in characters (citation markers excluded), for a query no `by_query` entry
+    matches."""
     max_chars: int = Field(default=1800, ge=1)
-    """Longest acceptable answer."""
+    """Longest acceptable answer, for a query no `by_query` entry matches."""
     margin: int = Field(default=600, ge=1)
     """Characters over which the score falls from 1 to 0 outside the range."""
+    by_query: list[QueryLengthRange] = Field(default_factory=list)
+    """Ranges by the kind of query, tried in order; the first that matches the query gives the range. The query is
+    the user's, never the response's, so a response cannot choose its own range."""
 
     @model_validator(mode="after")
     def _ordered(self) -> LengthParams:
@@ -113,24 +153,36 @@ class LengthParams(_Params):
             raise ValueError("min_chars must not exceed max_chars")
         return self
 
+    def range_for(self, query: str) -> tuple[str, int, int]:
+        """(query kind, min_chars, max_chars) for this query; kind `general` when no entry matches."""
+        question = query.strip()
+        for entry in self.by_query:
+            if entry.matches(question):
+                return entry.kind, entry.min_chars, entry.max_chars
+        return "general", self.min_chars, self.max_chars
+
 
 @rule("length.range", LengthParams)
 def length_range(item: Item, parsed: ParsedResponse, params: LengthParams) -> RuleResult:
-    """Answer length inside [min_chars, max_chars]; the score falls linearly to 0 over `margin` outside it.
+    """Answer length inside the range for the query's kind (`by_query`, else [min_chars, max_chars]); the score falls
+    linearly to 0 over `margin` outside it.
 
-    Below the range the margin is capped at `min_chars`, so an empty answer always scores 0.
+    Below the range the margin is capped at the range's minimum, so an empty answer always scores 0.
     """
+    kind, min_chars, max_chars = params.range_for(item.query)
     length = len(parsed.answer_text.strip())
-    if length < params.min_chars:
-        margin = min(params.margin, params.min_chars)
-        score = max(0.0, 1.0 - (params.min_chars - length) / margin)
-        verdict = f"too short: {length} < {params.min_chars} chars"
-    elif length > params.max_chars:
-        score = max(0.0, 1.0 - (length - params.max_chars) / params.margin)
-        verdict = f"too long: {length} > {params.max_chars} chars"
+    if length < min_chars:
+        margin = min(params.margin, min_chars)
+        score = max(0.0, 1.0 - (min_chars - length) / margin)
+        verdict = f"too short ({kind} query): {length} < {min_chars} chars"
+    elif length > max_chars:
+        score = max(0.0, 1.0 - (length - max_chars) / params.margin)
+        verdict = f"too long ({kind} query): {length} > {max_chars} chars"
     else:
-        score, verdict = 1.0, f"{length} chars, within [{params.min_chars}, {params.max_chars}]"
-    return RuleResult(score=score, passed=score == 1.0, explanation=verdict, findings={"chars": length})
+        score, verdict = 1.0, f"{length} chars, within [{min_chars}, {max_chars}] ({kind} query)"
+    if length == 0:
+        score, verdict = 0.0, "empty answer"
+    return RuleResult(score=score, passed=score == 1.0, explanation=verdict, findings={"chars": length, "query_kind": kind})
 
 
 class CitationParams(_Params):

@@ -60,7 +60,8 @@ class ServerArgs(BaseModel):
     """Hot reload: a request checks the rubric files for changes at most this often; 0 turns the watch off
     (`POST /v1/admin/reload` still reloads)."""
     judge: str = "local"
-    """Judge backend: `local`, `mock`, or a judge endpoint config (configs/judges/*.yaml)."""
+    """Judge backend: `local`, `mock` / `mock-hash` (test judges: the best label / a grade hashed from what the
+    judge reads), or a judge endpoint config (configs/judges/*.yaml)."""
     judge_concurrency: int = Field(default=256, ge=1)
     """Judge calls in flight per scoring replica."""
     score_log: str | None = "var/scores"

@@ -94,8 +94,8 @@ def test_bcr_per_arm_by_hand(sheet):
         assert (rows[arm].sampled, rows[arm].labelled, rows[arm].bad) == (len(draws), len(decided), expected_bad)
         assert rows[arm].bcr == pytest.approx(expected_bad / len(decided))
         assert rows[arm].ci[0] <= rows[arm].bcr <= rows[arm].ci[1]
-    assert rows["treatment"].lift == pytest.approx(rows["treatment"].bcr - rows["control"].bcr)
-    assert rows["control"].lift is None
+    assert rows["treatment"].absolute_difference == pytest.approx(rows["treatment"].bcr - rows["control"].bcr)
+    assert rows["control"].absolute_difference is None and rows["control"].relative_difference is None
 
 
 def test_malformed_returned_label_names_the_line(sheet, tmp_path):
@@ -106,3 +106,22 @@ def test_malformed_returned_label_names_the_line(sheet, tmp_path):
     bad.write_text(json.dumps(line) + "\n")
     with pytest.raises(ValueError, match=r"bad.jsonl:1: label"):
         bad_case_rates(manifest, [bad])
+
+
+def test_bcr_intervals_count_labelled_responses(sheet):
+    from reward.online.stats import wilson_interval
+
+    folder, manifest, _ = sheet
+    returned = _fill(folder, "blind", lambda item, dim: 0 if "good" not in item else 1)
+    rows = {r.arm: r for r in bad_case_rates(manifest, [returned], control="control")}
+    for arm, r in rows.items():
+        drawn = [d.response_id for d in manifest.draws if d.arm == arm]
+        shown = {rid: drawn.count(rid) for rid in set(drawn)}
+        assert r.responses == len(shown) and r.labelled == len(drawn)
+        assert r.effective_n == pytest.approx(len(drawn) ** 2 / sum(c * c for c in shown.values()), abs=1e-3)
+        # the interval is as wide as the responses allow, not as narrow as the sessions would make it
+        bad = sum(c for rid, c in shown.items() if "good" not in rid)
+        assert r.ci[1] - r.ci[0] >= (lambda lo, hi: hi - lo)(*wilson_interval(bad, len(drawn))) - 1e-9
+    treatment = rows["treatment"]
+    assert treatment.absolute_ci[0] <= treatment.absolute_difference <= treatment.absolute_ci[1]
+    assert treatment.p_holm == pytest.approx(treatment.p_value)  # one comparison: Holm changes nothing

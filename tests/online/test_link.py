@@ -2,6 +2,7 @@
 
 import datetime as dt
 
+import numpy as np
 import pytest
 
 from reward.online.link import OUTCOMES, dimension_link
@@ -32,8 +33,9 @@ def test_auc_by_hand(tmp_path, similarity_factory):
     scores.close()
     with OnlineStore(tmp_path / "store.sqlite") as store:
         store.ingest([write_log(tmp_path / "log.jsonl", rows)], similarity=similarity_factory({}))
-        link, joined = dimension_link(store, tmp_path / "scores", 60.0, 0.6)
-    assert joined == 8
+        result = dimension_link(store, tmp_path / "scores", 60.0, 0.6)
+    link, joined = result.rows, result.joined_sessions
+    assert joined == 8 and result.responses == 8
     cells = {(r.dimension, r.outcome): r for r in link}
     useful = cells[("answer_useful", "valid_consumption")]
     assert (useful.auc, useful.sessions, useful.unscored) == (1.0, 7, 1)
@@ -52,8 +54,20 @@ def _item(rid):
 
 
 def test_example_world_link_ranks_a_flaw_detector_above_chance(example_world):
-    link, joined = dimension_link(example_world["store"], example_world["scores"], 60.0, 0.6)
+    result = dimension_link(example_world["store"], example_world["scores"], 60.0, 0.6)
+    link, joined = result.rows, result.joined_sessions
     assert joined == example_world["store"].conn.execute("SELECT COUNT(*) FROM online_sessions").fetchone()[0]
     reward = next(r for r in link if r.dimension == "reward" and r.outcome == "valid_consumption")
     # flawed example answers lower both the mock judge's reward and (by construction) dwell
-    assert reward.auc > 0.5 and reward.ci[0] > 0.5
+    assert reward.auc > 0.5 and reward.ci[0] < reward.auc < reward.ci[1]
+    # 1,200 sessions showed far fewer distinct responses, each scored once: the interval counts responses, so it is
+    # wider than DeLong's over sessions taken as independent
+    from reward.online.stats import auc_delong
+    from reward.scorelog import read_log
+
+    assert reward.sessions == joined and result.responses == reward.responses < joined / 5
+    rewards = {r.result.id: r.result.reward for r in read_log(example_world["scores"])}
+    pairs = [(rewards[rid], valid) for rid, valid, _, _ in example_world["store"].outcomes(60.0, 0.6)]
+    naive = auc_delong(np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs]))
+    assert naive.value == pytest.approx(reward.auc, abs=1e-4)
+    assert reward.ci[1] - reward.ci[0] > 1.15 * (naive.ci[1] - naive.ci[0])

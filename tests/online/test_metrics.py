@@ -58,11 +58,12 @@ def test_hand_computed_rates(store):
 def test_lift_is_relative_to_control(store):
     report = build_report(store, EXPERIMENT)
     lifts = {r.metric: r for r in report.lifts}
-    assert lifts["vcr"].lift == pytest.approx(3 / 4 / (1 / 4) - 1)
-    assert lifts["vcr"].difference == pytest.approx(0.5)
-    assert lifts["research_rate"].lift == pytest.approx(1.0)
-    assert lifts["skip_rate"].lift == pytest.approx(0.0)
-    assert all(r.ci[0] <= r.lift <= r.ci[1] for r in report.lifts)
+    assert lifts["vcr"].relative_lift == pytest.approx(3 / 4 / (1 / 4) - 1)
+    assert lifts["vcr"].absolute_difference == pytest.approx(0.5)
+    assert lifts["research_rate"].relative_lift == pytest.approx(1.0)
+    assert lifts["skip_rate"].relative_lift == pytest.approx(0.0)
+    assert all(r.relative_ci[0] <= r.relative_lift <= r.relative_ci[1] for r in report.lifts)
+    assert all(r.absolute_ci[0] <= r.absolute_difference <= r.absolute_ci[1] for r in report.lifts)
 
 
 def test_thresholds_move_at_report_time_without_reingest(store):
@@ -92,3 +93,33 @@ def test_day_filter(store):
 def test_unknown_experiment_names_the_known_ones(store):
     with pytest.raises(ValueError, match=r"'nope' is not in the store \(known: \['exp'\]\)"):
         store.arm_moments("nope", 60.0, 0.6)
+
+
+@pytest.mark.parametrize("similarity", [0.6, 0.6 + 1e-12])  # the aggregates, and the scan of the sessions
+def test_cumulative_moments_by_day_end_at_the_whole_span(store, similarity):
+    by_day = store.arm_moments_by_day("exp", 60.0, similarity)
+    whole, _ = store.arm_moments("exp", 60.0, similarity)
+    first_day, _ = store.arm_moments("exp", 60.0, similarity, days=(dt.date(2026, 1, 12), dt.date(2026, 1, 12)))
+    assert list(by_day["treatment"]) == [dt.date(2026, 1, 12), dt.date(2026, 1, 13)]
+    for arm in ("control", "treatment"):
+        last = by_day[arm][max(by_day[arm])]
+        for metric in whole[arm]:
+            assert last[metric] == whole[arm][metric]  # users idle on day 2 still count (control)
+            assert by_day[arm][dt.date(2026, 1, 12)][metric] == first_day[arm][metric]
+    # user 4 of treatment joins on day 2
+    assert by_day["treatment"][dt.date(2026, 1, 12)]["vcr"].users == 1
+    assert by_day["treatment"][dt.date(2026, 1, 13)]["vcr"].users == 2
+
+
+def test_cumulative_moments_of_users_active_on_several_days(tmp_path, similarity_factory):
+    days = ["2026-01-12", "2026-01-13", "2026-01-14"]
+    rows = [row(10 * u + d, user=u, arms={"exp": "control" if u % 2 else "treatment"}, dwell=1000 + 2500 * ((u + d) % 3),
+                day=days[d]) for u in range(1, 9) for d in range(3) if (u * d) % 4 != 3]
+    with OnlineStore(tmp_path / "s.sqlite") as store:
+        store.ingest([write_log(tmp_path / "log.jsonl", rows)], similarity=similarity_factory({"peach egg bumps": 0}))
+        by_day = store.arm_moments_by_day("exp", 60.0, 0.6)
+        for d in range(3):
+            span = (dt.date(2026, 1, 12), dt.date.fromisoformat(days[d]))
+            direct, _ = store.arm_moments("exp", 60.0, 0.6, days=span)
+            for arm in direct:
+                assert by_day[arm][span[1]] == direct[arm]

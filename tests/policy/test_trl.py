@@ -1,5 +1,6 @@
-"""GRPO with TRL against the running reward server (mock judge): the CI version of the CPU training run
-(configs/trl/grpo_ci.yaml: SmolLM2-135M, 2 steps of 2 prompts x 2 rollouts), and the reward adapter's contract."""
+"""GRPO with TRL against the reward server: the CI version of the CPU training run (configs/trl/grpo_ci.yaml:
+SmolLM2-135M, 2 steps of 2 prompts x 2 rollouts, its own server with the `mock-hash` judge), and the reward
+adapter's contract (against the tests' running server, mock judge)."""
 
 import json
 from collections import Counter
@@ -68,39 +69,64 @@ def test_server_reward_returns_none_for_invalid_rollouts():
     assert metrics["reward_dim/valid_rate"] == 0.5 and metrics["reward_dim/format/unscored_rate"] == 0.5
 
 
-def test_trl_grpo_two_steps_on_cpu_against_the_server(server, tmp_path, monkeypatch):
-    """The CPU training run, 2 steps: rollouts from the real policy, rewards from the server (one request per
-    prompt group, step and run in the score log), per-dimension metrics and the time split in TRL's log."""
-    from policy.trl_train import load_config, train
+def test_trl_grpo_two_steps_update_the_policy_and_write_only_under_output_dir(tmp_path):
+    """The CPU training run as a user starts it (`python -m policy.trl_train`, its own reward server on a local Ray)
+    from an empty directory, 2 steps. The recipe's judge is `mock-hash` (grades that follow a hash of what the judge
+    reads) on suite `genrm` (one holistic judge dimension that reads the whole response), so rollouts that differ get
+    different rewards, the update has a gradient and the LoRA adapters move off their zero start. Rewards reach the
+    server one request per prompt group with step and run in the score log, per-dimension metrics and the time split
+    reach TRL's log, and nothing is written outside output_dir."""
+    import os
+    import subprocess
+    import sys
+
+    import yaml
+    from safetensors.torch import load_file
+
     from reward.scorelog import read_log
 
-    monkeypatch.setenv("REWARD_SERVER_TOKEN", TOKEN)
-    cwd = tmp_path / "cwd"
+    recipe = yaml.safe_load((ROOT / "configs" / "trl" / "grpo_ci.yaml").read_text())
+    assert recipe["trainer"] == {"report_to": "tensorboard"}  # TRL's logger from the recipe, not hard-coded
+    assert recipe["serve"]["judge"] == "mock-hash" and recipe["suite"] == "genrm"
+    recipe["data"]["input"] = str(ROOT / recipe["data"]["input"])  # the recipe's input is relative to the project
+    (tmp_path / "recipe.yaml").write_text(yaml.safe_dump(recipe))
+    run, cwd = tmp_path / "run", tmp_path / "cwd"
     cwd.mkdir()
-    monkeypatch.chdir(cwd)  # the run writes nothing here: everything goes under output_dir
-    config = load_config(ROOT / "configs" / "trl" / "grpo_ci.yaml", output_dir=str(tmp_path / "run"))
-    config.data.input = str(ROOT / config.data.input)  # the recipe's input is relative to the project
-    assert config.trainer == {"report_to": "tensorboard"}  # TRL's logger from the recipe, not hard-coded
-    summary = train(config, server_url=server["url"])
-    assert list(cwd.iterdir()) == []
-    assert list((tmp_path / "run" / "runs").rglob("events.out.tfevents.*"))  # tensorboard, under output_dir
-    assert list((tmp_path / "run" / "models").glob("*/config.json"))  # the dequantized policy, under output_dir
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_ADDRESS": "local"}  # its own Ray, not the tests' server's
+    for name in ("REWARD_SERVER_TOKEN", "REWARD_ONNX_CACHE"):
+        env.pop(name, None)
+    done = subprocess.run([sys.executable, "-m", "policy.trl_train", "--config", str(tmp_path / "recipe.yaml"),
+                           "--output-dir", str(run)], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert list(cwd.iterdir()) == []  # everything under output_dir: score log, models, TRL's loggers
+    summary = json.loads(done.stderr.rpartition(" done: ")[2].splitlines()[0])
     assert summary["steps"] == 2
-    assert summary["requests"] == 2 * config.prompts_per_step  # one per prompt group
-    logged = [r for r in read_log(server["log"]) if r.run == config.run]
+    assert summary["requests"] == 2 * recipe["prompts_per_step"]  # one per prompt group
+    assert list((run / "runs").rglob("events.out.tfevents.*"))  # tensorboard, under output_dir
+    assert list((run / "models").glob("*/config.json"))  # the dequantized policy, under output_dir
+
+    logged = [r for r in read_log(run / "scores") if r.run == recipe["run"]]
     assert sorted(Counter(r.step for r in logged).items()) == [(1, 4), (2, 4)]
     for step in (1, 2):
         records = [r for r in logged if r.step == step]
         assert len({r.result.id for r in records}) == 4  # every rollout its own id
         assert sorted(Counter(r.group for r in records).values()) == [2, 2]
-    history = json.loads((tmp_path / "run" / "log_history.json").read_text())
+        assert len({r.result.reward for r in records}) > 1  # the judge tells the rollouts apart
+
+    history = json.loads((run / "log_history.json").read_text())
     steps = [row for row in history if "reward_dim/valid_rate" in row]
     assert len(steps) == 2
     for row in steps:
-        assert "reward_dim/format/mean" in row and "reward_dim/gate/mean" in row
+        assert "reward_dim/genrm_holistic/mean" in row and "reward_dim/score/mean" in row
         assert row["time/rollout_s"] > 0 and row["time/reward_s"] > 0 and row["time/update_s"] >= 0
-    timings = [json.loads(line) for line in (tmp_path / "run" / "timings.jsonl").read_text().splitlines()]
+        assert row["reward_std"] > 0 and row["frac_reward_zero_std"] < 1  # not every advantage is zero
+        assert row["grad_norm"] > 0
+    timings = [json.loads(line) for line in (run / "timings.jsonl").read_text().splitlines()]
     assert [t["step"] for t in timings] == [1, 2]
+    # peft starts every LoRA B matrix at zero: a non-zero one is a weight the updates changed.
+    adapters = load_file(str(run / "policy" / "adapter_model.safetensors"))
+    lora_b = [name for name in adapters if "lora_B" in name]
+    assert lora_b and any(adapters[name].abs().max() > 0 for name in lora_b)
 
 
 def test_gemma_chat_template_writes_gemma_turns():

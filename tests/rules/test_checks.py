@@ -98,3 +98,51 @@ def test_quote_verification_normalises_but_stays_verbatim():
 def test_registry_refuses_a_conflicting_duplicate():
     with pytest.raises(ValueError, match="already registered"):
         rule("format.structure", NoParams)(lambda item, parsed, params: None)
+
+
+def _shipped_length_params() -> dict:
+    from reward.rubric import load_suite
+
+    return load_suite("searchllm").dimensions["response_length"].rule.params
+
+
+def _asked(query: str, answer: str) -> Item:
+    return Item(id="q", query=query, evidence=EVIDENCE,
+                response=render_response([Facet(query, ("1",))], ["1"], answer))
+
+
+@pytest.mark.parametrize("query, kind", [
+    ("Who wrote Hamlet?", "factoid"),
+    ("In what country is Normandy located?", "factoid"),
+    ("Each of the extended metropolitan areas has a population that exceeds what number?", "factoid"),
+    ("How many people live in Paris?", "factoid"),
+    ("How do I renew my passport?", "explanation"),
+    ("Why is the sky blue?", "explanation"),
+    ("What is the best way to learn guitar?", "explanation"),
+    ("Kindle Paperwhite or Kobo Clara BW: which is better for borrowing library ebooks?", "explanation"),
+    ("When is Jay Chou's Singapore concert and how much are tickets?", "general"),
+    ("Is the Riverside farmers market open this Saturday, and until what time?", "general"),
+    ("And for my 6-year-old daughter?", "general"),
+    ("Which gate should I enter for Baixi from Wanda Resort?", "general"),
+    ("When can I listen to the song Skibidi for free?", "general"),
+])
+def test_shipped_length_ranges_follow_the_kind_of_query(query, kind):
+    assert run("length.range", _asked(query, "Shakespeare [Doc 1]."), **_shipped_length_params()).findings["query_kind"] == kind
+
+
+def test_a_terse_answer_passes_a_factoid_question_and_fails_a_how_to_one():
+    params = _shipped_length_params()
+    terse = "Arthur's Magazine [Doc 1]."
+    assert run("length.range", _asked("Which magazine was started first?", terse), **params).score == 1.0
+    how_to = run("length.range", _asked("How do I start a magazine?", terse), **params)
+    assert how_to.score < 0.1 and "too short (explanation query)" in how_to.explanation
+    # the general range is unchanged for a query of no listed kind
+    assert run("length.range", _asked("Arthur's Magazine?", terse), **params).score < 1.0
+    assert run("length.range", _asked("Who wrote Hamlet?", ""), **params).score == 0.0
+
+
+def test_length_by_query_rejects_a_bad_pattern_and_an_inverted_range():
+    bad = {"by_query": [{"kind": "factoid", "pattern": "(who", "min_chars": 1, "max_chars": 900}]}
+    assert "factoid: pattern is not a regular expression" in RULES["length.range"].check_params(bad)[0]
+    inverted = {"by_query": [{"kind": "factoid", "pattern": "who", "min_chars": 10, "max_chars": 5}]}
+    assert "factoid: min_chars must not exceed max_chars" in RULES["length.range"].check_params(inverted)[0]

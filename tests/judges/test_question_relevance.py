@@ -1,0 +1,103 @@
+"""The question-evidence relevance head and the answer check of `query_satisfaction` / `answer_useful`: a terse
+right answer citing the evidence that holds it is credited; a fluent sentence naming what the evidence lacks, a
+citation of the wrong document, a keyword dump, a restated query and an answer of the wrong kind are not."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from reward.engine import Engine
+from reward.format import Facet, render_response
+from reward.judges.local import LocalJudge, lexical_coverage, minilm
+from reward.judges.question_relevance import QuestionRelevance, RelevanceArtifactError, shipped_relevance
+from reward.judges.question_relevance import ARTIFACT
+from reward.rubric import load_suite
+from reward.schema import Evidence, Item
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+MAGAZINES = Evidence(id="1", title="Women's magazines", text=(
+    "Arthur's Magazine was an American literary periodical published in Philadelphia in the 19th century. "
+    "It was founded in 1844 by Timothy Shay Arthur. First for Women is a women's magazine published by Bauer Media "
+    "Group in the USA. It was started in 1989."))
+PORTS = Evidence(id="2", title="Port of Philadelphia", text=(
+    "The Port of Philadelphia handles cargo on the Delaware River. Its terminals were modernised in the 1990s "
+    "and serve container ships from Europe."))
+QUESTION = "Which magazine was started first, Arthur's Magazine or First for Women?"
+
+
+def item(answer: str, cited: str = "1", query: str = QUESTION, item_id: str = "x") -> Item:
+    return Item(id=item_id, query=query, evidence=[MAGAZINES, PORTS],
+                response=render_response([Facet(query, (cited,))], [cited], answer))
+
+
+@pytest.fixture(scope="module")
+def scores():
+    engine = Engine(load_suite("searchllm"), LocalJudge())
+
+    def run(*items: Item) -> list[dict[str, float]]:
+        results = engine.score_sync(list(items))
+        return [{n: s.score for n, s in r.dimensions.items() if s.status == "ok"} | {"reward": r.reward}
+                for r in results]
+
+    return run
+
+
+def test_the_shipped_head_ranks_the_answering_sentence_first():
+    head = shipped_relevance()
+    question = "When was Arthur's Magazine founded?"
+    sentences = ["Arthur's Magazine was an American literary periodical published in Philadelphia.",
+                 "It was founded in 1844 by Timothy Shay Arthur.",
+                 "The Port of Philadelphia handles cargo on the Delaware River."]
+    vectors = minilm().encode([question, *sentences])
+    overlap = np.array([lexical_coverage(question, s) for s in sentences], dtype=np.float32)
+    probability = head.probability(vectors[0], vectors[1:], overlap)
+    assert probability[2] < 0.5 and probability[2] < probability[0]
+    assert head.probability(vectors[0], vectors[:0], overlap[:0]).shape == (0,)
+
+
+def test_a_changed_artifact_is_refused(tmp_path):
+    copy = tmp_path / "model"
+    shutil.copytree(ARTIFACT, copy)
+    QuestionRelevance.load(copy)
+    (copy / "head.json").write_text((copy / "head.json").read_text().replace('"bias": ', '"bias": 1'))
+    with pytest.raises(RelevanceArtifactError, match="missing or changed"):
+        QuestionRelevance.load(copy)
+    (copy / "SHA256SUMS").unlink()
+    with pytest.raises(RelevanceArtifactError, match="training/question_relevance.py"):
+        QuestionRelevance.load(copy)
+
+
+def test_a_terse_right_answer_beats_a_fluent_one_naming_what_the_evidence_lacks(scores):
+    terse, fluent = scores(item("Arthur's Magazine [Doc 1].", item_id="t"),
+                           item("First for Women was started first, in 1841, by the Hearst Corporation [Doc 1].",
+                                item_id="f"))
+    assert terse["query_satisfaction"] > fluent["query_satisfaction"]
+    assert terse["answer_useful"] >= 0.8
+    assert terse["reward"] > fluent["reward"]
+
+
+def test_citing_the_document_that_holds_the_answer_pays_more_than_citing_another(scores):
+    right, wrong = scores(item("Arthur's Magazine [Doc 1].", item_id="r"),
+                          item("Arthur's Magazine [Doc 2].", cited="2", item_id="w"))
+    assert right["query_satisfaction"] > wrong["query_satisfaction"]
+    assert right["answer_useful"] > wrong["answer_useful"]
+
+
+@pytest.mark.parametrize("answer", [
+    "Magazine, Philadelphia, periodical, founded, Arthur, women, Bauer, 1844, 1989, started [Doc 1].",
+    "Which magazine was started first, Arthur's Magazine or First for Women [Doc 1]?",
+    "Arthur's Magazine or First for Women [Doc 1].",
+])
+def test_keyword_dumps_and_restatements_do_not_answer(scores, answer):
+    [dumped], [right] = scores(item(answer, item_id="d")), scores(item("Arthur's Magazine [Doc 1].", item_id="r2"))
+    assert dumped["query_satisfaction"] < right["query_satisfaction"]
+    assert dumped["answer_useful"] < right["answer_useful"]
+
+
+def test_an_answer_without_the_kind_the_question_asks_for_is_not_credited(scores):
+    query = "In what year was Arthur's Magazine founded?"
+    right, vague = scores(item("In 1844 [Doc 1].", query=query, item_id="y"),
+                          item("By Timothy Shay Arthur [Doc 1].", query=query, item_id="v"))
+    assert right["query_satisfaction"] > vague["query_satisfaction"]
