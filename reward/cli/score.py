@@ -44,6 +44,9 @@ def score_command(args: argparse.Namespace) -> int:
     results = {}
 
     async def run() -> None:
+        prepare = getattr(judge, "prepare", None)  # the local tier fits example heads at load
+        if prepare is not None:
+            await prepare(suite.dimensions.values())
         with tqdm(total=len(good), unit="item", desc=f"scoring ({judge.name})", file=sys.stderr, disable=args.quiet) as bar:
             for start in range(0, len(good), args.batch_size):
                 chunk = good[start : start + args.batch_size]

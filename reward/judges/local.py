@@ -24,7 +24,7 @@ import hashlib
 import logging
 import re
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +36,7 @@ from reward.judges.batching import MicroBatcher
 from reward.judges import example_head
 from reward.judges.consistency import ConsistencyScorer, artifact_digest, is_english
 from reward.judges.local_runtime import runtime_setting, text_encoder
+from reward.rubric import Dimension
 from reward.rules import RULES
 from reward.rules.checks import tokens
 from reward.schema import Evidence, Item
@@ -1780,6 +1781,13 @@ class LocalJudge(Judge):
         score = clip(score)
         return JudgeReply(backend=self.name, score=score, label=nearest_label(request, score), explanation=explanation,
                           confidence=round(clip(confidence[0]), 6) if confidence else None)
+
+    async def prepare(self, dimensions: Iterable[Dimension]) -> None:
+        """Fit the example heads of these dimensions now (at load), so broken examples fail before any item is
+        scored and the first batch does not wait for the fits; scoring fits any head not prepared."""
+        for dimension in dimensions:
+            if dimension.local is not None and dimension.local.fitted:
+                await self.heads.head(dimension.local, self.embedder.embed, self.scorer.probabilities)
 
     async def _judge_from_examples(self, request: JudgeRequest) -> JudgeReply:
         """A dimension without a hand-written method, scored by the head fitted on its YAML's labelled examples."""

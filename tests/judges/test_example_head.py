@@ -152,3 +152,10 @@ def test_examples_with_evidence_add_the_consistency_models_verdict(judge, tmp_pa
     assert head.uses_evidence and head.weights.shape == (384 + 3,) and head.fit_spearman > 0.5
     # the same answer scores differently against other evidence: the head reads the consistency model's verdict
     assert len({round(r.score, 6) for r in replies}) == 3
+
+
+def test_prepare_fits_the_suites_example_heads_at_load(tone_rubrics):
+    suite = load_suite("searchllm", tone_rubrics)
+    fresh = LocalJudge(embedder=None)
+    asyncio.run(fresh.prepare(suite.dimensions.values()))
+    assert list(fresh.heads._heads) == [examples_digest(suite.dimensions["tone"].local)]
