@@ -153,6 +153,13 @@ class Engine:
         return found
 
     # -- judge planning --------------------------------------------------------------------------------------
+    def judge_request(self, name: str, item: Item) -> JudgeRequest:
+        """The request `score` sends the judge for one (item, judge dimension), prechecks included: what
+        `reward rubric preview` renders."""
+        dimension = self.suite.dimensions[name]
+        parsed = parse_response(self.suite.suite.response_preprocess.apply(item.response))
+        return JudgeRequest(dimension, item, parsed, self._prechecks(dimension, item, parsed))
+
     def _call_key(self, name: str, request: JudgeRequest, context_hash: str) -> str:
         return _hash(self.judge.identity, self._dimension_hash[name], context_hash, render_response_part(request), json.dumps(
             {rule: result.explanation for rule, result in request.prechecks.items()}, sort_keys=True))

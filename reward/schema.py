@@ -256,6 +256,16 @@ class ItemResult(_Strict):
     """Dimensions left out of the aggregation (e.g. no local backend in local mode)."""
 
 
+class OfflineResult(ItemResult):
+    """One line of `reward score`'s output: an item's result with the suite version that produced it (the HTTP reply
+    states the version once per batch instead)."""
+
+    suite: str
+    """Suite that scored the item."""
+    suite_version: str
+    """Content hash of the suite and every rubric it uses (as in `ScoreResponse`)."""
+
+
 class ScoreResponse(_Strict):
     """Body of the `POST /v1/score` reply."""
 

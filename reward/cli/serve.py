@@ -10,6 +10,18 @@ from pathlib import Path
 from reward.cli.common import Command, err
 
 
+def apply_flags(app_args: dict, args: argparse.Namespace) -> dict:
+    """The app's arguments with the command's flags applied (flags win over the config file). `--rubrics DIR`
+    without `--suites` serves every suite in DIR, not the config's list (which names another folder's suites)."""
+    suites = [name.strip() for name in args.suites.split(",") if name.strip()] if args.suites else None
+    if args.rubrics is not None and suites is None:
+        app_args.pop("suites", None)
+    for key, value in (("judge", args.judge), ("score_log", args.log_dir), ("rubrics", args.rubrics), ("suites", suites)):
+        if value is not None:
+            app_args[key] = value
+    return app_args
+
+
 def serve_command(args: argparse.Namespace) -> int:
     import signal
     import threading
@@ -29,10 +41,7 @@ def serve_command(args: argparse.Namespace) -> int:
         except (OSError, yaml.YAMLError, ValidationError) as exc:
             err.print(f"[red]{args.config}[/red]: {exc}")
             return 2
-    app_args = config.applications[0].args
-    for key, value in (("judge", args.judge), ("score_log", args.log_dir), ("rubrics", args.rubrics)):
-        if value is not None:
-            app_args[key] = value
+    apply_flags(config.applications[0].args, args)
     try:
         server_args = config.server_args()
         host = args.host or config.http_options.host
@@ -83,7 +92,10 @@ def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
                        help="allow a non-loopback bind without a bearer token (refused otherwise)")
     serve.add_argument("--judge", default=None, help="judge backend: local (default), mock, or configs/judges/*.yaml")
     serve.add_argument("--log-dir", default=None, help="score log folder (default var/scores)")
-    serve.add_argument("--rubrics", default=None, help="rubric folder")
+    serve.add_argument("--rubrics", default=None, help="rubric folder: every suite in it is served, following hot reload "
+                       "(a suite file added while serving answers from the next poll on)")
+    serve.add_argument("--suites", default=None, help="serve only these suites, comma-separated (default: every suite "
+                       "in the rubric folder, or the config's list)")
     serve.add_argument("--demo", help="after start, score this JSONL through HTTP and print the tables")
     serve.add_argument("--suite", default="searchllm", help="suite for --demo")
 

@@ -24,7 +24,7 @@ import hashlib
 import logging
 import re
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,15 +33,17 @@ import numpy as np
 from reward.format import parse_citations, parse_response, split_sentences, strip_citations
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
 from reward.judges.batching import MicroBatcher
+from reward.judges import example_head
 from reward.judges.consistency import ConsistencyScorer, artifact_digest, is_english
 from reward.judges.local_runtime import runtime_setting, text_encoder
+from reward.rubric import Dimension
 from reward.rules import RULES
 from reward.rules.checks import tokens
 from reward.schema import Evidence, Item
 from reward.textnorm import reading_form
 
 log = logging.getLogger(__name__)
-_SOURCE_HASH = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+_SOURCE_HASH = hashlib.sha256(Path(__file__).read_bytes() + Path(example_head.__file__).read_bytes()).hexdigest()[:16]
 
 LocalMethod = Callable[["Context"], Awaitable[tuple[float, str] | tuple[float, str, float]]]
 """A local method returns (score, explanation) or (score, explanation, confidence): its own confidence in the
@@ -1802,6 +1804,7 @@ class LocalJudge(Judge):
     def __init__(self, embedder: Embedder | None = None, scorer: ConsistencyScorer | None = None):
         self.embedder = embedder or Embedder()
         self.scorer = scorer or ConsistencyScorer()
+        self.heads = example_head.HeadCache()
 
     @property
     def identity(self) -> str:
@@ -1814,8 +1817,10 @@ class LocalJudge(Judge):
         return f"local:{_SOURCE_HASH}:{artifact_digest()}:{shipped_relevance().digest}" + ("" if runtime in ("torch", "onnx") else f":{runtime}")
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
-        name = request.dimension.name
-        method = LOCAL_METHODS.get(name)
+        name, local = request.dimension.name, request.dimension.local
+        if local is not None and local.fitted:
+            return await self._judge_from_examples(request)
+        method = LOCAL_METHODS.get(local.method if local is not None and local.method else name)
         if method is None:
             why = NO_LOCAL_BACKEND.get(name, "no local method is registered for this dimension")
             return JudgeReply.unscored(self.name, "no_local_backend", explanation=why)
@@ -1829,3 +1834,24 @@ class LocalJudge(Judge):
         score = clip(score)
         return JudgeReply(backend=self.name, score=score, label=nearest_label(request, score), explanation=explanation,
                           confidence=round(clip(confidence[0]), 6) if confidence else None)
+
+    async def prepare(self, dimensions: Iterable[Dimension]) -> None:
+        """Fit the example heads of these dimensions now (at load), so broken examples fail before any item is
+        scored and the first batch does not wait for the fits; scoring fits any head not prepared."""
+        for dimension in dimensions:
+            if dimension.local is not None and dimension.local.fitted:
+                await self.heads.head(dimension.local, self.embedder.embed, self.scorer.probabilities)
+
+    async def _judge_from_examples(self, request: JudgeRequest) -> JudgeReply:
+        """A dimension without a hand-written method, scored by the head fitted on its YAML's labelled examples."""
+        by_id = request.item.evidence_by_id()
+        selected = [by_id[i] for i in request.parsed.selected if i in by_id] or request.item.evidence
+        try:
+            score, explanation = await example_head.score_with_examples(
+                request.dimension.local, self.heads, self.embedder.embed, request.item.query, request.item.response,
+                request.parsed, [doc_text(doc) for doc in selected], self.scorer.probabilities)
+        except Exception as exc:  # a failed local judgment is data, like a failed LLM call
+            log.exception("example-fitted scorer of %s failed on %s", request.dimension.name, request.item.id)
+            return JudgeReply.unscored(self.name, "local_error", explanation=f"{type(exc).__name__}: {exc}")
+        score = clip(score)
+        return JudgeReply(backend=self.name, score=score, label=nearest_label(request, score), explanation=explanation)

@@ -34,7 +34,7 @@ from ray.serve.handle import DeploymentHandle
 from reward.rubric import LoadedSuite, RubricError, UnknownSuite, did_you_mean, lint_report, load_suite
 from reward.schema import Item, ItemResult, ScoreRequest, ScoreResponse
 from reward.serve.body import BodyRejected, _field_errors, parse_body
-from reward.serve.config import Limits, ServerArgs, _fingerprint, check_secrets, secret_names
+from reward.serve.config import Limits, ServerArgs, _fingerprint, check_secrets, secret_names, served_suites
 from reward.serve.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ class Scorer:
         self.judge = make_judge(args.judge)
         self.engines = {
             name: Engine(load_suite(name, Path(args.rubrics)), self.judge, max_concurrency=args.judge_concurrency)
-            for name in args.suites
+            for name in served_suites(args)
         }
         self.judge_concurrency = args.judge_concurrency
         self.reloaded: dict[tuple[str, str], Any] = {}  # engines of suite versions loaded after start
@@ -139,7 +139,7 @@ class Ingress:
         self.scorer = scorer
         self.args = args
         self.limits = args.limits
-        self.suites = {name: load_suite(name, Path(args.rubrics)) for name in args.suites}
+        self.suites = {name: load_suite(name, Path(args.rubrics)) for name in served_suites(args)}
         self.rubric_stamp = rubric_stamp(Path(args.rubrics))
         self.rubric_checked = time.monotonic()
         self.metrics = Metrics()
@@ -166,7 +166,7 @@ class Ingress:
         self.rubric_stamp = rubric_stamp(root)
         report = lint_report(root)
         problems, suites = list(report.errors), {}
-        for name in self.args.suites if not problems else ():
+        for name in served_suites(self.args) if not problems else ():
             try:
                 suites[name] = load_suite(name, root)
             except (RubricError, UnknownSuite) as exc:
@@ -174,7 +174,7 @@ class Ingress:
         if problems:
             log.error("rubric reload refused, still serving %s:\n%s", self._versions(), "\n".join(problems))
             return {"reloaded": False, "versions": self._versions(), "errors": problems, "warnings": report.warnings}
-        changed = sorted(n for n, s in suites.items() if s.version != self.suites[n].version)
+        changed = sorted(n for n, s in suites.items() if n not in self.suites or s.version != self.suites[n].version)
         self.suites = suites
         log.info("rubrics reloaded: %s (changed: %s)", self._versions(), ", ".join(changed) or "none")
         return {"reloaded": True, "versions": self._versions(), "changed": changed, "warnings": report.warnings}
@@ -272,6 +272,10 @@ class Ingress:
         loaded = self.suites[name]
         summary = {"name": name, "aggregation": loaded.suite.aggregation, "delta": loaded.suite.delta,
                    "version": loaded.version, "description": loaded.suite.description}
+        if self.args.judge == "local":  # dimensions left out of every item's reward, said up front
+            from reward.judges.local_coverage import unscored_dimensions
+
+            summary["structurally_unscored"] = [d.name for d in unscored_dimensions(loaded.dimensions)]
         if brief:
             return summary
         summary["dimensions"] = [
@@ -450,11 +454,17 @@ def build_app(args: ServerArgs) -> Application:
         raise ValueError(f"require_token is on but {args.token_env} is unset where the app is built")
     found = {name: _fingerprint(os.environ[name]) for name in secret_names(args) if os.environ.get(name)}
     args = args.model_copy(update={"secrets": {**found, **args.secrets}})
-    for name in args.suites:  # fail at build time, naming file and key, not inside a replica
+    loaded = []
+    for name in served_suites(args):  # fail at build time, naming file and key, not inside a replica
         try:
-            load_suite(name, Path(args.rubrics))
+            loaded.append(load_suite(name, Path(args.rubrics)))
         except (RubricError, UnknownSuite) as exc:
             raise ValueError(f"suite {name!r} cannot be loaded: {exc}") from None
+    if args.judge == "local":
+        from reward.judges.local_coverage import suite_notices
+
+        for notice in suite_notices(loaded):
+            log.warning("%s", notice)
     resources = {"resources": args.replica_resources} if args.replica_resources else {}
     scorer = Scorer.options(num_replicas=args.scorer_replicas,
                             ray_actor_options={"num_cpus": args.scorer_cpus, **resources},

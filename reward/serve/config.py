@@ -9,7 +9,9 @@ import socket
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from reward.rubric import DEFAULT_RUBRIC_DIR
+from pathlib import Path
+
+from reward.rubric import DEFAULT_RUBRIC_DIR, list_suites
 from reward.scorelog import Retention
 from reward.shipped import resolve_config
 
@@ -49,9 +51,9 @@ class ServerArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    suites: list[str] = Field(default_factory=lambda: ["searchllm", "searchllm-reasoning", "searchllm-linear",
-                                                      "searchllm-sum"])
-    """Suites to load; a request names one of them."""
+    suites: list[str] | None = None
+    """Suites to serve; a request names one of them. None (the default): every suite file in `rubrics`, following
+    hot reload (a suite file added while serving is served from the next poll on, a deleted one is not)."""
     rubrics: str = str(DEFAULT_RUBRIC_DIR)
     """Rubric folder."""
     rubric_poll_s: float = Field(default=2.0, ge=0)
@@ -94,6 +96,11 @@ class ServerArgs(BaseModel):
     scorer_max_ongoing_requests: int = Field(default=16, ge=1)
     """Chunks scored at once per scoring replica; with `chunk_items` this bounds its items in flight, and its judge
     calls share `judge_concurrency`."""
+
+
+def served_suites(args: ServerArgs) -> list[str]:
+    """The names of the suites the app serves now: `args.suites`, or every suite file in the rubric folder."""
+    return list(args.suites) if args.suites is not None else list_suites(Path(args.rubrics))
 
 
 def _fingerprint(value: str) -> str:
