@@ -155,8 +155,9 @@ class ScoreRequest(_Strict):
     """Name of the training run (e.g. `gated` or `linear`), for side-by-side dashboards."""
     request_id: str | None = Field(default=None, min_length=1, max_length=128, pattern=r"^[!-~]+$")
     """Client-chosen id of this batch, the same on every retry of it (printable ASCII, no spaces; a UUID will do).
-    The score log keeps a batch once per id: a retry of a batch that was already logged (say the reply was lost, or
-    the server was killed after writing it) is scored and answered again but not logged twice."""
+    Ids are scoped by `run` and bound to the batch's content (suite, step, items): a retry of a batch that was
+    already logged (say the reply was lost, or the server was killed after writing it) is scored and answered again
+    but not logged twice; the same id in the same run with other content is refused with 409."""
 
     @field_validator("items")
     @classmethod

@@ -33,6 +33,7 @@ from ray.serve.handle import DeploymentHandle
 
 from reward.rubric import LoadedSuite, RubricError, UnknownSuite, did_you_mean, lint_report, load_suite
 from reward.schema import Item, ItemResult, ScoreRequest, ScoreResponse
+from reward.scorelog.segments import RequestConflict, batch_digest
 from reward.serve.body import BodyRejected, _field_errors, parse_body
 from reward.serve.config import Limits, ServerArgs, _fingerprint, check_secrets, secret_names
 from reward.serve.metrics import Metrics
@@ -377,16 +378,33 @@ class Ingress:
             if problem:
                 self.log_problem = problem
                 return self._log_unavailable()
+        digest = None
+        if self.log is not None and score_request.request_id is not None:
+            # An id reused in this run for other items would be answered but never logged: refuse it before scoring.
+            try:
+                digest = await asyncio.to_thread(self._check_request, score_request)
+            except RequestConflict as exc:
+                return self._conflict(exc)
         self.items_in_flight += count
         try:
-            return await self._score_admitted(score_request)
+            return await self._score_admitted(score_request, digest)
         finally:
             self.items_in_flight -= count
+
+    def _check_request(self, score_request: ScoreRequest) -> str:
+        digest = batch_digest(score_request.items, suite=score_request.suite, step=score_request.step)
+        self.log.check_request(score_request.run, score_request.request_id, digest)
+        return digest
+
+    @staticmethod
+    def _conflict(exc: RequestConflict) -> JSONResponse:
+        return _error(409, str(exc), request_id=exc.request, run=exc.scope or None, logged_digest=exc.earlier,
+                      digest=exc.now)
 
     def _log_unavailable(self) -> JSONResponse:
         return _error(503, f"score log unavailable: {self.log_problem}", headers=self._retry_after())
 
-    async def _score_admitted(self, score_request: ScoreRequest) -> Response:
+    async def _score_admitted(self, score_request: ScoreRequest, digest: str | None = None) -> Response:
         from reward.scorelog import ScoreLogUnavailable
 
         loaded = self.suites[score_request.suite]
@@ -395,7 +413,9 @@ class Ingress:
             try:  # in a thread: fsync must not stall the other requests on this replica
                 await asyncio.to_thread(self.log.append, score_request.items, results, suite=loaded.name,
                                         suite_version=loaded.version, run=score_request.run, step=score_request.step,
-                                        request=score_request.request_id)
+                                        request=score_request.request_id, digest=digest)
+            except RequestConflict as exc:  # another request took the id with other content while this one scored
+                return self._conflict(exc)
             except ScoreLogUnavailable as exc:
                 if self.log_problem is None:
                     log.error("%s; answering 503 until it can be written", exc)
