@@ -266,3 +266,6 @@ class ScoreResponse(_Strict):
     """Content hash of the suite and every rubric it uses."""
     results: list[ItemResult]
     """One result per item, in request order."""
+    rubric_warning: str | None = None
+    """Set while the server serves an older rubric version because the last reload was refused (broken or shrunken
+    rubric files): what was refused and why. The scores are those of `suite_version`."""

@@ -61,3 +61,92 @@ def test_request_ids_are_scoped_by_run_and_a_reused_id_with_other_content_is_a_4
     assert replay.status_code == 200 and len(reply(replay)["results"]) == 2
     assert Counter((r.run, r.result.id) for r in read_log(scores)) == Counter(
         {("A", "a0"): 1, ("A", "a1"): 1, ("B", "b0"): 1, ("B", "b1"): 1})
+
+
+def _ingress(args: ServerArgs, handle=None):
+    ingress = Ingress.func_or_class.__new__(Ingress.func_or_class)
+    asyncio.run(ingress.__init__(handle, args))
+    return ingress
+
+
+def _refused_count(ingress) -> float:
+    text = ingress.metrics.render().decode()
+    return float(next(line.split()[-1] for line in text.splitlines()
+                      if line.startswith("reward_rubric_reloads_refused_total")))
+
+
+def _write(path, text: str) -> None:
+    import os
+    import time
+
+    path.write_text(text)
+    future = time.time() + 5  # a new mtime even on coarse file-system clocks
+    os.utime(path, (future, future))
+
+
+def test_a_suite_file_read_half_written_is_refused_and_reported_until_confirmed(tmp_path, monkeypatch):
+    """Prefixes of searchllm.yaml that pass lint on their own (a file caught mid-write) must not be served: the
+    reload is refused, counted, and /healthz says the rubrics are stale; `allow_shrink` confirms a real shrink."""
+    from tests.support import ROOT
+
+    rubrics = tmp_path / "rubrics"
+    shutil.copytree(ROOT / "rubrics", rubrics)
+    monkeypatch.setenv("REWARD_TEST_TOKEN", TOKEN)
+    ingress = _ingress(ServerArgs(suites=["searchllm"], rubrics=str(rubrics), judge="mock", score_log=None,
+                                  token_env="REWARD_TEST_TOKEN", rubric_poll_s=0))
+    running = ingress.suites["searchllm"]
+    suite = rubrics / "suites" / "searchllm.yaml"
+    full = suite.read_text()
+    lines = full.splitlines(keepends=True)
+    for count in (26, 31, 35):
+        _write(suite, "".join(lines[:count]))
+        outcome = ingress.reload_rubrics()
+        assert not outcome["reloaded"] and ingress.suites["searchllm"] is running
+        assert any("dimensions where 20 are serving" in e for e in outcome["errors"])
+        health = ingress.healthz()
+        assert health["status"] == "ok" and health["rubrics"] == "stale"
+        assert "missing" in health["rubrics_reason"] and "redundant_repetition" in health["rubrics_reason"]
+    assert _refused_count(ingress) == 3
+    denied = ingress.admin_reload(request("POST", "/v1/admin/reload"))
+    assert denied.status_code == 422 and ingress.suites["searchllm"] is running
+    _write(suite, full)
+    assert ingress.reload_rubrics()["reloaded"] and "rubrics" not in ingress.healthz()
+    # A real change that drops a dimension is applied only when confirmed.
+    _write(suite, full.replace("  redundant_repetition: 1.0\n", ""))
+    assert not ingress.reload_rubrics()["reloaded"]
+    confirm = request("POST", "/v1/admin/reload")
+    confirm.scope["query_string"] = b"allow_shrink=true"
+    accepted = ingress.admin_reload(confirm)
+    assert accepted.status_code == 200, accepted.body
+    assert len(ingress.suites["searchllm"].dimensions) == 19 and "rubrics" not in ingress.healthz()
+
+
+def test_a_refused_reload_is_flagged_in_every_reply_and_a_file_changing_while_read_is_read_again(app, monkeypatch):
+    ingress, _, rubrics, _ = app
+    before = ingress.suites["mini"].version
+    useful = rubrics / "dimensions" / "useful.yaml"
+    good = useful.read_text()
+    _write(useful, good + "scale: [\n")  # broken YAML, picked up by the watch on the next request
+    first = score(ingress, {"items": items("x")})
+    body = reply(first)
+    assert first.status_code == 200 and body["suite_version"] == before
+    assert "useful.yaml" in body["rubric_warning"] and "invalid YAML" in body["rubric_warning"]
+    assert "useful.yaml" in ingress.healthz()["rubrics_reason"] and _refused_count(ingress) == 1
+    assert "useful.yaml" in reply(score(ingress, {"items": items("y")}))["rubric_warning"]  # every reply
+    # A writer still busy with a file while it is read: neither served nor refused, read again next time.
+    scope = type(ingress).reload_rubrics.__globals__  # Serve's ingress wrapper gives the class its own globals
+    real_lint = scope["lint_report"]
+
+    def lint_while_written(root):
+        report = real_lint(root)
+        _write(useful, good.replace("useful", "useful", 1) + "# still being written\n")
+        return report
+
+    monkeypatch.setitem(scope, "lint_report", lint_while_written)
+    outcome = ingress.reload_rubrics()
+    assert outcome == {**outcome, "reloaded": False, "retry": True, "errors": []}
+    assert _refused_count(ingress) == 1 and ingress.suites["mini"].version == before
+    monkeypatch.setitem(scope, "lint_report", real_lint)
+    assert ingress.reload_rubrics()["reloaded"]
+    after = reply(score(ingress, {"items": items("z")}))
+    assert after.get("rubric_warning") is None and "rubrics" not in ingress.healthz()

@@ -53,6 +53,33 @@ def rubric_stamp(root: Path) -> tuple[tuple[str, int, int], ...]:
     return tuple(stamps)
 
 
+def _key_paths(data: Any, prefix: str = "") -> set[str]:
+    """Every key path of a nested mapping (`judge.scale`), lists taken as a whole."""
+    paths = set()
+    if isinstance(data, dict):
+        for key, value in data.items():
+            path = f"{prefix}{key}"
+            paths.add(path)
+            paths |= _key_paths(value, path + ".")
+    return paths
+
+
+def suite_shrinkage(running: LoadedSuite, loaded: LoadedSuite) -> list[str]:
+    """How a newly read suite holds less than its running version: dimensions gone, or a suite or dimension file
+    that parses to fewer keys (a file read half-written parses to a prefix of itself). Empty when nothing shrank."""
+    where = f"suite {running.name!r}"
+    gone = sorted(set(running.dimensions) - set(loaded.dimensions))
+    problems = [f"{where}: {len(loaded.dimensions)} dimensions where {len(running.dimensions)} are serving; "
+                f"missing {', '.join(gone)}"] if gone else []
+    pairs = [("suite file", running.suite, loaded.suite)] + [
+        (f"dimension {n!r}", running.dimensions[n], loaded.dimensions[n]) for n in running.dimensions if n in loaded.dimensions]
+    for what, old, new in pairs:
+        missing = sorted(_key_paths(old.model_dump(exclude_unset=True)) - _key_paths(new.model_dump(exclude_unset=True)))
+        if missing:
+            problems.append(f"{where}: {what} parses to fewer keys than the running version (missing {', '.join(missing[:5])})")
+    return problems
+
+
 def chunk_by_group(items: list[Item], size: int) -> list[list[int]]:
     """Indices of `items` in chunks of about `size`, never splitting a group (a group may exceed `size`).
 
@@ -143,6 +170,8 @@ class Ingress:
         self.suites = {name: load_suite(name, Path(args.rubrics)) for name in args.suites}
         self.rubric_stamp = rubric_stamp(Path(args.rubrics))
         self.rubric_checked = time.monotonic()
+        self.rubric_problem: str | None = None
+        """Why the last rubric reload was refused (the previous versions keep serving); None after a good one."""
         self.metrics = Metrics()
         token = os.environ.get(args.token_env) or None
         self.token = token.encode() if token else None
@@ -159,12 +188,17 @@ class Ingress:
         self.limits = Limits.model_validate({**self.limits.model_dump(), **(config.get("limits") or config)})
         log.info("limits now %s", self.limits)
 
-    def reload_rubrics(self) -> dict[str, Any]:
+    def reload_rubrics(self, allow_shrink: bool | None = None) -> dict[str, Any]:
         """Load the served suites again. A rubric tree with lint errors is refused and the old versions keep
-        serving; otherwise the new versions replace the old in one assignment, so a request in flight finishes on
-        the suite it started with and the next one gets the new version."""
+        serving, and so is a suite that shrinks against its running version (a dimension gone, or a file that
+        parses to fewer keys: what a file caught half-written looks like) unless `allow_shrink` (default: the
+        server's `rubric_allow_shrink`) confirms it. Files that change while they are read are read again at the
+        next check. Otherwise the new versions replace the old in one assignment, so a request in flight finishes
+        on the suite it started with and the next one gets the new version. A refusal is logged, counted in the
+        metrics, reported by `/healthz` and flagged in every reply until a reload succeeds."""
         root = Path(self.args.rubrics)
-        self.rubric_stamp = rubric_stamp(root)
+        allow_shrink = self.args.rubric_allow_shrink if allow_shrink is None else allow_shrink
+        before = rubric_stamp(root)
         report = lint_report(root)
         problems, suites = list(report.errors), {}
         for name in self.args.suites if not problems else ():
@@ -172,13 +206,33 @@ class Ingress:
                 suites[name] = load_suite(name, root)
             except (RubricError, UnknownSuite) as exc:
                 problems += getattr(exc, "problems", [str(exc)])
+        after = rubric_stamp(root)
+        if after != before:  # a file is being written: keep serving, read it again at the next check
+            log.info("rubric files changed while being read; reading them again at the next check")
+            self.rubric_stamp = before
+            return {"reloaded": False, "versions": self._versions(), "errors": [], "retry": True,
+                    "warnings": report.warnings}
+        self.rubric_stamp = after
+        if not problems and not allow_shrink:
+            problems = [p for name, loaded in suites.items() for p in suite_shrinkage(self.suites[name], loaded)]
+            if problems:
+                problems.append("a suite that shrinks is refused unless confirmed: `reward serve --allow-shrink`, or "
+                                "POST /v1/admin/reload?allow_shrink=true")
         if problems:
+            self.rubric_problem = problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
+            self.metrics.observe_refused_reload()
             log.error("rubric reload refused, still serving %s:\n%s", self._versions(), "\n".join(problems))
             return {"reloaded": False, "versions": self._versions(), "errors": problems, "warnings": report.warnings}
         changed = sorted(n for n, s in suites.items() if s.version != self.suites[n].version)
         self.suites = suites
+        self.rubric_problem = None
         log.info("rubrics reloaded: %s (changed: %s)", self._versions(), ", ".join(changed) or "none")
         return {"reloaded": True, "versions": self._versions(), "changed": changed, "warnings": report.warnings}
+
+    def _rubric_warning(self) -> str | None:
+        if self.rubric_problem is None:
+            return None
+        return f"rubric reload refused, scored with the previous version: {self.rubric_problem}"
 
     def _versions(self) -> dict[str, str]:
         return {name: loaded.version for name, loaded in self.suites.items()}
@@ -195,9 +249,13 @@ class Ingress:
         denied = self._unauthorised(request)
         if denied:
             return denied
-        outcome = self.reload_rubrics()
+        confirm = request.query_params.get("allow_shrink", "").lower() in ("1", "true", "yes")
+        outcome = self.reload_rubrics(allow_shrink=confirm or None)
+        if outcome.get("retry"):
+            return _error(409, "rubric files changed while being read; the previous versions keep serving, try again",
+                          **outcome)
         if not outcome["reloaded"]:
-            return _error(422, "rubric lint failed; the previous versions keep serving", **outcome)
+            return _error(422, "rubric reload refused; the previous versions keep serving", **outcome)
         return JSONResponse(outcome)
 
     def _unauthorised(self, request: Request) -> JSONResponse | None:
@@ -213,9 +271,12 @@ class Ingress:
     @api.get("/healthz")
     def healthz(self) -> dict:
         """Liveness (no token): `degraded` while the score log cannot be written, so scoring requests get 503."""
+        health: dict[str, Any] = {"status": "ok", "suites": sorted(self.suites)}
+        if self.rubric_problem:  # serving, on the last good versions
+            health.update(rubrics="stale", rubrics_reason=self.rubric_problem)
         if self.log_problem:
-            return {"status": "degraded", "score_log": f"unavailable: {self.log_problem}", "suites": sorted(self.suites)}
-        return {"status": "ok", "suites": sorted(self.suites)}
+            health.update(status="degraded", score_log=f"unavailable: {self.log_problem}")
+        return health
 
     @api.get("/readyz")
     def readyz(self, request: Request) -> Response:
@@ -425,7 +486,8 @@ class Ingress:
                 log.warning("score log writable again")
             self.log_problem = None
         self.metrics.observe(loaded.name, results)
-        reply = ScoreResponse(suite=loaded.name, suite_version=loaded.version, results=results)
+        reply = ScoreResponse(suite=loaded.name, suite_version=loaded.version, results=results,
+                              rubric_warning=self._rubric_warning())
         return Response(reply.model_dump_json(), media_type="application/json")
 
     async def _fan_out(self, score_request: ScoreRequest, loaded: LoadedSuite) -> list[ItemResult]:

@@ -57,6 +57,9 @@ class ServerArgs(BaseModel):
     rubric_poll_s: float = Field(default=2.0, ge=0)
     """Hot reload: a request checks the rubric files for changes at most this often; 0 turns the watch off
     (`POST /v1/admin/reload` still reloads)."""
+    rubric_allow_shrink: bool = False
+    """Hot reload accepts a suite that loses dimensions or keys against its running version (off: such a reload is
+    refused as a probably half-written file; `reward serve --allow-shrink` turns it on)."""
     judge: str = "local"
     """Judge backend: `local`, `mock`, or a judge endpoint config (configs/judges/*.yaml)."""
     judge_concurrency: int = Field(default=256, ge=1)
