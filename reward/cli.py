@@ -135,14 +135,11 @@ def schema_command(args: argparse.Namespace) -> int:
 
 @_command("serve")
 def serve_command(args: argparse.Namespace) -> int:
-    import signal
-    import threading
-
     import yaml
 
     from pydantic import ValidationError
 
-    from reward.serve.runner import ServeConfig, require_auth_off_loopback, start_server, stop_server
+    from reward.serve.runner import ServeConfig, require_auth_off_loopback, serve_until_stopped, start_server
 
     config = ServeConfig(applications=[{}])
     if args.config:
@@ -154,7 +151,8 @@ def serve_command(args: argparse.Namespace) -> int:
             err.print(f"[red]{args.config}[/red]: {exc}")
             return 2
     app_args = config.applications[0].args
-    for key, value in (("judge", args.judge), ("score_log", args.log_dir), ("rubrics", args.rubrics)):
+    for key, value in (("judge", args.judge), ("score_log", args.log_dir), ("rubrics", args.rubrics),
+                       ("rubric_allow_shrink", args.allow_shrink or None), ("drain_timeout_s", args.drain_timeout)):
         if value is not None:
             app_args[key] = value
     try:
@@ -175,15 +173,7 @@ def serve_command(args: argparse.Namespace) -> int:
         score_file_over_http(url, Path(args.demo), suite=args.suite, token=token)
         err.print(f"[green]reward server running at {url}[/green]  (POST /v1/score, GET /v1/suites, /metrics, "
                   "/dashboard); Ctrl-C stops it")
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        while not stop.wait(1.0):
-            pass
-    except KeyboardInterrupt:
-        pass
-    stop_server()
-    return 0
+    return serve_until_stopped(url, server_args, echo=err.print)
 
 
 @_command("cascade fit")
@@ -522,6 +512,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--judge", default=None, help="judge backend: local (default), mock, or configs/judges/*.yaml")
     serve.add_argument("--log-dir", default=None, help="score log folder (default var/scores)")
     serve.add_argument("--rubrics", default=None, help="rubric folder")
+    serve.add_argument("--allow-shrink", action="store_true",
+                       help="hot reload accepts a suite that loses dimensions or keys (refused by default)")
+    serve.add_argument("--drain-timeout", type=float, default=None,
+                       help="seconds SIGTERM waits for requests in flight before stopping (default 120)")
     serve.add_argument("--demo", help="after start, score this JSONL through HTTP and print the tables")
     serve.add_argument("--suite", default="searchllm", help="suite for --demo")
 

@@ -150,3 +150,26 @@ def test_a_refused_reload_is_flagged_in_every_reply_and_a_file_changing_while_re
     assert ingress.reload_rubrics()["reloaded"]
     after = reply(score(ingress, {"items": items("z")}))
     assert after.get("rubric_warning") is None and "rubrics" not in ingress.healthz()
+
+
+def test_draining_refuses_new_requests_with_503_and_lets_the_one_in_flight_finish_and_log(app):
+    ingress, handle, _, scores = app
+
+    async def scenario():
+        handle.gate.clear()
+        in_flight = asyncio.create_task(ingress.score(request("POST", "/v1/score", {"suite": "mini", "items": items("f")})))
+        while not handle.seen:
+            await asyncio.sleep(0.01)
+        status = ingress.begin_drain()
+        refused = await ingress.score(request("POST", "/v1/score", {"suite": "mini", "items": items("n")}))
+        ready = ingress.readyz(request("GET", "/readyz"))
+        handle.gate.set()
+        finished = await in_flight
+        return status, refused, ready, finished, ingress.begin_drain()
+
+    status, refused, ready, finished, after = asyncio.run(scenario())
+    assert status["requests_in_flight"] == 1 and after["requests_in_flight"] == 0
+    assert refused.status_code == 503 and refused.headers["retry-after"] == "2" and "shutting down" in reply(refused)["error"]
+    assert ready.status_code == 503 and ingress.healthz()["draining"] is True
+    assert finished.status_code == 200 and len(reply(finished)["results"]) == 2
+    assert sorted(r.result.id for r in read_log(scores)) == ["f0", "f1"]

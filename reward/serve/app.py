@@ -17,6 +17,7 @@ import asyncio
 import hmac
 import logging
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -153,6 +154,14 @@ OPEN_ROUTES = frozenset({"/healthz"})
 """Routes served without the bearer token (liveness probes carry none); every other route requires it."""
 
 
+def _replica_id() -> str:
+    """This ingress replica's id in Serve ("local" outside Serve)."""
+    try:
+        return serve.get_replica_context().replica_id.unique_id
+    except Exception:  # not inside a Serve replica (in-process tests)
+        return "local"
+
+
 def _error(status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
     return JSONResponse(status_code=status, content={"error": message, **extra}, headers=headers)
 
@@ -176,6 +185,10 @@ class Ingress:
         token = os.environ.get(args.token_env) or None
         self.token = token.encode() if token else None
         self.items_in_flight = 0
+        self.requests_in_flight = 0
+        self.draining = False
+        """Set by `begin_drain` (SIGTERM to `reward serve`): score requests get 503 while those in flight finish."""
+        self._reload_lock = threading.Lock()
         self.log = None
         self.log_problem: str | None = None
         """Why the score log could not take the last batch; None while it works."""
@@ -239,10 +252,21 @@ class Ingress:
 
     def _watch_rubrics(self) -> None:
         poll = self.args.rubric_poll_s
-        if poll and time.monotonic() - self.rubric_checked >= poll:
-            self.rubric_checked = time.monotonic()
-            if rubric_stamp(Path(self.args.rubrics)) != self.rubric_stamp:
-                self.reload_rubrics()
+        if poll and time.monotonic() - self.rubric_checked >= poll and self._reload_lock.acquire(blocking=False):
+            try:  # one check at a time; the others go on with the versions that are serving
+                self.rubric_checked = time.monotonic()
+                if rubric_stamp(Path(self.args.rubrics)) != self.rubric_stamp:
+                    self.reload_rubrics()
+            finally:
+                self._reload_lock.release()
+
+    def begin_drain(self) -> dict[str, Any]:
+        """Stop admitting score requests (503 with `Retry-After` from now on) and say how many are still in flight
+        on this replica; `reward serve` calls it on every ingress replica at SIGTERM and stops once all are idle."""
+        if not self.draining:
+            log.warning("draining: new score requests get 503; %d in flight finish", self.requests_in_flight)
+        self.draining = True
+        return {"replica": _replica_id(), "requests_in_flight": self.requests_in_flight}
 
     @api.post("/v1/admin/reload")
     def admin_reload(self, request: Request) -> Response:
@@ -270,8 +294,13 @@ class Ingress:
 
     @api.get("/healthz")
     def healthz(self) -> dict:
-        """Liveness (no token): `degraded` while the score log cannot be written, so scoring requests get 503."""
+        """Liveness (no token): `degraded` while the score log cannot be written, so scoring requests get 503;
+        `rubrics: stale` with the reason while a refused reload leaves the previous versions serving; `draining`
+        while shutting down. A probe also runs the rubric watch, so reloads (and refusals) happen without traffic."""
+        self._watch_rubrics()
         health: dict[str, Any] = {"status": "ok", "suites": sorted(self.suites)}
+        if self.draining:
+            health["draining"] = True
         if self.rubric_problem:  # serving, on the last good versions
             health.update(rubrics="stale", rubrics_reason=self.rubric_problem)
         if self.log_problem:
@@ -286,7 +315,12 @@ class Ingress:
             return denied
         if self.log_problem:
             return _error(503, f"score log unavailable: {self.log_problem}", headers=self._retry_after())
+        if self.draining:
+            return self._shutting_down()
         return JSONResponse({"status": "ready", "items_in_flight": self.items_in_flight})
+
+    def _shutting_down(self) -> JSONResponse:
+        return _error(503, "server shutting down: not admitting new requests; retry later", headers=self._retry_after())
 
     def _retry_after(self) -> dict[str, str]:
         return {"Retry-After": str(self.limits.retry_after_s)}
@@ -390,8 +424,13 @@ class Ingress:
 
     @api.post("/v1/score")
     async def score(self, request: Request) -> Response:
-        self._watch_rubrics()
-        return await self._score(request)
+        # Counted before the drain check: a request that got past it is waited for at shutdown.
+        self.requests_in_flight += 1
+        try:
+            await asyncio.to_thread(self._watch_rubrics)  # a reload lints the tree: not on the event loop
+            return await self._score(request)
+        finally:
+            self.requests_in_flight -= 1
 
     async def _read_body(self, request: Request) -> bytes | JSONResponse:
         limit = self.limits.max_bytes
@@ -413,6 +452,8 @@ class Ingress:
         denied = self._unauthorised(request)
         if denied:
             return denied
+        if self.draining:
+            return self._shutting_down()
         body = await self._read_body(request)
         if isinstance(body, Response):
             return body
@@ -534,6 +575,7 @@ def build_app(args: ServerArgs) -> Application:
     placement = {"ray_actor_options": {"num_cpus": 1, **resources}} if resources else {}
     return Ingress.options(num_replicas=args.ingress_replicas, **placement, user_config={"limits": args.limits.model_dump()},
                            max_ongoing_requests=args.ingress_max_ongoing_requests,
+                           graceful_shutdown_timeout_s=args.drain_timeout_s,
                            max_queued_requests=args.ingress_max_queued_requests).bind(scorer, args)
 
 

@@ -60,6 +60,9 @@ class ServerArgs(BaseModel):
     rubric_allow_shrink: bool = False
     """Hot reload accepts a suite that loses dimensions or keys against its running version (off: such a reload is
     refused as a probably half-written file; `reward serve --allow-shrink` turns it on)."""
+    drain_timeout_s: float = Field(default=120.0, gt=0)
+    """At SIGTERM, `reward serve` stops admitting requests (503 with `Retry-After`) and waits up to this long for
+    the requests in flight to finish and be logged before it stops the app."""
     judge: str = "local"
     """Judge backend: `local`, `mock`, or a judge endpoint config (configs/judges/*.yaml)."""
     judge_concurrency: int = Field(default=256, ge=1)
