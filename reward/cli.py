@@ -173,7 +173,8 @@ def serve_command(args: argparse.Namespace) -> int:
         score_file_over_http(url, Path(args.demo), suite=args.suite, token=token)
         err.print(f"[green]reward server running at {url}[/green]  (POST /v1/score, GET /v1/suites, /metrics, "
                   "/dashboard); Ctrl-C stops it")
-    return serve_until_stopped(url, server_args, echo=err.print)
+    # Reasons quote YAML ("scale: ["): printed as they are, not as markup.
+    return serve_until_stopped(url, server_args, echo=lambda text: err.print(text, markup=False, highlight=False))
 
 
 @_command("cascade fit")

@@ -190,7 +190,10 @@ def serve_until_stopped(url: str, args: ServerArgs, echo=print) -> int:
     reason: str | None = None
     try:
         while not stop.wait(1.0):
-            reason = _report_rubrics(url, reason, echo)
+            try:
+                reason = _report_rubrics(url, reason, echo)
+            except Exception:  # reporting must never stop the server
+                log.exception("could not report the rubric state")
     except KeyboardInterrupt:
         pass
     echo(f"stopping: new requests get 503; waiting up to {args.drain_timeout_s:g} s for those in flight")
