@@ -173,3 +173,40 @@ def test_draining_refuses_new_requests_with_503_and_lets_the_one_in_flight_finis
     assert ready.status_code == 503 and ingress.healthz()["draining"] is True
     assert finished.status_code == 200 and len(reply(finished)["results"]) == 2
     assert sorted(r.result.id for r in read_log(scores)) == ["f0", "f1"]
+
+
+def test_edge_inputs_are_refused_naming_the_field_not_stored_or_merged(app):
+    ingress, _, _, scores = app
+    one = items("e", 1)
+    samples = ingress.dashboard_samples(request("GET", "/dashboard/samples"), run="r", step=9223372036854775808)
+    assert samples.status_code == 422 and reply(samples)["detail"][0]["field"] == "step"
+    assert ingress.dashboard_samples(request("GET", "/dashboard/samples"), run="r", step=-1).status_code == 422
+    for body, field in (({"run": ""}, "run"), ({"run": "   "}, "run"), ({"run": "searchllm (no step)"}, "run"),
+                        ({"run": "mini (no step)"}, "run"), ({"step": True}, "step"), ({"step": 5.0}, "step"),
+                        ({"step": 10**9 + 1}, "step")):
+        refused = score(ingress, {"items": one, **body})
+        assert refused.status_code == 422, (body, refused.body)
+        assert reply(refused)["detail"][0]["field"] == field, (body, reply(refused))
+    assert not list(read_log(scores))
+    assert score(ingress, {"items": one, "run": "no step", "step": 3}).status_code == 200  # an ordinary name
+
+
+def test_scoring_replicas_gone_past_the_retries_answer_503_with_retry_after(tmp_path, monkeypatch):
+    from ray.exceptions import ActorDiedError
+
+    from reward.serve import Limits
+
+    class DeadScorers:
+        class score:
+            @staticmethod
+            async def remote(suite, payload):
+                raise ActorDiedError()
+
+    monkeypatch.setenv("REWARD_TEST_TOKEN", TOKEN)
+    args = ServerArgs(suites=["mini"], rubrics=str(FIXTURE_RUBRICS), judge="mock", score_log=str(tmp_path / "scores"),
+                      token_env="REWARD_TEST_TOKEN", limits=Limits(chunk_retries=0))
+    ingress = _ingress(args, DeadScorers())
+    answer = score(ingress, {"items": items("d")})
+    assert answer.status_code == 503 and answer.headers["retry-after"] == "2"
+    assert "scoring replicas unavailable" in reply(answer)["error"]
+    assert not list(read_log(tmp_path / "scores"))

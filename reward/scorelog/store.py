@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from reward.schema import ItemResult
+from reward.schema import UNSTEPPED_SUFFIX, ItemResult
 from reward.scorelog.segments import RequestConflict, parse_segment, read_lines, segments
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,6 @@ with the batch's content digest and size) and batch_parts (where each part of a 
 SKETCH_BINS = 200
 """Histogram bins per unit of score: quantiles are accurate to 1/200 = 0.005."""
 UNSTEPPED_BUCKET = 64
-UNSTEPPED_SUFFIX = " (no step)"
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 """Wall-clock time of a step (UTC, its last scored item) as the dashboard shows it beside the step."""
 CURVES = ("reward", "gate", "utility")

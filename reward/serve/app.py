@@ -29,11 +29,12 @@ from pydantic import ValidationError
 from starlette.requests import ClientDisconnect
 from tenacity import AsyncRetrying, before_sleep_log, stop_after_attempt, wait_exponential_jitter
 from ray import serve
+from ray.exceptions import RayError
 from ray.serve import Application
 from ray.serve.handle import DeploymentHandle
 
 from reward.rubric import LoadedSuite, RubricError, UnknownSuite, did_you_mean, lint_report, load_suite
-from reward.schema import Item, ItemResult, ScoreRequest, ScoreResponse
+from reward.schema import MAX_STEP, Item, ItemResult, ScoreRequest, ScoreResponse
 from reward.scorelog.segments import RequestConflict, batch_digest
 from reward.serve.body import BodyRejected, _field_errors, parse_body
 from reward.serve.config import Limits, ServerArgs, _fingerprint, check_secrets, secret_names
@@ -412,6 +413,9 @@ class Ingress:
         if run is None or step is None:
             return _error(422, "query parameters run and step are required", detail=[
                 {"field": name, "message": "Field required"} for name, value in (("run", run), ("step", step)) if value is None])
+        if not 0 <= step <= MAX_STEP:  # beyond SQLite's integers, and no step is ever stored there
+            return _error(422, f"query parameter step must be between 0 and {MAX_STEP}",
+                          detail=[{"field": "step", "message": f"Input should be between 0 and {MAX_STEP}"}])
         if not self.args.score_log:
             return _error(404, "the score log is disabled, so there are no samples")
         from reward.dashboard import drilldown
@@ -510,7 +514,12 @@ class Ingress:
         from reward.scorelog import ScoreLogUnavailable
 
         loaded = self.suites[score_request.suite]
-        results = await self._fan_out(score_request, loaded)
+        try:
+            results = await self._fan_out(score_request, loaded)
+        except RayError as exc:  # scoring replicas dead or gone past the retries: a retryable 503, not a bare 500
+            log.error("scoring failed after %d retries: %s", self.limits.chunk_retries, exc)
+            return _error(503, f"scoring replicas unavailable ({type(exc).__name__}); retry later",
+                          headers=self._retry_after())
         if self.log is not None:
             try:  # in a thread: fsync must not stall the other requests on this replica
                 await asyncio.to_thread(self.log.append, score_request.items, results, suite=loaded.name,
