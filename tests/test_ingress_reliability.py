@@ -210,3 +210,58 @@ def test_scoring_replicas_gone_past_the_retries_answer_503_with_retry_after(tmp_
     assert answer.status_code == 503 and answer.headers["retry-after"] == "2"
     assert "scoring replicas unavailable" in reply(answer)["error"]
     assert not list(read_log(tmp_path / "scores"))
+
+
+def test_bodies_are_admitted_by_bytes_in_flight_before_they_are_read(tmp_path, monkeypatch):
+    """A body whose declared length would pass `max_bytes_in_flight` is refused with 503 before it is read or
+    parsed; a chunked one as soon as its bytes pass it; the bound frees when the request in flight is answered."""
+    from reward.serve import Limits
+
+    monkeypatch.setenv("REWARD_TEST_TOKEN", TOKEN)
+    rubrics = tmp_path / "rubrics"
+    shutil.copytree(FIXTURE_RUBRICS, rubrics)
+    args = ServerArgs(suites=["mini"], rubrics=str(rubrics), judge="mock", score_log=None, token_env="REWARD_TEST_TOKEN",
+                      limits=Limits(max_bytes=9_000, max_bytes_in_flight=12_000))
+    handle = GatedHandle(Scorer.func_or_class(args))
+    ingress = _ingress(args, handle)
+    body = {"suite": "mini", "items": items("b", 10)}
+    size = len(json.dumps(body))
+    assert 6_000 < size < 9_000  # each fits max_bytes, two do not fit in flight at once
+    read: list[int] = []
+
+    def chunked(payload: dict, pieces: int = 8):
+        raw = json.dumps(payload).encode()
+        step = len(raw) // pieces + 1
+        parts = [raw[k:k + step] for k in range(0, len(raw), step)]
+
+        async def receive():
+            read.append(1)
+            part = parts.pop(0)
+            return {"type": "http.request", "body": part, "more_body": bool(parts)}
+
+        from starlette.requests import Request as StarletteRequest
+
+        headers = [(b"content-type", b"application/json"), (b"authorization", f"Bearer {TOKEN}".encode())]
+        return StarletteRequest({"type": "http", "method": "POST", "path": "/v1/score", "headers": headers,
+                                 "query_string": b""}, receive)
+
+    async def scenario():
+        handle.gate.clear()
+        first = asyncio.create_task(ingress.score(request("POST", "/v1/score", body)))
+        while not handle.seen:
+            await asyncio.sleep(0.01)
+        held = ingress.bytes_in_flight
+        declared = await ingress.score(request("POST", "/v1/score", body))
+        streamed = await ingress.score(chunked(body))
+        handle.gate.set()
+        return held, declared, streamed, await first, await ingress.score(chunked(body))
+
+    held, declared, streamed, first, later = asyncio.run(scenario())
+    assert held == size
+    for refused in (declared, streamed):
+        assert refused.status_code == 503 and refused.headers["retry-after"] == "2"
+        assert "limit max_bytes_in_flight" in reply(refused)["error"]
+    assert first.status_code == 200 and later.status_code == 200 and ingress.bytes_in_flight == 0
+    assert len(read) < 8 + 8  # the refused chunked body was not read to its end
+    with pytest.raises(ValueError, match="max_bytes_in_flight"):
+        Limits(max_bytes=2_000_000, max_bytes_in_flight=1_000_000)

@@ -186,6 +186,7 @@ class Ingress:
         token = os.environ.get(args.token_env) or None
         self.token = token.encode() if token else None
         self.items_in_flight = 0
+        self.bytes_in_flight = 0
         self.requests_in_flight = 0
         self.draining = False
         """Set by `begin_drain` (SIGTERM to `reward serve`): score requests get 503 while those in flight finish."""
@@ -436,17 +437,40 @@ class Ingress:
         finally:
             self.requests_in_flight -= 1
 
-    async def _read_body(self, request: Request) -> bytes | JSONResponse:
+    def _reserve_bytes(self, size: int) -> JSONResponse | None:
+        """Count `size` more body bytes in flight on this replica, or answer 503 when that would pass the bound."""
+        bound = self.limits.max_bytes_in_flight
+        if self.bytes_in_flight + size > bound:
+            return _error(503, f"server busy: {self.bytes_in_flight} request bytes in flight on this replica, {size} more "
+                               f"would exceed the limit of {bound} (limit max_bytes_in_flight); retry later",
+                          headers=self._retry_after())
+        self.bytes_in_flight += size
+        return None
+
+    async def _read_body(self, request: Request, reserved: list[int]) -> bytes | JSONResponse:
+        """The body, read within `max_bytes` and admitted by bytes before it is read or parsed: a declared length
+        is reserved up front, a chunked body as it arrives. `reserved[0]` holds what this request reserved; the
+        caller releases it once the request is answered (its parsed items live until then)."""
         limit = self.limits.max_bytes
         declared = request.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
             return _error(413, f"request body of {declared} bytes exceeds the limit of {limit} (limit max_bytes)")
+        if declared and declared.isdigit():
+            busy = self._reserve_bytes(int(declared))
+            if busy:
+                return busy
+            reserved[0] = int(declared)
         chunks, size = [], 0
         try:
             async for chunk in request.stream():  # a chunked body has no declared length: stop at the limit
                 size += len(chunk)
                 if size > limit:
                     return _error(413, f"request body of more than {limit} bytes exceeds the limit of {limit} (limit max_bytes)")
+                if size > reserved[0]:
+                    busy = self._reserve_bytes(size - reserved[0])
+                    if busy:
+                        return busy
+                    reserved[0] = size
                 chunks.append(chunk)
         except ClientDisconnect:
             return _error(400, "the client closed the connection before the request body was complete")
@@ -458,7 +482,14 @@ class Ingress:
             return denied
         if self.draining:
             return self._shutting_down()
-        body = await self._read_body(request)
+        reserved = [0]
+        try:
+            return await self._score_body(request, reserved)
+        finally:
+            self.bytes_in_flight -= reserved[0]
+
+    async def _score_body(self, request: Request, reserved: list[int]) -> Response:
+        body = await self._read_body(request, reserved)
         if isinstance(body, Response):
             return body
         try:

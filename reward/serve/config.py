@@ -33,6 +33,10 @@ class Limits(BaseModel):
     """Longest string (value or key) accepted, in characters."""
     max_items_in_flight: int = Field(default=8192, ge=1)
     """Items admitted and not yet answered on one ingress replica; a request that would exceed it gets 503."""
+    max_bytes_in_flight: int = Field(default=192 * 1024 * 1024, ge=1024)
+    """Request body bytes admitted and not yet answered on one ingress replica, counted before a body is read or
+    parsed (a declared length up front, a chunked body as it arrives); beyond it: 503 with `Retry-After`. With
+    `max_bytes` it bounds the ingress's memory for bodies and their parsed items."""
     retry_after_s: int = Field(default=2, ge=1)
     """`Retry-After` of a 503 (server busy or score log unavailable); clients add jitter."""
 
@@ -40,6 +44,9 @@ class Limits(BaseModel):
     def _one_request_fits_in_flight(self) -> "Limits":
         if self.max_items_in_flight < self.max_items:
             raise ValueError(f"max_items_in_flight ({self.max_items_in_flight}) must be at least max_items ({self.max_items}), "
+                             "or a full request could never be admitted")
+        if self.max_bytes_in_flight < self.max_bytes:
+            raise ValueError(f"max_bytes_in_flight ({self.max_bytes_in_flight}) must be at least max_bytes ({self.max_bytes}), "
                              "or a full request could never be admitted")
         return self
 
