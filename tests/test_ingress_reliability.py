@@ -265,3 +265,63 @@ def test_bodies_are_admitted_by_bytes_in_flight_before_they_are_read(tmp_path, m
     assert len(read) < 8 + 8  # the refused chunked body was not read to its end
     with pytest.raises(ValueError, match="max_bytes_in_flight"):
         Limits(max_bytes=2_000_000, max_bytes_in_flight=1_000_000)
+
+
+class ScorerHandle:
+    """Stands in for the scorer's DeploymentHandle: both methods of a real Scorer, each call recorded."""
+
+    def __init__(self, scorer):
+        self.calls: list[tuple[str, int]] = []
+        outer = self
+
+        def method(name):
+            class Method:
+                async def remote(self, suite, payload):
+                    outer.calls.append((name, len(payload)))
+                    await asyncio.sleep(0.01)
+                    return await getattr(scorer, name)(suite, payload)
+
+            return Method()
+
+        self.score, self.score_vectors = method("score"), method("score_vectors")
+
+
+def test_a_group_larger_than_a_chunk_is_split_across_scorers_and_finished_with_its_whole_group(tmp_path, monkeypatch):
+    from reward.serve import Limits
+
+    monkeypatch.setenv("REWARD_TEST_TOKEN", TOKEN)
+    group = [make_item(f"g{k}", "Skibidi streams on Spotify [1]." if k % 2 else "Not sure.", group="big")
+             .model_dump(mode="json") for k in range(12)] + items("s", 2)
+    replies = {}
+    for chunk in (64, 5):
+        args = ServerArgs(suites=["mini"], rubrics=str(FIXTURE_RUBRICS), judge="mock", score_log=None,
+                          token_env="REWARD_TEST_TOKEN", limits=Limits(chunk_items=chunk))
+        handle = ScorerHandle(Scorer.func_or_class(args))
+        answer = score(_ingress(args, handle), {"items": group})
+        assert answer.status_code == 200
+        replies[chunk] = (reply(answer)["results"], handle.calls)
+    (whole, whole_calls), (split, split_calls) = replies[64], replies[5]
+    assert whole_calls == [("score", 14)]
+    assert sorted(split_calls) == [("score_vectors", 4), ("score_vectors", 5), ("score_vectors", 5)]
+    assert split == whole  # the same rewards, dimensions and explanations as one chunk holding the group
+
+
+def test_the_chunk_slots_go_to_a_small_request_before_the_rest_of_a_large_one():
+    from reward.serve.chunks import FairShare
+
+    async def scenario():
+        share, started = FairShare(2), []
+
+        async def chunk(name):
+            started.append(name)
+            await asyncio.sleep(0.02)
+
+        large = [asyncio.create_task(share.run("large", lambda n=n: chunk(f"large-{n}"))) for n in range(6)]
+        await asyncio.sleep(0.005)  # the large request holds both slots, four chunks queued
+        small = asyncio.create_task(share.run("small", lambda: chunk("small")))
+        await asyncio.gather(*large, small)
+        return started, share.busy
+
+    started, busy = asyncio.run(scenario())
+    assert started[:3] == ["large-0", "large-1", "small"] and busy == 0
+    assert sorted(started) == sorted([f"large-{n}" for n in range(6)] + ["small"])

@@ -34,9 +34,10 @@ from ray.serve import Application
 from ray.serve.handle import DeploymentHandle
 
 from reward.rubric import LoadedSuite, RubricError, UnknownSuite, did_you_mean, lint_report, load_suite
-from reward.schema import MAX_STEP, Item, ItemResult, ScoreRequest, ScoreResponse
+from reward.schema import MAX_STEP, DimensionScore, Item, ItemResult, ScoreRequest, ScoreResponse
 from reward.scorelog.segments import RequestConflict, batch_digest
 from reward.serve.body import BodyRejected, _field_errors, parse_body
+from reward.serve.chunks import FairShare, chunk_by_group, largest_group
 from reward.serve.config import Limits, ServerArgs, _fingerprint, check_secrets, secret_names
 from reward.serve.metrics import Metrics
 
@@ -82,24 +83,6 @@ def suite_shrinkage(running: LoadedSuite, loaded: LoadedSuite) -> list[str]:
     return problems
 
 
-def chunk_by_group(items: list[Item], size: int) -> list[list[int]]:
-    """Indices of `items` in chunks of about `size`, never splitting a group (a group may exceed `size`).
-
-    >>> items = [Item(id=str(i), group=g, query="q", response="r") for i, g in enumerate("aabbbc")]
-    >>> chunk_by_group(items, 2)
-    [[0, 1], [2, 3, 4], [5]]
-    """
-    order: dict[str, list[int]] = {}
-    for index, item in enumerate(items):
-        order.setdefault(item.group if item.group is not None else f"\x00{index}", []).append(index)
-    chunks: list[list[int]] = [[]]
-    for members in order.values():
-        if chunks[-1] and len(chunks[-1]) + len(members) > size:
-            chunks.append([])
-        chunks[-1].extend(members)
-    return [c for c in chunks if c]
-
-
 @serve.deployment(ray_actor_options={"num_cpus": 1})
 class Scorer:
     """Scores chunks of items with one engine per suite (rules on this CPU worker, judges concurrent)."""
@@ -134,13 +117,26 @@ class Scorer:
         return self.reloaded[key]
 
     async def score(self, suite: str | LoadedSuite, items: list[dict]) -> dict[str, Any]:
+        """Results of a chunk that holds its groups whole."""
+        return await self._score(suite, items, finish=True)
+
+    async def score_vectors(self, suite: str | LoadedSuite, items: list[dict]) -> dict[str, Any]:
+        """Score vectors of a chunk that holds part of a group: the ingress finishes the group from all its parts."""
+        return await self._score(suite, items, finish=False)
+
+    async def _score(self, suite: str | LoadedSuite, items: list[dict], *, finish: bool) -> dict[str, Any]:
         engine = self._engine(suite)
         before = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
-        results = await engine.score([Item.model_validate(i) for i in items])
+        parsed = [Item.model_validate(i) for i in items]
+        vectors = await engine.vectors(parsed)
         after = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
         drain_cascade = getattr(self.judge, "drain_counts", None)
+        if finish:
+            body = {"results": [r.model_dump(mode="json") for r in engine.finish(parsed, vectors)]}
+        else:
+            body = {"vectors": [{n: s.model_dump(mode="json") for n, s in v.items()} for v in vectors]}
         return {
-            "results": [r.model_dump(mode="json") for r in results],
+            **body,
             "cascade": drain_cascade() if drain_cascade else {},
             "judge_latencies": engine.stats.drain_latencies(),
             "judge_calls": dict(zip(("made", "deduped", "cache_hit"), (a - b for a, b in zip(after, before)), strict=True)),
@@ -187,6 +183,7 @@ class Ingress:
         self.token = token.encode() if token else None
         self.items_in_flight = 0
         self.bytes_in_flight = 0
+        self.fair_share: FairShare | None = None
         self.requests_in_flight = 0
         self.draining = False
         """Set by `begin_drain` (SIGTERM to `reward serve`): score requests get 503 while those in flight finish."""
@@ -572,28 +569,62 @@ class Ingress:
         return Response(reply.model_dump_json(), media_type="application/json")
 
     async def _fan_out(self, score_request: ScoreRequest, loaded: LoadedSuite) -> list[ItemResult]:
+        """Score the request's chunks on the scorers, taking turns with the other requests for the chunk slots.
+        A group larger than a chunk is split; its parts come back as score vectors and the group is finished here,
+        so its group statistics see all of it."""
         items = score_request.items
-        chunks = chunk_by_group(items, self.limits.chunk_items)
+        split = largest_group(items) > self.limits.chunk_items
+        chunks = chunk_by_group(items, self.limits.chunk_items, split_large=split)
+        turn = object()  # this request's place in the fair share
 
-        async def run(indices: list[int]) -> dict:
-            payload = [items[i].model_dump(mode="json") for i in indices]
+        async def call(payload: list[dict]) -> dict:
             # A dead replica: Serve routes the retry to a live one.
             retrying = AsyncRetrying(stop=stop_after_attempt(self.limits.chunk_retries + 1), reraise=True,
                                      wait=wait_exponential_jitter(multiplier=0.5, max=5.0),
                                      before_sleep=before_sleep_log(log, logging.WARNING, exc_info=True))
+            method = self.scorer.score_vectors if split else self.scorer.score
             async for attempt in retrying:
                 with attempt:
-                    return await self.scorer.score.remote(loaded, payload)  # this exact version
+                    return await method.remote(loaded, payload)  # this exact version
             raise AssertionError("unreachable")
 
+        async def run(indices: list[int]) -> dict:
+            payload = [items[i].model_dump(mode="json") for i in indices]
+            return await self._share().run(turn, lambda: call(payload))
+
         replies = await asyncio.gather(*(run(c) for c in chunks))
-        results: list[ItemResult | None] = [None] * len(items)
-        for indices, reply in zip(chunks, replies, strict=True):
+        for reply in replies:
             self.metrics.observe_judges(reply["judge_calls"], reply.get("judge_latencies", []))
             self.metrics.observe_cascade(reply.get("cascade", {}))
+        if split:
+            vectors: list[dict] = [{}] * len(items)
+            for indices, reply in zip(chunks, replies, strict=True):
+                for index, vector in zip(indices, reply["vectors"], strict=True):
+                    vectors[index] = {n: DimensionScore.model_validate(v) for n, v in vector.items()}
+            return await asyncio.to_thread(self._finish, loaded, items, vectors)
+        results: list[ItemResult | None] = [None] * len(items)
+        for indices, reply in zip(chunks, replies, strict=True):
             for index, result in zip(indices, reply["results"], strict=True):
                 results[index] = ItemResult.model_validate(result)
         return results  # type: ignore[return-value]
+
+    @staticmethod
+    def _finish(loaded: LoadedSuite, items: list[Item], vectors: list[dict]) -> list[ItemResult]:
+        from reward.engine import Engine
+
+        return Engine(loaded, judge=None).finish(items, vectors)
+
+    def _share(self) -> FairShare:
+        """The chunk slots of this replica: `limits.chunks_per_scorer` per scoring replica (re-read, as limits
+        change at run time; chunks already granted keep their slots)."""
+        slots = self.limits.chunks_per_scorer * self.args.scorer_replicas
+        if self.fair_share is None or self.fair_share.slots != slots:
+            if self.fair_share is None:
+                self.fair_share = FairShare(slots)
+            else:
+                self.fair_share.slots = slots
+                self.fair_share._grant()
+        return self.fair_share
 
 
 def build_app(args: ServerArgs) -> Application:

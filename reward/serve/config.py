@@ -25,6 +25,10 @@ class Limits(BaseModel):
     """Largest request body, in bytes."""
     chunk_items: int = Field(default=256, ge=1)
     """Items per scoring call; groups are never split across chunks."""
+    chunks_per_scorer: int = Field(default=2, ge=1)
+    """Chunks one ingress replica keeps in flight per scoring replica. The requests in flight take turns for these
+    slots, one chunk each, so a small request waits for one chunk, not for a large request's whole batch; two per
+    scorer keep a scorer busy (its judge calls run `judge_concurrency` at a time) while the queue stays short."""
     chunk_retries: int = Field(default=2, ge=0)
     """Retries of a chunk whose scoring replica failed (e.g. died mid-request)."""
     max_depth: int = Field(default=16, ge=6)
