@@ -295,8 +295,10 @@ class Ingress:
     def healthz(self) -> dict:
         """Liveness (no token): `degraded` while the score log cannot be written, so scoring requests get 503;
         `rubrics: stale` with the reason while a refused reload leaves the previous versions serving; `draining`
-        while shutting down. A probe also runs the rubric watch, so reloads (and refusals) happen without traffic."""
-        self._watch_rubrics()
+        while shutting down. A probe also starts the rubric watch (in the background: a reload lints the whole tree,
+        and a liveness probe must answer at once), so reloads and refusals happen without traffic."""
+        if self.args.rubric_poll_s and time.monotonic() - self.rubric_checked >= self.args.rubric_poll_s:
+            threading.Thread(target=self._watch_rubrics, name="rubric-watch", daemon=True).start()
         health: dict[str, Any] = {"status": "ok", "suites": sorted(self.suites)}
         if self.draining:
             health["draining"] = True
