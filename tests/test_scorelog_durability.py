@@ -306,3 +306,27 @@ def test_a_request_id_is_scoped_by_run_and_bound_to_its_content(tmp_path):
     assert log.append(*batch("a"), suite="s", suite_version="v", run="A", step=5, request="step-5") is False
     log.close()
     assert Counter(r.run for r in read_log(tmp_path)) == Counter({"A": 8, "B": 8})
+
+
+def test_a_small_batch_waiting_for_the_log_goes_before_large_batches_queued_earlier():
+    import threading
+
+    from reward.scorelog.log import SmallestFirstLock
+
+    lock, order = SmallestFirstLock(), []
+
+    def append(name, size):
+        with lock.for_size(size):
+            order.append(name)
+
+    with lock.for_size(1024):  # a large batch is being written
+        threads = [threading.Thread(target=append, args=(f"large-{n}", 1024)) for n in range(3)]
+        for thread in threads:
+            thread.start()
+            time.sleep(0.05)  # they queue in this order
+        small = threading.Thread(target=append, args=("small", 1))
+        small.start()
+        time.sleep(0.05)
+    for thread in [*threads, small]:
+        thread.join(5)
+    assert order == ["small", "large-0", "large-1", "large-2"]

@@ -20,7 +20,9 @@ the dashboard reads; the log stays the source of truth and rebuilds the store (`
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import heapq
 import logging
 import os
 import re
@@ -45,6 +47,40 @@ log = logging.getLogger(__name__)
 SEGMENT_BYTES = 256 * 1024 * 1024
 CLAIM_WAIT_S = 5.0
 """How long a writer waits for another writer's claimed batch to reach the log before writing it itself."""
+
+
+class SmallestFirstLock:
+    """A lock that, when several threads wait, goes to the one with the smallest batch (the earliest of equals): a
+    1-item batch waits for the write in progress, not for every large batch queued before it.
+
+    >>> lock = SmallestFirstLock()
+    >>> with lock.for_size(3):
+    ...     lock.held
+    True
+    """
+
+    def __init__(self):
+        self._condition = threading.Condition()
+        self._waiting: list[tuple[int, int]] = []
+        self._arrivals = 0
+        self.held = False
+
+    @contextlib.contextmanager
+    def for_size(self, size: int):
+        with self._condition:
+            ticket = (size, self._arrivals)
+            self._arrivals += 1
+            heapq.heappush(self._waiting, ticket)
+            while self.held or self._waiting[0] != ticket:
+                self._condition.wait()
+            heapq.heappop(self._waiting)
+            self.held = True
+        try:
+            yield
+        finally:
+            with self._condition:
+                self.held = False
+                self._condition.notify_all()
 
 
 class ScoreLogUnavailable(RuntimeError):
@@ -75,7 +111,7 @@ class ScoreLog:
         self.writer = writer or f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.retention = retention
         self.claim_wait_s = CLAIM_WAIT_S
-        self._lock = threading.Lock()
+        self._lock = SmallestFirstLock()
         self._handle = None
         self._segment = 0
         self._contexts: set[str] = set()  # context hashes already in the current segment
@@ -148,7 +184,7 @@ class ScoreLog:
         size = len(items)
         if request is not None and digest is None:
             digest = batch_digest(items, suite=suite, step=step)
-        with self._lock:
+        with self._lock.for_size(size):
             try:
                 handle = self._open()
             except OSError as exc:
@@ -185,7 +221,7 @@ class ScoreLog:
         `RequestConflict` when the id was used for other content. Without a store: None."""
         if self._store is None:
             return None
-        with self._lock:
+        with self._lock.for_size(0):
             return self._store.check_request(run or "", request, digest)
 
     def _claim(self, scope: str, request: str, digest: str, size: int, segment: str, offset: int,
@@ -286,7 +322,7 @@ class ScoreLog:
         return None
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock.for_size(0):
             if self._handle is not None:
                 self._handle.close()
                 self._handle = None
