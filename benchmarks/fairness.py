@@ -98,11 +98,15 @@ def group(url: str, args: argparse.Namespace) -> dict:
     return out
 
 
-def ingress_process() -> psutil.Process | None:
-    for proc in psutil.process_iter(["cmdline"]):
-        if "Ingress" in " ".join(proc.info["cmdline"] or []):
-            return proc
-    return None
+def ingress_process() -> psutil.Process:
+    """This run's ingress replica: a descendant of this process (other Ray instances on the machine have theirs)."""
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            if "Ingress" in " ".join(proc.cmdline()):
+                return proc
+        except psutil.Error:
+            continue
+    raise RuntimeError("no ingress replica among this process's descendants")
 
 
 def memory(url: str, args: argparse.Namespace) -> dict:
