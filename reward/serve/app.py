@@ -1,15 +1,18 @@
 """The reward server: a Ray Serve application with an HTTP ingress and a scoring deployment it fans out to.
 
 `build_app(args: ServerArgs)` is the typed builder (`serve run configs/serve/local.yaml` and `reward serve` both
-use it). The ingress (FastAPI) checks the bearer token on every route but `/healthz`, reads the body within a byte
-limit, parses it with a depth-limited parser and checks nesting and string sizes before validation (bad input of
-any shape is a 4xx naming the limit or field, never a 500), admits a request only while the items in flight on
-this replica stay under a bound (beyond it: 503 with `Retry-After`), splits a batch into chunks that keep GRPO
-groups whole, scores the chunks concurrently on `Scorer` replicas through a `DeploymentHandle`, writes every scored
-item to the durable score log before replying (a log that cannot be written: 503 with the reason, and
-`/healthz` says `degraded`), and exports Prometheus metrics. Limits live in `user_config`, so they change without a
-redeploy; rubrics reload without one (a watch on the rubric files, or `POST /v1/admin/reload`), and the ingress
-sends each chunk's exact suite version to the scorers.
+use it). The ingress (FastAPI) checks the bearer token on every route but `/healthz`, admits a body by its bytes
+before reading it (beyond `max_bytes_in_flight`: 503 with `Retry-After`), reads it within a byte limit, parses it
+with a depth-limited parser and checks nesting and string sizes before validation (bad input of any shape is a 4xx
+naming the limit or field, never a 500), admits a request only while the items in flight on this replica stay under
+a bound (beyond it: 503 with `Retry-After`), refuses a `request_id` its run used for other content (409), splits a
+batch into chunks (a group larger than a chunk is split and finished here), scores the chunks on `Scorer` replicas
+through a `DeploymentHandle` with the requests in flight taking turns for the chunk slots, writes every scored item
+to the durable score log before replying (a log that cannot be written: 503 with the reason, and `/healthz` says
+`degraded`), and exports Prometheus metrics. Limits live in `user_config`, so they change without a redeploy;
+rubrics reload without one (a watch on the rubric files, or `POST /v1/admin/reload`; a broken or shrunken suite is
+refused and reported), and the ingress sends each chunk's exact suite version to the scorers. At shutdown
+`reward serve` drains every ingress replica (`begin_drain`) before it stops the app.
 """
 
 
@@ -40,47 +43,9 @@ from reward.serve.body import BodyRejected, _field_errors, parse_body
 from reward.serve.chunks import FairShare, chunk_by_group, largest_group
 from reward.serve.config import Limits, ServerArgs, _fingerprint, check_secrets, secret_names
 from reward.serve.metrics import Metrics
+from reward.serve.reload import rubric_stamp, suite_shrinkage
 
 log = logging.getLogger(__name__)
-
-
-def rubric_stamp(root: Path) -> tuple[tuple[str, int, int], ...]:
-    """Name, modification time and size of every rubric file: what the hot-reload watch compares."""
-    stamps = []
-    for path in sorted(root.rglob("*.yaml")):
-        try:
-            stat = path.stat()
-        except OSError:  # removed between listing and stat: the next check sees it gone
-            continue
-        stamps.append((str(path.relative_to(root)), stat.st_mtime_ns, stat.st_size))
-    return tuple(stamps)
-
-
-def _key_paths(data: Any, prefix: str = "") -> set[str]:
-    """Every key path of a nested mapping (`judge.scale`), lists taken as a whole."""
-    paths = set()
-    if isinstance(data, dict):
-        for key, value in data.items():
-            path = f"{prefix}{key}"
-            paths.add(path)
-            paths |= _key_paths(value, path + ".")
-    return paths
-
-
-def suite_shrinkage(running: LoadedSuite, loaded: LoadedSuite) -> list[str]:
-    """How a newly read suite holds less than its running version: dimensions gone, or a suite or dimension file
-    that parses to fewer keys (a file read half-written parses to a prefix of itself). Empty when nothing shrank."""
-    where = f"suite {running.name!r}"
-    gone = sorted(set(running.dimensions) - set(loaded.dimensions))
-    problems = [f"{where}: {len(loaded.dimensions)} dimensions where {len(running.dimensions)} are serving; "
-                f"missing {', '.join(gone)}"] if gone else []
-    pairs = [("suite file", running.suite, loaded.suite)] + [
-        (f"dimension {n!r}", running.dimensions[n], loaded.dimensions[n]) for n in running.dimensions if n in loaded.dimensions]
-    for what, old, new in pairs:
-        missing = sorted(_key_paths(old.model_dump(exclude_unset=True)) - _key_paths(new.model_dump(exclude_unset=True)))
-        if missing:
-            problems.append(f"{where}: {what} parses to fewer keys than the running version (missing {', '.join(missing[:5])})")
-    return problems
 
 
 @serve.deployment(ray_actor_options={"num_cpus": 1})
