@@ -533,7 +533,9 @@ class Ingress:
         self.metrics.observe(loaded.name, results)
         reply = ScoreResponse(suite=loaded.name, suite_version=loaded.version, results=results,
                               rubric_warning=self._rubric_warning())
-        return Response(reply.model_dump_json(), media_type="application/json")
+        # `rubric_warning` only when there is one: the reply keeps its shape for clients that know no such key.
+        body = reply.model_dump_json(exclude={"rubric_warning"} if reply.rubric_warning is None else None)
+        return Response(body, media_type="application/json")
 
     async def _fan_out(self, score_request: ScoreRequest, loaded: LoadedSuite) -> list[ItemResult]:
         """Score the request's chunks on the scorers, taking turns with the other requests for the chunk slots.
