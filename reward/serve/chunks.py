@@ -9,7 +9,7 @@ every chunk of a large request that arrived first.
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
 from typing import TypeVar
 
