@@ -13,5 +13,7 @@ setup(
         "reward.judges": ["consistency_model/*.json", "consistency_model/*.safetensors", "consistency_model/SHA256SUMS"],
         "reward.rubrics": ["*/*.yaml", "schemas/*.json"],
         "reward.configs": ["*/*.yaml", "*/*/*.yaml"],
+        # The dashboard page's HTML and script.
+        "reward.dashboard": ["assets/*.html", "assets/*.js"],
     },
 )

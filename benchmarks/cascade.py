@@ -42,8 +42,8 @@ from benchmarks.emit import emit  # noqa: E402
 from reward.evaluation.calibrate import load_all  # noqa: E402
 from reward.engine import Engine  # noqa: E402
 from reward.judges.base import JudgeReply  # noqa: E402
-from reward.judges.cascade import (PASS_AT, CascadeConfig, CascadeJudge, cheap_observations,  # noqa: E402
-                                   confidence_of, fit_thresholds, threshold_config)
+from reward.evaluation.cascade_fit import cheap_observations, fit_thresholds, threshold_config  # noqa: E402
+from reward.judges.cascade import PASS_AT, CascadeConfig, CascadeJudge, confidence_of  # noqa: E402
 from reward.judges.factory import make_judge  # noqa: E402
 from reward.rubric import load_suite  # noqa: E402
 from reward.schema import Item  # noqa: E402

@@ -7,10 +7,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from reward.evaluation.calibrate import (
-    accuracy, bootstrap_ci, cohen_kappa, evaluate, freeze, pairwise_auc, regressions, shadow,
-    track_disagreements,
-)
+from reward.evaluation.agreement import accuracy, bootstrap_ci, cohen_kappa, pairwise_auc
+from reward.evaluation.calibrate import evaluate, freeze, regressions, shadow, track_disagreements
 from reward.judges.mock import ScriptedJudge, tag_reply
 from reward.evaluation.labels import Context, LabelError, PairwiseLabel, PointwiseLabel, load_labels
 from reward.rubric import load_suite

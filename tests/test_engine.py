@@ -4,7 +4,8 @@ import pytest
 
 from reward.aggregate import gate
 from reward.engine import Engine
-from reward.judges import JudgeTransportError, ScriptedJudge, by_dimension, tag_reply
+from reward.judges.base import JudgeTransportError
+from reward.judges.mock import ScriptedJudge, by_dimension, tag_reply
 from reward.judges.base import Judge, JudgeReply
 from reward.rubric import load_suite
 from tests.support import EVIDENCE, FIXTURE_RUBRICS, make_item

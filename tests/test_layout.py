@@ -12,26 +12,36 @@ from tests.support import ROOT
 PACKAGE = ROOT / "reward"
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def _module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imports(path: Path, modules: set[str]) -> set[str]:
-    """Modules of the project a file imports anywhere in it (functions included; `if TYPE_CHECKING:` blocks not)."""
+def _imports(path: Path, modules: set[str], root: Path = ROOT) -> set[str]:
+    """Modules of the project a file imports anywhere in it (functions included; `if TYPE_CHECKING:` blocks not).
+
+    Relative imports count as their absolute names, and importing `a.b.c` counts `a.b`'s `__init__` too (Python runs
+    it first), except the file's own packages: a package `__init__` that re-exports its modules is no circle.
+    """
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skipped: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             skipped |= {id(n) for child in node.body for n in ast.walk(child)}
+    own = _module_name(path, root)
+    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
         if id(node) in skipped:
             continue
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            names = [base] + [f"{base}.{alias.name}" for alias in node.names]
         else:
             continue
         for name in names:
@@ -40,7 +50,10 @@ def _imports(path: Path, modules: set[str]) -> set[str]:
                 name = name.rsplit(".", 1)[0]
             if name in modules or name.split(".")[0] == "policy":
                 found.add(name)
-    return found
+                parts = name.split(".")
+                found |= {".".join(parts[:i]) for i in range(1, len(parts))} & modules
+    ancestors = {".".join(own.split(".")[:i]) for i in range(1, own.count(".") + 2)}
+    return found - ancestors
 
 
 def _graph() -> dict[str, set[str]]:
@@ -98,3 +111,21 @@ def test_the_reward_package_imports_nothing_from_policy():
 
 def test_the_circle_finder_finds_a_circle():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_the_import_reader_resolves_relative_imports_and_parent_packages(tmp_path):
+    folder = tmp_path / "reward" / "pkg"
+    folder.mkdir(parents=True)
+    source = folder / "mod.py"
+    source.write_text("from . import sibling\nfrom ..other.deep import thing\nimport policy.format\n")
+    modules = {"reward", "reward.pkg", "reward.pkg.mod", "reward.pkg.sibling", "reward.other", "reward.other.deep",
+               "policy", "policy.format"}
+    found = _imports(source, modules, root=tmp_path)
+    assert found == {"reward.pkg.sibling", "reward.other", "reward.other.deep", "policy", "policy.format"}
+
+
+def test_every_reward_module_is_in_a_package():
+    """Every folder of `reward/` holding Python is a package with an `__init__.py` (no namespace portions, which
+    would let another checkout on the path fill in modules this one removed)."""
+    folders = {p.parent for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts}
+    assert sorted(str(f.relative_to(ROOT)) for f in folders if not (f / "__init__.py").is_file()) == []

@@ -13,7 +13,7 @@ import pytest
 from tests.support import ROOT
 
 HEAVY = ("torch", "ray", "onnxruntime", "transformers", "sentence_transformers")
-PACKAGES = ("reward", "reward.serve", "reward.scorelog")
+PACKAGES = ("reward", "reward.judges", "reward.serve", "reward.scorelog", "reward.dashboard", "reward.cli")
 
 
 def _loaded_after(code: str) -> list[str]:
@@ -35,6 +35,7 @@ def test_the_scoring_core_of_the_public_api_loads_no_heavy_dependency():
             "item = reward.Item(id='a', query='q', response='r')\n"
             "assert reward.Engine and reward.make_judge and reward.ItemResult\n"
             "from reward.serve import ServerArgs, Limits\n"
+            "from reward.judges import CascadeJudge, Judge, LocalJudge, OpenAIJudge\n"
             "ServerArgs(limits=Limits())\n")
     assert _loaded_after(code) == []
 
@@ -52,10 +53,17 @@ def test_every_declared_public_name_resolves(package):
     assert set(module.__all__) <= set(dir(module))
 
 
-@pytest.mark.parametrize("package", ("reward", "reward.serve"))
+@pytest.mark.parametrize("package", ("reward", "reward.judges", "reward.serve"))
 def test_a_lazy_package_declares_each_name_once_and_names_an_unknown_one(package):
     module = importlib.import_module(package)
     declared = [name for names in module._import_structure.values() for name in names]
     assert sorted(declared) == sorted(module.__all__)
     with pytest.raises(AttributeError, match="no_such_name"):
         module.no_such_name  # noqa: B018
+
+
+def test_the_judges_package_exports_no_test_double():
+    import reward.judges
+
+    assert "ScriptedJudge" not in reward.judges.__all__
+    assert {"LocalJudge", "OpenAIJudge", "CascadeJudge", "make_judge"} <= set(reward.judges.__all__)

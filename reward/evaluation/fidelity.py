@@ -27,7 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from reward.format import Facet, parse_response, render_response, split_sentences
-from reward.evaluation.calibrate import bootstrap_ci, pairwise_auc
+from reward.evaluation.agreement import bootstrap_ci, pairwise_auc, roc_auc
 from reward.engine import Engine
 from reward.rules.checks import tokens
 from reward.schema import Evidence, Item, ItemResult
@@ -119,18 +119,6 @@ def render_case(case_id: str, query: str, evidence: list[Evidence], answer: str,
 
 
 # -- metrics -----------------------------------------------------------------------------------------------------
-def roc_auc(positives: Sequence[float], negatives: Sequence[float]) -> float | None:
-    """Probability that a random positive scores above a random negative (a tie counts 0.5): the pointwise AUC.
-
-    >>> roc_auc([0.9, 0.4], [0.4, 0.1])
-    0.875
-    """
-    if not positives or not negatives:
-        return None
-    wins = sum(1.0 if p > n else 0.5 if p == n else 0.0 for p in positives for n in negatives)
-    return wins / (len(positives) * len(negatives))
-
-
 def _pointwise_auc(rows: list[tuple[int, float]]) -> float | None:
     return roc_auc([s for y, s in rows if y == 1], [s for y, s in rows if y == 0])
 

@@ -1,21 +1,47 @@
-"""Judge backends behind one async interface, prompt rendering and reply parsing."""
+"""Judge backends behind one async interface (`Judge`), and `make_judge(spec)`, which builds one from a name or a
+judge config file: the embedded CPU tier (`LocalJudge`), OpenAI-compatible endpoints (`OpenAIJudge`, e.g. vLLM or
+llama.cpp), and the cascade of the two (`CascadeJudge`). The names load on first use, so importing this package
+loads no model runtime. Test doubles (`ScriptedJudge` and its script helpers) stay in `reward.judges.mock`.
+"""
 
-from reward.judges.base import Completion, Judge, JudgeReply, JudgeRequest, JudgeTransportError
-from reward.judges.llm import LLMJudge
-from reward.judges.mock import ScriptedJudge, best_label_script, by_dimension, tag_reply
-from reward.judges.prompt import prefix_share, render_messages
+from __future__ import annotations
 
-__all__ = [
-    "Completion",
-    "Judge",
-    "JudgeReply",
-    "JudgeRequest",
-    "JudgeTransportError",
-    "LLMJudge",
-    "ScriptedJudge",
-    "best_label_script",
-    "by_dimension",
-    "prefix_share",
-    "render_messages",
-    "tag_reply",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_import_structure = {
+    "base": ["Completion", "Judge", "JudgeReply", "JudgeRequest", "JudgeTransportError"],
+    "llm": ["LLMJudge"],
+    "local": ["LocalJudge"],
+    "openai_judge": ["JudgeConfig", "OpenAIJudge"],
+    "cascade": ["CascadeConfig", "CascadeJudge"],
+    "factory": ["make_judge"],
+    "prompt": ["prefix_share", "render_messages"],
+}
+_module_of = {name: module for module, names in _import_structure.items() for name in names}
+
+__all__ = ["CascadeConfig", "CascadeJudge", "Completion", "Judge", "JudgeConfig", "JudgeReply", "JudgeRequest",
+           "JudgeTransportError", "LLMJudge", "LocalJudge", "OpenAIJudge", "make_judge", "prefix_share",
+           "render_messages"]
+
+if TYPE_CHECKING:
+    from reward.judges.base import Completion, Judge, JudgeReply, JudgeRequest, JudgeTransportError
+    from reward.judges.cascade import CascadeConfig, CascadeJudge
+    from reward.judges.factory import make_judge
+    from reward.judges.llm import LLMJudge
+    from reward.judges.local import LocalJudge
+    from reward.judges.openai_judge import JudgeConfig, OpenAIJudge
+    from reward.judges.prompt import prefix_share, render_messages
+
+
+def __getattr__(name: str) -> Any:
+    module = _module_of.get(name)
+    if module is None:
+        raise AttributeError(f"module 'reward.judges' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"reward.judges.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -49,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
+from reward.evaluation.agreement import PASS_AT, pass_fail_kappa
 from reward.schema import UNSTEPPED_SUFFIX, ItemResult
 from reward.scorelog.segments import RequestConflict, parse_segment, read_lines, segments
 
@@ -71,9 +72,6 @@ SAMPLE_LOWEST = 3
 SAMPLE_RANDOM = 2
 """... and a few more drawn uniformly: the items with the smallest hash keys (bottom-k sampling, which merges exactly
 across batches and writers and is the same on every rebuild)."""
-PASS_AT = 0.5
-"""A score at or above this passes: the pass/fail rule of the cascade's audits (`reward.judges.cascade.Agreement`)."""
-
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
@@ -145,23 +143,6 @@ def sketch_quantiles(sketch: dict[int, int], quantiles: Sequence[float]) -> list
         within = (rank - before) / counts[k]
         out.append(round(float(bins[k] + min(1.0, max(0.0, within))) / SKETCH_BINS, 4))
     return out
-
-
-def pass_fail_kappa(audits: int, agree: int, first_pass: int, second_pass: int) -> float | None:
-    """Cohen's kappa of two raters' pass/fail decisions from counts: `audits` pairs, `agree` on the same side, and
-    each rater's passes. None without pairs; 1.0 when both raters are constant and equal.
-
-    >>> round(pass_fail_kappa(6, 4, 3, 3), 4)  # observed 2/3, chance 1/2
-    0.3333
-    """
-    if not audits:
-        return None
-    observed = agree / audits
-    p_first, p_second = first_pass / audits, second_pass / audits
-    expected = p_first * p_second + (1 - p_first) * (1 - p_second)
-    if expected >= 1.0:
-        return 1.0 if observed == 1.0 else 0.0
-    return (observed - expected) / (1 - expected)
 
 
 def cascade_counts(results: Iterable[ItemResult]) -> dict[str, list[int]]:

@@ -6,7 +6,7 @@ to the LLM judge until reset. Thresholds are fitted from label files or from a l
 import pytest
 
 from reward.engine import Engine
-from reward.judges import ScriptedJudge, by_dimension, tag_reply
+from reward.judges.mock import ScriptedJudge, by_dimension, tag_reply
 from reward.judges.base import Judge, JudgeReply
 from reward.judges.cascade import Agreement, CascadeConfig, CascadeJudge
 from tests.support import EVIDENCE, make_item
@@ -312,7 +312,7 @@ def test_fit_from_a_logged_llm_judge_run_labels_with_its_verdicts_and_rescores_i
 def test_logged_labels_take_the_llm_verdict_and_an_audit_where_the_cheap_tier_decided():
     import datetime as dt
 
-    from reward.judges.cascade import logged_labels
+    from reward.evaluation.cascade_fit import logged_labels
     from reward.schema import DimensionScore, ItemResult
     from reward.scorelog import ScoreRecord
 

@@ -261,7 +261,7 @@ def test_dimension_is_found_from_the_prompt_without_tracing_headers(mini_suite):
 
 def test_on_disk_cache_is_not_shared_between_judges(mini_suite, tmp_path):
     from reward.engine import SqliteReplyCache
-    from reward.judges import ScriptedJudge
+    from reward.judges.mock import ScriptedJudge
 
     path = str(tmp_path / "replies.sqlite")
     Engine(mini_suite, ScriptedJudge(), cache=SqliteReplyCache(path)).score_sync([make_item("a", GOOD)])
