@@ -1301,8 +1301,12 @@ async def _answer_checks(ctx: Context) -> list[AnswerCheck]:
         chosen = chosen_alternative(question, text)
         added = numbers(text) - numbers(question)
         new = (set(stems(text)) - asked_stems) | added | chosen
-        # "It was founded in 1844." restates the question's words around the number it asks for: that is an answer.
-        if keyword_list_share(text) == 1.0 or (restates_query(text, question) and not chosen and not added) or not new:
+        restated = restates_query(text, question) and not chosen
+        # "It was founded in 1844." restates the question's words around the number it asks for: that is an answer,
+        # but only where one cited sentence holds the number with those words ("1844 vendors sell there" is not).
+        if restated and added:
+            new = set(stems(text)) | added
+        if keyword_list_share(text) == 1.0 or (restated and not added) or not new:
             checks.append(AnswerCheck(text, 0.0, "states nothing the question does not"))
             continue
         if not cited:
