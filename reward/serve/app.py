@@ -191,7 +191,8 @@ class Ingress:
                     "warnings": report.warnings}
         self.rubric_stamp = after
         if not problems and not allow_shrink:
-            problems = [p for name, loaded in suites.items() for p in suite_shrinkage(self.suites[name], loaded)]
+            problems = [p for name, loaded in suites.items() if name in self.suites  # a new suite file cannot shrink
+                        for p in suite_shrinkage(self.suites[name], loaded)]
             if problems:
                 problems.append("a suite that shrinks is refused unless confirmed: `reward serve --allow-shrink`, or "
                                 "POST /v1/admin/reload?allow_shrink=true")
