@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from reward.format import ParsedResponse
+from reward.format import ParsedResponse, split_sentences
 from reward.rules.registry import RuleResult, rule
 from reward.schema import Item
 from reward.textnorm import folded
@@ -146,6 +146,12 @@ class LengthParams(_Params):
     by_query: list[QueryLengthRange] = Field(default_factory=list)
     """Ranges by the kind of query, tried in order; the first that matches the query gives the range. The query is
     the user's, never the response's, so a response cannot choose its own range."""
+    copy_n: int = Field(default=6, ge=3, le=20)
+    """n-gram length, in tokens, by which a sentence counts as taken from the evidence."""
+    copy_share: float = Field(default=0.6, gt=0.0, le=1.0)
+    """A sentence with at least this share of its n-grams verbatim in the evidence is taken from it: it still counts
+    towards the maximum, but not towards reaching the minimum (pasting a document sentence, on topic or not, is no
+    explanation the answer wrote)."""
 
     @model_validator(mode="after")
     def _ordered(self) -> LengthParams:
@@ -171,10 +177,12 @@ def length_range(item: Item, parsed: ParsedResponse, params: LengthParams) -> Ru
     """
     kind, min_chars, max_chars = params.range_for(item.query)
     length = len(parsed.answer_text.strip())
-    if length < min_chars:
+    taken = _taken_chars(item, parsed.answer_text, params) if length < min_chars + params.margin else 0
+    if length - taken < min_chars:
         margin = min(params.margin, min_chars)
-        score = max(0.0, 1.0 - (min_chars - length) / margin)
-        verdict = f"too short ({kind} query): {length} < {min_chars} chars"
+        score = max(0.0, 1.0 - (min_chars - (length - taken)) / margin)
+        verdict = (f"too short ({kind} query): {length - taken} < {min_chars} chars"
+                   + (f" ({taken} more in sentences taken from the evidence)" if taken else ""))
     elif length > max_chars:
         score = max(0.0, 1.0 - (length - max_chars) / params.margin)
         verdict = f"too long ({kind} query): {length} > {max_chars} chars"
@@ -182,7 +190,23 @@ def length_range(item: Item, parsed: ParsedResponse, params: LengthParams) -> Ru
         score, verdict = 1.0, f"{length} chars, within [{min_chars}, {max_chars}] ({kind} query)"
     if length == 0:
         score, verdict = 0.0, "empty answer"
-    return RuleResult(score=score, passed=score == 1.0, explanation=verdict, findings={"chars": length, "query_kind": kind})
+    return RuleResult(score=score, passed=score == 1.0, explanation=verdict,
+                      findings={"chars": length, "taken_chars": taken, "query_kind": kind})
+
+
+def _taken_chars(item: Item, answer: str, params: LengthParams) -> int:
+    """Characters of the answer's sentences taken from the evidence (`copy_share` of their `copy_n`-grams verbatim
+    there), except the first when every sentence is taken; a sentence shorter than `copy_n` tokens is never taken."""
+    evidence = _evidence_ngrams(" ".join(doc.text for doc in item.evidence), params.copy_n)
+    sentences = split_sentences(answer)
+    taken = []
+    for sentence in sentences:
+        words = tokens(sentence)
+        grams = set(zip(*(words[i:] for i in range(params.copy_n))))
+        taken.append(bool(grams) and len(grams & evidence) >= params.copy_share * len(grams))
+    if taken and all(taken):  # an answer that is one sentence taken from the evidence still answers: its lead counts
+        taken[0] = False
+    return sum(len(s) for s, t in zip(sentences, taken) if t)
 
 
 class CitationParams(_Params):

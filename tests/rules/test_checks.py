@@ -135,10 +135,26 @@ def test_a_terse_answer_passes_a_factoid_question_and_fails_a_how_to_one():
     terse = "Arthur's Magazine [Doc 1]."
     assert run("length.range", _asked("Which magazine was started first?", terse), **params).score == 1.0
     how_to = run("length.range", _asked("How do I start a magazine?", terse), **params)
-    assert how_to.score < 0.1 and "too short (explanation query)" in how_to.explanation
+    assert how_to.score < 0.25 and "too short (explanation query)" in how_to.explanation
     # the general range is unchanged for a query of no listed kind
     assert run("length.range", _asked("Arthur's Magazine?", terse), **params).score < 1.0
     assert run("length.range", _asked("Who wrote Hamlet?", ""), **params).score == 0.0
+
+
+def test_sentences_taken_from_the_evidence_do_not_reach_the_minimum_for_the_answer():
+    params = _shipped_length_params()
+    own = "Open the app's settings and switch the free tier on first, before you play it [Doc 1]."
+    taken = "The song premiered on 27 August 2025 on radio [Doc 2]."
+    short = run("length.range", _asked("How do I play Skibidi for free?", own), **params)
+    padded = run("length.range", _asked("How do I play Skibidi for free?", f"{own} {taken}"), **params)
+    assert short.score < 1.0 and padded.findings["chars"] >= 120  # long enough, counting the pasted sentence
+    assert padded.score == pytest.approx(short.score, abs=0.02) and padded.findings["taken_chars"] > 40
+    written = run("length.range", _asked("How do I play Skibidi for free?",
+                                         f"{own} Then search for the song by name and press play."), **params)
+    assert written.score > padded.score + 0.2  # the same length in the answer's own words counts
+    # an answer that is one sentence taken from the evidence still answers: its first sentence counts
+    lone = run("length.range", _asked("When did the song premiere on radio?", taken), **params)
+    assert lone.score == 1.0 and lone.findings["taken_chars"] == 0
 
 
 def test_length_by_query_rejects_a_bad_pattern_and_an_inverted_range():
