@@ -33,8 +33,9 @@ from reward.format import parse_response, split_sentences, strip_citations  # no
 from reward.judges.consistency import ARTIFACT, ClaimCombination  # noqa: E402
 from reward.judges.consistency_combine import (AGGREGATIONS, dimension_auc, dimension_claims,  # noqa: E402
                                                dimension_score, refuse_unless_fit)
-from reward.judges.local import (COVERAGE_FLOOR, SCORE_OFFSET, _parts_of, coverage_scaled, doc_text,  # noqa: E402
-                                 lexical_coverage)
+from reward.judges.local.context import _parts_of  # noqa: E402
+from reward.judges.local.support import COVERAGE_FLOOR, SCORE_OFFSET, coverage_scaled  # noqa: E402
+from reward.judges.local.text import doc_text, lexical_coverage  # noqa: E402
 
 log = logging.getLogger("claim_coverage_fit")
 SETS = ("summedits", "begin", "wice", "expertqa", "attributedqa", "lfqa")
@@ -42,7 +43,7 @@ SETS = ("summedits", "begin", "wice", "expertqa", "attributedqa", "lfqa")
 
 def answer_coverage(case: FidelityCase) -> tuple[float, int]:
     """`local.answer_coverage` of a case (its answer's non-copy sentences against all evidence) and its number of
-    answer parts (`local._parts_of`)."""
+    answer parts (`local.context._parts_of`)."""
     evidence = case.item.evidence
     answer = parse_response(case.item.response).answer or ""
     parts = _parts_of(answer, case.item.query, tuple((d.id, d.title, d.text) for d in evidence))

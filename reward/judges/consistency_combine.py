@@ -7,7 +7,7 @@ RTE list and of the SICK list of `consistency_data`), never on an evaluation set
 
 With `--public CASES.jsonl` (cases exported by `benchmarks/fidelity.py --split fit --export-cases`) the fit also
 reads the fit split of the public fidelity sets, claim by claim through the local tier's own path
-(`local._sentence_support`: the same claims, evidence windows and features the tier scores), and weighs the cheap
+(`local.support._sentence_support`: the same claims, evidence windows and features the tier scores), and weighs the cheap
 claim features of `local.claim_features` too. It refuses any case that is not in the fit split: the test split is
 what the fidelity figures are reported on. Claim labels: every claim of a faithful response is supported; a
 hallucinated response gives its claim when it has one claim, or (a pair set) its one claim that the faithful
@@ -54,7 +54,7 @@ def sick_used_until(recipe: dict) -> int:
 
 
 def features(model: ConsistencyModel, pairs: list[Pair]) -> np.ndarray:
-    from reward.judges.local import lexical_coverage
+    from reward.judges.local.text import lexical_coverage
 
     p = model.predict([(x.evidence, x.claim) for x in pairs])[:, 0].clip(1e-6, 1 - 1e-6)
     coverage = np.array([lexical_coverage(x.claim, x.evidence) for x in pairs])
@@ -163,7 +163,9 @@ def labelled_claims(chosen: list) -> list[tuple]:
 
     from reward.format import parse_response
     from reward.judges.base import JudgeRequest
-    from reward.judges.local import Context, LocalJudge, Unscored, _answer_sentences, _sentence_support
+    from reward.judges.local import LocalJudge
+    from reward.judges.local.context import Context, Unscored, _answer_sentences
+    from reward.judges.local.support import _sentence_support
     from reward.rubric import load_suite
 
     dimension = load_suite("searchllm").dimensions["claim_hallucination"]
@@ -256,7 +258,7 @@ tier's rule before the public fit), the weakest claim, the mean, or noisy-or (th
 each failing independently with 1 - support: the product of supports)."""
 
 _LEXICAL_CAPS = ((": words not in", 0.3), (": names not in", 0.15), (": negates what", 0.15))
-"""The caps `local._sentence_support` puts on a claim the lexical checks doubt, keyed by its reason."""
+"""The caps `local.support._sentence_support` puts on a claim the lexical checks doubt, keyed by its reason."""
 
 
 def dimension_claims(cases: list) -> list[dict]:
@@ -268,8 +270,9 @@ def dimension_claims(cases: list) -> list[dict]:
 
     from reward.format import parse_response
     from reward.judges.base import JudgeRequest
-    from reward.judges.local import (Context, LocalJudge, Unscored, _answer_sentences, _require_readable_interaction,
-                                     _sentence_support)
+    from reward.judges.local import LocalJudge
+    from reward.judges.local.context import Context, Unscored, _answer_sentences
+    from reward.judges.local.support import _require_readable_interaction, _sentence_support
     from reward.rubric import load_suite
 
     dimension = load_suite("searchllm").dimensions["claim_hallucination"]
@@ -303,9 +306,9 @@ def dimension_claims(cases: list) -> list[dict]:
 
 
 def claim_support(claim: dict, combination: ClaimCombination | None, reading: tuple[float, float] | None) -> float:
-    """A recorded claim's support under another combination / reading (what `local._sentence_support` would give);
+    """A recorded claim's support under another combination / reading (what `local.support._sentence_support` would give);
     claims the model did not read (hard failures, no evidence, not English) keep their recorded support."""
-    from reward.judges.local import model_support
+    from reward.judges.local.support import model_support
 
     features = claim["features"]
     if not features:
@@ -451,7 +454,7 @@ def main(argv: list[str] | None = None) -> None:
     y_held = np.array([p.label == 0 for p in held])
     public = None
     if args.public:
-        from reward.judges.local import claim_features
+        from reward.judges.local.support import claim_features
 
         def with_extra(pairs: list[Pair], base: np.ndarray) -> np.ndarray:
             extra = [claim_features(p.claim, p.evidence, p.evidence, p.evidence) for p in pairs]

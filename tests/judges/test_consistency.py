@@ -11,7 +11,8 @@ import pytest
 from reward.engine import Engine
 from reward.judges.consistency import (ARTIFACT, COMBINATION, ArtifactError, ClaimCombination, consistency_model,
                                        is_english, verify_artifact, write_checksums)
-from reward.judges.local import LocalJudge, claim_text
+from reward.judges.local import LocalJudge
+from reward.judges.local.text import claim_text
 from reward.rubric import load_suite
 from reward.schema import Item
 from tests.support import EXAMPLES
@@ -248,7 +249,7 @@ def test_an_answer_in_the_users_language_is_unscored_not_zero(probe_results):
 
 def test_an_answer_in_a_language_the_user_did_not_use_switches_no_check_off(probe_results):
     """Asked in English, answered in Chinese: the sentences the model cannot read count as unsupported."""
-    from reward.judges.local import SCORE_OFFSET
+    from reward.judges.local.support import SCORE_OFFSET
 
     result = probe_results["chinese"]
     for name in ("claim_hallucination", "highlight_hallucination"):
