@@ -222,7 +222,7 @@ def test_evidence_coverage_only_lowers_the_claim_score_and_copies_cannot_raise_i
     """claim_hallucination = the claims' support times a factor from the answer's evidence coverage (0.5 to 1):
     monotone in both, never above the support (but for a 0.002 offset), a fully supported answer still passes;
     a sentence copied from the evidence is left out of the coverage, so appending copies cannot lift it."""
-    from reward.fidelity import render_case
+    from reward.evaluation.fidelity import render_case
     from reward.format import parse_response
     from reward.judges.base import JudgeRequest
     from reward.judges.local.context import Context

@@ -1,9 +1,9 @@
 """Fit the local tier's claim score: a logistic regression of "the claim is supported" on the consistency model's
 logit P(supported) and the claim's lexical coverage (share of its content words found in the evidence,
 `local.lexical_coverage`), on training pairs that the artifact was not trained on (the tail of the synthetic +
-RTE list and of the SICK list of `consistency_data`), never on an evaluation set.
+RTE list and of the SICK list of `training.consistency.data`), never on an evaluation set.
 
-    python -m reward.judges.consistency_combine --artifact reward/judges/consistency_model
+    python -m training.consistency.combine --artifact reward/judges/consistency_model
 
 With `--public CASES.jsonl` (cases exported by `benchmarks/fidelity.py --split fit --export-cases`) the fit also
 reads the fit split of the public fidelity sets, claim by claim through the local tier's own path
@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 
 from reward.judges.consistency import ARTIFACT, COMBINATION, ClaimCombination, ConsistencyModel, write_checksums
-from reward.judges.consistency_data import Pair, build, sick_pairs
+from training.consistency.data import Pair, build, sick_pairs
 
-log = logging.getLogger("reward.judges.consistency_combine")
+log = logging.getLogger("training.consistency.combine")
 
 
 def used_end(recipe: dict) -> int:
@@ -81,12 +81,12 @@ def refuse_unless_fit(cases: list) -> None:
 
 def public_cases(path: Path, per_set: int, seed: int) -> tuple[list, int]:
     """The fit-split cases of `path` the combination may read: the model's training part
-    (`consistency_data.case_in_model_part`, by document) left out, at most `per_set` pairs / items per set (seeded)."""
+    (`training.consistency.data.case_in_model_part`, by document) left out, at most `per_set` pairs / items per set (seeded)."""
     import random
     from collections import defaultdict
 
-    from reward.fidelity import FidelityCase
-    from reward.judges.consistency_data import case_in_model_part
+    from reward.evaluation.fidelity import FidelityCase
+    from training.consistency.data import case_in_model_part
 
     cases = [FidelityCase.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     refuse_unless_fit(cases)
@@ -118,7 +118,7 @@ def public_fit(path: Path, per_set: int, seed: int) -> tuple[list[dict], dict, l
     from collections import Counter
 
     from reward.format import parse_response
-    from reward.fidelity import lexical_support
+    from reward.evaluation.fidelity import lexical_support
 
     chosen, held_back = public_cases(path, per_set, seed)
     records = dimension_claims(chosen)
@@ -339,9 +339,9 @@ def dimension_score(record: dict, combination: ClaimCombination | None, reading:
 
 def dimension_auc(records: list[dict], scores: list[float | None]) -> float | None:
     """AUC of the dimension on recorded cases: pairwise where cases come in pairs, else ROC (ties count 0.5), as in
-    `reward.fidelity.measure`."""
-    from reward.calibrate import pairwise_auc
-    from reward.fidelity import roc_auc
+    `reward.evaluation.fidelity.measure`."""
+    from reward.evaluation.calibrate import pairwise_auc
+    from reward.evaluation.fidelity import roc_auc
 
     if any(r["pair"] for r in records):
         sides: dict[str, dict[int, float]] = {}
@@ -530,7 +530,7 @@ def main(argv: list[str] | None = None) -> None:
                                                   public["y"][public["sets"] == name], combination)
                                      for name in sorted(set(public["sets"]))},
         }} if public else {}),
-        "command": "python -m reward.judges.consistency_combine " + " ".join(argv or __import__("sys").argv[1:]),
+        "command": "python -m training.consistency.combine " + " ".join(argv or __import__("sys").argv[1:]),
         "seconds": round(time.perf_counter() - started, 1),
     }
     weights = (combination.intercept, combination.logit_weight, combination.coverage_weight,

