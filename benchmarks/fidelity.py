@@ -71,6 +71,7 @@ from reward.rubric import load_suite  # noqa: E402
 from reward.schema import Evidence, Turn  # noqa: E402
 
 log = logging.getLogger("fidelity")
+SECTIONS = [ROOT / "benchmarks" / "results" / "example_head_sick.md"]
 DATA = ROOT / "data" / "public"
 
 
@@ -386,6 +387,9 @@ def markdown(runs: list[dict]) -> str:
             margin = f"{claim - lexical:+.3f}" if claim is not None and lexical is not None else "n/a"
             lines.append(f"| {run['label']} (`{run['code']}`) | {name} | " + " | ".join(cells) + f" | {margin} |")
     lines.append("")
+    for section in SECTIONS:  # current figures measured by other scripts, kept as their own markdown beside their JSON
+        if section.is_file():
+            lines += [section.read_text(encoding="utf-8").rstrip(), ""]
     for run in tested[:1]:
         lines += [f"## Newest run: {run['label']}", "", f"Code `{run['code']}`, judge `{run['judge']}`, suite `{run['suite']}`, "
                   f"{run['date']}, {run['seconds']:.0f} s for {run['items']} items on a shared 2-core machine"

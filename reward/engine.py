@@ -153,6 +153,13 @@ class Engine:
         return found
 
     # -- judge planning --------------------------------------------------------------------------------------
+    def judge_request(self, name: str, item: Item) -> JudgeRequest:
+        """The request `score` sends the judge for one (item, judge dimension), prechecks included: what
+        `reward rubric preview` renders."""
+        dimension = self.suite.dimensions[name]
+        parsed = parse_response(self.suite.suite.response_preprocess.apply(item.response))
+        return JudgeRequest(dimension, item, parsed, self._prechecks(dimension, item, parsed))
+
     def _call_key(self, name: str, request: JudgeRequest, context_hash: str) -> str:
         return _hash(self.judge.identity, self._dimension_hash[name], context_hash, render_response_part(request), json.dumps(
             {rule: result.explanation for rule, result in request.prechecks.items()}, sort_keys=True))
@@ -179,6 +186,11 @@ class Engine:
     # -- scoring ---------------------------------------------------------------------------------------------
     async def score(self, items: Sequence[Item]) -> list[ItemResult]:
         """Score a batch; one `ItemResult` per item, in order. Never raises for a failed judgment."""
+        return self.finish(items, await self.vectors(items))
+
+    async def vectors(self, items: Sequence[Item]) -> list[dict[str, DimensionScore]]:
+        """Every item's score vector (rules and judge replies, before aggregation). What `finish` needs, so the
+        items of one GRPO group may be scored in parts (on several replicas) and finished together."""
         suite = self.suite
         parsed_by_response: dict[str, ParsedResponse] = {}
         prepare = suite.suite.response_preprocess.apply  # the suite's preprocessing, before parsing only
@@ -221,7 +233,11 @@ class Engine:
         replies = {**cached, **(await self._run_calls(pending) if pending else {})}
         for index, name, key in slots:
             scores[index][name] = replies[key].to_dimension_score(suite.dimensions[name])
+        return scores
 
+    def finish(self, items: Sequence[Item], scores: list[dict[str, DimensionScore]]) -> list[ItemResult]:
+        """Aggregate the score vectors of a batch into results. Group statistics (a group's mean for a tolerated
+        unscored dimension, and the group mean an invalid item gets) need every item of a group in `items`."""
         group_means = self._group_means(items, scores)
         results = [
             self._assemble(item, vector, group_means.get(item.group, {}) if item.group is not None else {})

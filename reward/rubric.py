@@ -11,10 +11,11 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import typing
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -97,6 +98,73 @@ class RuleSpec(_Strict):
     """Keyword parameters of the rule."""
 
 
+def criterion_digest(criterion: str) -> str:
+    """The digest a hand-written local method's `covers` list records of the criterion it was checked against.
+
+    >>> criterion_digest("Is the answer neutral?")
+    '5c3ef0f182f7'
+    """
+    return hashlib.sha256(criterion.strip().encode()).hexdigest()[:12]
+
+
+class LabelledExample(_Strict):
+    """A response with the score a judge should give it, for the local tier's example-fitted scorer."""
+
+    response: str = Field(min_length=1)
+    """The response text (or just its answer part)."""
+    score: float = Field(ge=0.0, le=1.0)
+    """Its score on this dimension, in [0, 1]."""
+    query: str = ""
+    """The query it answers, when the dimension reads the query."""
+    evidence: list[str] = Field(default_factory=list)
+    """Evidence passages the response was written from, when the dimension is about support: the head then also
+    reads the consistency model's verdict on the answer against them."""
+
+
+class ExamplePair(_Strict):
+    """Two responses to the same query, the first better on this dimension than the second."""
+
+    better: str = Field(min_length=1)
+    worse: str = Field(min_length=1)
+    query: str = ""
+    evidence: list[str] = Field(default_factory=list)
+    """Evidence passages both responses were written from (see `LabelledExample.evidence`)."""
+
+
+class LocalSpec(_Strict):
+    """How the embedded local tier scores a judge dimension: a hand-written method, or a small scorer fitted on the
+    labelled examples given here (a dimension with neither is unscored under the local tier)."""
+
+    method: str | None = None
+    """A registered local method (`reward.judges.local.LOCAL_METHODS`); default: the one named like the dimension."""
+    covers: list[str] = Field(default_factory=list)
+    """Which checks of the criterion the hand-written method implements, in the criterion's words."""
+    criterion_digest: str | None = None
+    """`criterion_digest(judge.criterion)` when `covers` was last checked; lint warns when the criterion changes."""
+    examples: list[LabelledExample] = Field(default_factory=list)
+    """Responses with scores: the local tier fits a scorer on them (at least 4, with at least 2 distinct scores)."""
+    pairs: list[ExamplePair] = Field(default_factory=list)
+    """Better/worse pairs: the local tier fits a ranking scorer on them (at least 4) when there are no `examples`."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> LocalSpec:
+        if self.method is not None and (self.examples or self.pairs):
+            raise ValueError("give either 'method' (a hand-written local method) or 'examples'/'pairs', not both")
+        if (self.examples or self.pairs) and self.covers:
+            raise ValueError("'covers' describes a hand-written method; an example-fitted scorer covers what its "
+                             "examples show")
+        if self.examples and (len(self.examples) < 4 or len({e.score for e in self.examples}) < 2):
+            raise ValueError("'examples' needs at least 4 responses with at least 2 distinct scores")
+        if self.pairs and not self.examples and len(self.pairs) < 4:
+            raise ValueError("'pairs' needs at least 4 pairs")
+        return self
+
+    @property
+    def fitted(self) -> bool:
+        """Whether the local tier scores the dimension from its examples."""
+        return bool(self.examples or self.pairs)
+
+
 class Dimension(_Strict):
     """One reward dimension."""
 
@@ -116,11 +184,15 @@ class Dimension(_Strict):
     """What the dimension reads; dimensions that do not read the response are computed once per distinct input."""
     judge: JudgeSpec | None = None
     rule: RuleSpec | None = None
+    local: LocalSpec | None = None
+    """How the embedded local tier scores this judge dimension (hand-written method or labelled examples)."""
 
     @model_validator(mode="after")
     def _exactly_one_scorer(self) -> Dimension:
         if (self.judge is None) == (self.rule is None):
             raise ValueError("a dimension needs exactly one of 'judge' or 'rule'")
+        if self.local is not None and self.rule is not None:
+            raise ValueError("'local' applies to judge dimensions; a rule dimension is scored by its rule everywhere")
         return self
 
     @property
@@ -153,8 +225,8 @@ class Suite(_Strict):
     """Bottom-line dimension name -> its exponent in the gate (gated aggregation only; 1 for any not named, so the
     default is the paper's unweighted geometric mean). B is then a weighted geometric mean: a dimension with exponent
     3 counts as three. Each must be > 0: an exponent cannot switch a hard constraint off."""
-    dimensions: dict[str, float] = Field(min_length=1)
-    """Dimension name -> weight. Gated aggregation uses the weights of behavioral dimensions only."""
+    dimensions: dict[str, Annotated[float, Field(ge=0.0)]] = Field(min_length=1)
+    """Dimension name -> weight (>= 0). Gated aggregation uses the weights of behavioral dimensions only."""
     behavioral_tolerance: int = Field(default=0, ge=0)
     """How many behavioral dimensions of an item may fail to be scored (judge timeout, unparseable reply) before the
     item is invalid. Each tolerated one is scored as the mean of its GRPO group's scored values for that dimension,
@@ -162,14 +234,6 @@ class Suite(_Strict):
     them removed from the utility. 0 (the default): any unscored behavioral dimension invalidates the item."""
     response_preprocess: ResponsePreprocess = Field(default_factory=ResponsePreprocess)
     """Applied to each response before it is parsed (e.g. `strip_reasoning: true` for reasoning policies)."""
-
-    @field_validator("dimensions")
-    @classmethod
-    def _weights_nonnegative(cls, dimensions: dict[str, float]) -> dict[str, float]:
-        bad = [name for name, weight in dimensions.items() if weight < 0]
-        if bad:
-            raise ValueError(f"weights must be >= 0: {', '.join(bad)}")
-        return dimensions
 
 
 @dataclass(frozen=True)
@@ -296,13 +360,38 @@ def load_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def _validation_problems(path: Path, exc: ValidationError) -> list[str]:
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model an annotation holds (directly, or inside Optional / list / dict), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for argument in typing.get_args(annotation):
+        found = _model_in(argument)
+        if found is not None:
+            return found
+    return None
+
+
+def _known_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """The keys the model allows at the mapping `loc` points into (for a did-you-mean on an unknown key)."""
+    current: type[BaseModel] | None = model
+    for part in loc:
+        if current is None:
+            return []
+        if isinstance(part, str) and part in current.model_fields:
+            current = _model_in(current.model_fields[part].annotation)
+    return ["include", *current.model_fields] if current is model else list(current.model_fields) if current else []
+
+
+def _validation_problems(path: Path, exc: ValidationError, model: type[BaseModel] | None = None) -> list[str]:
     problems = []
     for error in exc.errors():
         key = ".".join(str(part) for part in error["loc"]) or "(top level)"
         message = error["msg"]
         if error["type"] == "extra_forbidden":
-            message = "unknown key"
+            known = _known_keys(model, tuple(error["loc"][:-1])) if model is not None else []
+            message = "unknown key" + did_you_mean(str(error["loc"][-1]), known)
+        elif model is Suite and error["loc"][:1] == ("dimensions",) and error["type"] == "greater_than_equal":
+            message = f"weights must be >= 0, got {error['input']!r}"
         problems.append(f"{_display(path)}: key '{key}': {message}")
     return problems
 
@@ -315,7 +404,7 @@ def load_dimension(path: Path) -> Dimension:
     try:
         dimension = Dimension.model_validate(data)
     except ValidationError as exc:
-        raise RubricError(problems + _validation_problems(path, exc)) from None
+        raise RubricError(problems + _validation_problems(path, exc, Dimension)) from None
     problems += _check_references(path, dimension)
     if dimension.name != path.stem:
         problems.append(f"{_display(path)}: key 'name': {dimension.name!r} must equal the file name {path.stem!r}")
@@ -378,7 +467,7 @@ def load_suite(name_or_path: str | Path, root: Path = DEFAULT_RUBRIC_DIR) -> Loa
     try:
         suite = Suite.model_validate(data)
     except ValidationError as exc:
-        raise RubricError(problems + _validation_problems(path, exc)) from None
+        raise RubricError(problems + _validation_problems(path, exc, Suite)) from None
     if suite.name != path.stem:
         problems.append(f"{_display(path)}: key 'name': {suite.name!r} must equal the file name {path.stem!r}")
     dimensions: dict[str, Dimension] = {}
@@ -454,6 +543,26 @@ def suite_warnings(path: Path, loaded: LoadedSuite) -> list[str]:
     return warnings
 
 
+def dimension_warnings(path: Path, dimension: Dimension) -> list[str]:
+    """A hand-written local method whose recorded criterion is not the criterion any more: the method may no longer
+    check what the criterion asks (an LLM judge follows the edit, the local tier does not)."""
+    local, judge = dimension.local, dimension.judge
+    if local is None or judge is None or local.fitted:
+        return []
+    now = criterion_digest(judge.criterion)
+    method = local.method or dimension.name
+    covers = "; ".join(local.covers) or "(covers not listed)"
+    if local.criterion_digest is None:
+        return [f"{_display(path)}: key 'local.criterion_digest': not recorded, so a later edit of the criterion goes "
+                f"unnoticed; after checking that the local method {method!r} covers {covers}, set it to {now!r}"]
+    if local.criterion_digest != now:
+        return [f"{_display(path)}: key 'judge.criterion': changed since the local method {method!r} was checked "
+                f"against it (digest {local.criterion_digest!r}, now {now!r}); the local tier does not follow the "
+                f"edit: it checks only {covers}. Update the method or 'local.covers', then set "
+                f"'local.criterion_digest: {now}'"]
+    return []
+
+
 def lint_report(root: Path = DEFAULT_RUBRIC_DIR) -> LintReport:
     """Every problem of a rubric tree (dimension files, then suites) or of one file, at once."""
     root = Path(root)
@@ -468,7 +577,7 @@ def lint_report(root: Path = DEFAULT_RUBRIC_DIR) -> LintReport:
 
     def check_dimension(path: Path) -> None:
         try:
-            load_dimension(path)
+            warnings.extend(dimension_warnings(path, load_dimension(path)))
         except RubricError as exc:
             errors.extend(exc.problems)
 

@@ -10,7 +10,7 @@ import datetime as dt
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 Layer = Literal["bottom_line", "behavioral"]
 """Layer I (bottom-line, hard constraints) or Layer II (behavioral objectives)."""
@@ -31,6 +31,8 @@ MAX_EVIDENCE_DOCS = 512
 MAX_EVIDENCE_CHARS = 200_000
 """Per evidence document (title and text each)."""
 MAX_STEP = 10**9
+UNSTEPPED_SUFFIX = " (no step)"
+"""The score log charts a run's records without a step as run `<run> (no step)`; no run name may end in it."""
 _SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f](?:\s|$)|\n+")
 
 
@@ -149,14 +151,27 @@ class ScoreRequest(_Strict):
     """Name of the rubric suite to score with."""
     items: list[Item] = Field(min_length=1)
     """Items to score; results come back in the same order."""
-    step: int | None = Field(default=None, ge=0, le=MAX_STEP)
-    """Training step the items belong to, so the score log and dashboard can key curves by step."""
-    run: str | None = Field(default=None, max_length=128)
-    """Name of the training run (e.g. `gated` or `linear`), for side-by-side dashboards."""
+    step: StrictInt | None = Field(default=None, ge=0, le=MAX_STEP)
+    """Training step the items belong to, so the score log and dashboard can key curves by step (an integer: `true`
+    or `5.0` is refused, not read as 1 or 5)."""
+    run: str | None = Field(default=None, min_length=1, max_length=128)
+    """Name of the training run (e.g. `gated` or `linear`), for side-by-side dashboards. Not empty, not blank, and
+    not ending in `UNSTEPPED_SUFFIX` (the dashboard's name for a run's records without a step)."""
     request_id: str | None = Field(default=None, min_length=1, max_length=128, pattern=r"^[!-~]+$")
     """Client-chosen id of this batch, the same on every retry of it (printable ASCII, no spaces; a UUID will do).
-    The score log keeps a batch once per id: a retry of a batch that was already logged (say the reply was lost, or
-    the server was killed after writing it) is scored and answered again but not logged twice."""
+    Ids are scoped by `run` and bound to the batch's content (suite, step, items): a retry of a batch that was
+    already logged (say the reply was lost, or the server was killed after writing it) is scored and answered again
+    but not logged twice; the same id in the same run with other content is refused with 409."""
+
+    @field_validator("run")
+    @classmethod
+    def _distinct_run_name(cls, run: str | None) -> str | None:
+        if run is not None and not run.strip():
+            raise ValueError("run must not be blank (leave it out for no run name)")
+        if run is not None and run.endswith(UNSTEPPED_SUFFIX):
+            raise ValueError(f"run must not end in {UNSTEPPED_SUFFIX!r}: the score log names a run's records without a "
+                             "step that way, so the two would merge")
+        return run
 
     @field_validator("items")
     @classmethod
@@ -256,6 +271,16 @@ class ItemResult(_Strict):
     """Dimensions left out of the aggregation (e.g. no local backend in local mode)."""
 
 
+class OfflineResult(ItemResult):
+    """One line of `reward score`'s output: an item's result with the suite version that produced it (the HTTP reply
+    states the version once per batch instead)."""
+
+    suite: str
+    """Suite that scored the item."""
+    suite_version: str
+    """Content hash of the suite and every rubric it uses (as in `ScoreResponse`)."""
+
+
 class ScoreResponse(_Strict):
     """Body of the `POST /v1/score` reply."""
 
@@ -265,3 +290,6 @@ class ScoreResponse(_Strict):
     """Content hash of the suite and every rubric it uses."""
     results: list[ItemResult]
     """One result per item, in request order."""
+    rubric_warning: str | None = None
+    """Set while the server serves an older rubric version because the last reload was refused (broken or shrunken
+    rubric files): what was refused and why. The scores are those of `suite_version`."""

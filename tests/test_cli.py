@@ -41,6 +41,7 @@ def test_score_examples_rewards_follow_the_formula(tmp_path, capsys, suite_name)
     assert [r["id"] for r in lines] == [i["id"] for i in inputs]
     assert len(lines) >= 12
     for result in lines:
+        assert (result["suite"], result["suite_version"]) == (suite.name, suite.version)
         assert set(result["dimensions"]) == set(suite.dimensions)
         if result["valid"]:
             assert result["reward"] == pytest.approx(recompute(result, suite), rel=1e-9), result["id"]

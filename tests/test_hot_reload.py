@@ -128,3 +128,61 @@ def test_a_rubric_that_fails_lint_is_refused_and_the_old_version_keeps_serving(a
     useful.write_text(useful.read_text().replace("colour: red\n", ""))
     outcome = ingress.reload_rubrics()
     assert outcome["reloaded"] and outcome["versions"] == {"mini": before} and outcome["changed"] == []
+
+
+@pytest.mark.filterwarnings("ignore:coroutine .*__del__' was never awaited")
+def test_a_suite_file_added_to_the_served_folder_answers_within_one_poll_and_a_deleted_one_stops(tmp_path, monkeypatch):
+    rubrics = tmp_path / "rubrics"
+    shutil.copytree(FIXTURE_RUBRICS, rubrics)
+    (rubrics / "suites" / "mini-linear.yaml").unlink()
+    monkeypatch.setenv("REWARD_TEST_TOKEN", TOKEN)
+    args = ServerArgs(rubrics=str(rubrics), judge="mock", score_log=None, token_env="REWARD_TEST_TOKEN",
+                      rubric_poll_s=0.05)  # no `suites`: every suite in the folder
+    ingress = Ingress.func_or_class.__new__(Ingress.func_or_class)
+    asyncio.run(ingress.__init__(GatedHandle(Scorer.func_or_class(args)), args))
+    assert sorted(ingress.suites) == ["mini"]
+    fresh = {**body(), "suite": "mini-copy"}
+    assert asyncio.run(ingress.score(request("POST", "/v1/score", fresh))).status_code == 404
+    copy = rubrics / "suites" / "mini-copy.yaml"
+    copy.write_text((rubrics / "suites" / "mini.yaml").read_text().replace("name: mini", "name: mini-copy"))
+    time.sleep(0.06)  # one poll
+    scored = asyncio.run(ingress.score(request("POST", "/v1/score", fresh)))
+    assert scored.status_code == 200 and reply(scored)["suite"] == "mini-copy"
+    assert [s["name"] for s in reply(ingress.suites_index(request("GET", "/v1/suites")))["suites"]] == ["mini", "mini-copy"]
+    copy.unlink()
+    time.sleep(0.06)
+    assert asyncio.run(ingress.score(request("POST", "/v1/score", fresh))).status_code == 404
+    assert sorted(ingress.suites) == ["mini"]
+
+
+def test_suites_restricts_the_served_folder(tmp_path):
+    from reward.serve.config import served_suites
+
+    assert served_suites(ServerArgs(rubrics=str(FIXTURE_RUBRICS))) == ["mini", "mini-linear"]
+    assert served_suites(ServerArgs(rubrics=str(FIXTURE_RUBRICS), suites=["mini"])) == ["mini"]
+
+
+def test_serve_flags_serve_the_rubric_folder_unless_suites_restricts_it():
+    from reward.cli.main import build_parser
+    from reward.cli.serve import apply_flags
+
+    parser, _ = build_parser()
+    config = {"suites": ["searchllm"], "judge": "local"}
+    folder = apply_flags(dict(config), parser.parse_args(["serve", "--rubrics", "my-rubrics"]))
+    assert folder == {"judge": "local", "rubrics": "my-rubrics"}
+    restricted = apply_flags(dict(config), parser.parse_args(["serve", "--rubrics", "r", "--suites", "a, b"]))
+    assert restricted["suites"] == ["a", "b"]
+    assert apply_flags(dict(config), parser.parse_args(["serve"]))["suites"] == ["searchllm"]
+
+
+def test_suite_index_names_the_dimensions_the_local_tier_leaves_unscored(monkeypatch):
+    from reward.rubric import DEFAULT_RUBRIC_DIR
+
+    monkeypatch.setenv("REWARD_TEST_TOKEN", TOKEN)
+    args = ServerArgs(rubrics=str(DEFAULT_RUBRIC_DIR), judge="local", score_log=None, token_env="REWARD_TEST_TOKEN",
+                      suites=["searchllm", "genrm"])
+    ingress = Ingress.func_or_class.__new__(Ingress.func_or_class)
+    asyncio.run(ingress.__init__(None, args))
+    index = {s["name"]: s for s in reply(ingress.suites_index(request("GET", "/v1/suites")))["suites"]}
+    assert index["searchllm"]["structurally_unscored"] == ["llm_knowledge"]
+    assert index["genrm"]["structurally_unscored"] == ["genrm_holistic"]

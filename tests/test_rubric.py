@@ -5,7 +5,8 @@ import sys
 import pytest
 
 from reward.cli import main
-from reward.rubric import DEFAULT_RUBRIC_DIR, RubricError, UnknownSuite, json_schema, lint, lint_report, load_suite
+from reward.rubric import (DEFAULT_RUBRIC_DIR, RubricError, UnknownSuite, json_schema, lint, lint_report, load_dimension,
+                           load_suite)
 from tests.support import FIXTURE_RUBRICS, ROOT
 
 BROKEN = ROOT / "tests" / "fixtures" / "broken_rubrics"
@@ -188,7 +189,7 @@ def test_lint_command_distinguishes_errors_and_warnings(capsys, tmp_path):
     copy = copy_rubrics(tmp_path)
     assert main(["rubric", "lint", str(copy)]) == 0
     assert main(["rubric", "lint", str(FIXTURE_RUBRICS)]) == 2  # mini-linear takes its dimensions from an include
-    out = capsys.readouterr().out
+    out = "\n".join(line for line in capsys.readouterr().out.splitlines() if not line.startswith("note: "))
     assert out.startswith("warning: ") and "error: " not in out
     assert main(["rubric", "lint", str(BROKEN)]) == 1
     out = capsys.readouterr().out
@@ -199,6 +200,53 @@ def test_console_script_is_installed():
     done = subprocess.run([sys.executable, "-m", "reward.cli", "rubric", "schema", "--kind", "dimension"],
                           capture_output=True, text=True, check=True)
     assert json.loads(done.stdout)["title"] == "search-reward dimension file"
+
+
+def copy_shipped(tmp_path):
+    import shutil
+
+    shutil.copytree(DEFAULT_RUBRIC_DIR, tmp_path / "rubrics")
+    return tmp_path / "rubrics"
+
+
+def test_lint_reports_every_broken_file_with_key_paths_and_suggestions(tmp_path):
+    copy = copy_shipped(tmp_path)
+    edits = {"dimensions/answer_useful.yaml": ("  criterion: |", "  critrion: |"),
+             "dimensions/claim_diversity.yaml": ("layer: behavioral", "layer: behavorial"),
+             "suites/searchllm-linear.yaml": ("aggregation: linear", "aggregaton: linear"),
+             "suites/searchllm.yaml": ("query_satisfaction: 2.0", "query_satisfaction: -1")}
+    for name, (old, new) in edits.items():
+        path = copy / name
+        path.write_text(path.read_text().replace(old, new, 1))
+    (copy / "dimensions" / "format.yaml").write_text((copy / "dimensions" / "format.yaml").read_text() + "name: [\n")
+    errors = lint(copy)
+    for name in [*edits, "dimensions/format.yaml"]:
+        assert any(name in e for e in errors), (name, errors)
+    assert any("key 'judge.critrion': unknown key (did you mean 'criterion'?)" in e for e in errors)
+    assert any("key 'aggregaton': unknown key (did you mean 'aggregation'?)" in e for e in errors)
+    assert any("suites/searchllm.yaml: key 'dimensions.query_satisfaction': weights must be >= 0, got -1"
+               in e for e in errors)
+
+
+def test_local_spec_is_validated_and_a_changed_criterion_is_flagged(tmp_path):
+    from reward.rubric import criterion_digest
+
+    copy = copy_shipped(tmp_path)
+    path = copy / "dimensions" / "answer_useful.yaml"
+    text = path.read_text()
+    criterion = load_dimension(path).judge.criterion
+    path.write_text(text + f"local:\n  method: answer_useful\n  covers: [share of off-topic sentences]\n"
+                           f"  criterion_digest: {criterion_digest(criterion)}\n")
+    assert lint_report(copy).warnings == []
+    path.write_text(path.read_text().replace("Definition: the answer is useful", "Definition: the answer is short"))
+    warnings = lint_report(copy).warnings
+    assert len(warnings) == 1 and "answer_useful.yaml: key 'judge.criterion': changed since the local method" in warnings[0]
+    assert "share of off-topic sentences" in warnings[0]
+    path.write_text(text + "local:\n  method: answer_useful\n  examples:\n" + "".join(
+        f"    - {{response: r{n}, score: {n / 4}}}\n" for n in range(4)))
+    assert any("give either 'method'" in e for e in lint(copy))
+    path.write_text(text + "local:\n  examples:\n    - {response: a, score: 1.0}\n    - {response: b, score: 1.0}\n")
+    assert any("at least 4 responses with at least 2 distinct scores" in e for e in lint(copy))
 
 
 def test_gate_exponents_load_and_are_checked_against_the_suite(tmp_path):

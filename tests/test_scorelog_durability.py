@@ -196,3 +196,137 @@ def test_a_batch_torn_by_a_killed_writer_gets_only_its_missing_records_on_retry(
     rebuild(tmp_path)
     with ScoreStore(tmp_path, readonly=True) as store:
         assert store.step_items("r", 1) == 8
+
+
+def test_a_torn_batch_stays_partial_through_reindex_and_its_retry_fills_exactly_the_missing_records(tmp_path):
+    """A writer killed mid-batch, then `reward log reindex`: the rebuilt store must not call the torn batch logged,
+    so the client's retry writes exactly the missing records (each item once), however often the store is rebuilt."""
+    from reward.scorelog.store import ScoreStore, rebuild
+
+    log = ScoreLog(tmp_path)
+    real_open = log._open
+    log._open = lambda: FailingHandle(real_open(), room=5000)
+
+    def write_then_die(handle, payload):
+        handle.write(payload)
+        raise KilledAfterWrite
+
+    log._write_batch = write_then_die
+    with pytest.raises(KilledAfterWrite):
+        log.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a")
+    torn = Counter(r.result.id for r in read_log(tmp_path))
+    assert 0 < len(torn) < 8
+    counts = rebuild(tmp_path)
+    assert counts["partial_batches"] == 1
+    rebuild(tmp_path)  # twice: still partial
+    restarted = ScoreLog(tmp_path)
+    restarted.claim_wait_s = 0
+    assert restarted.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is True
+    assert restarted.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is False
+    restarted.close()
+    assert Counter(r.result.id for r in read_log(tmp_path)) == Counter({f"a-{i}": 1 for i in range(8)})
+    with ScoreStore(tmp_path, readonly=True) as store:
+        assert store.step_items("r", 1) == 8
+    assert rebuild(tmp_path)["partial_batches"] == 0
+    with ScoreStore(tmp_path, readonly=True) as store:
+        assert store.step_items("r", 1) == 8
+    again = ScoreLog(tmp_path)  # after the rebuild the whole batch counts as logged: a late retry writes nothing
+    assert again.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is False
+    again.close()
+    assert sum(1 for _ in read_log(tmp_path)) == 8
+
+
+def test_a_batch_torn_twice_is_completed_from_both_parts_by_the_third_try(tmp_path):
+    """Two writers die mid-write on the same batch (each writing a different part); the third try writes only what
+    neither part holds."""
+    for room in (5000, 5000):
+        log = ScoreLog(tmp_path)
+        real_open = log._open
+        log._open = lambda real_open=real_open, room=room: FailingHandle(real_open(), room=room)
+        log.claim_wait_s = 0
+
+        def write_then_die(handle, payload):
+            handle.write(payload)
+            raise KilledAfterWrite
+
+        log._write_batch = write_then_die
+        with pytest.raises(KilledAfterWrite):
+            log.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a")
+    parts = Counter(r.result.id for r in read_log(tmp_path))
+    assert max(parts.values()) == 1 and 2 < len(parts) < 8
+    last = ScoreLog(tmp_path)
+    last.claim_wait_s = 0
+    assert last.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is True
+    last.close()
+    assert Counter(r.result.id for r in read_log(tmp_path)) == Counter({f"a-{i}": 1 for i in range(8)})
+
+
+def test_a_version_2_store_keeps_its_logged_request_ids_scoped_by_the_run_of_their_records(tmp_path):
+    import sqlite3
+
+    from reward.scorelog.store import ScoreStore, store_path
+
+    log = ScoreLog(tmp_path, writer="w")
+    assert log.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is True
+    log.close()
+    segment = segments(tmp_path)[0].name
+    db = sqlite3.connect(store_path(tmp_path))  # the request table as version 2 kept it: one global id space
+    db.executescript("DROP TABLE batch_ids; DROP TABLE batch_parts; CREATE TABLE requests (request TEXT PRIMARY KEY,"
+                     " segment TEXT NOT NULL, offset INTEGER NOT NULL, logged INTEGER NOT NULL, writer TEXT NOT NULL,"
+                     " time REAL NOT NULL) WITHOUT ROWID; UPDATE meta SET value = '2' WHERE key = 'schema';")
+    db.execute("INSERT INTO requests VALUES ('req-a', ?, 0, 1, 'w', 0)", (segment,))
+    db.commit()
+    db.close()
+    upgraded = ScoreLog(tmp_path, writer="w2")
+    assert upgraded.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is False
+    assert upgraded.append(*batch("a"), suite="s", suite_version="v", run="other", step=1, request="req-a") is True
+    upgraded.close()
+    with ScoreStore(tmp_path, readonly=True) as store:
+        assert store.db.execute("SELECT scope, request FROM batch_ids ORDER BY scope").fetchall() == [
+            ("other", "req-a"), ("r", "req-a")]
+    assert Counter(r.run for r in read_log(tmp_path)) == Counter({"r": 8, "other": 8})
+
+
+def test_a_request_id_is_scoped_by_run_and_bound_to_its_content(tmp_path):
+    """Two trainers using per-step ids in different runs both get logged; the same id in one run with other items
+    (or a superset) is a conflict naming both digests, never a silent replay."""
+    from reward.scorelog import RequestConflict, batch_digest
+
+    log = ScoreLog(tmp_path)
+    assert log.append(*batch("a"), suite="s", suite_version="v", run="A", step=5, request="step-5") is True
+    assert log.append(*batch("b"), suite="s", suite_version="v", run="B", step=5, request="step-5") is True
+    first = batch_digest(batch("a")[0], suite="s", step=5)
+    superset = batch("a", size=9)
+    with pytest.raises(RequestConflict) as conflict:
+        log.append(*superset, suite="s", suite_version="v", run="A", step=5, request="step-5")
+    assert first in str(conflict.value) and batch_digest(superset[0], suite="s", step=5) in str(conflict.value)
+    with pytest.raises(RequestConflict):
+        log.check_request("A", "step-5", batch_digest(batch("c")[0], suite="s", step=5))
+    assert log.check_request("A", "step-5", first) is True and log.check_request("C", "step-5", first) is None
+    assert log.append(*batch("a"), suite="s", suite_version="v", run="A", step=5, request="step-5") is False
+    log.close()
+    assert Counter(r.run for r in read_log(tmp_path)) == Counter({"A": 8, "B": 8})
+
+
+def test_a_small_batch_waiting_for_the_log_goes_before_large_batches_queued_earlier():
+    import threading
+
+    from reward.scorelog.log import SmallestFirstLock
+
+    lock, order = SmallestFirstLock(), []
+
+    def append(name, size):
+        with lock.for_size(size):
+            order.append(name)
+
+    with lock.for_size(1024):  # a large batch is being written
+        threads = [threading.Thread(target=append, args=(f"large-{n}", 1024)) for n in range(3)]
+        for thread in threads:
+            thread.start()
+            time.sleep(0.05)  # they queue in this order
+        small = threading.Thread(target=append, args=("small", 1))
+        small.start()
+        time.sleep(0.05)
+    for thread in [*threads, small]:
+        thread.join(5)
+    assert order == ["small", "large-0", "large-1", "large-2"]

@@ -112,7 +112,7 @@ def test_store_aggregates_agree_with_the_records_and_a_rebuild_equals_the_live_s
     assert run["dimensions"]["format"]["binary"] and not run["dimensions"]["claim_diversity"]["binary"]
     # The raw log rebuilds exactly the same store.
     store_path(tmp_path).unlink()
-    assert rebuild(tmp_path) == {"batches": 5, "records": 40, "segments": 1}
+    assert rebuild(tmp_path) == {"batches": 5, "records": 40, "segments": 1, "partial_batches": 0}
     with ScoreStore(tmp_path, readonly=True) as store:
         assert store.series() == live
         assert store.db.execute("SELECT * FROM channels ORDER BY run, step, channel").fetchall() == rows

@@ -99,7 +99,7 @@ def test_a_version_1_store_reads_without_cascade_data_and_its_next_writer_adds_t
     _append(log, STEP0[2:4], 0, "b")
     log.close()
     with ScoreStore(tmp_path, readonly=True) as store:
-        assert store.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("2",)
+        assert store.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("3",)
         assert store.series()["runs"]["r"]["cascade"]["useful"]["cheap"] == [2]  # counted from the upgrade on
     rebuild(tmp_path)  # and `reward log reindex` counts the whole log
     with ScoreStore(tmp_path, readonly=True) as store:

@@ -53,6 +53,9 @@ def reindex_command(args: argparse.Namespace) -> int:
     counts = rebuild(folder)
     err.print(f"indexed {counts['records']} records in {counts['batches']} batches of {counts['segments']} segments"
               f" into {store_path(folder)}")
+    if counts["partial_batches"]:
+        err.print(f"{counts['partial_batches']} batches with a request_id are partial (a writer died mid-write): "
+                  "their retries will write the missing records")
     return 0
 
 

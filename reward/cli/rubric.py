@@ -1,4 +1,5 @@
-"""`reward rubric lint|schema`: report every problem of a rubric folder or file; JSON Schemas for editors and CI."""
+"""`reward rubric lint|schema|preview|diff`: report every problem of a rubric folder or file; JSON Schemas for editors
+and CI; the exact messages a judge receives for an item; what a rubric edit does to the scores of a set of items."""
 
 from __future__ import annotations
 
@@ -6,16 +7,22 @@ import argparse
 import json
 from pathlib import Path
 
-from reward.cli.common import Command, err
-from reward.rubric import DEFAULT_RUBRIC_DIR, SCHEMA_KINDS, json_schema, lint_report
+from reward.cli.common import Command, err, positive_int
+from reward.rubric import DEFAULT_RUBRIC_DIR, SCHEMA_KINDS, LintReport, json_schema, lint_report
 
 
 def lint_command(args: argparse.Namespace) -> int:
+    from reward.judges.local_coverage import lint_local_tier
+
     report = lint_report(Path(args.path))
+    local_errors, notices = lint_local_tier(Path(args.path))
+    report = LintReport(report.errors + local_errors, report.warnings)
     for problem in report.errors:
         print(f"error: {problem}")
     for problem in report.warnings:
         print(f"warning: {problem}")
+    for notice in notices:  # by design for some dimensions (world knowledge), so not a warning
+        print(f"note: {notice}")
     if report.errors or report.warnings:
         err.print(f"[red]{len(report.errors)} error(s)[/red], [yellow]{len(report.warnings)} warning(s)[/yellow] "
                   f"in {args.path}")
@@ -39,6 +46,103 @@ def schema_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _items(path: str, line: int | None = None) -> list:
+    from reward.cli.common import read_items
+
+    entries = list(read_items(Path(path)))
+    bad = [f"{path}:{number}: {entry}" for number, entry in entries if isinstance(entry, str)]
+    if bad:
+        raise ValueError("\n".join(bad))
+    if line is not None:
+        chosen = [item for number, item in entries if number == line]
+        if not chosen:
+            raise ValueError(f"{path}: no item on line {line} (lines with items: "
+                             f"{', '.join(str(n) for n, _ in entries[:20])}{' ...' if len(entries) > 20 else ''})")
+        return chosen
+    if not entries:
+        raise ValueError(f"{path}: no items")
+    return [item for _, item in entries]
+
+
+def preview_command(args: argparse.Namespace) -> int:
+    from reward.engine import Engine
+    from reward.judges.mock import ScriptedJudge
+    from reward.judges.prompt import render_messages
+    from reward.rubric import did_you_mean, load_suite
+
+    suite = load_suite(args.suite, Path(args.rubrics))
+    if args.dimension not in suite.dimensions:
+        raise ValueError(f"suite {suite.name!r} has no dimension {args.dimension!r}"
+                         f"{did_you_mean(args.dimension, suite.dimensions)}; it has: {', '.join(suite.dimensions)}")
+    dimension = suite.dimensions[args.dimension]
+    if dimension.rule is not None:
+        raise ValueError(f"dimension {args.dimension!r} is scored by the rule {dimension.rule.check!r}; "
+                         "no judge receives messages for it")
+    engine = Engine(suite, ScriptedJudge(lambda request, attempt: ""))  # only plans requests; nothing is judged
+    item = _items(args.input, args.line)[0]
+    messages = render_messages(engine.judge_request(args.dimension, item))
+    if args.json:
+        print(json.dumps(messages, indent=2, ensure_ascii=False))
+        return 0
+    for message in messages:
+        print(f"===== {message['role']} =====")
+        print(message["content"])
+    return 0
+
+
+def _format(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.3f}"
+
+
+def diff_command(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from reward.engine import ReplyCache, SqliteReplyCache
+    from reward.evaluation.rubric_diff import rubric_diff
+    from reward.judges.factory import make_judge
+    from reward.rubric import load_suite
+
+    old = load_suite(args.suite, Path(args.old))
+    new = load_suite(args.suite, Path(args.new))
+    items = _items(args.input)
+    cache = SqliteReplyCache(args.cache) if args.cache else ReplyCache()
+    diff = rubric_diff(old, new, items, make_judge(args.judge), cache=cache)
+    if args.json:
+        print(json.dumps({
+            "suite": args.suite, "old_version": diff.old_version, "new_version": diff.new_version, "items": diff.items,
+            "reward": {"old": diff.old_reward, "new": diff.new_reward, "moved": diff.rewards_moved},
+            "dimensions": [{"name": d.name, "status": d.status, "old": d.old_mean, "new": d.new_mean, "delta": d.delta,
+                            "moved": d.moved, "weight_old": d.weight_old, "weight_new": d.weight_new}
+                           for d in diff.dimensions],
+            "moved_most": [{"id": m.id, "old": m.old_reward, "new": m.new_reward, "delta": m.delta,
+                            "dimensions": m.dimensions} for m in diff.moves[: args.top]],
+            "judge_calls": diff.judge_calls}, indent=2))
+        return 0
+    out = Console(width=120)
+    out.print(f"suite {args.suite}: {diff.old_version} -> {diff.new_version}, {diff.items} items; judge calls "
+              f"{diff.judge_calls['old']} (old) + {diff.judge_calls['new']} (new, the rest from the shared cache)")
+    table = Table("dimension", "status", "weight", "old mean", "new mean", "delta", "items moved", title="dimensions")
+    for d in diff.dimensions:
+        weight = _format(d.weight_old) if d.weight_old == d.weight_new else f"{_format(d.weight_old)} -> {_format(d.weight_new)}"
+        table.add_row(d.name, d.status, weight, _format(d.old_mean), _format(d.new_mean), _signed(d.delta), str(d.moved))
+    table.add_row("reward", "", "", _format(diff.old_reward), _format(diff.new_reward),
+                  _signed(diff.new_reward - diff.old_reward), str(diff.rewards_moved), style="bold")
+    out.print(table)
+    moved = [m for m in diff.moves[: args.top] if abs(m.delta) > 1e-9 or m.dimensions]
+    if moved:
+        top = Table("item", "old reward", "new reward", "delta", "dimensions moved", title="items that moved most")
+        for m in moved:
+            dims = ", ".join(f"{n} {_format(a)}->{_format(b)}" for n, (a, b) in m.dimensions.items())
+            top.add_row(m.id, _format(m.old_reward), _format(m.new_reward), _signed(m.delta), dims)
+        out.print(top)
+    return 0
+
+
 def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
     rubric = sub.add_parser("rubric", help="rubric tools")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", required=True)
@@ -48,4 +152,22 @@ def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
     schema = rubric_sub.add_parser("schema", help="JSON Schema of dimension or suite files, for editors and CI")
     schema.add_argument("--kind", choices=SCHEMA_KINDS, help="print this kind's schema to stdout")
     schema.add_argument("--out", help="write <kind>.schema.json files into this folder (both kinds unless --kind)")
-    return {"rubric lint": lint_command, "rubric schema": schema_command}
+    preview = rubric_sub.add_parser("preview", help="print the exact messages a judge receives for one item and "
+                                    "dimension")
+    preview.add_argument("--suite", default="searchllm", help="suite name or path (default: searchllm)")
+    preview.add_argument("--dimension", required=True, help="a judge dimension of the suite")
+    preview.add_argument("--input", required=True, help="JSONL of items")
+    preview.add_argument("--line", type=positive_int, help="the item on this line of the file (default: the first)")
+    preview.add_argument("--rubrics", default=str(DEFAULT_RUBRIC_DIR), help="rubric folder")
+    preview.add_argument("--json", action="store_true", help="the messages as a JSON list (as sent to the endpoint)")
+    diff = rubric_sub.add_parser("diff", help="score items with two rubric folders and show what the edit changes")
+    diff.add_argument("old", help="rubric folder before the edit")
+    diff.add_argument("new", help="rubric folder after the edit")
+    diff.add_argument("--input", required=True, help="JSONL of items")
+    diff.add_argument("--suite", default="searchllm", help="suite name, in both folders (default: searchllm)")
+    diff.add_argument("--judge", default="local", help="judge backend: local, mock, or a configs/judges/*.yaml file")
+    diff.add_argument("--cache", help="SQLite file of judge replies, shared by both versions and later runs")
+    diff.add_argument("--top", type=positive_int, default=5, help="items that moved most to list (default 5)")
+    diff.add_argument("--json", action="store_true", help="the comparison as JSON")
+    return {"rubric lint": lint_command, "rubric schema": schema_command, "rubric preview": preview_command,
+            "rubric diff": diff_command}

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from reward.cli.common import Command, err, read_items
 from reward.rubric import DEFAULT_RUBRIC_DIR, load_suite
+from reward.schema import OfflineResult
 
 
 def score_command(args: argparse.Namespace) -> int:
@@ -24,6 +25,11 @@ def score_command(args: argparse.Namespace) -> int:
 
     suite = load_suite(args.suite, Path(args.rubrics))
     judge = make_judge(args.judge)
+    if args.judge == "local":
+        from reward.judges.local_coverage import suite_notices
+
+        for notice in suite_notices([suite]):
+            err.print(f"[yellow]note:[/yellow] {notice}")
     cache = None
     if args.cache:
         from reward.engine import SqliteReplyCache
@@ -38,6 +44,9 @@ def score_command(args: argparse.Namespace) -> int:
     results = {}
 
     async def run() -> None:
+        prepare = getattr(judge, "prepare", None)  # the local tier fits example heads at load
+        if prepare is not None:
+            await prepare(suite.dimensions.values())
         with tqdm(total=len(good), unit="item", desc=f"scoring ({judge.name})", file=sys.stderr, disable=args.quiet) as bar:
             for start in range(0, len(good), args.batch_size):
                 chunk = good[start : start + args.batch_size]
@@ -53,7 +62,8 @@ def score_command(args: argparse.Namespace) -> int:
             if isinstance(entry, str):
                 out.write(json.dumps({"line": number, "error": entry}) + "\n")
             else:
-                out.write(results[number].model_dump_json() + "\n")
+                line = OfflineResult(**dict(results[number]), suite=suite.name, suite_version=suite.version)
+                out.write(line.model_dump_json() + "\n")
     if not args.quiet:
         print_report([results[n] for n, _ in good], suite, Console(stderr=args.output == "-"))
     return 1 if bad and not good else 0

@@ -1,4 +1,4 @@
-"""`reward serve` (the reward server on a local Ray until Ctrl-C) and `reward judge-server` (a real LLM judge on CPU:
+"""`reward serve` (the reward server on a local Ray until SIGTERM or Ctrl-C, then drained) and `reward judge-server` (a real LLM judge on CPU:
 llama.cpp's OpenAI-compatible server)."""
 
 from __future__ import annotations
@@ -10,15 +10,25 @@ from pathlib import Path
 from reward.cli.common import Command, err
 
 
-def serve_command(args: argparse.Namespace) -> int:
-    import signal
-    import threading
+def apply_flags(app_args: dict, args: argparse.Namespace) -> dict:
+    """The app's arguments with the command's flags applied (flags win over the config file). `--rubrics DIR`
+    without `--suites` serves every suite in DIR, not the config's list (which names another folder's suites)."""
+    suites = [name.strip() for name in args.suites.split(",") if name.strip()] if args.suites else None
+    if args.rubrics is not None and suites is None:
+        app_args.pop("suites", None)
+    for key, value in (("judge", args.judge), ("score_log", args.log_dir), ("rubrics", args.rubrics), ("suites", suites),
+                       ("rubric_allow_shrink", args.allow_shrink or None), ("drain_timeout_s", args.drain_timeout)):
+        if value is not None:
+            app_args[key] = value
+    return app_args
 
+
+def serve_command(args: argparse.Namespace) -> int:
     import yaml
 
     from pydantic import ValidationError
 
-    from reward.serve.runner import ServeConfig, require_auth_off_loopback, start_server, stop_server
+    from reward.serve.runner import ServeConfig, require_auth_off_loopback, serve_until_stopped, start_server
 
     config = ServeConfig(applications=[{}])
     if args.config:
@@ -29,10 +39,7 @@ def serve_command(args: argparse.Namespace) -> int:
         except (OSError, yaml.YAMLError, ValidationError) as exc:
             err.print(f"[red]{args.config}[/red]: {exc}")
             return 2
-    app_args = config.applications[0].args
-    for key, value in (("judge", args.judge), ("score_log", args.log_dir), ("rubrics", args.rubrics)):
-        if value is not None:
-            app_args[key] = value
+    apply_flags(config.applications[0].args, args)
     try:
         server_args = config.server_args()
         host = args.host or config.http_options.host
@@ -51,15 +58,8 @@ def serve_command(args: argparse.Namespace) -> int:
         score_file_over_http(url, Path(args.demo), suite=args.suite, token=token)
         err.print(f"[green]reward server running at {url}[/green]  (POST /v1/score, GET /v1/suites, /metrics, "
                   "/dashboard); Ctrl-C stops it")
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        while not stop.wait(1.0):
-            pass
-    except KeyboardInterrupt:
-        pass
-    stop_server()
-    return 0
+    # Reasons quote YAML ("scale: ["): printed as they are, not as markup.
+    return serve_until_stopped(url, server_args, echo=lambda text: err.print(text, markup=False, highlight=False))
 
 
 def judge_server_command(args: argparse.Namespace) -> int:
@@ -83,7 +83,14 @@ def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
                        help="allow a non-loopback bind without a bearer token (refused otherwise)")
     serve.add_argument("--judge", default=None, help="judge backend: local (default), mock, or configs/judges/*.yaml")
     serve.add_argument("--log-dir", default=None, help="score log folder (default var/scores)")
-    serve.add_argument("--rubrics", default=None, help="rubric folder")
+    serve.add_argument("--rubrics", default=None, help="rubric folder: every suite in it is served, following hot reload "
+                       "(a suite file added while serving answers from the next poll on)")
+    serve.add_argument("--suites", default=None, help="serve only these suites, comma-separated (default: every suite "
+                       "in the rubric folder, or the config's list)")
+    serve.add_argument("--allow-shrink", action="store_true",
+                       help="hot reload accepts a suite that loses dimensions or keys (refused by default)")
+    serve.add_argument("--drain-timeout", type=float, default=None,
+                       help="seconds SIGTERM waits for requests in flight before stopping (default 120)")
     serve.add_argument("--demo", help="after start, score this JSONL through HTTP and print the tables")
     serve.add_argument("--suite", default="searchllm", help="suite for --demo")
 

@@ -404,6 +404,9 @@ class CopyParams(_Params):
     """n-gram length, in tokens."""
     max_share: float = Field(default=0.6, gt=0.0, le=1.0)
     """Share of the answer's n-grams found verbatim in the evidence at which the check fails."""
+    min_tokens: int = Field(default=20, ge=0)
+    """Answers shorter than this are not checked: one short sentence taken from the evidence ("Enter through the
+    Baixi Distribution Center main entrance.") is the answer to a factoid question, not pasted documents."""
 
 
 @lru_cache(maxsize=1024)
@@ -421,7 +424,7 @@ def copy_evidence(item: Item, parsed: ParsedResponse, params: CopyParams) -> Rul
     """
     words = answer_tokens(item, parsed)
     grams = set(zip(*(words[i:] for i in range(params.n))))
-    if not grams:
+    if not grams or len(words) < params.min_tokens:
         return RuleResult(score=1.0, passed=True, explanation="answer too short to compare", findings={"share": 0.0})
     evidence_grams = _evidence_ngrams(" ".join(doc.text for doc in item.evidence), params.n)
     share = len(grams & evidence_grams) / len(grams)

@@ -6,8 +6,8 @@ The writer's and the readers' names are re-exported here; the store is `reward.s
 """
 
 from reward.scorelog.log import Retention, ScoreLog, ScoreLogUnavailable, prune
-from reward.scorelog.segments import (CONTEXT_PREFIX, ContextRecord, ScoreRecord, context_line, parse_segment,
-                                      read_lines, read_log, segments)
+from reward.scorelog.segments import (CONTEXT_PREFIX, ContextRecord, RequestConflict, ScoreRecord, batch_digest,
+                                      context_line, parse_segment, read_lines, read_log, segments)
 
-__all__ = ["CONTEXT_PREFIX", "ContextRecord", "Retention", "ScoreLog", "ScoreLogUnavailable", "ScoreRecord",
-           "context_line", "parse_segment", "prune", "read_lines", "read_log", "segments"]
+__all__ = ["CONTEXT_PREFIX", "ContextRecord", "RequestConflict", "Retention", "ScoreLog", "ScoreLogUnavailable",
+           "ScoreRecord", "batch_digest", "context_line", "parse_segment", "prune", "read_lines", "read_log", "segments"]

@@ -20,7 +20,9 @@ the dashboard reads; the log stays the source of truth and rebuilds the store (`
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import heapq
 import logging
 import os
 import re
@@ -33,17 +35,52 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from reward.schema import Item, ItemResult
-from reward.scorelog.segments import (_ITEM_WITHOUT_CONTEXT, CONTEXT_PREFIX, ContextRecord, ScoreRecord, context_line,
-                             parse_segment, read_lines, read_log, segments)
+from reward.scorelog.segments import (_ITEM_WITHOUT_CONTEXT, CONTEXT_PREFIX, ContextRecord, RequestConflict,
+                                      ScoreRecord, batch_digest, context_line, parse_segment, read_lines, read_log,
+                                      segments)
 
-__all__ = ["CONTEXT_PREFIX", "ContextRecord", "Retention", "ScoreLog", "ScoreLogUnavailable", "ScoreRecord",
-           "context_line", "parse_segment", "prune", "read_lines", "read_log", "segments"]
+__all__ = ["CONTEXT_PREFIX", "ContextRecord", "RequestConflict", "Retention", "ScoreLog", "ScoreLogUnavailable",
+           "ScoreRecord", "batch_digest", "context_line", "parse_segment", "prune", "read_lines", "read_log", "segments"]
 
 log = logging.getLogger(__name__)
 
 SEGMENT_BYTES = 256 * 1024 * 1024
 CLAIM_WAIT_S = 5.0
 """How long a writer waits for another writer's claimed batch to reach the log before writing it itself."""
+
+
+class SmallestFirstLock:
+    """A lock that, when several threads wait, goes to the one with the smallest batch (the earliest of equals): a
+    1-item batch waits for the write in progress, not for every large batch queued before it.
+
+    >>> lock = SmallestFirstLock()
+    >>> with lock.for_size(3):
+    ...     lock.held
+    True
+    """
+
+    def __init__(self):
+        self._condition = threading.Condition()
+        self._waiting: list[tuple[int, int]] = []
+        self._arrivals = 0
+        self.held = False
+
+    @contextlib.contextmanager
+    def for_size(self, size: int):
+        with self._condition:
+            ticket = (size, self._arrivals)
+            self._arrivals += 1
+            heapq.heappush(self._waiting, ticket)
+            while self.held or self._waiting[0] != ticket:
+                self._condition.wait()
+            heapq.heappop(self._waiting)
+            self.held = True
+        try:
+            yield
+        finally:
+            with self._condition:
+                self.held = False
+                self._condition.notify_all()
 
 
 class ScoreLogUnavailable(RuntimeError):
@@ -74,7 +111,7 @@ class ScoreLog:
         self.writer = writer or f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.retention = retention
         self.claim_wait_s = CLAIM_WAIT_S
-        self._lock = threading.Lock()
+        self._lock = SmallestFirstLock()
         self._handle = None
         self._segment = 0
         self._contexts: set[str] = set()  # context hashes already in the current segment
@@ -129,40 +166,47 @@ class ScoreLog:
         run: str | None = None,
         step: int | None = None,
         request: str | None = None,
+        digest: str | None = None,
     ) -> bool:
         """Append one batch and make it durable (fsync) before returning, all of it or, raising
         `ScoreLogUnavailable`, none of it; then update the store.
 
-        `request`: the client's id of the batch. A batch whose id is already in the log (a retry: the reply was
-        lost, or the server was killed after the write) is not written again, and False is returned. The ids live
-        in the store (claimed before the write, marked logged with the batch's aggregates) and in the records,
-        so a claim left by a writer killed mid-batch is settled by reading the log where that batch would be.
+        `request`: the client's id of the batch, scoped by `run`; `digest`: the batch's `batch_digest` (computed
+        when not given). A batch whose id is already in the log with the same content (a retry: the reply was
+        lost, or the server was killed after the write) is not written again, and False is returned; the same id
+        with other content raises `RequestConflict`. A batch is complete when all the items of its acknowledged
+        size are in the log: a retry of a batch torn by a killed writer writes exactly the missing items. The ids
+        live in the store (claimed before the write, counted with the batch's aggregates) and in the records, with
+        the batch's size and digest, so a claim left by a dead writer is settled by reading the log where it would
+        be, and a rebuilt store (`reward log reindex`) keeps a torn batch partial.
         Without a store (`store=False`) ids are written but not checked."""
         now = dt.datetime.now(dt.UTC)
-        with self._lock:
+        size = len(items)
+        if request is not None and digest is None:
+            digest = batch_digest(items, suite=suite, step=step)
+        with self._lock.for_size(size):
             try:
                 handle = self._open()
             except OSError as exc:
                 raise ScoreLogUnavailable(exc) from exc
             segment = Path(handle.name).name
+            part = handle.tell()
             if request is not None and self._store is not None:
-                logged = self._claim(request, segment, handle.tell(), {item.id for item in items})
+                logged = self._claim(run or "", request, digest, size, segment, part, {item.id for item in items})
                 if logged is None:
                     return False
                 if logged:  # a writer killed mid-batch left part of it: write the rest
                     kept = [(i, r) for i, r in zip(items, results, strict=True) if i.id not in logged]
-                    if not kept:
-                        return False
-                    self._store.take_over_request(request, segment=segment, offset=handle.tell(), writer=self.writer)
                     items, results = [i for i, _ in kept], [r for _, r in kept]
             lines, contexts = self._lines(items, results, time=now, suite=suite, suite_version=suite_version, run=run,
-                                          step=step, request=request)
+                                          step=step, request=request,
+                                          **({} if request is None else {"batch_items": size, "digest": digest}))
             payload = ("\n".join(lines) + "\n").encode("utf-8")
             try:
                 offset = self._write_batch(handle, payload)
             except ScoreLogUnavailable:
                 if request is not None and self._store is not None:
-                    self._release(request)
+                    self._release(run or "", request, segment, part)
                 raise
             # Only now are the batch's contexts in the segment: after a failed (cut back) write, later records must
             # write their context again.
@@ -172,47 +216,62 @@ class ScoreLog:
                             request=request)
             return True
 
-    def _claim(self, request: str, segment: str, offset: int, ids: set[str]) -> set[str] | None:
-        """Claim batch `request` for this writer. Returns the ids of its items already in the log (empty: none,
-        write them all), or None when the whole batch is logged (a retry: write nothing)."""
+    def check_request(self, run: str | None, request: str, digest: str) -> bool | None:
+        """Before scoring: whether batch id `request` of `run` is complete in the log (None: not seen); raises
+        `RequestConflict` when the id was used for other content. Without a store: None."""
+        if self._store is None:
+            return None
+        with self._lock.for_size(0):
+            return self._store.check_request(run or "", request, digest)
+
+    def _claim(self, scope: str, request: str, digest: str, size: int, segment: str, offset: int,
+               ids: set[str]) -> set[str] | None:
+        """Claim batch `request` of run `scope` for this writer. Returns the ids of its items already in the log
+        (empty: none, write them all), or None when the whole batch is logged (a retry: write nothing)."""
         deadline = time.monotonic() + self.claim_wait_s
         while True:
-            earlier = self._store.claim_request(request, segment=segment, offset=offset, writer=self.writer)
+            earlier = self._store.claim_request(scope, request, digest=digest, size=size, segment=segment,
+                                                offset=offset, writer=self.writer)
             if earlier is None:
                 return set()
-            where, at, logged, writer = earlier
-            if logged:
+            complete, parts = earlier
+            if complete:
                 log.info("score log: batch %r is already logged (a retry); not writing it again", request)
                 return None
-            found = _batch_at(self.folder / where, at, request)
-            done = {record.result.id for _, _, record in found}
+            found = {(seg, at): _batch_at(self.folder / seg, at, request, scope) for seg, at, _, _ in parts}
+            done = {record.result.id for records in found.values() for _, _, record in records}
             # Claimed, not all in the log: another replica may be writing it right now. Wait a little; after that
             # its writer died (before or during the write) and this one writes what is missing.
-            if not ids <= done and writer != self.writer and time.monotonic() < deadline:
+            busy = any(not indexed and writer != self.writer for _, _, writer, indexed in parts)
+            if not ids <= done and busy and time.monotonic() < deadline:
                 time.sleep(0.05)
                 continue
-            if found:  # on disk but not in the store: the writer died between the two
-                self._index_found(request, where, found)
+            for seg, at, _, indexed in parts:
+                if indexed:
+                    continue
+                if found[seg, at]:  # on disk but not in the store: the writer died between the two
+                    self._index_found(request, seg, at, found[seg, at])
+                else:  # its writer died before writing anything
+                    self._store.drop_part(scope, request, segment=seg, offset=at)
             if ids <= done:
                 log.info("score log: batch %r is already logged (a retry); not writing it again", request)
                 return None
-            if not found:
-                self._store.take_over_request(request, segment=segment, offset=offset, writer=self.writer)
+            self._store.claim_part(scope, request, segment=segment, offset=offset, writer=self.writer)
             return done
 
-    def _index_found(self, request: str, segment: str, found: list) -> None:
+    def _index_found(self, request: str, segment: str, part: int, found: list) -> None:
         first = found[0][2]
         start, end = found[0][0], found[-1][0] + found[-1][1]
         try:
             self._store.add_batch([r.result for _, _, r in found], suite=first.suite, run=first.run, step=first.step,
                                   time=first.time, segment=segment, offset=start, length=end - start,
-                                  lines=[o for o, _, _ in found], request=request)
+                                  lines=[o for o, _, _ in found], request=request, part=part)
         except Exception:
             log.exception("score store update failed; the log has the batch (rebuild with `reward log reindex`)")
 
-    def _release(self, request: str) -> None:
+    def _release(self, scope: str, request: str, segment: str, part: int) -> None:
         try:
-            self._store.drop_request(request, writer=self.writer)
+            self._store.drop_part(scope, request, segment=segment, offset=part)
         except Exception:  # a stale claim is settled by reading the log on the retry
             log.exception("score store: could not release the claim of batch %r", request)
 
@@ -263,7 +322,7 @@ class ScoreLog:
         return None
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock.for_size(0):
             if self._handle is not None:
                 self._handle.close()
                 self._handle = None
@@ -271,7 +330,7 @@ class ScoreLog:
                 self._store.close()
 
 
-def _batch_at(path: Path, offset: int, request: str) -> list[tuple[int, int, ScoreRecord]]:
+def _batch_at(path: Path, offset: int, request: str, scope: str) -> list[tuple[int, int, ScoreRecord]]:
     """(offset, length, record) of the complete records of batch `request` written from `offset` of segment `path`
     on (past the context lines written with it): all of the batch, part of it (a writer killed mid-write), or none."""
     found: list[tuple[int, int, ScoreRecord]] = []
@@ -285,7 +344,7 @@ def _batch_at(path: Path, offset: int, request: str) -> list[tuple[int, int, Sco
                 record = ScoreRecord.model_validate_json(line)
             except ValueError:
                 break
-            if record.request != request:
+            if record.request != request or (record.run or "") != scope:
                 break
             found.append((position, len(line), record))
     except OSError:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -47,6 +48,21 @@ class ScoreRecord(BaseModel):
     """Hash of the item's `ContextRecord` (history + evidence) in the same segment."""
     request: str | None = None
     """The client's `request_id` of the batch, when it sent one (a retry of it is not logged again)."""
+    batch_items: int | None = None
+    """With `request`: how many items the acknowledged batch holds, so a rebuild of the store can tell a whole batch
+    from a torn one (a record written by a retry that filled a torn batch carries the whole batch's size)."""
+    digest: str | None = None
+    """With `request`: `batch_digest` of the batch's content; a request id is reused only for the same content."""
+
+
+class RequestConflict(ValueError):
+    """A batch reuses a request id of its run for other content (other items, step or suite)."""
+
+    def __init__(self, scope: str, request: str, earlier: str, now: str):
+        self.scope, self.request, self.earlier, self.now = scope, request, earlier, now
+        run = f"run {scope!r}" if scope else "requests without a run"
+        super().__init__(f"request_id {request!r} of {run} was already used for a batch with content digest {earlier}; "
+                         f"this batch's digest is {now}. A retry must resend the same batch; a new batch needs a new id")
 
 
 class ContextRecord(BaseModel):
@@ -71,6 +87,20 @@ def context_line(item: Item) -> tuple[str, str]:
         include={"history", "evidence"})
     digest = hashlib.sha256(body.encode()).hexdigest()[:32]
     return digest, f'{CONTEXT_PREFIX},"hash":"{digest}",{body[1:]}'
+
+
+def batch_digest(items: Sequence[Item], *, suite: str, step: int | None) -> str:
+    """The content digest of a batch (suite, step and its items in order, as canonical JSON): a retry of a batch
+    has the same digest; a batch that reuses a request id for other items has another.
+
+    >>> batch_digest([Item(id="a", query="q", response="r")], suite="s", step=1)[:12]
+    'e39e3c07a454'
+    """
+    digest = hashlib.sha256(json.dumps([suite, step], separators=(",", ":")).encode())
+    for item in items:
+        digest.update(b"\n")
+        digest.update(item.model_dump_json(exclude_none=True).encode())
+    return digest.hexdigest()[:32]
 
 
 def segments(folder: str | Path) -> list[Path]:

@@ -22,11 +22,13 @@ dashboard reads only the candidates' lines. Records without a step are charted a
 of `UNSTEPPED_BUCKET` records in arrival order.
 
 The raw log stays the source of truth: if a writer dies between the log write and the store update, or the store
-is deleted, `reward log reindex` (`rebuild`) recreates it from the segments. `meta.schema` is the layout's version:
-a writer opening a version-1 store (before `cascade` and `requests`) adds the tables and moves it to version 2 in
-place; nothing is lost, because records logged before version 2 carry no `tier` and no `request` (the fields came
-with it). Readers of a version-1
-store see no cascade data.
+is deleted, `reward log reindex` (`rebuild`) recreates it from the segments. Client batch ids (`request_id`) are kept
+per run (`batch_ids`: content digest, acknowledged size, records logged, complete) with where each part of a batch
+was written (`batch_parts`); a batch is complete only when all the items of its acknowledged size are logged, and
+the records carry size and digest, so a rebuild keeps a batch torn by a killed writer partial and its retry writes
+exactly the missing records. `meta.schema` is the layout's version: a writer opening an older store adds the new
+tables and moves it to version 3 in place (version-2 request ids take the run of their first record, with no
+digest or size: they replay as before). Readers of a version-1 store see no cascade data.
 
     sqlite3 var/scores/scores.sqlite "select step, total / count as mean, p10, p90 from channels
                                       where run = 'gated' and channel = 'claim_hallucination' order by step"
@@ -47,19 +49,19 @@ from pathlib import Path
 
 import numpy as np
 
-from reward.schema import ItemResult
 from reward.evaluation.agreement import PASS_AT, pass_fail_kappa
-from reward.scorelog.segments import parse_segment, read_lines, segments
+from reward.schema import UNSTEPPED_SUFFIX, ItemResult
+from reward.scorelog.segments import RequestConflict, parse_segment, read_lines, segments
 
 log = logging.getLogger(__name__)
 
 STORE_NAME = "scores.sqlite"
-SCHEMA_VERSION = "2"
-"""1: steps, channels, sketches, unscored, batches. 2: + cascade."""
+SCHEMA_VERSION = "3"
+"""1: steps, channels, sketches, unscored, batches. 2: + cascade, requests. 3: requests -> batch_ids (scoped by run,
+with the batch's content digest and size) and batch_parts (where each part of a batch was written)."""
 SKETCH_BINS = 200
 """Histogram bins per unit of score: quantiles are accurate to 1/200 = 0.005."""
 UNSTEPPED_BUCKET = 64
-UNSTEPPED_SUFFIX = " (no step)"
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 """Wall-clock time of a step (UTC, its last scored item) as the dashboard shows it beside the step."""
 CURVES = ("reward", "gate", "utility")
@@ -91,9 +93,12 @@ CREATE TABLE IF NOT EXISTS batches (
     run TEXT NOT NULL, step INTEGER NOT NULL, segment TEXT NOT NULL, offset INTEGER NOT NULL, length INTEGER NOT NULL,
     items INTEGER NOT NULL, skip INTEGER NOT NULL, PRIMARY KEY (segment, offset, step));
 CREATE INDEX IF NOT EXISTS batches_by_step ON batches (run, step);
-CREATE TABLE IF NOT EXISTS requests (
-    request TEXT PRIMARY KEY, segment TEXT NOT NULL, offset INTEGER NOT NULL, logged INTEGER NOT NULL,
-    writer TEXT NOT NULL, time REAL NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS batch_ids (
+    scope TEXT NOT NULL, request TEXT NOT NULL, digest TEXT, size INTEGER, records INTEGER NOT NULL,
+    complete INTEGER NOT NULL, time REAL NOT NULL, PRIMARY KEY (scope, request)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS batch_parts (
+    scope TEXT NOT NULL, request TEXT NOT NULL, segment TEXT NOT NULL, offset INTEGER NOT NULL, writer TEXT NOT NULL,
+    indexed INTEGER NOT NULL, PRIMARY KEY (scope, request, segment, offset)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS cascade (
     run TEXT NOT NULL, step INTEGER NOT NULL, channel TEXT NOT NULL, routed INTEGER NOT NULL, cheap INTEGER NOT NULL,
     fallback INTEGER NOT NULL, audits INTEGER NOT NULL, agree INTEGER NOT NULL, cheap_pass INTEGER NOT NULL,
@@ -256,10 +261,13 @@ class ScoreStore:
     def _migrate(self) -> None:
         """Bring an older store to `SCHEMA_VERSION` in place (the new tables exist already: `_SCHEMA` creates them)."""
         version = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0]
-        if version == "1":
+        if version in ("1", "2"):
             # Version 2 added `cascade`; records logged before it carry no cascade tier, so it starts empty and exact.
-            self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
-            log.info("%s: store layout 1 -> %s (cascade aggregates)", self.path, SCHEMA_VERSION)
+            # Version 3 scopes request ids by run: the version-2 claims move over with the run of their first record.
+            with self.transaction():
+                self._migrate_requests()
+                self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+            log.info("%s: store layout %s -> %s", self.path, version, SCHEMA_VERSION)
         elif version != SCHEMA_VERSION:
             log.warning("%s: store layout %s is newer than this code's %s", self.path, version, SCHEMA_VERSION)
 
@@ -274,42 +282,84 @@ class ScoreStore:
 
     # -- writing ---------------------------------------------------------------------------------------------
 
-    def claim_request(self, request: str, *, segment: str, offset: int, writer: str) -> tuple[str, int, bool, str] | None:
-        """Claim a client's batch id for a batch about to be written at `offset` of `segment`. Returns None when
-        the claim is ours, else the earlier claim: (segment, offset, logged, writer)."""
-        with self.transaction():
-            row = self.db.execute("SELECT segment, offset, logged, writer FROM requests WHERE request = ?",
-                                  (request,)).fetchone()
-            if row is not None:
-                return row[0], row[1], bool(row[2]), row[3]
-            self.db.execute("INSERT INTO requests VALUES (?, ?, ?, 0, ?, ?)",
-                            (request, segment, offset, writer, dt.datetime.now(dt.UTC).timestamp()))
-        return None
+    def _migrate_requests(self) -> None:
+        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'requests'").fetchone():
+            return
+        for request, segment, offset, logged, writer, stamp in self.db.execute(
+                "SELECT request, segment, offset, logged, writer, time FROM requests").fetchall():
+            scope = _run_at(self.folder / segment, offset, request)
+            self.db.execute("INSERT OR IGNORE INTO batch_ids VALUES (?, ?, NULL, NULL, 0, ?, ?)",
+                            (scope, request, int(logged), stamp))
+            self.db.execute("INSERT OR IGNORE INTO batch_parts VALUES (?, ?, ?, ?, ?, ?)",
+                            (scope, request, segment, offset, writer, int(logged)))
+        self.db.execute("DROP TABLE requests")
 
-    def take_over_request(self, request: str, *, segment: str, offset: int, writer: str) -> None:
-        """Move an earlier claim whose batch never reached the log to this writer's batch."""
+    def claim_request(self, scope: str, request: str, *, digest: str, size: int, segment: str, offset: int,
+                      writer: str) -> tuple[bool, list[tuple[str, int, str, bool]]] | None:
+        """Claim a client's batch id (within its run, `scope`) for a batch of `size` items about to be written at
+        `offset` of `segment`. Returns None when the id is new (the claim is ours), else whether the earlier batch
+        is complete and where its parts were written: (segment, offset, writer, indexed). Raises
+        `RequestConflict` when the id was used in this run for other content."""
         with self.transaction():
-            self.db.execute("UPDATE requests SET segment = ?, offset = ?, logged = 0, writer = ?, time = ? "
-                            "WHERE request = ?", (segment, offset, writer, dt.datetime.now(dt.UTC).timestamp(), request))
+            row = self.db.execute("SELECT digest, complete FROM batch_ids WHERE scope = ? AND request = ?",
+                                  (scope, request)).fetchone()
+            if row is None:
+                self.db.execute("INSERT INTO batch_ids VALUES (?, ?, ?, ?, 0, 0, ?)",
+                                (scope, request, digest, size, dt.datetime.now(dt.UTC).timestamp()))
+                self.add_part(scope, request, segment=segment, offset=offset, writer=writer)
+                return None
+            if row[0] is not None and row[0] != digest:
+                raise RequestConflict(scope, request, row[0], digest)
+            parts = self.db.execute("SELECT segment, offset, writer, indexed FROM batch_parts WHERE scope = ? AND "
+                                    "request = ? ORDER BY segment, offset", (scope, request)).fetchall()
+        return bool(row[1]), [(seg, off, who, bool(indexed)) for seg, off, who, indexed in parts]
 
-    def mark_request(self, request: str) -> None:
-        """The claimed batch is in the log (found there after a crash, or indexed outside `add_batch`)."""
-        with self.transaction():
-            self.db.execute("UPDATE requests SET logged = 1 WHERE request = ?", (request,))
+    def check_request(self, scope: str, request: str, digest: str) -> bool | None:
+        """Whether batch id `request` of run `scope` is complete in the log (None: unknown id); raises
+        `RequestConflict` when it was used for other content."""
+        row = self.db.execute("SELECT digest, complete FROM batch_ids WHERE scope = ? AND request = ?",
+                              (scope, request)).fetchone()
+        if row is None:
+            return None
+        if row[0] is not None and row[0] != digest:
+            raise RequestConflict(scope, request, row[0], digest)
+        return bool(row[1])
 
-    def drop_request(self, request: str, *, writer: str) -> None:
-        """Give up this writer's claim: its batch could not be written."""
+    def add_part(self, scope: str, request: str, *, segment: str, offset: int, writer: str) -> None:
+        """Record that this writer is about to write (part of) a claimed batch at `offset` of `segment`."""
+        self.db.execute("INSERT OR REPLACE INTO batch_parts VALUES (?, ?, ?, ?, ?, 0)",
+                        (scope, request, segment, offset, writer))
+
+    def claim_part(self, scope: str, request: str, *, segment: str, offset: int, writer: str) -> None:
         with self.transaction():
-            self.db.execute("DELETE FROM requests WHERE request = ? AND writer = ? AND logged = 0", (request, writer))
+            self.add_part(scope, request, segment=segment, offset=offset, writer=writer)
+
+    def drop_part(self, scope: str, request: str, *, segment: str, offset: int) -> None:
+        """Forget a part that never reached the log (its write failed, or its writer died before writing)."""
+        with self.transaction():
+            self.db.execute("DELETE FROM batch_parts WHERE scope = ? AND request = ? AND segment = ? AND offset = ? "
+                            "AND indexed = 0", (scope, request, segment, offset))
+            self.db.execute("DELETE FROM batch_ids WHERE scope = ? AND request = ? AND records = 0 AND NOT EXISTS "
+                            "(SELECT 1 FROM batch_parts WHERE scope = ? AND request = ?)", (scope, request, scope, request))
+
+    def _mark_part(self, scope: str, request: str, segment: str, offset: int, records: int) -> None:
+        """A part of the batch is in the aggregates (inside the caller's transaction): count its records; the
+        batch is complete once they reach its acknowledged size (a batch of unknown size: once any is logged)."""
+        self.db.execute("INSERT OR IGNORE INTO batch_ids VALUES (?, ?, NULL, NULL, 0, 0, ?)",
+                        (scope, request, dt.datetime.now(dt.UTC).timestamp()))
+        self.db.execute("INSERT INTO batch_parts VALUES (?, ?, ?, ?, '', 1) ON CONFLICT (scope, request, segment, "
+                        "offset) DO UPDATE SET indexed = 1", (scope, request, segment, offset))
+        self.db.execute("UPDATE batch_ids SET records = records + ?, complete = (size IS NULL OR records + ? >= size) "
+                        "WHERE scope = ? AND request = ?", (records, records, scope, request))
 
     def add_batch(self, results: Sequence[ItemResult], *, suite: str, run: str | None, step: int | None,
                   time: dt.datetime, segment: str, offset: int, length: int,
-                  lines: Sequence[int] | None = None, request: str | None = None) -> None:
+                  lines: Sequence[int] | None = None, request: str | None = None, part: int | None = None) -> None:
         """Merge one logged batch (all of one run and step, as a request is) into the aggregates.
 
         The batch sits at `offset` (`length` bytes) of `segment`; `lines` are the byte offsets of its records,
-        which the drill-down candidates point to (None: keep no candidates). `request`: the client's batch id,
-        marked logged in the same transaction.
+        which the drill-down candidates point to (None: keep no candidates). `request`: the client's batch id;
+        the part of it claimed at `part` (default `offset`) of `segment` is counted in the same transaction.
         """
         if not results:
             return
@@ -317,9 +367,7 @@ class ScoreStore:
         stamp = time.timestamp()
         with self.transaction():
             if request is not None:
-                self.db.execute(
-                    "INSERT INTO requests VALUES (?, ?, ?, 1, '', ?) ON CONFLICT (request) DO UPDATE SET logged = 1, "
-                    "segment = excluded.segment, offset = excluded.offset", (request, segment, offset, stamp))
+                self._mark_part(run or "", request, segment, offset if part is None else part, len(results))
             if step is None:
                 name += UNSTEPPED_SUFFIX
                 row = self.db.execute("SELECT arrivals FROM runs WHERE run = ?", (name,)).fetchone()
@@ -439,7 +487,10 @@ class ScoreStore:
     def forget_segments(self, names: Iterable[str]) -> None:
         """Drop the raw-log index of deleted segments (their steps keep their aggregates)."""
         self.db.executemany("DELETE FROM batches WHERE segment = ?", [(n,) for n in names])
-        self.db.executemany("DELETE FROM requests WHERE segment = ?", [(n,) for n in names])
+        # A deleted segment's batch ids are forgotten with it: a retry arriving after retention is logged anew.
+        self.db.executemany("DELETE FROM batch_parts WHERE segment = ?", [(n,) for n in names])
+        self.db.execute("DELETE FROM batch_ids WHERE NOT EXISTS (SELECT 1 FROM batch_parts p WHERE "
+                        "p.scope = batch_ids.scope AND p.request = batch_ids.request)")
 
     # -- reading ---------------------------------------------------------------------------------------------
 
@@ -562,6 +613,10 @@ def rebuild(folder: str | Path) -> dict[str, int]:
     store.db.execute("PRAGMA synchronous=OFF")
     store.db.executescript(_SCHEMA)
     store.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?), ('sketch_bins', ?)", (SCHEMA_VERSION, str(SKETCH_BINS)))
+    # Per (run, request id): the content digest and acknowledged size its records carry, the ids of its items found
+    # and where its parts lie. A batch is complete only when every item of its acknowledged size is in the log, so a
+    # batch torn by a killed writer stays partial and its retry writes exactly the missing records.
+    claimed: dict[tuple[str, str], dict] = {}
     for segment in segments(folder):
         counts["segments"] += 1
         batch: list = []
@@ -573,7 +628,13 @@ def rebuild(folder: str | Path) -> dict[str, int]:
                 first = batch[0][1]
                 store.add_batch([r.result for _, r in batch], suite=first.suite, run=first.run, step=first.step,
                                 time=first.time, segment=segment.name, offset=start, length=end - start,
-                                lines=[line for line, _ in batch], request=first.request)
+                                lines=[line for line, _ in batch])
+                if first.request is not None:
+                    entry = claimed.setdefault((first.run or "", first.request), {
+                        "digest": first.digest, "size": first.batch_items, "ids": set(), "parts": [],
+                        "time": first.time.timestamp()})
+                    entry["ids"].update(r.result.id for _, r in batch)
+                    entry["parts"].append((segment.name, start))
                 counts["batches"] += 1
                 counts["records"] += len(batch)
 
@@ -586,11 +647,31 @@ def rebuild(folder: str | Path) -> dict[str, int]:
             batch.append((offset, record))
             end = offset + length
         flush()
+    with store.transaction():
+        for (scope, request), entry in claimed.items():
+            size, found = entry["size"], len(entry["ids"])
+            store.db.execute("INSERT INTO batch_ids VALUES (?, ?, ?, ?, ?, ?, ?)", (
+                scope, request, entry["digest"], size, found, int(size is None or found >= size), entry["time"]))
+            store.db.executemany("INSERT OR IGNORE INTO batch_parts VALUES (?, ?, ?, ?, '', 1)",
+                                 [(scope, request, seg, off) for seg, off in entry["parts"]])
+    counts["partial_batches"] = sum(1 for e in claimed.values() if e["size"] is not None and len(e["ids"]) < e["size"])
     store.close()
     for suffix in ("-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     fresh.replace(path)
     return counts
+
+
+def _run_at(path: Path, offset: int, request: str) -> str:
+    """The run of the first record of batch `request` at `offset` of a segment ("" when none is found there)."""
+    try:
+        for _, record in parse_segment(path, offset, resolve=False):
+            if record.request == request:
+                return record.run or ""
+            break
+    except OSError:
+        pass
+    return ""
 
 
 def _records_with_length(segment: Path, parse_segment) -> Iterable[tuple[int, object, int]]:

@@ -1,15 +1,18 @@
 """The reward server: a Ray Serve application with an HTTP ingress and a scoring deployment it fans out to.
 
 `build_app(args: ServerArgs)` is the typed builder (`serve run configs/serve/local.yaml` and `reward serve` both
-use it). The ingress (FastAPI) checks the bearer token on every route but `/healthz`, reads the body within a byte
-limit, parses it with a depth-limited parser and checks nesting and string sizes before validation (bad input of
-any shape is a 4xx naming the limit or field, never a 500), admits a request only while the items in flight on
-this replica stay under a bound (beyond it: 503 with `Retry-After`), splits a batch into chunks that keep GRPO
-groups whole, scores the chunks concurrently on `Scorer` replicas through a `DeploymentHandle`, writes every scored
-item to the durable score log before replying (a log that cannot be written: 503 with the reason, and
-`/healthz` says `degraded`), and exports Prometheus metrics. Limits live in `user_config`, so they change without a
-redeploy; rubrics reload without one (a watch on the rubric files, or `POST /v1/admin/reload`), and the ingress
-sends each chunk's exact suite version to the scorers.
+use it). The ingress (FastAPI) checks the bearer token on every route but `/healthz`, admits a body by its bytes
+before reading it (beyond `max_bytes_in_flight`: 503 with `Retry-After`), reads it within a byte limit, parses it
+with a depth-limited parser and checks nesting and string sizes before validation (bad input of any shape is a 4xx
+naming the limit or field, never a 500), admits a request only while the items in flight on this replica stay under
+a bound (beyond it: 503 with `Retry-After`), refuses a `request_id` its run used for other content (409), splits a
+batch into chunks (a group larger than a chunk is split and finished here), scores the chunks on `Scorer` replicas
+through a `DeploymentHandle` with the requests in flight taking turns for the chunk slots, writes every scored item
+to the durable score log before replying (a log that cannot be written: 503 with the reason, and `/healthz` says
+`degraded`), and exports Prometheus metrics. Limits live in `user_config`, so they change without a redeploy;
+rubrics reload without one (a watch on the rubric files, or `POST /v1/admin/reload`; a broken or shrunken suite is
+refused and reported), and the ingress sends each chunk's exact suite version to the scorers. At shutdown
+`reward serve` drains every ingress replica (`begin_drain`) before it stops the app.
 """
 
 
@@ -17,6 +20,7 @@ import asyncio
 import hmac
 import logging
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -28,46 +32,20 @@ from pydantic import ValidationError
 from starlette.requests import ClientDisconnect
 from tenacity import AsyncRetrying, before_sleep_log, stop_after_attempt, wait_exponential_jitter
 from ray import serve
+from ray.exceptions import RayError
 from ray.serve import Application
 from ray.serve.handle import DeploymentHandle
 
 from reward.rubric import LoadedSuite, RubricError, UnknownSuite, did_you_mean, lint_report, load_suite
-from reward.schema import Item, ItemResult, ScoreRequest, ScoreResponse
+from reward.schema import MAX_STEP, DimensionScore, Item, ItemResult, ScoreRequest, ScoreResponse
+from reward.scorelog.segments import RequestConflict, batch_digest
 from reward.serve.body import BodyRejected, _field_errors, parse_body
-from reward.serve.config import Limits, ServerArgs, _fingerprint, check_secrets, secret_names
+from reward.serve.chunks import FairShare, chunk_by_group, largest_group
+from reward.serve.config import Limits, ServerArgs, _fingerprint, check_secrets, secret_names, served_suites
 from reward.serve.metrics import Metrics
+from reward.serve.reload import rubric_stamp, suite_shrinkage
 
 log = logging.getLogger(__name__)
-
-
-def rubric_stamp(root: Path) -> tuple[tuple[str, int, int], ...]:
-    """Name, modification time and size of every rubric file: what the hot-reload watch compares."""
-    stamps = []
-    for path in sorted(root.rglob("*.yaml")):
-        try:
-            stat = path.stat()
-        except OSError:  # removed between listing and stat: the next check sees it gone
-            continue
-        stamps.append((str(path.relative_to(root)), stat.st_mtime_ns, stat.st_size))
-    return tuple(stamps)
-
-
-def chunk_by_group(items: list[Item], size: int) -> list[list[int]]:
-    """Indices of `items` in chunks of about `size`, never splitting a group (a group may exceed `size`).
-
-    >>> items = [Item(id=str(i), group=g, query="q", response="r") for i, g in enumerate("aabbbc")]
-    >>> chunk_by_group(items, 2)
-    [[0, 1], [2, 3, 4], [5]]
-    """
-    order: dict[str, list[int]] = {}
-    for index, item in enumerate(items):
-        order.setdefault(item.group if item.group is not None else f"\x00{index}", []).append(index)
-    chunks: list[list[int]] = [[]]
-    for members in order.values():
-        if chunks[-1] and len(chunks[-1]) + len(members) > size:
-            chunks.append([])
-        chunks[-1].extend(members)
-    return [c for c in chunks if c]
 
 
 @serve.deployment(ray_actor_options={"num_cpus": 1})
@@ -82,7 +60,7 @@ class Scorer:
         self.judge = make_judge(args.judge)
         self.engines = {
             name: Engine(load_suite(name, Path(args.rubrics)), self.judge, max_concurrency=args.judge_concurrency)
-            for name in args.suites
+            for name in served_suites(args)
         }
         self.judge_concurrency = args.judge_concurrency
         self.reloaded: dict[tuple[str, str], Any] = {}  # engines of suite versions loaded after start
@@ -104,13 +82,26 @@ class Scorer:
         return self.reloaded[key]
 
     async def score(self, suite: str | LoadedSuite, items: list[dict]) -> dict[str, Any]:
+        """Results of a chunk that holds its groups whole."""
+        return await self._score(suite, items, finish=True)
+
+    async def score_vectors(self, suite: str | LoadedSuite, items: list[dict]) -> dict[str, Any]:
+        """Score vectors of a chunk that holds part of a group: the ingress finishes the group from all its parts."""
+        return await self._score(suite, items, finish=False)
+
+    async def _score(self, suite: str | LoadedSuite, items: list[dict], *, finish: bool) -> dict[str, Any]:
         engine = self._engine(suite)
         before = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
-        results = await engine.score([Item.model_validate(i) for i in items])
+        parsed = [Item.model_validate(i) for i in items]
+        vectors = await engine.vectors(parsed)
         after = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
         drain_cascade = getattr(self.judge, "drain_counts", None)
+        if finish:
+            body = {"results": [r.model_dump(mode="json") for r in engine.finish(parsed, vectors)]}
+        else:
+            body = {"vectors": [{n: s.model_dump(mode="json") for n, s in v.items()} for v in vectors]}
         return {
-            "results": [r.model_dump(mode="json") for r in results],
+            **body,
             "cascade": drain_cascade() if drain_cascade else {},
             "judge_latencies": engine.stats.drain_latencies(),
             "judge_calls": dict(zip(("made", "deduped", "cache_hit"), (a - b for a, b in zip(after, before)), strict=True)),
@@ -123,6 +114,14 @@ api = FastAPI(title="search-reward", description="Multi-dimensional reward serve
 
 OPEN_ROUTES = frozenset({"/healthz"})
 """Routes served without the bearer token (liveness probes carry none); every other route requires it."""
+
+
+def _replica_id() -> str:
+    """This ingress replica's id in Serve ("local" outside Serve)."""
+    try:
+        return serve.get_replica_context().replica_id.unique_id
+    except Exception:  # not inside a Serve replica (in-process tests)
+        return "local"
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
@@ -139,13 +138,21 @@ class Ingress:
         self.scorer = scorer
         self.args = args
         self.limits = args.limits
-        self.suites = {name: load_suite(name, Path(args.rubrics)) for name in args.suites}
+        self.suites = {name: load_suite(name, Path(args.rubrics)) for name in served_suites(args)}
         self.rubric_stamp = rubric_stamp(Path(args.rubrics))
         self.rubric_checked = time.monotonic()
+        self.rubric_problem: str | None = None
+        """Why the last rubric reload was refused (the previous versions keep serving); None after a good one."""
         self.metrics = Metrics()
         token = os.environ.get(args.token_env) or None
         self.token = token.encode() if token else None
         self.items_in_flight = 0
+        self.bytes_in_flight = 0
+        self.fair_share: FairShare | None = None
+        self.requests_in_flight = 0
+        self.draining = False
+        """Set by `begin_drain` (SIGTERM to `reward serve`): score requests get 503 while those in flight finish."""
+        self._reload_lock = threading.Lock()
         self.log = None
         self.log_problem: str | None = None
         """Why the score log could not take the last batch; None while it works."""
@@ -158,45 +165,86 @@ class Ingress:
         self.limits = Limits.model_validate({**self.limits.model_dump(), **(config.get("limits") or config)})
         log.info("limits now %s", self.limits)
 
-    def reload_rubrics(self) -> dict[str, Any]:
+    def reload_rubrics(self, allow_shrink: bool | None = None) -> dict[str, Any]:
         """Load the served suites again. A rubric tree with lint errors is refused and the old versions keep
-        serving; otherwise the new versions replace the old in one assignment, so a request in flight finishes on
-        the suite it started with and the next one gets the new version."""
+        serving, and so is a suite that shrinks against its running version (a dimension gone, or a file that
+        parses to fewer keys: what a file caught half-written looks like) unless `allow_shrink` (default: the
+        server's `rubric_allow_shrink`) confirms it. Files that change while they are read are read again at the
+        next check. Otherwise the new versions replace the old in one assignment, so a request in flight finishes
+        on the suite it started with and the next one gets the new version. A refusal is logged, counted in the
+        metrics, reported by `/healthz` and flagged in every reply until a reload succeeds."""
         root = Path(self.args.rubrics)
-        self.rubric_stamp = rubric_stamp(root)
+        allow_shrink = self.args.rubric_allow_shrink if allow_shrink is None else allow_shrink
+        before = rubric_stamp(root)
         report = lint_report(root)
         problems, suites = list(report.errors), {}
-        for name in self.args.suites if not problems else ():
+        for name in served_suites(self.args) if not problems else ():
             try:
                 suites[name] = load_suite(name, root)
             except (RubricError, UnknownSuite) as exc:
                 problems += getattr(exc, "problems", [str(exc)])
+        after = rubric_stamp(root)
+        if after != before:  # a file is being written: keep serving, read it again at the next check
+            log.info("rubric files changed while being read; reading them again at the next check")
+            self.rubric_stamp = before
+            return {"reloaded": False, "versions": self._versions(), "errors": [], "retry": True,
+                    "warnings": report.warnings}
+        self.rubric_stamp = after
+        if not problems and not allow_shrink:
+            problems = [p for name, loaded in suites.items() if name in self.suites  # a new suite file cannot shrink
+                        for p in suite_shrinkage(self.suites[name], loaded)]
+            if problems:
+                problems.append("a suite that shrinks is refused unless confirmed: `reward serve --allow-shrink`, or "
+                                "POST /v1/admin/reload?allow_shrink=true")
         if problems:
+            self.rubric_problem = problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
+            self.metrics.observe_refused_reload()
             log.error("rubric reload refused, still serving %s:\n%s", self._versions(), "\n".join(problems))
             return {"reloaded": False, "versions": self._versions(), "errors": problems, "warnings": report.warnings}
-        changed = sorted(n for n, s in suites.items() if s.version != self.suites[n].version)
+        changed = sorted(n for n, s in suites.items() if n not in self.suites or s.version != self.suites[n].version)
         self.suites = suites
+        self.rubric_problem = None
         log.info("rubrics reloaded: %s (changed: %s)", self._versions(), ", ".join(changed) or "none")
         return {"reloaded": True, "versions": self._versions(), "changed": changed, "warnings": report.warnings}
+
+    def _rubric_warning(self) -> str | None:
+        if self.rubric_problem is None:
+            return None
+        return f"rubric reload refused, scored with the previous version: {self.rubric_problem}"
 
     def _versions(self) -> dict[str, str]:
         return {name: loaded.version for name, loaded in self.suites.items()}
 
     def _watch_rubrics(self) -> None:
         poll = self.args.rubric_poll_s
-        if poll and time.monotonic() - self.rubric_checked >= poll:
-            self.rubric_checked = time.monotonic()
-            if rubric_stamp(Path(self.args.rubrics)) != self.rubric_stamp:
-                self.reload_rubrics()
+        if poll and time.monotonic() - self.rubric_checked >= poll and self._reload_lock.acquire(blocking=False):
+            try:  # one check at a time; the others go on with the versions that are serving
+                self.rubric_checked = time.monotonic()
+                if rubric_stamp(Path(self.args.rubrics)) != self.rubric_stamp:
+                    self.reload_rubrics()
+            finally:
+                self._reload_lock.release()
+
+    def begin_drain(self) -> dict[str, Any]:
+        """Stop admitting score requests (503 with `Retry-After` from now on) and say how many are still in flight
+        on this replica; `reward serve` calls it on every ingress replica at SIGTERM and stops once all are idle."""
+        if not self.draining:
+            log.warning("draining: new score requests get 503; %d in flight finish", self.requests_in_flight)
+        self.draining = True
+        return {"replica": _replica_id(), "requests_in_flight": self.requests_in_flight}
 
     @api.post("/v1/admin/reload")
     def admin_reload(self, request: Request) -> Response:
         denied = self._unauthorised(request)
         if denied:
             return denied
-        outcome = self.reload_rubrics()
+        confirm = request.query_params.get("allow_shrink", "").lower() in ("1", "true", "yes")
+        outcome = self.reload_rubrics(allow_shrink=confirm or None)
+        if outcome.get("retry"):
+            return _error(409, "rubric files changed while being read; the previous versions keep serving, try again",
+                          **outcome)
         if not outcome["reloaded"]:
-            return _error(422, "rubric lint failed; the previous versions keep serving", **outcome)
+            return _error(422, "rubric reload refused; the previous versions keep serving", **outcome)
         return JSONResponse(outcome)
 
     def _unauthorised(self, request: Request) -> JSONResponse | None:
@@ -211,10 +259,20 @@ class Ingress:
 
     @api.get("/healthz")
     def healthz(self) -> dict:
-        """Liveness (no token): `degraded` while the score log cannot be written, so scoring requests get 503."""
+        """Liveness (no token): `degraded` while the score log cannot be written, so scoring requests get 503;
+        `rubrics: stale` with the reason while a refused reload leaves the previous versions serving; `draining`
+        while shutting down. A probe also starts the rubric watch (in the background: a reload lints the whole tree,
+        and a liveness probe must answer at once), so reloads and refusals happen without traffic."""
+        if self.args.rubric_poll_s and time.monotonic() - self.rubric_checked >= self.args.rubric_poll_s:
+            threading.Thread(target=self._watch_rubrics, name="rubric-watch", daemon=True).start()
+        health: dict[str, Any] = {"status": "ok", "suites": sorted(self.suites)}
+        if self.draining:
+            health["draining"] = True
+        if self.rubric_problem:  # serving, on the last good versions
+            health.update(rubrics="stale", rubrics_reason=self.rubric_problem)
         if self.log_problem:
-            return {"status": "degraded", "score_log": f"unavailable: {self.log_problem}", "suites": sorted(self.suites)}
-        return {"status": "ok", "suites": sorted(self.suites)}
+            health.update(status="degraded", score_log=f"unavailable: {self.log_problem}")
+        return health
 
     @api.get("/readyz")
     def readyz(self, request: Request) -> Response:
@@ -224,7 +282,12 @@ class Ingress:
             return denied
         if self.log_problem:
             return _error(503, f"score log unavailable: {self.log_problem}", headers=self._retry_after())
+        if self.draining:
+            return self._shutting_down()
         return JSONResponse({"status": "ready", "items_in_flight": self.items_in_flight})
+
+    def _shutting_down(self) -> JSONResponse:
+        return _error(503, "server shutting down: not admitting new requests; retry later", headers=self._retry_after())
 
     def _retry_after(self) -> dict[str, str]:
         return {"Retry-After": str(self.limits.retry_after_s)}
@@ -272,6 +335,10 @@ class Ingress:
         loaded = self.suites[name]
         summary = {"name": name, "aggregation": loaded.suite.aggregation, "delta": loaded.suite.delta,
                    "version": loaded.version, "description": loaded.suite.description}
+        if self.args.judge == "local":  # dimensions left out of every item's reward, said up front
+            from reward.judges.local_coverage import unscored_dimensions
+
+            summary["structurally_unscored"] = [d.name for d in unscored_dimensions(loaded.dimensions)]
         if brief:
             return summary
         summary["dimensions"] = [
@@ -318,6 +385,9 @@ class Ingress:
         if run is None or step is None:
             return _error(422, "query parameters run and step are required", detail=[
                 {"field": name, "message": "Field required"} for name, value in (("run", run), ("step", step)) if value is None])
+        if not 0 <= step <= MAX_STEP:  # beyond SQLite's integers, and no step is ever stored there
+            return _error(422, f"query parameter step must be between 0 and {MAX_STEP}",
+                          detail=[{"field": "step", "message": f"Input should be between 0 and {MAX_STEP}"}])
         if not self.args.score_log:
             return _error(404, "the score log is disabled, so there are no samples")
         from reward.dashboard import drilldown
@@ -338,20 +408,48 @@ class Ingress:
 
     @api.post("/v1/score")
     async def score(self, request: Request) -> Response:
-        self._watch_rubrics()
-        return await self._score(request)
+        # Counted before the drain check: a request that got past it is waited for at shutdown.
+        self.requests_in_flight += 1
+        try:
+            await asyncio.to_thread(self._watch_rubrics)  # a reload lints the tree: not on the event loop
+            return await self._score(request)
+        finally:
+            self.requests_in_flight -= 1
 
-    async def _read_body(self, request: Request) -> bytes | JSONResponse:
+    def _reserve_bytes(self, size: int) -> JSONResponse | None:
+        """Count `size` more body bytes in flight on this replica, or answer 503 when that would pass the bound."""
+        bound = self.limits.max_bytes_in_flight
+        if self.bytes_in_flight + size > bound:
+            return _error(503, f"server busy: {self.bytes_in_flight} request bytes in flight on this replica, {size} more "
+                               f"would exceed the limit of {bound} (limit max_bytes_in_flight); retry later",
+                          headers=self._retry_after())
+        self.bytes_in_flight += size
+        return None
+
+    async def _read_body(self, request: Request, reserved: list[int]) -> bytes | JSONResponse:
+        """The body, read within `max_bytes` and admitted by bytes before it is read or parsed: a declared length
+        is reserved up front, a chunked body as it arrives. `reserved[0]` holds what this request reserved; the
+        caller releases it once the request is answered (its parsed items live until then)."""
         limit = self.limits.max_bytes
         declared = request.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
             return _error(413, f"request body of {declared} bytes exceeds the limit of {limit} (limit max_bytes)")
+        if declared and declared.isdigit():
+            busy = self._reserve_bytes(int(declared))
+            if busy:
+                return busy
+            reserved[0] = int(declared)
         chunks, size = [], 0
         try:
             async for chunk in request.stream():  # a chunked body has no declared length: stop at the limit
                 size += len(chunk)
                 if size > limit:
                     return _error(413, f"request body of more than {limit} bytes exceeds the limit of {limit} (limit max_bytes)")
+                if size > reserved[0]:
+                    busy = self._reserve_bytes(size - reserved[0])
+                    if busy:
+                        return busy
+                    reserved[0] = size
                 chunks.append(chunk)
         except ClientDisconnect:
             return _error(400, "the client closed the connection before the request body was complete")
@@ -361,7 +459,16 @@ class Ingress:
         denied = self._unauthorised(request)
         if denied:
             return denied
-        body = await self._read_body(request)
+        if self.draining:
+            return self._shutting_down()
+        reserved = [0]
+        try:
+            return await self._score_body(request, reserved)
+        finally:
+            self.bytes_in_flight -= reserved[0]
+
+    async def _score_body(self, request: Request, reserved: list[int]) -> Response:
+        body = await self._read_body(request, reserved)
         if isinstance(body, Response):
             return body
         try:
@@ -387,25 +494,49 @@ class Ingress:
             if problem:
                 self.log_problem = problem
                 return self._log_unavailable()
+        digest = None
+        if self.log is not None and score_request.request_id is not None:
+            # An id reused in this run for other items would be answered but never logged: refuse it before scoring.
+            try:
+                digest = await asyncio.to_thread(self._check_request, score_request)
+            except RequestConflict as exc:
+                return self._conflict(exc)
         self.items_in_flight += count
         try:
-            return await self._score_admitted(score_request)
+            return await self._score_admitted(score_request, digest)
         finally:
             self.items_in_flight -= count
+
+    def _check_request(self, score_request: ScoreRequest) -> str:
+        digest = batch_digest(score_request.items, suite=score_request.suite, step=score_request.step)
+        self.log.check_request(score_request.run, score_request.request_id, digest)
+        return digest
+
+    @staticmethod
+    def _conflict(exc: RequestConflict) -> JSONResponse:
+        return _error(409, str(exc), request_id=exc.request, run=exc.scope or None, logged_digest=exc.earlier,
+                      digest=exc.now)
 
     def _log_unavailable(self) -> JSONResponse:
         return _error(503, f"score log unavailable: {self.log_problem}", headers=self._retry_after())
 
-    async def _score_admitted(self, score_request: ScoreRequest) -> Response:
+    async def _score_admitted(self, score_request: ScoreRequest, digest: str | None = None) -> Response:
         from reward.scorelog import ScoreLogUnavailable
 
         loaded = self.suites[score_request.suite]
-        results = await self._fan_out(score_request, loaded)
+        try:
+            results = await self._fan_out(score_request, loaded)
+        except RayError as exc:  # scoring replicas dead or gone past the retries: a retryable 503, not a bare 500
+            log.error("scoring failed after %d retries: %s", self.limits.chunk_retries, exc)
+            return _error(503, f"scoring replicas unavailable ({type(exc).__name__}); retry later",
+                          headers=self._retry_after())
         if self.log is not None:
             try:  # in a thread: fsync must not stall the other requests on this replica
                 await asyncio.to_thread(self.log.append, score_request.items, results, suite=loaded.name,
                                         suite_version=loaded.version, run=score_request.run, step=score_request.step,
-                                        request=score_request.request_id)
+                                        request=score_request.request_id, digest=digest)
+            except RequestConflict as exc:  # another request took the id with other content while this one scored
+                return self._conflict(exc)
             except ScoreLogUnavailable as exc:
                 if self.log_problem is None:
                     log.error("%s; answering 503 until it can be written", exc)
@@ -415,32 +546,69 @@ class Ingress:
                 log.warning("score log writable again")
             self.log_problem = None
         self.metrics.observe(loaded.name, results)
-        reply = ScoreResponse(suite=loaded.name, suite_version=loaded.version, results=results)
-        return Response(reply.model_dump_json(), media_type="application/json")
+        reply = ScoreResponse(suite=loaded.name, suite_version=loaded.version, results=results,
+                              rubric_warning=self._rubric_warning())
+        # `rubric_warning` only when there is one: the reply keeps its shape for clients that know no such key.
+        body = reply.model_dump_json(exclude={"rubric_warning"} if reply.rubric_warning is None else None)
+        return Response(body, media_type="application/json")
 
     async def _fan_out(self, score_request: ScoreRequest, loaded: LoadedSuite) -> list[ItemResult]:
+        """Score the request's chunks on the scorers, taking turns with the other requests for the chunk slots.
+        A group larger than a chunk is split; its parts come back as score vectors and the group is finished here,
+        so its group statistics see all of it."""
         items = score_request.items
-        chunks = chunk_by_group(items, self.limits.chunk_items)
+        split = largest_group(items) > self.limits.chunk_items
+        chunks = chunk_by_group(items, self.limits.chunk_items, split_large=split)
+        turn = object()  # this request's place in the fair share
 
-        async def run(indices: list[int]) -> dict:
-            payload = [items[i].model_dump(mode="json") for i in indices]
+        async def call(payload: list[dict]) -> dict:
             # A dead replica: Serve routes the retry to a live one.
             retrying = AsyncRetrying(stop=stop_after_attempt(self.limits.chunk_retries + 1), reraise=True,
                                      wait=wait_exponential_jitter(multiplier=0.5, max=5.0),
                                      before_sleep=before_sleep_log(log, logging.WARNING, exc_info=True))
+            method = self.scorer.score_vectors if split else self.scorer.score
             async for attempt in retrying:
                 with attempt:
-                    return await self.scorer.score.remote(loaded, payload)  # this exact version
+                    return await method.remote(loaded, payload)  # this exact version
             raise AssertionError("unreachable")
 
+        async def run(indices: list[int]) -> dict:
+            payload = [items[i].model_dump(mode="json") for i in indices]
+            return await self._share().run(turn, lambda: call(payload))
+
         replies = await asyncio.gather(*(run(c) for c in chunks))
-        results: list[ItemResult | None] = [None] * len(items)
-        for indices, reply in zip(chunks, replies, strict=True):
+        for reply in replies:
             self.metrics.observe_judges(reply["judge_calls"], reply.get("judge_latencies", []))
             self.metrics.observe_cascade(reply.get("cascade", {}))
+        if split:
+            vectors: list[dict] = [{}] * len(items)
+            for indices, reply in zip(chunks, replies, strict=True):
+                for index, vector in zip(indices, reply["vectors"], strict=True):
+                    vectors[index] = {n: DimensionScore.model_validate(v) for n, v in vector.items()}
+            return await asyncio.to_thread(self._finish, loaded, items, vectors)
+        results: list[ItemResult | None] = [None] * len(items)
+        for indices, reply in zip(chunks, replies, strict=True):
             for index, result in zip(indices, reply["results"], strict=True):
                 results[index] = ItemResult.model_validate(result)
         return results  # type: ignore[return-value]
+
+    @staticmethod
+    def _finish(loaded: LoadedSuite, items: list[Item], vectors: list[dict]) -> list[ItemResult]:
+        from reward.engine import Engine
+
+        return Engine(loaded, judge=None).finish(items, vectors)
+
+    def _share(self) -> FairShare:
+        """The chunk slots of this replica: `limits.chunks_per_scorer` per scoring replica (re-read, as limits
+        change at run time; chunks already granted keep their slots)."""
+        slots = self.limits.chunks_per_scorer * self.args.scorer_replicas
+        if self.fair_share is None or self.fair_share.slots != slots:
+            if self.fair_share is None:
+                self.fair_share = FairShare(slots)
+            else:
+                self.fair_share.slots = slots
+                self.fair_share._grant()
+        return self.fair_share
 
 
 def build_app(args: ServerArgs) -> Application:
@@ -450,11 +618,17 @@ def build_app(args: ServerArgs) -> Application:
         raise ValueError(f"require_token is on but {args.token_env} is unset where the app is built")
     found = {name: _fingerprint(os.environ[name]) for name in secret_names(args) if os.environ.get(name)}
     args = args.model_copy(update={"secrets": {**found, **args.secrets}})
-    for name in args.suites:  # fail at build time, naming file and key, not inside a replica
+    loaded = []
+    for name in served_suites(args):  # fail at build time, naming file and key, not inside a replica
         try:
-            load_suite(name, Path(args.rubrics))
+            loaded.append(load_suite(name, Path(args.rubrics)))
         except (RubricError, UnknownSuite) as exc:
             raise ValueError(f"suite {name!r} cannot be loaded: {exc}") from None
+    if args.judge == "local":
+        from reward.judges.local_coverage import suite_notices
+
+        for notice in suite_notices(loaded):
+            log.warning("%s", notice)
     resources = {"resources": args.replica_resources} if args.replica_resources else {}
     scorer = Scorer.options(num_replicas=args.scorer_replicas,
                             ray_actor_options={"num_cpus": args.scorer_cpus, **resources},
@@ -462,6 +636,7 @@ def build_app(args: ServerArgs) -> Application:
     placement = {"ray_actor_options": {"num_cpus": 1, **resources}} if resources else {}
     return Ingress.options(num_replicas=args.ingress_replicas, **placement, user_config={"limits": args.limits.model_dump()},
                            max_ongoing_requests=args.ingress_max_ongoing_requests,
+                           graceful_shutdown_timeout_s=args.drain_timeout_s,
                            max_queued_requests=args.ingress_max_queued_requests).bind(scorer, args)
 
 

@@ -9,7 +9,9 @@ import socket
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from reward.rubric import DEFAULT_RUBRIC_DIR
+from pathlib import Path
+
+from reward.rubric import DEFAULT_RUBRIC_DIR, list_suites
 from reward.scorelog import Retention
 from reward.shipped import resolve_config
 
@@ -25,6 +27,10 @@ class Limits(BaseModel):
     """Largest request body, in bytes."""
     chunk_items: int = Field(default=256, ge=1)
     """Items per scoring call; groups are never split across chunks."""
+    chunks_per_scorer: int = Field(default=2, ge=1)
+    """Chunks one ingress replica keeps in flight per scoring replica. The requests in flight take turns for these
+    slots, one chunk each, so a small request waits for one chunk, not for a large request's whole batch; two per
+    scorer keep a scorer busy (its judge calls run `judge_concurrency` at a time) while the queue stays short."""
     chunk_retries: int = Field(default=2, ge=0)
     """Retries of a chunk whose scoring replica failed (e.g. died mid-request)."""
     max_depth: int = Field(default=16, ge=6)
@@ -33,6 +39,10 @@ class Limits(BaseModel):
     """Longest string (value or key) accepted, in characters."""
     max_items_in_flight: int = Field(default=8192, ge=1)
     """Items admitted and not yet answered on one ingress replica; a request that would exceed it gets 503."""
+    max_bytes_in_flight: int = Field(default=192 * 1024 * 1024, ge=1024)
+    """Request body bytes admitted and not yet answered on one ingress replica, counted before a body is read or
+    parsed (a declared length up front, a chunked body as it arrives); beyond it: 503 with `Retry-After`. With
+    `max_bytes` it bounds the ingress's memory for bodies and their parsed items."""
     retry_after_s: int = Field(default=2, ge=1)
     """`Retry-After` of a 503 (server busy or score log unavailable); clients add jitter."""
 
@@ -40,6 +50,9 @@ class Limits(BaseModel):
     def _one_request_fits_in_flight(self) -> "Limits":
         if self.max_items_in_flight < self.max_items:
             raise ValueError(f"max_items_in_flight ({self.max_items_in_flight}) must be at least max_items ({self.max_items}), "
+                             "or a full request could never be admitted")
+        if self.max_bytes_in_flight < self.max_bytes:
+            raise ValueError(f"max_bytes_in_flight ({self.max_bytes_in_flight}) must be at least max_bytes ({self.max_bytes}), "
                              "or a full request could never be admitted")
         return self
 
@@ -49,14 +62,20 @@ class ServerArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    suites: list[str] = Field(default_factory=lambda: ["searchllm", "searchllm-reasoning", "searchllm-linear",
-                                                      "searchllm-sum"])
-    """Suites to load; a request names one of them."""
+    suites: list[str] | None = None
+    """Suites to serve; a request names one of them. None (the default): every suite file in `rubrics`, following
+    hot reload (a suite file added while serving is served from the next poll on, a deleted one is not)."""
     rubrics: str = str(DEFAULT_RUBRIC_DIR)
     """Rubric folder."""
     rubric_poll_s: float = Field(default=2.0, ge=0)
     """Hot reload: a request checks the rubric files for changes at most this often; 0 turns the watch off
     (`POST /v1/admin/reload` still reloads)."""
+    rubric_allow_shrink: bool = False
+    """Hot reload accepts a suite that loses dimensions or keys against its running version (off: such a reload is
+    refused as a probably half-written file; `reward serve --allow-shrink` turns it on)."""
+    drain_timeout_s: float = Field(default=120.0, gt=0)
+    """At SIGTERM, `reward serve` stops admitting requests (503 with `Retry-After`) and waits up to this long for
+    the requests in flight to finish and be logged before it stops the app."""
     judge: str = "local"
     """Judge backend: `local`, `mock` / `mock-hash` (test judges: the best label / a grade hashed from what the
     judge reads), or a judge endpoint config (configs/judges/*.yaml)."""
@@ -94,6 +113,11 @@ class ServerArgs(BaseModel):
     scorer_max_ongoing_requests: int = Field(default=16, ge=1)
     """Chunks scored at once per scoring replica; with `chunk_items` this bounds its items in flight, and its judge
     calls share `judge_concurrency`."""
+
+
+def served_suites(args: ServerArgs) -> list[str]:
+    """The names of the suites the app serves now: `args.suites`, or every suite file in the rubric folder."""
+    return list(args.suites) if args.suites is not None else list_suites(Path(args.rubrics))
 
 
 def _fingerprint(value: str) -> str:

@@ -36,6 +36,10 @@ class Metrics:
         self.cascade_audits = Counter("reward_cascade_audits", "Judge cascade audits by cheap and LLM pass/fail",
                                       ["dimension", "cheap_pass", "llm_pass"], registry=self.registry)
 
+        self.rubric_reloads_refused = Counter("reward_rubric_reloads_refused", "Rubric reloads refused (broken or "
+                                              "shrunken rubric files); the previous versions kept serving",
+                                              registry=self.registry)
+
         # The same series through Ray's metrics agent: with several ingress replicas, /metrics shows one replica's
         # counts, while Ray exports every replica's series (prefixed `ray_`) for cluster-wide Prometheus scraping.
         self.ray = _ray_metrics(buckets)
@@ -56,6 +60,11 @@ class Metrics:
                     self.unscored.labels(suite, name, score.reason or "unknown").inc()
                     if self.ray:
                         self.ray["unscored"].inc(tags={"suite": suite, "dimension": name, "reason": score.reason or "unknown"})
+
+    def observe_refused_reload(self) -> None:
+        self.rubric_reloads_refused.inc()
+        if self.ray:
+            self.ray["rubric_reloads_refused"].inc()
 
     def observe_cascade(self, counts: dict[str, list]) -> None:
         """Decision and audit counts a cascade judge reported (accuracy and kappa per dimension follow from the
@@ -107,6 +116,7 @@ def _ray_metrics(buckets: list[float]) -> dict | None:
                                               tag_keys=("dimension", "cheap_pass", "llm_pass")),
             "judge_calls": metrics.Counter("reward_judge_calls", "Judge calls by outcome (made, deduped, cache_hit)",
                                            tag_keys=("outcome",)),
+            "rubric_reloads_refused": metrics.Counter("reward_rubric_reloads_refused", "Rubric reloads refused"),
             "judge_latency": metrics.Histogram("reward_judge_latency_seconds",
                                                "Latency of one judge call (retries included)",
                                                boundaries=JUDGE_LATENCY_BUCKETS),

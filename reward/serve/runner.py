@@ -139,6 +139,88 @@ def start_server(args: ServerArgs, *, host: str = "127.0.0.1", port: int = 8000,
     raise TimeoutError(f"the reward server did not become healthy at {url} within {timeout_s:.0f} s")
 
 
+def ingress_replicas(app_name: str = "reward") -> set[str]:
+    """Ids of the app's live ingress replicas (Serve names their actors `SERVE_REPLICA::<app>#Ingress#<id>`)."""
+    import ray
+
+    prefix = f"SERVE_REPLICA::{app_name}#Ingress#"
+    return {actor["name"][len(prefix):] for actor in ray.util.list_named_actors(all_namespaces=True)
+            if actor["name"].startswith(prefix)}
+
+
+def drain(timeout_s: float, *, app_name: str = "reward") -> tuple[bool, int]:
+    """Stop admission on every ingress replica (new score requests get 503 with `Retry-After`) and wait up to
+    `timeout_s` until none has a request in flight. Returns whether they all finished, and how many were still in
+    flight at the end (0 when drained).
+
+    Every replica must hear it: the handle routes each call to one replica, so the calls repeat until every live
+    replica has answered; a replica's count only falls once it drains (a request is counted before it is admitted).
+    """
+    from ray import serve
+
+    handle = serve.get_app_handle(app_name)
+    expected = ingress_replicas(app_name)
+    latest: dict[str, int] = {}
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            reply = handle.begin_drain.remote().result(timeout_s=max(1.0, min(left, 10.0)))
+            latest[reply["replica"]] = reply["requests_in_flight"]
+        except Exception as exc:  # a replica that died meanwhile has nothing left to finish
+            log.warning("drain: %s", exc)
+            expected = ingress_replicas(app_name)
+        heard = expected <= set(latest)
+        if heard and not any(latest.get(r, 0) for r in expected):
+            return True, 0
+        if left <= 0:
+            return False, sum(latest.get(r, 0) for r in expected)
+        time.sleep(0.2 if heard else 0.01)
+
+
+def serve_until_stopped(url: str, args: ServerArgs, echo=print) -> int:
+    """Run until SIGTERM or Ctrl-C, then drain and stop. Meanwhile print every refused rubric reload (and the
+    reload that clears it), as `/healthz` reports them. Returns the exit status: 0 when every request in flight
+    finished within `args.drain_timeout_s`, else 1."""
+    import signal
+    import threading
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    reason: str | None = None
+    try:
+        while not stop.wait(1.0):
+            try:
+                reason = _report_rubrics(url, reason, echo)
+            except Exception:  # reporting must never stop the server
+                log.exception("could not report the rubric state")
+    except KeyboardInterrupt:
+        pass
+    echo(f"stopping: new requests get 503; waiting up to {args.drain_timeout_s:g} s for those in flight")
+    try:
+        drained, left = drain(args.drain_timeout_s)
+    except Exception as exc:  # Serve already gone: nothing left to wait for
+        log.warning("drain failed: %s", exc)
+        drained, left = True, 0
+    echo("every request in flight finished" if drained else
+         f"drain timeout: {left} requests still in flight are cut off")
+    stop_server()
+    return 0 if drained else 1
+
+
+def _report_rubrics(url: str, reported: str | None, echo) -> str | None:
+    try:
+        health = httpx.get(f"{url}/healthz", timeout=5.0).json()
+    except (httpx.HTTPError, ValueError):
+        return reported
+    reason = health.get("rubrics_reason")
+    if reason and reason != reported:
+        echo(f"rubric reload refused, still serving the previous versions: {reason}")
+    elif reported and not reason:
+        echo("rubrics reloaded; the refused change is resolved")
+    return reason
+
+
 def stop_server() -> None:
     import ray
     from ray import serve

@@ -55,7 +55,9 @@ def test_the_identity_hashes_every_module_of_the_package(tmp_path):
     assert before == package_hash(tmp_path) and len(before) == 16
     (tmp_path / "text.py").write_text((package / "text.py").read_text() + "\n# changed\n")
     assert package_hash(tmp_path) != before
-    assert LocalJudge().identity.split(":")[1] == package_hash(package)
+    from reward.judges import example_head
+
+    assert LocalJudge().identity.split(":")[1] == package_hash(package, Path(example_head.__file__))
 
 
 def test_dimensions_without_local_method_are_excluded_not_zero(local_results):

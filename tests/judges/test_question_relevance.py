@@ -102,3 +102,16 @@ def test_an_answer_without_the_kind_the_question_asks_for_is_not_credited(scores
     right, vague = scores(item("In 1844 [Doc 1].", query=query, item_id="y"),
                           item("By Timothy Shay Arthur [Doc 1].", query=query, item_id="v"))
     assert right["query_satisfaction"] > vague["query_satisfaction"]
+
+
+def test_a_sentence_giving_the_asked_number_among_the_questions_words_answers(scores):
+    """"It was founded in 1844." repeats the question's words around the year it asks for: an answer, not a
+    restatement, so it is credited over a sentence that names a wrong word or year of the same document."""
+    query = "When was Arthur's Magazine founded?"
+    right, wrong, other_year = scores(item("It was founded in 1844 [Doc 1].", query=query, item_id="n"),
+                                      item("It was founded in Philadelphia [Doc 1].", query=query, item_id="p"),
+                                      item("It was founded in 1989 [Doc 1].", query=query, item_id="o"))
+    assert right["query_satisfaction"] >= 0.6 and right["answer_useful"] >= 0.6
+    assert right["query_satisfaction"] > wrong["query_satisfaction"]
+    # The number must sit with the question's words in one cited sentence: 1989 is the other magazine's start.
+    assert right["query_satisfaction"] > other_year["query_satisfaction"] + 0.2

@@ -146,3 +146,18 @@ def test_length_by_query_rejects_a_bad_pattern_and_an_inverted_range():
     assert "factoid: pattern is not a regular expression" in RULES["length.range"].check_params(bad)[0]
     inverted = {"by_query": [{"kind": "factoid", "pattern": "who", "min_chars": 10, "max_chars": 5}]}
     assert "factoid: min_chars must not exceed max_chars" in RULES["length.range"].check_params(inverted)[0]
+
+
+def test_copy_evidence_leaves_one_short_taken_sentence_alone_and_fails_pasted_documents():
+    """A factoid's answer is often a phrase of the evidence ("Skibidi is streaming on Spotify [Doc 1]."): under
+    `min_tokens` it is not pasted documents. A longer passage pasted whole still fails."""
+    short = run("copy.evidence", item("Skibidi is streaming on Spotify, free tier supported [Doc 1]."))
+    assert short.passed and short.score == 1.0
+    assert not run("copy.evidence", item("Skibidi is streaming on Spotify, free tier supported [Doc 1]."),
+                   min_tokens=0).passed
+    long_doc = Evidence(id="1", title="Spotify", text=(
+        "Skibidi is streaming on Spotify, where the free tier plays the full track with ads between songs, and "
+        "Apple Music offers it to subscribers after a one-month trial."))
+    pasted = Item(id="p", query="Where can I listen to Skibidi for free?", evidence=[long_doc],
+                  response=render_response([Facet("Where to stream?", ("1",))], ["1"], long_doc.text + " [Doc 1]"))
+    assert not run("copy.evidence", pasted).passed

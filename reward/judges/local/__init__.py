@@ -21,31 +21,35 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 
+from reward.judges import example_head
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
 from reward.judges.consistency import ConsistencyScorer, artifact_digest
 from reward.judges.local import evidence, quality, relevance, style, support
 from reward.judges.local.context import Context, LocalMethod, Unscored, clip, nearest_label, reading_request
 from reward.judges.local.embed import Embedder, minilm
+from reward.judges.local.text import doc_text
 from reward.judges.local_runtime import runtime_setting
+from reward.rubric import Dimension
 
 __all__ = ["LOCAL_METHODS", "NO_LOCAL_BACKEND", "Embedder", "LocalJudge", "minilm"]
 
 log = logging.getLogger(__name__)
 
 
-def package_hash(folder: Path) -> str:
-    """The sha256 of every module in `folder` (names and contents, in sorted order of file name), 16 hex digits.
-    The local methods are this package's code, so a changed heuristic in any of its modules changes the judge's
-    identity."""
+def package_hash(folder: Path, *also: Path) -> str:
+    """The sha256 of every module in `folder` (names and contents, in sorted order of file name), then of the files
+    `also` names, 16 hex digits. The local methods are this package's code (and the example heads' module), so a
+    changed heuristic in any of its modules changes the judge's identity."""
     digest = hashlib.sha256()
-    for path in sorted(folder.glob("*.py")):
+    for path in [*sorted(folder.glob("*.py")), *also]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 
-_SOURCE_HASH = package_hash(Path(__file__).parent)
+_SOURCE_HASH = package_hash(Path(__file__).parent, Path(example_head.__file__))
 
 LOCAL_METHODS: dict[str, LocalMethod] = {
     # Layer I: hallucination
@@ -88,6 +92,7 @@ class LocalJudge(Judge):
     def __init__(self, embedder: Embedder | None = None, scorer: ConsistencyScorer | None = None):
         self.embedder = embedder or Embedder()
         self.scorer = scorer or ConsistencyScorer()
+        self.heads = example_head.HeadCache()
 
     @property
     def identity(self) -> str:
@@ -101,8 +106,10 @@ class LocalJudge(Judge):
         return f"local:{_SOURCE_HASH}:{artifact_digest()}:{shipped_relevance().digest}" + ("" if runtime in ("torch", "onnx") else f":{runtime}")
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
-        name = request.dimension.name
-        method = LOCAL_METHODS.get(name)
+        name, local = request.dimension.name, request.dimension.local
+        if local is not None and local.fitted:
+            return await self._judge_from_examples(request)
+        method = LOCAL_METHODS.get(local.method if local is not None and local.method else name)
         if method is None:
             why = NO_LOCAL_BACKEND.get(name, "no local method is registered for this dimension")
             return JudgeReply.unscored(self.name, "no_local_backend", explanation=why)
@@ -116,3 +123,24 @@ class LocalJudge(Judge):
         score = clip(score)
         return JudgeReply(backend=self.name, score=score, label=nearest_label(request, score), explanation=explanation,
                           confidence=round(clip(confidence[0]), 6) if confidence else None)
+
+    async def prepare(self, dimensions: Iterable[Dimension]) -> None:
+        """Fit the example heads of these dimensions now (at load), so broken examples fail before any item is
+        scored and the first batch does not wait for the fits; scoring fits any head not prepared."""
+        for dimension in dimensions:
+            if dimension.local is not None and dimension.local.fitted:
+                await self.heads.head(dimension.local, self.embedder.embed, self.scorer.probabilities)
+
+    async def _judge_from_examples(self, request: JudgeRequest) -> JudgeReply:
+        """A dimension without a hand-written method, scored by the head fitted on its YAML's labelled examples."""
+        by_id = request.item.evidence_by_id()
+        selected = [by_id[i] for i in request.parsed.selected if i in by_id] or request.item.evidence
+        try:
+            score, explanation = await example_head.score_with_examples(
+                request.dimension.local, self.heads, self.embedder.embed, request.item.query, request.item.response,
+                request.parsed, [doc_text(doc) for doc in selected], self.scorer.probabilities)
+        except Exception as exc:  # a failed local judgment is data, like a failed LLM call
+            log.exception("example-fitted scorer of %s failed on %s", request.dimension.name, request.item.id)
+            return JudgeReply.unscored(self.name, "local_error", explanation=f"{type(exc).__name__}: {exc}")
+        score = clip(score)
+        return JudgeReply(backend=self.name, score=score, label=nearest_label(request, score), explanation=explanation)

@@ -151,8 +151,14 @@ async def _answer_checks(ctx: Context) -> list[AnswerCheck]:
     for body, text in parts:
         cited = [docs_by_id[i] for c in parse_citations(body) for i in c.ids if i in docs_by_id]
         chosen = chosen_alternative(question, text)
-        new = (set(stems(text)) - asked_stems) | (numbers(text) - numbers(question)) | chosen
-        if keyword_list_share(text) == 1.0 or (restates_query(text, question) and not chosen) or not new:
+        added = numbers(text) - numbers(question)
+        new = (set(stems(text)) - asked_stems) | added | chosen
+        restated = restates_query(text, question) and not chosen
+        # "It was founded in 1844." restates the question's words around the number it asks for: that is an answer,
+        # but only where one cited sentence holds the number with those words ("1844 vendors sell there" is not).
+        if restated and added:
+            new = set(stems(text)) | added
+        if keyword_list_share(text) == 1.0 or (restated and not added) or not new:
             checks.append(AnswerCheck(text, 0.0, "states nothing the question does not"))
             continue
         if not cited:

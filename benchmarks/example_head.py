@@ -1,0 +1,139 @@
+"""The local tier's example-fitted scorer (`reward.judges.example_head`) on public data it was not written for.
+
+SICK (Marelli et al. 2014; CC BY-NC-SA 3.0; `data/public/sick.txt`, see `reward.judges.consistency_data.SICK` for
+its source and checksum) gives sentence pairs (A, B) with a human relatedness score (1-5) and an entailment label.
+Each pair is read as a rubric dimension would see it: A as the query, B as the response. Two dimensions are
+fitted from `--examples` labelled examples drawn from the training pairs (pair id not 0 mod 10), as a rubric author
+would write them into `local: {examples: ...}`, and scored on `--test` held-out pairs (pair id 0 mod 10):
+
+- `relatedness`: score = (relatedness - 1) / 4; metric: Spearman correlation with the human score.
+- `entailment`: ENTAILMENT pairs score 1, CONTRADICTION pairs 0 (NEUTRAL left out); metric: ROC AUC.
+
+With `--support`, the entailment task is fitted a second time with each example's sentence A also given as its
+evidence (`fitted_N_support`), so the head reads the claim-consistency model's verdict too, as a support dimension's
+examples would. That model was trained on SICK's other pairs (pair id not 0 mod 10) and never on the held-out ones;
+SICK pairs share sentences across ids, so this is in-domain for it, not unseen text.
+
+Baselines: `length` (the number of words of B: a trivial baseline that needs no model), `overlap` (the share of B's
+words found in A) and `cosine` (MiniLM cosine of A and B with no fitting: what the encoder gives for free), and with `--support`
+`consistency` (the consistency model's P(supported) - P(contradicted) of B given A, unfitted). Every
+fitted figure is the mean (and standard deviation) over `--draws` random draws of the training examples.
+
+    .venv/bin/python benchmarks/example_head.py --examples 10,50,200 --test 1000 --draws 5 --support \
+        --out benchmarks/results/example_head_sick.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import json
+import random
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import spearmanr
+from sklearn.metrics import roc_auc_score
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from reward.judges.consistency import ConsistencyScorer  # noqa: E402
+from reward.judges.example_head import answer_text, features, fit_head, support_features  # noqa: E402
+from reward.judges.local import Embedder  # noqa: E402
+from reward.rubric import LocalSpec  # noqa: E402
+
+SICK = ROOT / "data" / "public" / "sick.txt"
+
+
+def read_sick(path: Path) -> tuple[list[dict], list[dict]]:
+    with path.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    train = [r for r in rows if int(r["pair_ID"]) % 10 != 0]
+    test = [r for r in rows if int(r["pair_ID"]) % 10 == 0]
+    return train, test
+
+
+def label(row: dict, task: str) -> float | None:
+    if task == "relatedness":
+        return (float(row["relatedness_score"]) - 1.0) / 4.0
+    return {"ENTAILMENT": 1.0, "CONTRADICTION": 0.0}.get(row["entailment_judgment"])
+
+
+def metric(task: str, truth: list[float], predicted: list[float]) -> float:
+    if task == "relatedness":
+        return float(spearmanr(predicted, truth).statistic)
+    return float(roc_auc_score([int(t) for t in truth], predicted))
+
+
+def words(text: str) -> set[str]:
+    return {w.strip(".,;:!?").lower() for w in text.split()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--examples", default="10,50,200", help="training examples per fit, comma-separated")
+    parser.add_argument("--test", type=int, default=1000, help="held-out pairs per task")
+    parser.add_argument("--draws", type=int, default=5, help="random draws of the training examples")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--support", action="store_true", help="also fit entailment with sentence A as evidence")
+    parser.add_argument("--out", help="write the figures as JSON here")
+    args = parser.parse_args()
+
+    embedder = Embedder()
+
+    async def embed(texts):
+        return embedder.encode(list(texts))
+
+    consistency = ConsistencyScorer()
+
+    train_rows, test_rows = read_sick(SICK)
+    rng = random.Random(args.seed)
+    report: dict = {"data": "SICK (data/public/sick.txt), CC BY-NC-SA 3.0; test: pair id 0 mod 10", "tasks": {}}
+    for task in ("relatedness", "entailment"):
+        pool = [r for r in train_rows if label(r, task) is not None]
+        held = [r for r in test_rows if label(r, task) is not None]
+        held = rng.sample(held, min(args.test, len(held)))
+        truth = [label(r, task) for r in held]
+        queries = embedder.encode([r["sentence_A"] for r in held])
+        answers = embedder.encode([answer_text(r["sentence_B"]) for r in held])
+        rows = features(answers, queries)
+        figures: dict = {
+            "test_pairs": len(held),
+            "length": metric(task, truth, [len(r["sentence_B"].split()) for r in held]),
+            "overlap": metric(task, truth, [len(words(r["sentence_B"]) & words(r["sentence_A"])) /
+                                           max(len(words(r["sentence_B"])), 1) for r in held]),
+            "cosine": metric(task, truth, list(np.sum(answers * queries, axis=1))),
+        }
+        variants = [False, True] if args.support and task == "entailment" else [False]
+        support_rows = None
+        if True in variants:
+            support_rows = np.hstack([rows, asyncio.run(support_features(
+                consistency.probabilities, [[r["sentence_A"]] for r in held], [r["sentence_B"] for r in held]))])
+            verdicts = support_rows[:, -3:]  # the consistency model alone, unfitted: P(supported) - P(contradicted)
+            figures["consistency"] = metric(task, truth, list(verdicts[:, 0] - verdicts[:, 1]))
+        for with_support in variants:
+            for count in (int(n) for n in args.examples.split(",")):
+                values = []
+                for _ in range(args.draws):
+                    drawn = rng.sample(pool, count)
+                    while len({label(r, task) for r in drawn}) < 2:
+                        drawn = rng.sample(pool, count)
+                    spec = LocalSpec(examples=[{"query": r["sentence_A"], "response": r["sentence_B"],
+                                                "score": label(r, task),
+                                                "evidence": [r["sentence_A"]] if with_support else []} for r in drawn])
+                    head = asyncio.run(fit_head(spec, embed, consistency.probabilities))
+                    values.append(metric(task, truth, list(head.score(support_rows if with_support else rows))))
+                figures[f"fitted_{count}{'_support' if with_support else ''}"] = {
+                    "mean": statistics.mean(values), "sd": statistics.stdev(values) if len(values) > 1 else 0.0}
+        report["tasks"][task] = figures
+        print(task, json.dumps(figures))
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

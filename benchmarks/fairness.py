@@ -1,0 +1,180 @@
+"""Fairness and memory of the reward server under large requests: the latency of a 1-item request while 1,024-item
+batches saturate the server, the time to score one large GRPO group against the same items in groups of 16, and
+the ingress's memory while maximum-size bodies arrive at once. The real app on a local Ray, mock judge, loopback.
+
+    unshare -n sh -c 'ip link set lo up && .venv/bin/python benchmarks/fairness.py latency --seconds 90'
+    unshare -n sh -c 'ip link set lo up && .venv/bin/python benchmarks/fairness.py group --items 2000'
+    unshare -n sh -c 'ip link set lo up && .venv/bin/python benchmarks/fairness.py memory --bodies 6'
+
+Run it with another checkout on PYTHONPATH (and `--code` naming it) to measure that code with the same harness:
+it uses only `start_server`, `ServerArgs` and `Limits` fields that every version has.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import platform
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path and not os.environ.get("PYTHONPATH"):
+    sys.path.insert(0, str(ROOT))
+
+from reward.serve import Limits, ServerArgs  # noqa: E402
+from reward.serve.runner import start_server, stop_server  # noqa: E402
+
+EXAMPLES = [json.loads(line) for line in (ROOT / "examples" / "items.jsonl").read_text().splitlines() if line.strip()]
+
+
+def batch(tag: str, size: int, group_size: int = 16) -> list[dict]:
+    """`size` distinct items (every response new, so nothing is a cache hit) in groups of `group_size`."""
+    return [{**EXAMPLES[i % len(EXAMPLES)], "id": f"{tag}-{i}", "group": f"{tag}-g{i // group_size}",
+             "response": EXAMPLES[i % len(EXAMPLES)]["response"] + f" <!-- {tag} {i} -->"} for i in range(size)]
+
+
+def percentiles(values: list[float]) -> dict:
+    if not values:
+        return {"n": 0}
+    return {"n": len(values), "p50": round(float(np.percentile(values, 50)), 3),
+            "p99": round(float(np.percentile(values, 99)), 3), "max": round(max(values), 3)}
+
+
+def latency(url: str, args: argparse.Namespace) -> dict:
+    """`--clients` threads send 1,024-item batches back to back; meanwhile a 1-item request every second."""
+    stop = threading.Event()
+    large, small, errors = [], [], []
+
+    def load(worker: int) -> None:
+        client, n = httpx.Client(timeout=600), 0
+        while not stop.is_set():
+            t0 = time.perf_counter()
+            reply = client.post(f"{url}/v1/score", json={"items": batch(f"L{worker}-{n}", args.batch)})
+            (large if reply.status_code == 200 else errors).append(
+                time.perf_counter() - t0 if reply.status_code == 200 else reply.status_code)
+            n += 1
+
+    threads = [threading.Thread(target=load, args=(w,), daemon=True) for w in range(args.clients)]
+    for thread in threads:
+        thread.start()
+    time.sleep(args.warmup)  # the batches fill the server first
+    client, n, started = httpx.Client(timeout=600), 0, time.monotonic()
+    while time.monotonic() - started < args.seconds:
+        t0 = time.perf_counter()
+        reply = client.post(f"{url}/v1/score", json={"items": batch(f"S{n}", 1)})
+        if reply.status_code == 200:
+            small.append(time.perf_counter() - t0)
+        else:
+            errors.append(reply.status_code)
+        n += 1
+        time.sleep(max(0.0, 1.0 - (time.perf_counter() - t0)))
+    stop.set()
+    for thread in threads:
+        thread.join(600)
+    return {"one_item_latency_s": percentiles(small), "batch_latency_s": percentiles(large),
+            "load": f"{args.clients} clients x {args.batch}-item batches", "errors": errors}
+
+
+def group(url: str, args: argparse.Namespace) -> dict:
+    """The same number of items as one GRPO group, then in groups of 16 (each timed alone, after a warm-up)."""
+    client = httpx.Client(timeout=1200)
+    client.post(f"{url}/v1/score", json={"items": batch("warm", 64)})
+    out = {}
+    for label, size in (("one_group_s", args.items), ("groups_of_16_s", 16)):
+        t0 = time.perf_counter()
+        reply = client.post(f"{url}/v1/score", json={"items": batch(label, args.items, group_size=size)})
+        out[label] = round(time.perf_counter() - t0, 2) if reply.status_code == 200 else f"http {reply.status_code}"
+    out["items"] = args.items
+    return out
+
+
+def ingress_process() -> psutil.Process:
+    """This run's ingress replica: a descendant of this process (other Ray instances on the machine have theirs)."""
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            if "Ingress" in " ".join(proc.cmdline()):
+                return proc
+        except psutil.Error:
+            continue
+    raise RuntimeError("no ingress replica among this process's descendants")
+
+
+def memory(url: str, args: argparse.Namespace) -> dict:
+    """`--bodies` bodies of about `--body-mb` MB at once (an unknown suite: parsed and validated, not scored)."""
+    items = []
+    text = "lorem ipsum dolor sit amet " * 600  # ~16 kB of evidence per item
+    per_item = len(json.dumps({**EXAMPLES[0], "evidence": [{"id": "1", "text": text}]}))
+    for i in range(min(4000, int(args.body_mb * 1e6 / per_item))):
+        items.append({**EXAMPLES[0], "id": f"m{i}", "evidence": [{"id": "1", "title": "t", "text": text + str(i)}]})
+    body = json.dumps({"suite": "no-such-suite", "items": items}).encode()
+    ingress = ingress_process()
+    samples: list[float] = []
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            samples.append(ingress.memory_info().rss / 2**20)
+            stop.wait(0.05)
+
+    before = ingress.memory_info().rss / 2**20
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+
+    def send(_: int) -> int:
+        return httpx.post(f"{url}/v1/score", content=body, headers={"Content-Type": "application/json"},
+                          timeout=600).status_code
+
+    with concurrent.futures.ThreadPoolExecutor(args.bodies) as pool:
+        statuses = list(pool.map(send, range(args.bodies)))
+    time.sleep(2)
+    stop.set()
+    sampler.join()
+    return {"body_mb": round(len(body) / 1e6, 1), "bodies_at_once": args.bodies, "statuses": sorted(statuses),
+            "ingress_rss_mib": {"before": round(before), "peak": round(max(samples)), "after": round(samples[-1])}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=["latency", "group", "memory"])
+    parser.add_argument("--seconds", type=int, default=90, help="latency: how long the 1-item probe runs")
+    parser.add_argument("--warmup", type=int, default=15, help="latency: seconds of load before probing")
+    parser.add_argument("--clients", type=int, default=2, help="latency: threads sending large batches")
+    parser.add_argument("--batch", type=int, default=1024, help="latency: items per large batch")
+    parser.add_argument("--items", type=int, default=2000, help="group: items in the large group")
+    parser.add_argument("--bodies", type=int, default=6, help="memory: maximum-size bodies sent at once")
+    parser.add_argument("--body-mb", type=float, default=62.0, help="memory: size of each body")
+    parser.add_argument("--scorers", type=int, default=2)
+    parser.add_argument("--judge", default="mock", help="judge backend, e.g. mock:0.05 (each call takes 50 ms)")
+    parser.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
+                        help="another `Limits` field, e.g. chunks_per_scorer=4 (repeatable)")
+    parser.add_argument("--code", default="this checkout", help="what code runs (for the record)")
+    parser.add_argument("--port", type=int, default=8794)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as log_dir:
+        server = ServerArgs(judge=args.judge, score_log=log_dir, scorer_replicas=args.scorers, scorer_cpus=0.5,
+                            limits=Limits(max_items=4096, max_items_in_flight=16384,
+                                          **{k: int(v) for k, v in (item.split("=", 1) for item in args.limit)}))
+        url = start_server(server, port=args.port)
+        try:
+            measured = {"latency": latency, "group": group, "memory": memory}[args.mode](url, args)
+        finally:
+            stop_server()
+    print(json.dumps({
+        "benchmark": f"fairness_{args.mode}", "code": args.code, "judge": args.judge, "limits": args.limit, **measured,
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+                   f"load average {os.getloadavg()[0]:.1f}",
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()
