@@ -3,9 +3,9 @@ sets: the claims' aggregation (0.6 min + 0.4 mean, min, mean, noisy-or), a conti
 the saturating one, and the claim support scaled by the answer's evidence coverage (`local.coverage_scaled`), each
 as its AUC margin over the lexical baseline per set (what issue 29's bar reads).
 
-The claim checks are recorded once (`consistency_combine.dimension_claims`: the model's P(supported), the hard
+The claim checks are recorded once (`training.consistency.combine.dimension_claims`: the model's P(supported), the hard
 failures and the lexical caps, per claim) and every variant is computed from the recording, so all read the same
-checks. Only fit-split cases are accepted (`consistency_combine.refuse_unless_fit`).
+checks. Only fit-split cases are accepted (`training.consistency.combine.refuse_unless_fit`).
 
     .venv/bin/python benchmarks/fidelity.py --split fit --per-set 200 --export-cases var/cases_fit.jsonl --no-score
     .venv/bin/python benchmarks/claim_coverage_fit.py --cases var/cases_fit.jsonl --records var/fit_records.json
@@ -28,13 +28,14 @@ for _path in (str(ROOT), str(Path.cwd())):
         sys.path.remove(_path)
     sys.path.insert(0, _path)
 
-from reward.fidelity import FidelityCase, lexical_support  # noqa: E402
+from reward.evaluation.fidelity import FidelityCase, lexical_support  # noqa: E402
 from reward.format import parse_response, split_sentences, strip_citations  # noqa: E402
 from reward.judges.consistency import ARTIFACT, ClaimCombination  # noqa: E402
-from reward.judges.consistency_combine import (AGGREGATIONS, dimension_auc, dimension_claims,  # noqa: E402
+from training.consistency.combine import (AGGREGATIONS, dimension_auc, dimension_claims,  # noqa: E402
                                                dimension_score, refuse_unless_fit)
-from reward.judges.local import (COVERAGE_FLOOR, SCORE_OFFSET, _parts_of, coverage_scaled, doc_text,  # noqa: E402
-                                 lexical_coverage)
+from reward.judges.local.context import _parts_of  # noqa: E402
+from reward.judges.local.support import COVERAGE_FLOOR, SCORE_OFFSET, coverage_scaled  # noqa: E402
+from reward.judges.local.text import doc_text, lexical_coverage  # noqa: E402
 
 log = logging.getLogger("claim_coverage_fit")
 SETS = ("summedits", "begin", "wice", "expertqa", "attributedqa", "lfqa")
@@ -42,7 +43,7 @@ SETS = ("summedits", "begin", "wice", "expertqa", "attributedqa", "lfqa")
 
 def answer_coverage(case: FidelityCase) -> tuple[float, int]:
     """`local.answer_coverage` of a case (its answer's non-copy sentences against all evidence) and its number of
-    answer parts (`local._parts_of`)."""
+    answer parts (`local.context._parts_of`)."""
     evidence = case.item.evidence
     answer = parse_response(case.item.response).answer or ""
     parts = _parts_of(answer, case.item.query, tuple((d.id, d.title, d.text) for d in evidence))

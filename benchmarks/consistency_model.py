@@ -4,7 +4,7 @@
 
 Runtimes (`reward.judges.local_runtime`): torch fp32, torch int8 dynamic quantisation batched (32 pairs per forward)
 and one pair per forward, ONNX Runtime fp32 (`onnx`) and ONNX Runtime int8 weights (the tier's default recipe), one
-pair per forward. The pairs are synthetic held-out pairs of `reward.judges.consistency_data` (needs `data/public/`,
+pair per forward. The pairs are synthetic held-out pairs of `training.consistency.data` (needs `data/public/`,
 see the recipe). Per runtime: load time (ONNX files already cached in var/onnx), pairs/s, the share of pairs on which
 it gives the same supported / not verdict as torch fp32 and the largest difference in P(supported), and batch
 dependence: the largest change of a pair's probabilities when it is scored alone instead of among the others (a
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from reward.judges.consistency import ARTIFACT, ConsistencyModel  # noqa: E402
-from reward.judges.consistency_data import build  # noqa: E402
+from training.consistency.data import build  # noqa: E402
 
 
 def main() -> None:

@@ -484,7 +484,7 @@ def main() -> None:
                         help="fit: what tuning may read; test (default): what reports are measured on; all: both")
     parser.add_argument("--export-cases", type=Path, default=None,
                         help="also write the loaded cases (FidelityCase JSONL, split recorded) here, e.g. for "
-                             "`reward.judges.consistency_combine --public` (fit split only)")
+                             "`training.consistency.combine --public` (fit split only)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--label", default=None, help="run label in FIDELITY.md (default: the code's commit)")
@@ -525,7 +525,7 @@ def main() -> None:
     if args.combination_part:
         if args.split != "fit":
             raise SystemExit("--combination-part goes with --split fit")
-        from reward.judges.consistency_data import case_in_model_part
+        from training.consistency.data import case_in_model_part
 
         cases = [c for c in cases if not case_in_model_part(c)]
         log.info("the combination's part of the fit split: %d cases", len(cases))

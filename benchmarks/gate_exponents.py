@@ -31,7 +31,7 @@ for _path in (str(ROOT), str(Path.cwd())):
 from benchmarks.emit import emit, machine  # noqa: E402
 from benchmarks.pairs import SQUAD, build_pairs, squad_articles  # noqa: E402
 from reward.aggregate import aggregate  # noqa: E402
-from reward.calibrate import bootstrap_ci, load_all, pairwise_auc  # noqa: E402
+from reward.evaluation.calibrate import bootstrap_ci, load_all, pairwise_auc  # noqa: E402
 from reward.engine import Engine  # noqa: E402
 from reward.judges.local import LocalJudge  # noqa: E402
 from reward.rubric import load_suite  # noqa: E402

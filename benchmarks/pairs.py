@@ -49,7 +49,7 @@ for _path in (str(ROOT), str(Path.cwd())):
 
 from benchmarks.emit import machine  # noqa: E402
 from reward.engine import Engine  # noqa: E402
-from reward.fidelity import FidelityCase, lexical_support, measure, score_cases  # noqa: E402
+from reward.evaluation.fidelity import FidelityCase, lexical_support, measure, score_cases  # noqa: E402
 from reward.format import Facet, parse_response, render_response  # noqa: E402
 from reward.judges.factory import make_judge  # noqa: E402
 from reward.rubric import load_suite  # noqa: E402
@@ -157,7 +157,7 @@ def build_pairs(articles: list[dict], split: str, seed: int = 0) -> list[Fidelit
 
 def add_cited_baseline(report: dict, cases: list[FidelityCase], resamples: int) -> None:
     """`lexical_cited`: the share of the answer's content words found in the evidence the answer cites."""
-    from reward.calibrate import bootstrap_ci, pairwise_auc
+    from reward.evaluation.calibrate import bootstrap_ci, pairwise_auc
 
     for name in report:
         sides: dict[str, dict[int, float]] = {}

@@ -51,7 +51,7 @@ class SquadSource(BaseModel):
 
     path: str = "data/public/san_mrc-squad-dev-v1.1.json"
     """SQuAD v1.1 format (`data[].title`, `paragraphs[].context`, `qas[].answers`); git-ignored. The default is the
-    file `reward.judges.consistency_data.SOURCES` names (and says how to fetch)."""
+    file `training.consistency.data.SOURCES` names (and says how to fetch)."""
     sha256: str | None = None
     """Expected checksum of the file; a different file is an error (the demonstrations must be rebuildable)."""
     sft_titles: list[str]

@@ -27,7 +27,8 @@ from sklearn.metrics import roc_auc_score
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from reward.format import split_sentences  # noqa: E402
-from reward.judges.local import lexical_coverage, minilm  # noqa: E402
+from reward.judges.local import minilm  # noqa: E402
+from reward.judges.local.text import lexical_coverage  # noqa: E402
 from reward.judges.question_relevance import HEAD, relevance_features, write_checksums  # noqa: E402
 
 SQUAD = ROOT / "data" / "public" / "san_mrc-squad-dev-v1.1.json"

@@ -293,7 +293,7 @@ def foreign_answer(item: Item) -> str | None:
 # -- gaming the behavioral dimensions ------------------------------------------------------------------------------
 def query_keywords(query: str) -> list[str]:
     """The query's content words, in order, each once."""
-    from reward.judges.local import content_words
+    from reward.judges.local.text import content_words
 
     return list(dict.fromkeys(content_words(query)))
 

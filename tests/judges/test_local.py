@@ -6,7 +6,8 @@ import asyncio
 import pytest
 
 from reward.engine import Engine
-from reward.judges.local import LOCAL_METHODS, NO_LOCAL_BACKEND, Embedder, LocalJudge, claim_support, stale_future
+from reward.judges.local import LOCAL_METHODS, NO_LOCAL_BACKEND, Embedder, LocalJudge
+from reward.judges.local.text import claim_support, stale_future
 from reward.rubric import load_suite
 from reward.schema import Evidence
 
@@ -36,6 +37,27 @@ def test_every_judge_dimension_has_a_local_method_or_a_stated_reason():
     judged = {n for n, d in suite.dimensions.items() if d.kind == "judge"}
     assert judged == set(LOCAL_METHODS) | (set(NO_LOCAL_BACKEND) - {"genrm_holistic"})
     assert not set(LOCAL_METHODS) & set(NO_LOCAL_BACKEND)
+
+
+def test_the_identity_hashes_every_module_of_the_package(tmp_path):
+    """A changed heuristic in any module of the local package (not only its `__init__`) changes the judge's identity,
+    so an on-disk cache is never answered from the old code."""
+    from pathlib import Path
+
+    from reward.judges import local
+    from reward.judges.local import package_hash
+
+    package = Path(local.__file__).parent
+    assert {"__init__.py", "support.py", "text.py"} <= {p.name for p in package.glob("*.py")}
+    for name in ("__init__.py", "text.py", "support.py"):
+        (tmp_path / name).write_text((package / name).read_text())
+    before = package_hash(tmp_path)
+    assert before == package_hash(tmp_path) and len(before) == 16
+    (tmp_path / "text.py").write_text((package / "text.py").read_text() + "\n# changed\n")
+    assert package_hash(tmp_path) != before
+    from reward.judges import example_head
+
+    assert LocalJudge().identity.split(":")[1] == package_hash(package, Path(example_head.__file__))
 
 
 def test_dimensions_without_local_method_are_excluded_not_zero(local_results):
@@ -88,7 +110,7 @@ def test_the_claim_checks_report_their_own_confidence_not_the_saturated_scores(l
     invented answer) is certain, a model's pass is as sure as its least sure claim, however saturated the score."""
     import re
 
-    from reward.judges.local import SCORE_OFFSET, model_confidence
+    from reward.judges.local.support import SCORE_OFFSET, model_confidence
 
     results, _ = local_results
     for name in ("claim_hallucination", "highlight_hallucination"):
@@ -202,10 +224,11 @@ def test_evidence_coverage_only_lowers_the_claim_score_and_copies_cannot_raise_i
     """claim_hallucination = the claims' support times a factor from the answer's evidence coverage (0.5 to 1):
     monotone in both, never above the support (but for a 0.002 offset), a fully supported answer still passes;
     a sentence copied from the evidence is left out of the coverage, so appending copies cannot lift it."""
-    from reward.fidelity import render_case
+    from reward.evaluation.fidelity import render_case
     from reward.format import parse_response
     from reward.judges.base import JudgeRequest
-    from reward.judges.local import SCORE_OFFSET, Context, answer_coverage, coverage_scaled
+    from reward.judges.local.context import Context
+    from reward.judges.local.support import SCORE_OFFSET, answer_coverage, coverage_scaled
 
     grid = [i / 10 for i in range(11)]
     for support in grid:

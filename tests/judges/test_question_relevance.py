@@ -9,7 +9,8 @@ import pytest
 
 from reward.engine import Engine
 from reward.format import Facet, render_response
-from reward.judges.local import LocalJudge, lexical_coverage, minilm
+from reward.judges.local import LocalJudge, minilm
+from reward.judges.local.text import lexical_coverage
 from reward.judges.question_relevance import QuestionRelevance, RelevanceArtifactError, shipped_relevance
 from reward.judges.question_relevance import ARTIFACT
 from reward.rubric import load_suite

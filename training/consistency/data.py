@@ -547,7 +547,7 @@ def wice_partial_pairs(root: Path = ROOT, window: int = 3, source: Source = WICE
 
 
 def public_claim_pairs(path: Path) -> list[Pair]:
-    """Pairs exported by `python -m reward.judges.consistency_public` (the public fit split's model part, as the
+    """Pairs exported by `python -m training.consistency.public` (the public fit split's model part, as the
     local tier reads each claim: its evidence window and the claim)."""
     pairs = []
     for line in path.read_text(encoding="utf-8").splitlines():

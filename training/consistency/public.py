@@ -1,13 +1,13 @@
 """Export the consistency model's public training pairs: the claims of the fit split of the public fidelity sets
-whose document falls in the model's part (`consistency_data.case_in_model_part`), each as the local tier reads it (the
+whose document falls in the model's part (`training.consistency.data.case_in_model_part`), each as the local tier reads it (the
 evidence window of its closest evidence sentences, and the claim), with its label.
 
     python benchmarks/fidelity.py --split fit --per-set 100000 --export-cases var/cases_fit_all.jsonl --no-score
-    python -m reward.judges.consistency_public --cases var/cases_fit_all.jsonl --out var/public_pairs.jsonl
+    python -m training.consistency.public --cases var/cases_fit_all.jsonl --out var/public_pairs.jsonl
 
-Labels follow `consistency_combine.labelled_claims`: every claim of a faithful response is supported; a hallucinated
+Labels follow `training.consistency.combine.labelled_claims`: every claim of a faithful response is supported; a hallucinated
 response gives its one claim, or (a pair set) its one claim the faithful response does not share. Test-split cases
-are refused; the rest of the fit split is left to the claim combination (`consistency_combine --public`), which
+are refused; the rest of the fit split is left to the claim combination (`training.consistency.combine --public`), which
 skips the model's part. The pairs are read with the artifact installed when exporting (its windows do not depend on
 the model: the embedder picks them), and written with a manifest (`OUT.json`: counts, the cases' SHA-256).
 """
@@ -20,14 +20,14 @@ import logging
 from collections import Counter
 from pathlib import Path
 
-from reward.judges.consistency_combine import labelled_claims, refuse_unless_fit
-from reward.judges.consistency_data import PUBLIC_MODEL_SHARE, case_document, case_in_model_part
+from training.consistency.combine import labelled_claims, refuse_unless_fit
+from training.consistency.data import PUBLIC_MODEL_SHARE, case_document, case_in_model_part
 
-log = logging.getLogger("reward.judges.consistency_public")
+log = logging.getLogger("training.consistency.public")
 
 
 def main(argv: list[str] | None = None) -> None:
-    from reward.fidelity import FidelityCase
+    from reward.evaluation.fidelity import FidelityCase
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=Path, required=True,

@@ -1,0 +1,218 @@
+"""The evidence methods: `reference_beneficiality`, `reference_conflict`, `reference_irrelevant`,
+`reference_satisfaction`, `reference_diversity` (what the response selected and cited, against the query and each
+other) and `claim_diversity` (distinct relevant claims of the answer).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from reward.format import parse_citations, split_sentences, strip_citations
+from reward.judges.consistency import is_english
+from reward.judges.local.context import Context, _answer_parts, _answer_sentences, clip
+from reward.judges.local.relevance import _copy_weights, _relevance, _substantive
+from reward.judges.local.support import SUPPORT_WINDOW, _supply
+from reward.judges.local.text import content_words, doc_text, salient_terms, stem, stems
+from reward.schema import Evidence
+
+
+async def reference_beneficiality(ctx: Context) -> tuple[float, str]:
+    """Mean relevance of the selected evidence to the need, lowered when a clearly more relevant item was left out."""
+    if not ctx.item.evidence:
+        return 1.0, "no evidence offered"
+    relevance = await _relevance(ctx, ctx.item.evidence)
+    chosen = [i for i, d in enumerate(ctx.item.evidence) if d.id in set(ctx.parsed.selected)]
+    if not chosen:
+        supplied, why = _supply(ctx, relevance)
+        return (0.0, f"nothing selected although evidence answers ({why})") if supplied else (1.0, f"nothing useful to select ({why})")
+    # An item selected but never cited (by the answer or the plan) benefits nothing: selecting everything must not
+    # buy the relevance of items the answer does not use.
+    used = ctx.used
+    unused = [i for i in chosen if ctx.item.evidence[i].id not in used] if used else []
+    useful = np.clip((relevance[chosen] - 0.15) / 0.35, 0, 1) * np.array([i not in unused for i in chosen])
+    left_out = [i for i in range(len(relevance)) if i not in chosen]
+    missed = bool(left_out) and float(relevance[left_out].max()) > float(relevance[chosen].min()) + 0.2
+    score = float(useful.mean()) * (0.75 if missed else 1.0)
+    return score, f"selected relevance {relevance[chosen].round(2).tolist()}" + ("; a more relevant item left out" if missed else "") + (
+        f"; selected but never cited: {', '.join(ctx.item.evidence[i].id for i in unused)}" if unused else "")
+
+
+_TIME_SENSITIVE = re.compile(r"\b(?:when|now|today|current|currently|latest|still|open|opening|hours|schedule|price|"
+                             r"prices|cost|tickets?|dates?|this (?:week|month|year)|next)\b", re.IGNORECASE)
+
+
+CONFLICT_THRESHOLD = 0.85
+"""P(contradicted) above which a selected item's specific sentence conflicts with another selected item."""
+
+
+async def _contradicting_items(ctx: Context, docs: Sequence[Evidence], pairwise: np.ndarray) -> str | None:
+    """A specific sentence (a number or a name) of one selected item that the consistency model reads as
+    contradicted by the closest sentences of another selected item on the same topic (similarity > 0.5)."""
+    pairs, where = [], []
+    for i, first in enumerate(docs):
+        for j, second in enumerate(docs):
+            if i == j or pairwise[i, j] <= 0.5 or not is_english(doc_text(first) + doc_text(second)):
+                continue
+            window_pool = split_sentences(first.text)
+            claims = [s for s in split_sentences(second.text) if salient_terms(s)][:3]
+            if not window_pool or not claims:
+                continue
+            similarity = await ctx.similarity(claims, window_pool)
+            for k, claim in enumerate(claims):
+                top = sorted(np.argsort(-similarity[k])[:SUPPORT_WINDOW].tolist())
+                pairs.append((" ".join(window_pool[t] for t in top), claim))
+                where.append((first.id, second.id, claim))
+    if not pairs:
+        return None
+    probabilities = await ctx.scorer.probabilities(pairs)
+    best = int(np.argmax(probabilities[:, 1]))
+    if probabilities[best, 1] < CONFLICT_THRESHOLD:
+        return None
+    first, second, claim = where[best]
+    return f"[Doc {second}] {claim[:80]!r} contradicts [Doc {first}] (P(contradicted) {probabilities[best, 1]:.2f})"
+
+
+async def reference_conflict(ctx: Context) -> tuple[float, str]:
+    """Conflicts between selected items: for time-sensitive needs, an item dated more than a year before a newer
+    selected item on the same topic (similarity > 0.5) is outdated next to current information (0); a specific
+    sentence of one item that the consistency model reads as contradicted by another item on the same topic
+    scores 0.3 (the model is not certain enough for a hard 0)."""
+    docs = ctx.selected
+    if len(docs) < 2:
+        return 1.0, "fewer than two items"
+    pairwise = await ctx.similarity([doc_text(d) for d in docs], [doc_text(d) for d in docs])
+    if _TIME_SENSITIVE.search(ctx.need):
+        dated = [(i, d) for i, d in enumerate(docs) if d.published]
+        for i, old in dated:
+            for j, new in dated:
+                if (new.published - old.published).days > 365 and pairwise[i, j] > 0.5:
+                    return 0.0, f"[Doc {old.id}] ({old.published}) is outdated next to [Doc {new.id}] ({new.published})"
+    conflict = await _contradicting_items(ctx, docs, pairwise)
+    if conflict:
+        return 0.3, conflict
+    return 1.0, "no outdated or contradicting item among the selected"
+
+
+async def reference_irrelevant(ctx: Context) -> tuple[float, str]:
+    """A selected item with similarity to the need below 0.2 and none of the need's content words is irrelevant, and so
+    is one the response never cites whose similarity is below 0.35."""
+    docs = ctx.selected
+    if not docs:
+        return 1.0, "nothing selected"
+    relevance = await _relevance(ctx, docs)
+    need_words = {stem(w) for w in content_words(ctx.need)}
+    irrelevant = []
+    used = ctx.used
+    for doc, score in zip(docs, relevance, strict=True):
+        overlap = need_words & stems(doc_text(doc))
+        if score < 0.12 or (score < 0.2 and not overlap):
+            irrelevant.append(f"[Doc {doc.id}] ({score:.2f})")
+        elif used and doc.id not in used and score < 0.35:
+            # Selected, never cited, and only loosely about the need: padding the selection.
+            irrelevant.append(f"[Doc {doc.id}] ({score:.2f}, never cited)")
+    return (0.0, "irrelevant: " + ", ".join(irrelevant)) if irrelevant else (1.0, "all selected items relevant")
+
+
+async def reference_satisfaction(ctx: Context) -> tuple[float, str]:
+    """The best selected item's relevance against the best available item's, times the share of the need's
+    content words the selected items cover (against what the whole evidence set covers)."""
+    if not ctx.item.evidence:
+        return 1.0, "no evidence offered"
+    relevance = await _relevance(ctx, ctx.item.evidence)
+    selected_ids = set(ctx.parsed.selected)
+    chosen = [i for i, d in enumerate(ctx.item.evidence) if d.id in selected_ids]
+    if not chosen:
+        supplied, why = _supply(ctx, relevance)
+        return (0.0, f"nothing selected although evidence answers ({why})") if supplied else (1.0, f"nothing could satisfy the need ({why})")
+    # What the answer uses of its selection satisfies the need; an item selected and never cited does not.
+    used = ctx.used
+    chosen = [i for i in chosen if ctx.item.evidence[i].id in used] or chosen if used else chosen
+    best_ratio = clip(float(relevance[chosen].max()) / max(float(relevance.max()), 1e-6))
+    need = {stem(w) for w in content_words(ctx.need)}
+    covered_all = need & {stem(w) for d in ctx.item.evidence for w in content_words(doc_text(d))}
+    covered = need & {stem(w) for i in chosen for w in content_words(doc_text(ctx.item.evidence[i]))}
+    coverage = len(covered) / len(covered_all) if covered_all else 1.0
+    return best_ratio * (0.5 + 0.5 * coverage), f"best selected/best available {best_ratio:.2f}, need covered {coverage:.0%}"
+
+
+async def reference_diversity(ctx: Context) -> tuple[float, str]:
+    """Distinct sources among the selected items the response cites and low pairwise similarity; one item scores at
+    most 0.5 (items selected and never cited add no diversity)."""
+    used = ctx.used
+    docs = [d for d in ctx.selected if d.id in used] or ctx.selected
+    if not docs:
+        supplied, why = _supply(ctx, await _relevance(ctx, ctx.item.evidence))
+        return (0.0, "nothing selected") if supplied else (1.0, f"nothing relevant to diversify ({why})")
+    if len(docs) == 1:
+        return 0.5, "a single item"
+    sources = len({d.source or d.id for d in docs}) / len(docs)
+    pairwise = await ctx.similarity([doc_text(d) for d in docs], [doc_text(d) for d in docs])
+    upper = pairwise[np.triu_indices(len(docs), 1)]
+    spread = clip(1.0 - (float(upper.mean()) - 0.3) / 0.6)
+    return 0.5 * sources + 0.5 * spread, f"distinct sources {sources:.0%}, mean pairwise similarity {upper.mean():.2f}"
+
+
+async def _distinct_relevant(ctx: Context) -> tuple[list[str], np.ndarray, np.ndarray]:
+    sentences = [strip_citations(s) for s in _answer_sentences(ctx)]
+    if not sentences:
+        return [], np.zeros(0), np.zeros((0, 0))
+    relevance = (await ctx.similarity([ctx.need], sentences))[0]
+    pairwise = await ctx.similarity(sentences, sentences)
+    return sentences, relevance, pairwise
+
+
+async def _substantive_relevance(ctx: Context, credit_copies: bool = False) -> tuple[list[str], list[str | None], np.ndarray]:
+    """Answer sentences, their substantive text (None for a restatement) and its similarity to the need (0 for
+    a restatement)."""
+    pairs = _substantive(ctx, credit_copies)
+    sentences = [s for s, _ in pairs]
+    cleaned = [c for _, c in pairs]
+    kept = [c for c in cleaned if c]
+    similarity = (await ctx.similarity([ctx.need], kept))[0] if kept else np.zeros(0)
+    relevance, k = np.zeros(len(sentences), dtype=np.float32), 0
+    for i, c in enumerate(cleaned):
+        if c:
+            relevance[i] = similarity[k]
+            k += 1
+    # A sentence that cites selected evidence about the need is part of answering it even when its own words are far
+    # from the question's ("Bring your return ticket" for a visa question): it counts as related (EVIDENCE_RELATED),
+    # so cutting an answer down to its lead is not worth more than the conditions it drops.
+    cited = [parse_citations(body) for body, _ in _answer_parts(ctx)]
+    relevant_docs = await _relevant_selected(ctx)
+    for i, c in enumerate(cleaned):
+        if c and any(doc in relevant_docs for citation in cited[i] for doc in citation.ids):
+            relevance[i] = max(float(relevance[i]), EVIDENCE_RELATED)
+    return sentences, cleaned, relevance
+
+
+EVIDENCE_RELATED = 0.25
+"""The relevance of a sentence that cites selected evidence about the need: related (usefulness and diversity count
+it) but never the best-answering sentence by that alone."""
+
+
+async def _relevant_selected(ctx: Context) -> set[str]:
+    """Selected evidence whose similarity to the need is 0.35 or more."""
+    docs = ctx.selected
+    if not docs:
+        return set()
+    relevance = await _relevance(ctx, docs)
+    return {d.id for d, r in zip(docs, relevance, strict=True) if r >= 0.35}
+
+
+async def claim_diversity(ctx: Context) -> tuple[float, str]:
+    """Distinct relevant claims: answer sentences related to the need (similarity >= 0.15), merging paraphrases
+    (similarity > 0.8); four or more distinct claims score 1. Restating the query is not a claim."""
+    sentences, cleaned, relevance = await _substantive_relevance(ctx, credit_copies=True)
+    weights = _copy_weights(ctx)
+    candidates = [i for i, c in enumerate(cleaned) if c and relevance[i] >= 0.15]
+    texts = [cleaned[i] for i in candidates]
+    pairwise = await ctx.similarity(texts, texts) if texts else np.zeros((0, 0))
+    kept: list[int] = []
+    for position in range(len(candidates)):
+        if all(pairwise[position, j] <= 0.8 for j in kept):
+            kept.append(position)
+    count = sum(weights[candidates[p]] for p in kept)
+    return min(1.0, count / 4), f"{count:g} distinct relevant claims of {len(sentences)} sentences (a copied one counts half)"

@@ -1,0 +1,186 @@
+"""The basic-quality methods: `self_consistency` and `multi_turn_conflict` (claims of the answer that contradict each
+other or an earlier answer of the session) and `answer_quality` (a floor: empty answers, judge-addressing text,
+leaked scaffolding, gibberish, degenerate loops).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from reward.format import split_sentences, strip_citations
+from reward.judges.local.context import Context, Unscored, clip
+from reward.judges.local.support import (
+    MODEL_TOPIC_SIMILARITY,
+    SELF_CONFLICT_FLOOR,
+    SELF_CONFLICT_SPAN,
+    TOPIC_SIMILARITY,
+    _require_readable_interaction,
+)
+from reward.judges.local.text import (
+    _NO,
+    _asserted,
+    _free_of,
+    _is_negation,
+    _negated_scope,
+    claim_text,
+    keyword_list_share,
+)
+from reward.rules import RULES
+from reward.rules.checks import tokens
+
+
+async def _claim_conflict(ctx: Context, earlier: list[str], claims: list[str], *, within: bool) -> tuple[float, str]:
+    """The strongest conflict between a claim and an earlier sentence on the same topic: the consistency model's
+    P(contradicted) of (earlier sentence, claim), and a negation flipped between them (`negation_flip`). `within`:
+    both lists are the answer's own claims, and each claim is compared with those before it. Returns (conflict in
+    [0, 1], what it found)."""
+    if not earlier or not claims:
+        return 0.0, ""
+    similarity = await ctx.similarity(earlier, claims)
+    pairs = [(i, j) for j in range(len(claims)) for i in range(len(earlier))
+             if (not within or i < j) and similarity[i, j] > TOPIC_SIMILARITY]
+    if not pairs:
+        return 0.0, ""
+    for i, j in pairs:
+        if conflict_flip(claims[j], earlier[i]):
+            return 1.0, f"{claims[j][:80]!r} negates {earlier[i][:80]!r}"
+    # The model reads only pairs that are close paraphrases in topic (it cannot tell a contradiction from a
+    # neighbouring fact on a looser match); the strict negation match above reads every pair on the topic.
+    pairs = [(i, j) for i, j in pairs if similarity[i, j] > MODEL_TOPIC_SIMILARITY]
+    if not pairs:
+        return 0.0, ""
+    probabilities = await ctx.scorer.probabilities([(earlier[i], claims[j]) for i, j in pairs])
+    best = int(np.argmax(probabilities[:, 1]))
+    p = float(probabilities[best, 1])
+    conflict = clip((p - SELF_CONFLICT_FLOOR) / SELF_CONFLICT_SPAN)
+    i, j = pairs[best]
+    return conflict, f"{claims[j][:80]!r} against {earlier[i][:80]!r}: P(contradicted) {p:.2f}"
+
+
+_LIGHT_STOPWORDS = frozenset("a an the of to in on at by for with from as and or is are was were be it its this that "
+                             "these those you your i we they he she her his them their can will do does two both "
+                             "either".split())
+
+
+def _phrase_after_negations(words: list[str]) -> list[list[str]]:
+    out = []
+    for i, word in enumerate(words):
+        if _is_negation(word):
+            phrase = [w for w in words[i + 1:i + 7] if w not in _LIGHT_STOPWORDS and w.isalpha()][:3]
+            if len(phrase) >= 2:
+                out.append(phrase)
+    return out
+
+
+def _holds(phrase: list[str], words: list[str]) -> bool:
+    """Every word of the phrase, the first within 8 words before the others, in `words`, with no negation before."""
+    stems = [w[:4] for w in words]
+    wanted = [w[:4] for w in phrase]
+    for j, word in enumerate(stems):
+        if word != wanted[0]:
+            continue
+        if all(w in stems[j + 1:j + 9] for w in wanted[1:]):
+            before = words[max(0, j - 4):j]
+            if not any(_is_negation(b) for b in before):
+                return True
+    return False
+
+
+def conflict_flip(claim: str, other: str) -> bool:
+    """One sentence denies what the other asserts, read more strictly than `negation_flip` (the two compare
+    sentences of one author, where a loose match would call every list a contradiction): the denied phrase is two or
+    three content words after the negation, all of which the other sentence asserts within a few words, and the two
+    sentences do not deny the same thing.
+
+    >>> conflict_flip("Timing: never take the two at the same time.", "Adults can take paracetamol and ibuprofen at the same time.")
+    True
+    >>> conflict_flip("Limits: write down the time of each dose.", "Not at the same time: give either one, not both together.")
+    False
+    >>> conflict_flip("Not more time to pay: tax owed is still due.", "More time to file: file Form 4868 by that date, or pay part.")
+    False
+    """
+    claim, other = strip_citations(claim), strip_citations(other)
+    if _negated_scope(claim) & _negated_scope(other):
+        return False
+    claim_words = re.findall(r"[a-z']+", claim.lower())
+    other_words = re.findall(r"[a-z']+", other.lower())
+    return (any(_holds(p, other_words) for p in _phrase_after_negations(claim_words))
+            or any(_holds(p, claim_words) for p in _phrase_after_negations(other_words))
+            or any(_asserted(p, claim_words, _NO) and not _asserted(p, other_words, _NO) for p in _free_of(other.lower()))
+            or any(_asserted(p, other_words, _NO) and not _asserted(p, claim_words, _NO) for p in _free_of(claim.lower())))
+
+
+_ACKNOWLEDGED = re.compile(r"\b(?:earlier|previous|last|above|first) (?:answer|reply|message)\b|\b(?:does not|doesn't|do not|"
+                           r"don't|no longer) apply\b|\bcorrection\b|\bI was wrong\b|\bunlike (?:what|my)\b|\bhas changed\b",
+                           re.IGNORECASE)
+
+
+def _claims(ctx: Context, text: str) -> list[str]:
+    context = " ".join([ctx.item.query, *(t.content for t in ctx.item.history if t.role == "user")])
+    sentences = [re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", s).strip() for s in split_sentences(text)]
+    return list(dict.fromkeys(c for c in (claim_text(s, context) for s in sentences) if c))[:MAX_CONFLICT_CLAIMS]
+
+
+MAX_CONFLICT_CLAIMS = 24
+
+
+async def self_consistency(ctx: Context) -> tuple[float, str]:
+    """The answer against itself: two of its claims on the same topic that the consistency model reads as
+    contradicting (or one negating the other) fail it. 1 - conflict; no two claims on one topic: 1."""
+    _require_readable_interaction(ctx)
+    claims = _claims(ctx, ctx.parsed.answer or "")
+    conflict, why = await _claim_conflict(ctx, claims, claims, within=True)
+    return 1.0 - conflict, (f"self-contradiction: {why}" if conflict >= 0.5 else "no claim contradicts another")
+
+
+async def multi_turn_conflict(ctx: Context) -> tuple[float, str]:
+    """The answer against the assistant's earlier answers in the session: a claim on the same topic as an earlier
+    sentence that the consistency model reads as contradicting it (or negating it) fails. No earlier answer: 1."""
+    earlier = [c for turn in ctx.item.history if turn.role == "assistant" for c in _claims(ctx, turn.content)]
+    if not earlier:
+        # Every response to this interaction alike: a constant 1 would only dilute the gate's other dimensions.
+        raise Unscored("not_applicable", "the session has no earlier answer to conflict with")
+    _require_readable_interaction(ctx)
+    # A claim that says it departs from the earlier answer ("the adult advice from my last answer does not apply")
+    # acknowledges the change: a conflict is one left unsaid.
+    claims = [c for c in _claims(ctx, ctx.parsed.answer or "") if not _ACKNOWLEDGED.search(c)]
+    conflict, why = await _claim_conflict(ctx, earlier, claims, within=False)
+    return 1.0 - conflict, (f"conflicts with an earlier answer: {why}" if conflict >= 0.5 else "consistent with earlier answers")
+
+
+_GARBAGE = re.compile(r"(?:\{[a-z_]+\}|\[INSERT[^\]]*\]|<\|[a-z_]+\|>|</?(?:plan|evidence|answer)>)", re.IGNORECASE)
+
+
+async def answer_quality(ctx: Context) -> tuple[float, str]:
+    """A floor: empty answers, judge-addressing text (rule), leaked scaffolding, gibberish (few real words) and
+    degenerate loops (n-gram repetition rule) fail."""
+    answer = ctx.parsed.answer_text.strip()
+    if not answer:
+        return 0.0, "empty answer"
+    injection = ctx.rule("injection.judge_address")
+    if not injection.passed:
+        return 0.0, injection.explanation
+    if _GARBAGE.search(answer):
+        return 0.0, f"leaked scaffolding {_GARBAGE.search(answer).group(0)!r}"
+    words = tokens(answer)
+    alphabetic = sum(1 for w in words if w.isalpha())
+    if words and alphabetic / len(words) < 0.5:
+        return 0.2, "mostly non-words"
+    listed = keyword_list_share(answer)
+    if listed > 0.5:
+        # Keywords strung together are no answer a user can read (and no claim a checker can weigh): a style, not a
+        # better answer, so it must never pay.
+        return 0.0, f"{listed:.0%} of the answer is keyword lists, not sentences"
+    repetition = RULES["repetition.ngram"](ctx.item, ctx.parsed)
+    if repetition.findings["rate"] > 0.5:
+        return 0.2, f"degenerate loop: {repetition.explanation}"
+    copied = ctx.rule("copy.evidence")
+    if not copied.passed:
+        # Pasting the documents is no answer of its own: at most 0.2, and nothing once the answer is all copy.
+        return 0.2 * copied.score, f"copies the evidence instead of answering: {copied.explanation}"
+    spam = RULES["citations.valid"](ctx.item, ctx.parsed).findings["spam"]
+    if spam:
+        return 0.3, f"citation spam: {', '.join(spam[:2])}"
+    return 1.0, "readable answer"

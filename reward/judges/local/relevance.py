@@ -1,0 +1,283 @@
+"""The query methods: `query_satisfaction` (does the answer address the user's need: its opening against the need,
+the need's names and the expected answer type present) and `planning_quality` (a plan of distinct, on-topic
+facets with evidence mapped to them), and the per-sentence answer checks the usability and evidence methods
+build on.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from reward.format import parse_citations, split_sentences, strip_citations
+from reward.judges.local.context import Context, _answer_parts, clip
+from reward.judges.local.text import (
+    _HEADER_LINE,
+    _LEAD,
+    _MARKUP,
+    content_words,
+    copies_evidence,
+    doc_text,
+    keyword_list_share,
+    lexical_coverage,
+    numbers,
+    restates_query,
+    salient_terms,
+    stems,
+    strip_query_echo,
+)
+from reward.schema import Evidence
+
+"""Words of the frames a restatement comes in ("You asked whether ...", "Here is the answer to ...")."""
+
+
+def _substantive(ctx: Context, credit_copies: bool = False) -> list[tuple[str, str | None]]:
+    """(answer sentence without citations, its text with keyword stuffing cut, or None when it only restates the
+    query, is a header, a quote, a keyword list or a hedge, or copies an evidence sentence): what the behavioral
+    methods may credit. Echoing the query must never raise a behavioral score; a copied sentence is content a user
+    can use (`credit_copies`, for usefulness and diversity) but never the answer's own lead."""
+    out = []
+    for sentence, kind in _answer_parts(ctx):
+        text = strip_citations(sentence)
+        cleaned = strip_query_echo(_LEAD.sub("", text).strip() or text, ctx.item.query)
+        credited = kind == "claim" or (credit_copies and kind == "copy")
+        if not credited or len(content_words(cleaned)) < 2 or restates_query(cleaned, ctx.item.query):
+            out.append((text, None))
+        else:
+            out.append((text, cleaned))
+    return out
+
+
+def _coverage(names: set[str], text: str) -> float:
+    if not names:
+        return 1.0
+    lowered = text.lower()
+    return sum(1 for n in names if n in lowered) / len(names)
+
+
+_EXPECTS_NUMBER = re.compile(r"\b(?:how\s+(?:many|much|long|old|far|big|large|tall|often|high|deep|wide)|what\s+"
+                             r"(?:year|number|percentage|percent|age)|in\s+which\s+year)\b", re.IGNORECASE)
+_EXPECTS_TIME = re.compile(r"\b(?:when|what\s+(?:date|time|day|month|century|decade))\b", re.IGNORECASE)
+_EXPECTS_NAME = re.compile(r"\b(?:who|whom|whose|where)\b", re.IGNORECASE)
+
+
+def _missing_answer_type(query: str, part: str) -> str | None:
+    """What the question asks for that the part's new words hold none of: a number for "how many" / "what year", a
+    number or a date's name for "when", a name for "who" / "where"; None when the part has one (or the question asks
+    for none of these)."""
+    names = {t for t in salient_terms(part) if not t.isdigit()} - salient_terms(query)
+    has_number = bool(numbers(part) - numbers(query))
+    if _EXPECTS_NUMBER.search(query):
+        return None if has_number else "a number"
+    if _EXPECTS_TIME.search(query):
+        return None if has_number or names else "a number or date"
+    if _EXPECTS_NAME.search(query):
+        return None if names or has_number else "a name"
+    return None
+
+
+_ALTERNATIVES = re.compile(r"([^,:;?]+?)\s+or\s+([^,:;?]+?)\s*\?*\s*$", re.IGNORECASE)
+
+
+def chosen_alternative(question: str, text: str) -> set[str]:
+    """For a choice question ("..., A or B?"), the stems of the alternative the text names and the other does not
+    (the answer to a choice question is in the question); empty when it names both, neither, or there is no choice.
+
+    >>> sorted(chosen_alternative("Which was started first, Arthur's Magazine or First for Women?", "Arthur's Magazine."))
+    ['arthu', 'magaz']
+    >>> chosen_alternative("Which was started first, Arthur's Magazine or First for Women?", "Arthur's or Women's.")
+    set()
+    """
+    match = _ALTERNATIVES.search(question.strip())
+    if not match:
+        return set()
+    left, right = stems(match.group(1)), stems(match.group(2))
+    own = stems(text)
+    picked_left, picked_right = own & (left - right), own & (right - left)
+    return set(picked_left) if picked_left and not picked_right else set(picked_right) if picked_right and not picked_left else set()
+
+
+def _plain(sentence: str) -> str:
+    """The sentence without citations and emphasis markers: "**Getting there:**" opens it, it names no "Getting"."""
+    return re.sub(r"\s+", " ", _MARKUP.sub("", strip_citations(sentence))).strip()
+
+
+@functools.lru_cache(maxsize=4096)
+def _evidence_sentences(text: str) -> tuple[str, ...]:
+    return tuple(split_sentences(text)) or (text,)
+
+
+@dataclass
+class AnswerCheck:
+    """One answer part checked against the question and the evidence it cites."""
+
+    text: str
+    """The part without citation markers."""
+    answers: float
+    """How far it states what the question asks for, found in the evidence it cites (0-1)."""
+    reason: str
+
+
+async def _answer_checks(ctx: Context) -> list[AnswerCheck]:
+    """Per answer sentence (a terse one-word answer included): does it state something the question asks for, and
+    does the evidence it cites contain it? Its words that are not the question's must be found in a cited evidence
+    sentence that answers the question (the relevance head, `reward.judges.question_relevance`): the score is that
+    sentence's relevance times the share of the part's new words in it (up to three needed). A part that names a
+    name or number none of its cited evidence holds, cites nothing, only restates the query, is a keyword list,
+    header or quote, or lacks the kind of answer the question asks for (a number for "how many") scores 0; one
+    copied from the evidence counts half (`COPY_CREDIT`). Query words stuffed into a part add nothing: they are not
+    new, except the one alternative a choice question's answer picks (`chosen_alternative`)."""
+    from reward.judges.question_relevance import shipped_relevance
+
+    relevance = shipped_relevance()
+    question = ctx.need
+    asked_stems = stems(question)
+    asked_names = salient_terms(question)
+    docs_by_id = ctx.item.evidence_by_id()
+    evidence = tuple((d.id, d.title, d.text) for d in ctx.item.evidence)
+    parts = []
+    for sentence in split_sentences(ctx.parsed.answer or ""):
+        body = re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip()
+        text = _plain(body)
+        if not text or sentence.lstrip().startswith(">") or _HEADER_LINE.search(sentence):
+            continue
+        parts.append((body, text))
+    checks: list[AnswerCheck] = []
+    pending: list[tuple[int, list[str], set[str], float]] = []
+    for body, text in parts:
+        cited = [docs_by_id[i] for c in parse_citations(body) for i in c.ids if i in docs_by_id]
+        chosen = chosen_alternative(question, text)
+        added = numbers(text) - numbers(question)
+        new = (set(stems(text)) - asked_stems) | added | chosen
+        restated = restates_query(text, question) and not chosen
+        # "It was founded in 1844." restates the question's words around the number it asks for: that is an answer,
+        # but only where one cited sentence holds the number with those words ("1844 vendors sell there" is not).
+        if restated and added:
+            new = set(stems(text)) | added
+        if keyword_list_share(text) == 1.0 or (restated and not added) or not new:
+            checks.append(AnswerCheck(text, 0.0, "states nothing the question does not"))
+            continue
+        if not cited:
+            checks.append(AnswerCheck(text, 0.0, "cites no evidence"))
+            continue
+        haystack = " ".join(doc_text(d) for d in cited).lower()
+        novel = sorted(t for t in salient_terms(text) - asked_names if t not in haystack)
+        if novel:
+            checks.append(AnswerCheck(text, 0.0, f"names {', '.join(novel[:3])}, which its cited evidence does not"))
+            continue
+        missing = _missing_answer_type(question, text)
+        if missing:
+            checks.append(AnswerCheck(text, 0.0, f"the question asks for {missing}; the sentence gives none"))
+            continue
+        weight = COPY_CREDIT if copies_evidence(_LEAD.sub("", text).strip() or text, cited) else 1.0
+        sentences = list(dict.fromkeys(s for d in cited for s in (d.title, *_evidence_sentences(d.text)) if s))
+        checks.append(AnswerCheck(text, 0.0, ""))
+        pending.append((len(checks) - 1, sentences, new, weight))
+    if pending:
+        every = list(dict.fromkeys(s for _, sentences, _, _ in pending for s in sentences))
+        vectors = await ctx.embedder.embed([question, *every])
+        row = {s: i for i, s in enumerate(every, start=1)}
+        for index, sentences, new, weight in pending:
+            overlap = np.array([lexical_coverage(question, s) for s in sentences], dtype=np.float32)
+            probability = relevance.probability(vectors[0], vectors[[row[s] for s in sentences]], overlap)
+            found = np.array([len(new & (stems(s) | numbers(s))) / min(len(new), 3) for s in sentences],
+                             dtype=np.float32)
+            value = probability * np.minimum(found, 1.0)
+            best = int(np.argmax(value))
+            checks[index].answers = float(value[best]) * weight
+            checks[index].reason = (f"found in a cited sentence answering the question (relevance "
+                                    f"{probability[best]:.2f}, {min(found[best], 1.0):.0%} of its new words)")
+    return checks
+
+
+async def query_satisfaction(ctx: Context) -> tuple[float, str]:
+    """Half: similarity of the answer's opening to the need, and the need's names (places, products, numbers) present
+    in the answer (answering about a different entity loses the names). Half: the best answer sentence's
+    `_answer_checks` score: the answer states something the question asks for, and its cited evidence holds it (a
+    terse "Arthur's Magazine [Doc 1]." to a factoid question does; a fluent sentence with a name the evidence lacks
+    does not). Sentences that restate the query, keyword stuffing and names dropped in a bracketed aside count for
+    neither."""
+    checks = await _answer_checks(ctx)
+    best = max(checks, key=lambda c: c.answers, default=None)
+    answered = best.answers if best else 0.0
+    answer_note = f"answers the question {answered:.2f}" + (f" ({best.reason})" if best and best.reason else "")
+    sentences = [cleaned for _, cleaned in _substantive(ctx) if cleaned]
+    if not sentences:
+        # A short answer is on topic exactly when it answers: the check stands for both halves.
+        return answered, f"only a short answer (or restatements of the query); {answer_note}"
+    opening = " ".join(sentences[:3])
+    similarity = float((await ctx.similarity([ctx.need], [opening]))[0, 0])
+    names = {t for t in salient_terms(ctx.item.query) if not t.isdigit()}
+    coverage = _coverage(names, " ".join(sentences))
+    topical = clip((similarity - 0.2) / 0.4) * 0.6 + coverage * 0.4
+    return 0.5 * topical + 0.5 * answered, \
+        f"similarity {similarity:.2f}, query names covered {coverage:.0%}; {answer_note}"
+
+
+async def planning_quality(ctx: Context) -> tuple[float, str]:
+    """Plan present with 1-6 facets; facets on-topic (similar to the need); evidence mapped to facets exists and
+    is on-topic for its facet; facets distinct from each other."""
+    facets = ctx.parsed.plan
+    if not facets:
+        return 0.0, "no plan"
+    texts = [f.text for f in facets]
+    on_topic = (await ctx.similarity([ctx.need], texts))[0]
+    # A facet that restates the query plans nothing: it is the need, not a facet of it (and it is as similar to the
+    # need as a text can be).
+    echoes = np.array([restates_query(t, ctx.item.query) or restates_query(t, ctx.need) for t in texts])
+    # On topic from a similarity of 0.3 (a facet is one part of the need, not the need: a plan must not gain by
+    # dropping its less central facets).
+    # A facet that only restates the query is the plan's frame, not a facet: left out of the mean, and a plan of
+    # nothing else plans nothing (topic 0).
+    topic = float(np.mean(np.clip((on_topic[~echoes] - 0.1) / 0.2, 0, 1))) if not echoes.all() else 0.0
+    mapped, known = [], {d.id for d in ctx.item.evidence}
+    framing = [f for f, echo in zip(facets, echoes, strict=True) if not echo] or facets
+    for facet in framing:
+        docs = ctx.docs(facet.evidence)
+        if facet.evidence and len(docs) < len(facet.evidence):
+            mapped.append(0.0)
+        elif docs:
+            fit = await ctx.similarity([facet.text], [doc_text(d) for d in docs])
+            mapped.append(clip((float(fit.max()) - 0.1) / 0.2))
+        else:
+            mapped.append(0.5)  # a facet that needs no evidence: neutral
+    distinct = 1.0
+    if len(texts) > 1:
+        pairwise = await ctx.similarity(texts, texts)
+        np.fill_diagonal(pairwise, 0)
+        distinct = 0.5 if float(pairwise.max()) > 0.85 else 1.0
+    size = 1.0 if 1 <= len(facets) <= 6 else 0.5
+    # A plan covers what the response goes on to use: facets that map none of the selected evidence leave part of
+    # the answer unplanned (a one-facet plan that drops the others must not score as a complete plan).
+    planned = {i for f in framing for i in f.evidence}
+    selected = set(ctx.parsed.selected) & known
+    covered = len(planned & selected) / len(selected) if selected else 1.0
+    # ... and what the answer says: an answer sentence no facet is about (MiniLM similarity below 0.25) was not
+    # planned (a plan cut to one facet covers less of a many-part answer).
+    said = [c for _, c in _substantive(ctx) if c]
+    if said:
+        closest = (await ctx.similarity(said, [f.text for f in framing])).max(axis=1)
+        covered = min(covered, float(np.mean(closest >= 0.25)))
+    size *= 0.5 + 0.5 * covered
+    unknown = sorted({i for f in facets for i in f.evidence if i not in known})
+    score = (topic * 0.4 + float(np.mean(mapped)) * 0.4 + distinct * 0.2) * size
+    why = f"facets on-topic {topic:.2f}, evidence mapping {np.mean(mapped):.2f}, distinct {distinct:.1f}, evidence and answer planned {covered:.0%}" + (
+        f"; {int(echoes.sum())} facet(s) restate the query" if echoes.any() else "")
+    return score, why + (f"; unknown evidence {', '.join(unknown)}" if unknown else "")
+
+
+async def _relevance(ctx: Context, docs: Sequence[Evidence]) -> np.ndarray:
+    return (await ctx.similarity([ctx.need], [doc_text(d) for d in docs]))[0] if docs else np.zeros(0)
+
+
+def _copy_weights(ctx: Context) -> list[float]:
+    """Per answer sentence (as `_substantive` lists them): 0.5 for a sentence copied from the evidence, which is
+    content a user can use but not the answer's own work, else 1."""
+    return [COPY_CREDIT if kind == "copy" else 1.0 for _, kind in _answer_parts(ctx)]
+
+
+COPY_CREDIT = 0.5

@@ -1,0 +1,73 @@
+"""The usability methods: `answer_useful` (substantive, relevant content rather than filler or copies),
+`answer_firstness` (the answer comes before the preamble) and `redundant_repetition`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from reward.judges.local.context import Context, clip
+from reward.judges.local.evidence import _distinct_relevant, _substantive_relevance
+from reward.judges.local.relevance import _answer_checks, _copy_weights, _plain
+
+"""What a sentence copied from the evidence counts for in usefulness and claim diversity, against one of the answer's
+own."""
+
+
+_FILLER = re.compile(r"\b(?:it is always a good idea|keep in mind|in summary|every (?:investor|person|case) is different|"
+                     r"journey|at the end of the day|it is worth (?:noting|keeping in mind))\b", re.IGNORECASE)
+
+
+async def answer_useful(ctx: Context) -> tuple[float, str]:
+    """Share of the answer (by characters) in sentences related to the need and not generic filler; restated
+    queries and stuffed keywords are not useful, and a copied sentence counts half (`COPY_CREDIT`). A sentence that
+    relatedness does not credit (too short to judge, or "Arthur's Magazine [Doc 1]." to a choice question, which
+    repeats the question's words) counts by its `_answer_checks` score: useful when its cited evidence holds what
+    the question asks for."""
+    sentences, cleaned, relevance = await _substantive_relevance(ctx, credit_copies=True)
+    checks = await _answer_checks(ctx)
+    present = {_plain(s) for s in sentences}
+    credited = {_plain(s) for s, c in zip(sentences, cleaned, strict=True) if c}
+    # What relatedness cannot credit (too short to judge, or a choice question's answer, which repeats its words)
+    # counts by the answer check.
+    answering = [c for c in checks if c.text not in credited and c.answers > 0]
+    if not sentences and not answering:
+        return 0.0, "no answer"
+    total = sum(len(s) for s in sentences) + sum(len(c.text) for c in answering if c.text not in present)
+    useful = sum(len(c) * w for c, r, w in zip(cleaned, relevance, _copy_weights(ctx), strict=True)
+                 if c and r >= 0.2 and not _FILLER.search(c))
+    useful += sum(len(c.text) * c.answers for c in answering)
+    share = min(1.0, useful / total)
+    return clip((share - 0.2) / 0.7), f"{share:.0%} of the answer is on-topic, non-filler text"
+
+
+async def answer_firstness(ctx: Context) -> tuple[float, str]:
+    """Position of the first sentence that answers: the first whose similarity to the need is within 0.05 of the
+    best sentence's (restatements never answer; stuffed keywords do not count). First sentence 1.0, within the
+    first three 0.75, middle 0.5, end 0.25."""
+    sentences, cleaned, relevance = await _substantive_relevance(ctx, credit_copies=True)
+    if not sentences:
+        return 0.0, "no answer"
+    answering = [float(r) if c else -1.0 for c, r in zip(cleaned, relevance, strict=True)]
+    best = max(answering)
+    if best < 0:
+        return 0.0, "the answer only restates the query"
+    first = next(i for i, r in enumerate(answering) if r >= best - 0.05)
+    if first == 0:
+        return 1.0, "the first sentence answers"
+    position = first / len(sentences)
+    score = 0.75 if first <= 2 and position < 0.5 else (0.5 if position < 0.67 else 0.25)
+    return score, f"the answering sentence is sentence {first + 1} of {len(sentences)}"
+
+
+async def redundant_repetition(ctx: Context) -> tuple[float, str]:
+    """Share of answer sentences that paraphrase an earlier one (similarity > 0.8), combined with the n-gram
+    repetition rule (the lower of the two)."""
+    sentences, _, pairwise = await _distinct_relevant(ctx)
+    repetition = ctx.rule("repetition.ngram")
+    if len(sentences) < 2:
+        return repetition.score, repetition.explanation
+    repeats = sum(1 for i in range(1, len(sentences)) if float(pairwise[i, :i].max()) > 0.8)
+    semantic = 1.0 - repeats / (len(sentences) - 1)
+    score = min(semantic, repetition.score)
+    return score, f"{repeats} of {len(sentences)} sentences repeat an earlier one; {repetition.explanation}"

@@ -1,0 +1,369 @@
+"""The hallucination methods: `claim_hallucination` (every answer claim checked against the evidence closest to it
+by the consistency model, number / date / contrast / negation checks and lexical coverage, combined as the
+shipped artifact says), `highlight_hallucination` (the lead claims) and `no_supply_reject` (an answer where the
+evidence supplies nothing).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from reward.format import split_sentences, strip_citations
+from reward.judges.consistency import is_english
+from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
+from reward.judges.local.text import (
+    MODEL_FLOOR,
+    MODEL_SPAN,
+    claim_support,
+    claim_text,
+    doc_text,
+    lexical_coverage,
+    negation_flip,
+    novel_names,
+    salient_terms,
+    stale_future,
+    unfounded_denial,
+)
+from reward.schema import Evidence
+
+_HARD_FAILURE = re.compile(r"numbers not in the evidence|where the evidence says|as upcoming although")
+
+
+SUPPORT_WINDOW = 3
+
+
+def model_support(probability: float, reading: tuple[float, float] | None = None) -> float:
+    """Support from P(supported): linear between floor and floor + span (the artifact's combination may carry its
+    own reading, chosen on the fit split of the public sets; else MODEL_FLOOR, MODEL_SPAN)."""
+    floor, span = reading or (MODEL_FLOOR, MODEL_SPAN)
+    return clip((probability - floor) / span)
+
+
+def model_confidence(probability: float, reading: tuple[float, float] | None = None) -> float:
+    """How far P(supported) is from the point where the claim's support (`model_support`, same reading) crosses 0.5,
+    as a share of the way to 0 or 1: the support saturates (any P above floor + span is full support), the
+    confidence does not.
+
+    >>> [round(model_confidence(p, (0.1, 0.4)), 3) for p in (0.0, 0.15, 0.3, 0.65, 1.0)]
+    [1.0, 0.5, 0.0, 0.5, 1.0]
+    """
+    floor, span = reading or (MODEL_FLOOR, MODEL_SPAN)
+    turn = floor + span / 2
+    return clip((probability - turn) / (1.0 - turn) if probability >= turn else (turn - probability) / turn)
+
+
+@dataclass
+class SentenceCheck:
+    """The verdict on one answer sentence."""
+
+    sentence: str
+    support: float
+    """P(supported) from the consistency model, 0 on a hard failure, capped at 0.5 when most words are new."""
+    contradiction: float
+    reason: str
+    hard: bool = False
+    confidence: float = 1.0
+    """Confidence in the verdict on this sentence (supported when support >= 0.5): `model_confidence` of the model's
+    P(supported); a lexical cap's distance from 0.5; 1.0 for a rule (a hard failure, no evidence, not English)."""
+    features: dict[str, float] = field(default_factory=dict)
+    """What the combination read (model probabilities, coverage, `claim_features`); empty on a hard failure."""
+
+
+def claim_features(claim: str, haystack: str, everything: str, closest: str) -> dict[str, float]:
+    """Cheap claim features the artifact's combination may weigh beside P(supported) and coverage: capitalised names
+    the cited evidence never mentions (up to 3), coverage by all of the item's evidence (a claim may join facts of
+    passages it does not cite), and a negation flipped against the closest evidence sentence.
+
+    >>> claim_features("Ada Lovelace met Babbage in Turin.", "Ada Lovelace met Charles Babbage in London.",
+    ...                "Ada Lovelace met Charles Babbage in London.", "Ada Lovelace met Charles Babbage in London.")
+    {'novel_names': 1.0, 'coverage_all': 0.8, 'negation_flip': 0.0}
+    """
+    return {"novel_names": float(min(len(novel_names(claim, haystack)), 3)),
+            "coverage_all": lexical_coverage(claim, everything),
+            "negation_flip": float(negation_flip(claim, closest))}
+
+
+async def _sentence_support(ctx: Context, sentences: list[str]) -> list[SentenceCheck]:
+    """Check each sentence's claim against the evidence it cites (else the selected evidence, else all of it):
+    hard failures first (a number no evidence item gives, a contrasting attribute, a past date presented as
+    upcoming), then the consistency model on the claim and the evidence sentences closest to it. Sentences
+    without a claim (`claim_text`) are left out; a sentence not in English counts as unsupported (the interaction's
+language was checked before: `_require_readable_interaction`), and a claim citing only evidence the model cannot
+read is checked against the evidence it can."""
+    context = " ".join([ctx.item.query, *(t.content for t in ctx.item.history if t.role == "user")])
+    checks: list[SentenceCheck | None] = []
+    # (index, claim, window, lexical doubt, coverage, claim_features)
+    pending: list[tuple[int, str, list[str], str, float, dict[str, float]]] = []
+    for sentence in sentences:
+        if not is_english(strip_citations(sentence)):
+            # Inside an interaction in English, a sentence the model cannot read is not a way out of the check.
+            checks.append(SentenceCheck(sentence, 0.0, 0.0, f"{sentence[:80]!r}: not English, so it cannot be checked"))
+            continue
+        claim = claim_text(sentence, context)
+        if claim is None:
+            continue
+        if not is_english(claim):
+            # Inside an English answer, a sentence the model cannot read is not a way out of the check (a keyword
+            # list, a sentence in another language): it counts as unsupported.
+            checks.append(SentenceCheck(sentence, 0.0, 0.0, f"{claim[:80]!r}: not English, so it cannot be checked"))
+            continue
+        stale = stale_future(claim, ctx.item.now)
+        if stale:
+            checks.append(SentenceCheck(sentence, 0.0, 1.0, f"{claim[:80]!r}: {stale}", hard=True))
+            continue
+        docs = sentence_evidence(ctx, sentence)
+        if not docs and not re.search(r"\[\s*Doc", sentence, re.IGNORECASE):
+            docs = list(ctx.item.evidence)
+        if not docs:
+            checks.append(SentenceCheck(sentence, 0.0, 0.0, f"{claim[:80]!r}: no evidence to support it"))
+            continue
+        if not all(_readable(d) for d in docs):
+            # Citing an item the model cannot read must not take the claim out of the check: it is checked against
+            # the readable evidence instead (most of the evidence is readable, or the item was not scored at all).
+            docs = [d for d in docs if _readable(d)] or [d for d in ctx.item.evidence if _readable(d)]
+        evidence_sentences = list(dict.fromkeys(
+            [d.title for d in docs if d.title] + [s for d in docs for s in split_sentences(d.text)])) or [doc_text(d) for d in docs]
+        similarity = (await ctx.similarity([claim], evidence_sentences))[0]
+        supported, why = claim_support(claim, docs, context, float(similarity.max()))
+        if not supported and why.startswith("numbers not in") and len(docs) < len(ctx.item.evidence):
+            # A number the cited passage lacks but another evidence item gives is a citation slip, not an invented
+            # number (WiCE claims join facts of several passages): hard only when no evidence item has it. A
+            # contrasting attribute stays hard against the passage it cites.
+            anywhere, why_anywhere = claim_support(claim, list(ctx.item.evidence), context, float(similarity.max()))
+            hard = not anywhere and _HARD_FAILURE.search(why_anywhere)
+            if not hard:  # the doubt, if any, is what the whole evidence leaves unexplained
+                supported, why = anywhere, why_anywhere
+        else:
+            hard = not supported and _HARD_FAILURE.search(why)
+        if hard:
+            checks.append(SentenceCheck(sentence, 0.0, 1.0, f"{claim[:80]!r}: {why}", hard=True))
+            continue
+        top = sorted(np.argsort(-similarity)[:SUPPORT_WINDOW].tolist())
+        window = [evidence_sentences[i] for i in top]
+        doubt = "" if supported else why
+        haystack = " ".join(doc_text(d) for d in docs) + " " + context
+        names = novel_names(claim, haystack)
+        if names:
+            doubt = f"names not in the evidence: {', '.join(names[:3])}"
+        elif negation_flip(claim, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))]):
+            doubt = "negates what the evidence says"
+        elif unfounded_denial(claim, haystack):
+            doubt = "denies what no evidence denies"
+        everything = " ".join(doc_text(d) for d in ctx.item.evidence) + " " + context
+        extra = claim_features(claim, haystack, everything, evidence_sentences[int(np.argmax(similarity))])
+        pending.append((len(checks), claim, window, doubt, lexical_coverage(claim, haystack), extra))
+        checks.append(None)
+    if pending:
+        probabilities = await ctx.scorer.probabilities(
+            [(" ".join(window), claim) for _, claim, window, _, _, _ in pending])
+        combination = getattr(ctx.scorer.model(), "combination", None)
+        # The user's words are no evidence: coverage by the evidence alone is the combination's lexical feature.
+        evidence_text = " ".join(doc_text(d) for d in ctx.item.evidence)
+        for (index, claim, _, lexical, coverage, extra), row in zip(pending, probabilities, strict=True):
+            extra = {**extra, "coverage_evidence": lexical_coverage(claim, evidence_text)}
+            p_supported = (combination.probability(float(row[0]), coverage, extra) if combination
+                           else float(row[0]))
+            reading = combination.support if combination else None
+            support = model_support(p_supported, reading)
+            confidence = model_confidence(p_supported, reading)
+            contradiction = float(row[1])
+            features = {"p_supported": float(row[0]), "p_contradicted": float(row[1]), "coverage": coverage, **extra}
+            reason = ""
+            if lexical:
+                # New names, a flipped negation, or mostly new words without a close paraphrase: the model alone
+                # does not clear the claim (a name or a negation is close to proof; new wording is not).
+                support = min(support, 0.3 if lexical.startswith("words not in") else 0.15)
+                confidence = abs(2.0 * support - 1.0)
+                reason = f"{claim[:80]!r}: {lexical}"
+            elif support < 0.5:
+                verdict = "contradicted" if contradiction >= float(row[2]) else "unsupported"
+                reason = f"{claim[:80]!r}: {verdict} by the evidence (P(supported) {p_supported:.2f})"
+            checks[index] = SentenceCheck(claim, support, contradiction, reason, confidence=confidence,
+                                          features=features)
+    return [c for c in checks if c is not None]
+
+
+# -- bottom-line methods ---------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=4096)
+def _readable_text(text: str) -> bool:
+    return is_english(text)
+
+
+def _readable(doc: Evidence) -> bool:
+    return _readable_text(doc_text(doc))
+
+
+def _require_readable_interaction(ctx: Context) -> None:
+    """The interaction (the query and the evidence, which every response to it shares) must be in a language the
+    local models read; otherwise the hallucination dimensions are structurally unscored for this interaction (the
+    engine leaves them out for every response alike, so no response gains). The response's own language decides
+    nothing here: an answer in another language than the user's, in keyword style, with accents or look-alike
+    letters, is read (accents and look-alikes folded) and every sentence the model cannot read counts as
+    unsupported."""
+    if not is_english(ctx.need):
+        raise Unscored("unsupported_language", "the query is not English; the local consistency model reads English only")
+    evidence = [doc_text(d) for d in ctx.item.evidence]
+    readable = sum(len(t) for t, d in zip(evidence, ctx.item.evidence, strict=True) if _readable(d))
+    if evidence and readable < 0.5 * sum(len(t) for t in evidence):
+        raise Unscored("unsupported_language", "the evidence is mostly not English; the local consistency model reads English only")
+
+
+async def claim_hallucination(ctx: Context) -> tuple[float, str, float]:
+    """The support of the answer's claims (`claim_support_score`), scaled by how much of the answer the evidence
+    gives (`coverage_scaled`, `answer_coverage`)."""
+    _require_readable_interaction(ctx)
+    score, explanation, confidence, checked = await claim_support_score(ctx)
+    if not checked and _answer_parts(ctx):
+        # Sentences that state nothing to check (a refusal, advice naming nothing specific) are no hallucination,
+        # whatever their wording. An answer too short to have parts ("it is a comedy") still says something: its
+        # coverage is all there is to go on.
+        return score, explanation, confidence
+    coverage = answer_coverage(ctx)
+    scaled = coverage_scaled(score, coverage)
+    if (scaled >= 0.5) != (score >= 0.5):
+        confidence = min(confidence, abs(2.0 * scaled - 1.0))
+    return scaled, f"{explanation}; the evidence gives {coverage:.0%} of the answer's words", confidence
+
+
+async def claim_support_score(ctx: Context) -> tuple[float, str, float, int]:
+    """Support of the answer's claims by the evidence they cite (or the selected evidence when they cite
+    nothing): per claim P(supported) from the consistency model, 0 on a hard failure (a number the evidence lacks,
+    a contrasting attribute, a stale date). One clear hallucination is enough: the score leans on the weakest
+    claim (0.6 * min + 0.4 * mean), so more supported sentences do not average a false one away. Citations to
+    unknown documents cap the score at 0.5. Also returns how many claims were checked."""
+    # Each distinct sentence is checked once: a policy stuck in a repetition loop costs one check per sentence it
+    # repeats, not per repetition (the repetition itself is the n-gram rule's and redundant_repetition's to judge).
+    # A sentence copied from the evidence is supported by construction: it is checked (a copy that misquotes still
+    # fails) but averaged in only when the answer is nothing else, so appending copies cannot dilute a false claim.
+    parts = _answer_parts(ctx)
+    own = list(dict.fromkeys(body for body, kind in parts if kind != "copy"))
+    copies = [body for body in dict.fromkeys(body for body, kind in parts if kind == "copy") if body not in own]
+    if not own and not copies:
+        return 1.0, "no factual sentences", 1.0, 0
+    checks = await _sentence_support(ctx, own)
+    copied = await _sentence_support(ctx, copies)
+    # A copied sentence that holds is supported by construction and stays out of the aggregate (appending copies
+    # must not dilute a false claim); one that misquotes (a negation slipped in) counts like any claim.
+    checks += [c for c in copied if c.support < 0.5 or not own]
+    if not checks:
+        return 1.0, "no factual sentences", 1.0, 0
+    reasons = [c.reason for c in checks if c.reason and c.support < 0.5]
+    unknown = ctx.rule("citations.valid").findings.get("unknown", [])
+    supports = [c.support for c in checks]
+    score = 0.6 * min(supports) + 0.4 * float(np.mean(supports)) if supports else 1.0
+    if any(c.hard for c in checks):
+        score = min(score, 0.25)
+    # A pass is as sure as its least sure claim; a failure as its surest unsupported claim.
+    failing = [c.confidence for c in checks if c.support < 0.5]
+    confidence = (max(failing) if failing else 0.0) if score < 0.5 else min((c.confidence for c in checks), default=1.0)
+    if unknown:
+        if score >= 0.5:
+            confidence = 0.0  # capped onto the boundary: no verdict to be sure of
+        score = min(score, 0.5)
+        reasons.append(f"cites unknown documents {', '.join(unknown)}")
+    summary = f"{sum(s >= 0.5 for s in supports)} of {len(supports)} claims supported"
+    return score, summary + ("" if not reasons else "; " + "; ".join(reasons[:4])), confidence, len(checks)
+
+
+COVERAGE_FLOOR = 0.5
+"""The least share of the claim score an answer keeps when none of its words are in the evidence
+(`coverage_scaled`): a fully supported answer (claim score 1) still passes (>= 0.5) on coverage alone."""
+SCORE_OFFSET = 0.002
+"""Keeps the coverage's ranking among answers whose claims all fail (claim score 0: a hard failure), small enough
+that such an answer still weighs on the gate as a failure (at most 0.002)."""
+
+
+def coverage_scaled(score: float, coverage: float) -> float:
+    """The claim score with the answer's evidence coverage in it: `(score + SCORE_OFFSET) / (1 + SCORE_OFFSET)`
+    times a factor from `COVERAGE_FLOOR` (no word in the evidence) to 1 (every word). Monotone in both, and never
+    above the claim score's own value but for the offset (coverage can only lower it: no wording gains over what its
+    claims' support gives), and continuous where the claim score saturates at 0 or 1: answers the model reads alike are still ranked by how
+    much of what they say the evidence gives, the signal the lexical baseline carries. Chosen on the fit split
+    (`benchmarks/FIDELITY.md`, issue 29).
+
+    >>> [round(coverage_scaled(1.0, c), 3) for c in (1.0, 0.5, 0.0)]
+    [1.0, 0.75, 0.5]
+    >>> round(coverage_scaled(0.0, 1.0), 4), round(coverage_scaled(0.0, 0.5), 4)
+    (0.002, 0.0015)
+    """
+    factor = COVERAGE_FLOOR + (1.0 - COVERAGE_FLOOR) * coverage
+    return (score + SCORE_OFFSET) / (1.0 + SCORE_OFFSET) * factor
+
+
+def answer_coverage(ctx: Context) -> float:
+    """Share of the answer's content words found in the evidence (the items' titles and texts; the user's words are
+    no evidence), over the answer's sentences that are not copies of an evidence sentence: appending copied
+    sentences cannot raise it (as they cannot dilute a false claim in the claim score)."""
+    copies = {body for body, kind in _answer_parts(ctx) if kind == "copy"}
+    kept = [strip_citations(sentence) for sentence in split_sentences(ctx.parsed.answer or "")
+            if re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip() not in copies]
+    if not kept:
+        return 1.0
+    return lexical_coverage(" ".join(kept), " ".join(doc_text(d) for d in ctx.item.evidence))
+
+
+def _lead_claims(ctx: Context) -> list[str]:
+    """Answer sentences that may be the answer's lead, in order: headers, quoted lines, restatements of the query
+    and sentences copied from the evidence are not (a copied sentence is the evidence's claim, not the answer's;
+    crediting it would let one copied sentence shield the real lead)."""
+    return [body for body, kind in _answer_parts(ctx) if kind == "claim"]
+
+
+async def highlight_hallucination(ctx: Context) -> tuple[float, str, float]:
+    """The claim check on the answer's lead: its first sentence that makes a claim of its own (`_lead_claims`),
+    else, when every claim is a header, a quote, a restatement or a copy, the first sentence that makes a claim."""
+    _require_readable_interaction(ctx)
+    for sentences in (_lead_claims(ctx), _answer_sentences(ctx)):
+        for sentence in sentences:
+            checks = await _sentence_support(ctx, [sentence])
+            if checks:
+                check = checks[0]
+                return check.support, check.reason or f"lead claim supported (P(supported) {check.support:.2f})", check.confidence
+    return 1.0, "no claim in the answer", 1.0
+
+
+def _supply(ctx: Context, relevance: np.ndarray) -> tuple[bool, str]:
+    """Whether some evidence item plausibly answers the need: topical similarity and the need's names present."""
+    if not ctx.item.evidence:
+        return False, "no evidence"
+    names = {t for t in salient_terms(ctx.need) if not t.isdigit()}
+    best = int(np.argmax(relevance))
+    text = doc_text(ctx.item.evidence[best]).lower()
+    covered = [n for n in names if n in text]
+    coverage = len(covered) / len(names) if names else 1.0
+    # A name of the need that no evidence mentions (a venue, a product) usually means the evidence is about
+    # something else; a demonym ("French" vs "France") is the usual exception, so close topical similarity lets
+    # partial coverage through.
+    similarity = float(relevance[best])
+    supplied = (similarity >= 0.35 and coverage == 1.0) or (similarity >= 0.55 and coverage >= 0.5)
+    return supplied, f"best evidence [Doc {ctx.item.evidence[best].id}] similarity {relevance[best]:.2f}, names covered {coverage:.0%}"
+
+
+async def no_supply_reject(ctx: Context) -> tuple[float, str]:
+    """Refusal (the refusal rule) against supply (does any evidence item match the need's topic and names?):
+    refusing without supply or answering with supply scores 1; inventing without supply scores the share of
+    supported sentences; refusing despite supply scores 0.2."""
+    relevance = (await ctx.similarity([ctx.need], [doc_text(d) for d in ctx.item.evidence]))[0]
+    supplied, why = _supply(ctx, relevance)
+    refusal = ctx.rule("refusal.detect").findings["refusal"]
+    if refusal:
+        return (0.2, f"refuses although evidence seems to answer ({why})") if supplied else (1.0, f"correct refusal ({why})")
+    if supplied:
+        return 1.0, f"answers; evidence supplies an answer ({why})"
+    support, reasons, _ = await claim_hallucination(ctx)
+    return support * 0.5, f"answers although no evidence supplies an answer ({why}); " + reasons
+
+
+SELF_CONFLICT_FLOOR, SELF_CONFLICT_SPAN = 0.75, 0.2
+"""How P(contradicted) between two of the answer's own claims (or a claim and an earlier turn's sentence) reads as
+a conflict: none below the floor, full above floor + span. Chosen on the project's constructed examples, never on a
+held-out benchmark."""
+TOPIC_SIMILARITY = 0.3
+"""Two sentences are compared only when they are about the same thing (MiniLM similarity above this)."""
+MODEL_TOPIC_SIMILARITY = 0.6
+"""... and read by the consistency model only above this."""
+"""Claims per text compared pairwise (a long answer's first 24): bounds the pairs at 24 x 23 / 2."""

@@ -1,0 +1,521 @@
+"""The text heuristics the local methods share: content words and stems, numbers and names, contrasting words,
+negation scope, claim extraction from an answer sentence, stale future dates, query echoes, keyword lists and
+copies of the evidence. Pure functions of strings (and evidence), cached by text where the same evidence is read
+for every rollout of a group.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import functools
+import re
+from collections.abc import Sequence
+
+from reward.format import split_sentences, strip_citations
+from reward.rules.checks import tokens
+from reward.schema import Evidence
+
+# -- lexical helpers -------------------------------------------------------------------------------------------
+STOPWORDS = frozenset(
+    """a an the and or but if then than so of to in on at by for with from into onto over under about as is are was
+    were be been being it its this that these those there here which who whom whose what when where why how can could
+    may might must should would will shall do does did done have has had having not no nor only also just very more
+    most much many some any each every both either neither all few other such own same too i you he she we they me
+    him her us them my your his our their mine yours out up down off again further once likely usually often
+    typically generally instead however therefore thus while during before after above below between through per via
+    yes get gets got make makes made use used using one two new first last now within without""".split()
+)
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[a-z]*[A-Z][a-zA-Z0-9]*(?:\s+[A-Z][a-zA-Z0-9]+)*")
+# Words whose siblings contradict them: a claim using one where the evidence uses another is a swapped attribute
+# (the classic "bacterial" for a fungal disease), which overlap and embeddings do not see.
+CONTRASTS = [
+    {"fungal", "bacterial", "viral"}, {"free", "paid", "subscription"}, {"open", "closed"},
+    {"increase", "increases", "decrease", "decreases"}, {"upcoming", "ended", "over", "past"},
+    {"required", "optional"}, {"allowed", "prohibited", "banned"}, {"safe", "unsafe", "dangerous", "toxic"},
+    {"north", "south", "east", "west"}, {"morning", "evening", "night"}, {"weekday", "weekend"},
+    {"cheaper", "expensive"}, {"before", "after"}, {"antibiotic", "antibiotics", "fungicide", "fungicides"},
+]
+_CONTRAST_OF = {word: group for group in CONTRASTS for word in group}
+
+
+_SUFFIX = re.compile(r"(?:ing|ed|es|s|ly)$")
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A crude stemmer: common suffixes off, then the first 5 characters ("needed" -> "need", "favoured" ->
+    "favou"). Cached by word: the evidence's words are stemmed again for every claim checked against it."""
+    if len(word) > 4:
+        word = _SUFFIX.sub("", word)
+    return word[:5]
+
+
+_CACHED_TEXT_CHARS = 50_000
+"""Texts up to this long have their content words cached (at most 2,048 of them: a few MB, 100 MB at worst)."""
+
+
+@functools.lru_cache(maxsize=2048)
+def _cached_content_words(text: str) -> tuple[str, ...]:
+    return tuple(_content_words(text))
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in tokens(strip_citations(text)) if w not in STOPWORDS and not w.isdigit() and len(w) > 1]
+
+
+def content_words(text: str) -> list[str]:
+    """The text's words without citations, stop words, bare numbers and single letters. Cached by text: every
+    rollout of a group and every dimension reads the same evidence again (~0.5 CPU-s per 256-item GRPO step)."""
+    if len(text) > _CACHED_TEXT_CHARS:
+        return _content_words(text)
+    return list(_cached_content_words(text))
+
+
+def numbers(text: str) -> set[str]:
+    return {n.replace(",", "") for n in _NUMBER.findall(strip_citations(text))}
+
+
+def salient_terms(text: str) -> set[str]:
+    """Capitalised names and numbers: what an answer must match exactly."""
+    names = {m.group(0).lower() for m in _CAPITALISED.finditer(text)}
+    return {n for n in names if n not in STOPWORDS} | numbers(text)
+
+
+def doc_text(doc: Evidence) -> str:
+    return f"{doc.title}. {doc.text}"
+
+
+def lexical_coverage(claim: str, haystack: str) -> float:
+    """Share of the claim's content words (stems compared) found in the haystack: the trivial baseline's signal,
+    one input of the claim score.
+
+    >>> lexical_coverage("The cat sat on a red mat.", "A cat sat down on the mat.")
+    0.75
+    """
+    words = content_words(claim)
+    if not words:
+        return 1.0
+    known = stems(haystack)
+    return sum(1 for w in words if stem(w) in known) / len(words)
+
+
+def stems(text: str) -> frozenset[str]:
+    """The stems of a text's content words; cached by text (up to `_CACHED_TEXT_CHARS`), since one evidence text is
+    the haystack of every claim of every rollout in its group."""
+    return _cached_stems(text) if len(text) <= _CACHED_TEXT_CHARS else frozenset(stem(w) for w in content_words(text))
+
+
+@functools.lru_cache(maxsize=2048)
+def _cached_stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in content_words(text))
+
+
+def claim_support(claim: str, docs: Sequence[Evidence], context: str = "", similarity: float = 0.0) -> tuple[bool, str]:
+    """Whether the evidence supports a claim: its numbers all occur in the evidence (or in the user's own words,
+    `context`), no word swaps in a contrasting sibling of what the evidence says, and few of its content words
+    are new (stems compared) unless it is a close paraphrase (`similarity`, the best embedding similarity to an
+    evidence sentence). Returns (supported, why not)."""
+    if not docs:
+        return False, "no evidence to support it"
+    haystack = " ".join(doc_text(d) for d in docs) + " " + context
+    missing_numbers = sorted(numbers(claim) - numbers(haystack))
+    if missing_numbers:
+        return False, f"numbers not in the evidence: {', '.join(missing_numbers)}"
+    words = content_words(claim)
+    if not words:
+        return True, ""
+    evidence_words = set(content_words(haystack))
+    for word in words:
+        group = _CONTRAST_OF.get(word)
+        if group and word not in evidence_words and (group - {word}) & evidence_words:
+            return False, f"says {word!r} where the evidence says {sorted((group - {word}) & evidence_words)[0]!r}"
+    known = {stem(w) for w in evidence_words}
+    novel = [w for w in words if stem(w) not in known]
+    ratio = len(novel) / len(words)
+    if len(novel) <= 1 or ratio <= 0.25 or (ratio <= 0.5 and similarity >= 0.5) or (ratio <= 0.7 and similarity >= 0.7):
+        return True, ""
+    return False, f"words not in the evidence: {', '.join(novel[:5])} (closest evidence similarity {similarity:.2f})"
+
+
+_REFUSAL_SENTENCE = re.compile(
+    r"\b(?:do(?:es)? not|don't|doesn't|cannot|can't|could not|couldn't|unable to|not able to)\b.{0,40}"
+    r"\b(?:mention|say|contain|cover|confirm|find|answer|know|state|verify)\b", re.IGNORECASE)
+# Clause boundaries inside a sentence: a hedge ("..., though I could not confirm this") is one clause, the claim
+# it hedges another, and only the hedge is exempt from the check.
+_CLAUSE = re.compile(r"\s*(?:[,;:()]|\s-\s|\s—\s|\bbut\b|\balthough\b|\bthough\b)\s*", re.IGNORECASE)
+# Imperative advice ("Check the official site before you go") is not a claim about the world unless it carries one.
+_ADVICE = re.compile(r"^\W*(?:check|visit|ask|contact|call|try|consider|see|look|make sure|keep|remember to|"
+                     r"don't forget|do not forget)\b", re.IGNORECASE)
+# Lead-ins that state what follows ("Note that X", "Remember: X", "Keep in mind that X"): X is the claim.
+_LEAD = re.compile(r"^\W*(?:(?:please )?note|remember|keep in mind|be aware|bear in mind)\b\s*(?:that\b|:|,)\s*",
+                   re.IGNORECASE)
+
+
+_MARKUP = re.compile(r"[*_`#>|]+")
+
+
+def _specific(text: str, user_words: str) -> list[str]:
+    """Numbers and names in `text` that the user's own words do not already contain."""
+    known = user_words.lower()
+    return [t for t in salient_terms(text) if t.split("'")[0] not in known]
+
+
+def claim_text(sentence: str, user_words: str = "") -> str | None:
+    """The factual content of an answer sentence, as the claim checker reads it: citation markers stripped, a
+    hedging clause that declines ("though I could not confirm this") dropped, a leading "Note that" /
+    "Remember:" dropped. None for a sentence without a claim: a genuine refusal ("The sources do not say when it
+    opens") or advice that names nothing specific ("Check the official site before you go").
+
+    >>> claim_text("The show premiered in 1998, though I could not confirm this [Doc 1].")
+    'The show premiered in 1998.'
+    >>> claim_text("Note that the track opened on 3 May 2019.")
+    'the track opened on 3 May 2019.'
+    >>> claim_text("The evidence does not say when the museum opens.") is None
+    True
+    >>> claim_text("Check the official site before you go.") is None
+    True
+    >>> claim_text("Note that capping at 80% slowly damages the battery; it is a fault.", "My battery stops at 80%")
+    'capping at 80% slowly damages the battery; it is a fault.'
+    >>> claim_text("Capping at 80% extends battery life; it is not a fault, though the sources do not say more.", "stops at 80%")
+    'Capping at 80% extends battery life, it is not a fault.'
+    """
+    text = _MARKUP.sub("", strip_citations(sentence)).strip()
+    # "Note that X" / "Remember: X" states X: the lead-in goes, X is checked like any claim.
+    text = _LEAD.sub("", text).strip() or text
+    if _REFUSAL_SENTENCE.search(text):
+        # What is left once the declining clauses are gone is still a claim (a hedge exempts only itself) when it
+        # says something beyond the user's own words, unless it is advice that names nothing specific ("so check
+        # the official site"); a fragment echoing the question ("on public holidays or otherwise") is not.
+        kept = [c for c in _CLAUSE.split(text) if c and c.strip(" .") and not _REFUSAL_SENTENCE.search(c)]
+        kept = [c for c in kept if not (_ADVICE.match(c) and not _specific(c, user_words))]
+        asked = {stem(w) for w in content_words(user_words)}
+        said = {stem(w) for c in kept for w in content_words(c)} - asked
+        if not kept or (len(said) < 2 and not any(_specific(c, user_words) for c in kept)):
+            return None
+        text = ", ".join(c.strip(" .") for c in kept) + "."
+    if _ADVICE.match(text) and not _specific(text, user_words):
+        return None
+    return text if content_words(text) else None
+
+
+_MONTHS = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), start=1)}
+_DATE = re.compile(
+    r"\b(?:(\d{1,2})\s+(" + "|".join(_MONTHS) + r")\s+(\d{4})|(" + "|".join(_MONTHS) + r")\s+(\d{1,2}),?\s+(\d{4})"
+    r"|(\d{4})-(\d{2})-(\d{2}))\b", re.IGNORECASE)
+_FUTURE = re.compile(r"\b(?:will|upcoming|is scheduled|are scheduled|goes on sale|go on sale|is coming|are coming|"
+                     r"premieres on|opens on|starts on|begins on)\b", re.IGNORECASE)
+
+
+def stale_future(sentence: str, now: dt.date | None) -> str | None:
+    """A sentence that presents an explicit date before `now` as still to come ("will premiere on 27 August
+    2025" read in January 2026): the temporal hallucination of answers built from outdated evidence."""
+    if now is None or not _FUTURE.search(sentence):
+        return None
+    for match in _DATE.finditer(sentence):
+        g = match.groups()
+        try:
+            if g[0]:
+                when = dt.date(int(g[2]), _MONTHS[g[1].lower()], int(g[0]))
+            elif g[3]:
+                when = dt.date(int(g[5]), _MONTHS[g[3].lower()], int(g[4]))
+            else:
+                when = dt.date(int(g[6]), int(g[7]), int(g[8]))
+        except ValueError:
+            continue
+        if when < now:
+            return f"presents {when.isoformat()} as upcoming although today is {now.isoformat()}"
+    return None
+"""Evidence sentences (by MiniLM similarity to the claim) the consistency model reads with each claim: three, so a
+list item that joins the facts of neighbouring sentences (a timetable and its fare) is read whole; chosen on the
+project's constructed answers, never on a held-out benchmark."""
+_NEGATION = re.compile(r"\b(?:not|never|cannot|no longer)\b|n't\b", re.IGNORECASE)
+
+
+def _is_negation(word: str) -> bool:
+    """A word that negates what follows it: not, never, cannot, or a contraction in n't."""
+    return bool(_NEGATION.fullmatch(word)) or word.endswith("n't")
+
+
+_SCOPE_END = re.compile(r"[,;:.!?()]|\s-\s|\bbut\b|\bso\b", re.IGNORECASE)
+
+
+def _negations(text: str):
+    """(clause words, index of a negation) for every negation of the text, clause by clause (`_SCOPE_END`)."""
+    for clause in _SCOPE_END.split(text.lower()):
+        words = re.findall(r"[a-z']+", clause)
+        for i, word in enumerate(words):
+            if _is_negation(word):
+                yield words, i
+
+
+_FRAMES = (("true", "that"), ("the", "case", "that"), ("correct", "that"), ("accurate", "that"))
+"""What a negation may wrap a whole statement in ("it is not true that X"): the negation applies to X."""
+_FALSE_THAT = {"false", "untrue", "incorrect", "wrong"}
+
+
+def _negated_phrases(words: list[str]) -> list[list[str]]:
+    """The (up to 2) content words after each negation: the phrase the negation applies to. A negated frame ("not
+    true that", "not the case that") or "false that" negates the statement that follows it.
+
+    >>> _negated_phrases("it is not true that the free tier carries the full track".split())
+    [['free', 'tier']]
+    >>> _negated_phrases("it is false that the free tier carries ads".split())
+    [['free', 'tier']]
+    """
+    out = []
+    for i, word in enumerate(words):
+        start = None
+        if _is_negation(word):
+            start = i + 1
+            for frame in _FRAMES:
+                if tuple(words[start:start + len(frame)]) == frame:
+                    start += len(frame)
+                    break
+        elif word in _FALSE_THAT and words[i + 1:i + 2] == ["that"]:
+            start = i + 2
+        if start is not None:
+            phrase = [w for w in words[start:start + 4] if w not in STOPWORDS and w.isalpha()][:2]
+            if phrase:
+                out.append(phrase)
+    return out
+
+
+def _asserted(phrase: list[str], words: list[str], negations: frozenset[str] = frozenset()) -> bool:
+    """The phrase occurs in `words` (first word, then the rest within 6 words) with no negation (or a word of
+    `negations`) just before it."""
+    phrase = [w[:4] for w in phrase]
+    stems = [w[:4] for w in words]
+    for j, word in enumerate(stems):
+        if word == phrase[0] and all(p in stems[j:j + 5] for p in phrase[1:]):
+            before = words[max(0, j - 4):j]
+            if not any(_is_negation(b) or b in negations for b in before):
+                return True
+    return False
+
+
+_FREE_OF = re.compile(r"\b([a-z]+)-free\b")
+_NO = frozenset({"no", "without"})
+
+
+def _free_of(text: str) -> list[list[str]]:
+    """What an "X-free" compound negates: "visa-free entry" says no visa is needed or required.
+
+    >>> _free_of("the 30-day visa-free entry")
+    [['visa', 'need'], ['need', 'visa'], ['visa', 'required'], ['required', 'visa']]
+    """
+    return [phrase for thing in _FREE_OF.findall(text) for verb in ("need", "required")
+            for phrase in ([thing, verb], [verb, thing])]
+
+
+def _negated_scope(text: str) -> frozenset[str]:
+    return _negated_scope_cached(text) if len(text) <= _CACHED_TEXT_CHARS else _negated_scope_of(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _negated_scope_cached(text: str) -> frozenset[str]:
+    return _negated_scope_of(text)
+
+
+def _negated_scope_of(text: str) -> frozenset[str]:
+    """Content-word stems under a negation: from each "not / never / no longer / n't" to the end of its clause (at most
+    12 words).
+
+    >>> sorted(_negated_scope("Do not give a child both at the same time, but alternate them."))
+    ['child', 'give', 'time']
+    """
+    return frozenset(stem(w) for words, i in _negations(text) for w in words[i + 1:i + 13]
+                     if w not in STOPWORDS and len(w) > 2)
+
+
+def negation_flip(claim: str, evidence_sentence: str) -> bool:
+    """The claim negates a phrase the evidence sentence asserts, or asserts a phrase the sentence negates (an
+    "X-free" compound negates that X is needed).
+
+    >>> negation_flip("Spotify Free: not the full track, only previews.", "Spotify's free tier carries the full track with ads.")
+    True
+    >>> negation_flip("Spotify's free tier carries the full track.", "Spotify's free tier carries the full track with ads.")
+    False
+    >>> negation_flip("It is not contagious.", "It is not contagious and needs no spray.")
+    False
+    >>> negation_flip("The free tier does not carry the full track.", "The free tier carries the full track with ads.")
+    True
+    >>> negation_flip("It is not true that Spotify's free tier carries the full track.", "Spotify's free tier carries the full track with ads.")
+    True
+    >>> evidence = "China's 30-day visa-free entry policy has been extended until 31 December 2026."
+    >>> [negation_flip(c, evidence) for c in ("A visa is needed: France is covered by the visa-free entry.",
+    ...                                       "No visa is needed: France is covered by the visa-free entry.",
+    ...                                       "You do not need a visa.", "You need a visa for work.")]
+    [True, False, False, True]
+    >>> negation_flip("US citizens need a visa.", "Entry is visa-free for France; US citizens need a visa.")
+    False
+    """
+    claim_words = re.findall(r"[a-z']+", strip_citations(claim).lower())
+    evidence_words = re.findall(r"[a-z']+", evidence_sentence.lower())
+    if _negated_scope(strip_citations(claim)) & _negated_scope(evidence_sentence):
+        return False  # both deny the same thing ("not at the same time" / "do not give both at the same time")
+    return (any(_asserted(p, evidence_words) for p in _negated_phrases(claim_words))
+            or any(_asserted(p, claim_words) for p in _negated_phrases(evidence_words))
+            or any(_asserted(p, claim_words, _NO) and not _asserted(p, evidence_words, _NO)
+                   for p in _free_of(evidence_sentence.lower())))
+
+
+def unfounded_denial(claim: str, haystack: str) -> bool:
+    """The claim denies something ("is not already out") although nothing in the evidence is denied and the denied
+    words never occur in it: a negation slipped into a supported sentence, which the consistency model reads past
+    (it weighs the rest of the sentence).
+
+    >>> unfounded_denial("The song is not already out: it went live on Spotify.", "Skibidi went live on Spotify.")
+    True
+    >>> unfounded_denial("It is not contagious.", "The disease is not contagious and needs no spray.")
+    False
+    >>> unfounded_denial("The song went live on Spotify.", "Skibidi went live on Spotify.")
+    False
+    """
+    denied = _negated_scope(strip_citations(claim))
+    if not denied or _negated_scope(haystack):
+        return False
+    known = stems(haystack)
+    for words, i in _negations(strip_citations(claim)):
+        phrase = [stem(w) for w in words[i + 1:i + 4] if w not in STOPWORDS and len(w) > 2]
+        if phrase and not any(p in known for p in phrase):
+            return True
+    return False
+
+
+def novel_names(claim: str, haystack: str) -> list[str]:
+    """Capitalised names of the claim that the evidence (and the user's words) never mention."""
+    lowered = haystack.lower()
+    return sorted(n for n in salient_terms(claim) if not n.isdigit() and n not in lowered
+                  and not any(part in lowered for part in n.split() if len(part) > 3))
+
+
+MODEL_FLOOR, MODEL_SPAN = 0.1, 0.4
+"""How the claim's P(supported) (the artifact's combination of the model with lexical coverage when it carries one,
+else the model's own) reads as support: linearly, below MODEL_FLOOR none, above MODEL_FLOOR + MODEL_SPAN full. The
+combination is calibrated on class-balanced training pairs, so a claim loses support only once it is more likely
+unsupported than not; chosen on the project's constructed answers and calibration set, never on a held-out
+benchmark."""
+
+
+_HEADER_LINE = re.compile(r"^\s*(?:#+\s|\*\*[^*]+\*\*:?\s*$|__[^_]+__:?\s*$)|:\s*$")
+
+
+def copies_evidence(sentence: str, docs: Sequence[Evidence]) -> bool:
+    """The sentence is (nearly) a verbatim copy of an evidence sentence: its words, in order, match one at a ratio
+    of 0.8 or more.
+
+    >>> doc = Evidence(id="1", text="The museum opens at 9 am on weekdays. Tickets cost 20 euros.")
+    >>> copies_evidence("The museum opens at 9 am on weekdays [Doc 1].", [doc]), copies_evidence("It opens at 9 am.", [doc])
+    (True, False)
+    """
+    words = re.findall(r"\w+", strip_citations(sentence).lower())
+    if len(words) < 4:
+        return False
+    wanted = set(words)
+    for doc in docs:
+        for other, other_set in _sentence_words(doc.title) + _sentence_words(doc.text):
+            if len(wanted & other_set) < 0.6 * len(wanted):
+                continue
+            if difflib.SequenceMatcher(None, words, other, autojunk=False).ratio() >= 0.8:
+                return True
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _sentence_words(text: str) -> tuple[tuple[list[str], frozenset[str]], ...]:
+    """Each sentence of an evidence text as (its words, lower-cased, and their set): read once per text, however
+    many answer sentences are compared with it."""
+    out = []
+    for sentence in split_sentences(text) if text else []:
+        words = re.findall(r"\w+", sentence.lower())
+        out.append((words, frozenset(words)))
+    return tuple(out)
+
+
+_ENGLISH_FUNCTION = frozenset("""a an the is are was were be been being it its this that these those of to in on at by
+    for with from as and or but so if then than which who what when where how can could will would should may might
+    must do does did have has had you your i we they he she not no there here""".split())
+
+
+def keyword_list_share(answer: str) -> float:
+    """Share of the answer's words in keyword-list sentences: six or more words with two or more commas and almost
+    no function words ("Tidal, exclusive, premium, subscription, required, thirty, dollars").
+
+    >>> keyword_list_share("Tidal, exclusive, premium, subscription, required, thirty, dollars, monthly.")
+    1.0
+    >>> keyword_list_share("The song is free on Spotify, with ads, and on YouTube, without an account.")
+    0.0
+    >>> keyword_list_share("Related: Lin, Jackie Chan, Skibidi, Spotify, Apple Music, August, The, You.")
+    1.0
+    """
+    total = listed = 0
+    for sentence in split_sentences(strip_citations(answer)):
+        words = re.findall(r"[A-Za-z']+", sentence)
+        total += len(words)
+        if len(words) >= 6 and sentence.count(",") >= 2:
+            function = sum(1 for w in words if w.lower() in _ENGLISH_FUNCTION)
+            names = sum(1 for w in words[1:] if w[0].isupper())
+            if function / len(words) < 0.1 or (sentence.count(",") >= 3 and names >= 0.6 * (len(words) - 1)):
+                listed += len(words)
+    return listed / total if total else 0.0
+
+
+# -- behavioral methods ----------------------------------------------------------------------------------------
+_ASKING = frozenset("asked ask asking question questions wondering wonder regarding want wants wanted know whether "
+                    "answer here sure great happy help let look".split())
+
+
+def restates_query(sentence: str, query: str) -> bool:
+    """A sentence that mostly repeats the query's words, in a restating frame or not, adds nothing (and games
+    query-similarity checks).
+
+    >>> restates_query("You asked: and for my 6-year-old daughter?", "And for my 6-year-old daughter?")
+    True
+    """
+    words, asked = set(content_words(sentence)), set(content_words(query)) | _ASKING
+    return bool(words) and len(words & asked) / len(words) >= 0.8
+
+
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+
+
+_ASIDE = re.compile(r"\s*[(\[]([^()\[\]]{1,120})[)\]]")
+
+
+def strip_query_echo(sentence: str, query: str) -> str:
+    """The sentence without keyword stuffing: runs of the query's content words with no other word between them,
+    four or more long, or three or more with a repeat ("listen song Skibidi free: ...").
+
+    >>> strip_query_echo("Listen song skibidi free: the song is out.", "When can I listen to the song Skibidi for free?")
+    ': the song is out.'
+    >>> strip_query_echo("Your Lenovo laptop is in Conservation mode.", "My Lenovo laptop battery stops charging")
+    'Your Lenovo laptop is in Conservation mode.'
+    >>> strip_query_echo("It is anthracnose (Peach Egg, Graptopetalum) here.", "Why do my Peach Egg (Graptopetalum) leaves bump?")
+    'It is anthracnose here.'
+    """
+    asked = {stem(w) for w in content_words(query)}
+    if not asked:
+        return sentence
+    # A bracketed aside of nothing but the query's words ("(Peach Egg, Graptopetalum)") is dropped names, not content.
+    sentence = _ASIDE.sub(lambda m: "" if content_words(m.group(1)) and all(
+        stem(w) in asked for w in content_words(m.group(1))) else m.group(0), sentence)
+    spans, run = [], []
+    for match in _WORD.finditer(sentence):
+        word = match.group(0).lower()
+        if stem(word) in asked and word not in STOPWORDS:
+            run.append(match)
+            continue
+        spans.append(run)
+        run = []
+    spans.append(run)
+    cut = []
+    for run in spans:
+        keys = [stem(m.group(0).lower()) for m in run]
+        if len(keys) >= 4 or (len(keys) >= 3 and len(set(keys)) < len(keys)):
+            cut.append((run[0].start(), run[-1].end()))
+    for start, end in reversed(cut):
+        sentence = sentence[:start] + sentence[end:]
+    return sentence.strip()
