@@ -12,8 +12,9 @@ use, so `import reward` is cheap: it loads no torch, Ray, ONNX Runtime or transf
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from reward._lazy import lazy_exports
 
 _import_structure = {
     "schema": ["DimensionScore", "Evidence", "Item", "ItemResult", "ScoreRequest", "ScoreResponse", "Turn"],
@@ -24,7 +25,6 @@ _import_structure = {
     "judges.base": ["Judge"],
     "judges.factory": ["make_judge"],
 }
-_module_of = {name: module for module, names in _import_structure.items() for name in names}
 
 __all__ = ["DimensionScore", "Engine", "Evidence", "Item", "ItemResult", "Judge", "LoadedSuite", "RubricError",
            "ScoreRequest", "ScoreResponse", "Turn", "UnknownSuite", "aggregate", "gate", "list_suites", "load_suite",
@@ -40,14 +40,4 @@ if TYPE_CHECKING:
     from reward.schema import DimensionScore, Evidence, Item, ItemResult, ScoreRequest, ScoreResponse, Turn
 
 
-def __getattr__(name: str) -> Any:
-    module = _module_of.get(name)
-    if module is None:
-        raise AttributeError(f"module 'reward' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"reward.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _import_structure, globals(), __all__)

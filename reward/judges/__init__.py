@@ -6,8 +6,9 @@ loads no model runtime. Test doubles (`ScriptedJudge` and its script helpers) st
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from reward._lazy import lazy_exports
 
 _import_structure = {
     "base": ["Completion", "Judge", "JudgeReply", "JudgeRequest", "JudgeTransportError"],
@@ -18,7 +19,6 @@ _import_structure = {
     "factory": ["make_judge"],
     "prompt": ["prefix_share", "render_messages"],
 }
-_module_of = {name: module for module, names in _import_structure.items() for name in names}
 
 __all__ = ["CascadeConfig", "CascadeJudge", "Completion", "Judge", "JudgeConfig", "JudgeReply", "JudgeRequest",
            "JudgeTransportError", "LLMJudge", "LocalJudge", "OpenAIJudge", "make_judge", "prefix_share",
@@ -34,14 +34,4 @@ if TYPE_CHECKING:
     from reward.judges.prompt import prefix_share, render_messages
 
 
-def __getattr__(name: str) -> Any:
-    module = _module_of.get(name)
-    if module is None:
-        raise AttributeError(f"module 'reward.judges' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"reward.judges.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _import_structure, globals(), __all__)

@@ -7,8 +7,9 @@ on first use, so `reward.serve.ServerArgs` needs no Ray; `reward.serve:build_app
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from reward._lazy import lazy_exports
 
 _import_structure = {
     "config": ["Limits", "ServerArgs", "check_secrets", "secret_names"],
@@ -17,7 +18,6 @@ _import_structure = {
     "app": ["OPEN_ROUTES", "Ingress", "Scorer", "api", "build_app", "chunk_by_group", "rubric_stamp"],
     "runner": ["ServeConfig", "require_auth_off_loopback", "score_file_over_http", "start_server", "stop_server"],
 }
-_module_of = {name: module for module, names in _import_structure.items() for name in names}
 
 __all__ = ["OPEN_ROUTES", "BodyRejected", "Ingress", "Limits", "Metrics", "Scorer", "ServeConfig", "ServerArgs", "api",
            "build_app", "check_secrets", "chunk_by_group", "parse_body", "require_auth_off_loopback", "rubric_stamp",
@@ -32,14 +32,4 @@ if TYPE_CHECKING:
                                      stop_server)
 
 
-def __getattr__(name: str) -> Any:
-    module = _module_of.get(name)
-    if module is None:
-        raise AttributeError(f"module 'reward.serve' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"reward.serve.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _import_structure, globals(), __all__)
