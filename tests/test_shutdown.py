@@ -29,7 +29,7 @@ def test_a_refused_reload_is_printed_and_sigterm_drains_the_request_in_flight_th
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("REWARD_SERVER_TOKEN", None)
     server = subprocess.Popen(
-        [sys.executable, "-m", "reward.cli", "serve", "--judge", "mock:3", "--port", str(port), "--log-dir",
+        [sys.executable, "-m", "reward.cli", "serve", "--judge", "mock:6", "--port", str(port), "--log-dir",
          str(tmp_path / "scores"), "--drain-timeout", "60", "--rubrics", str(rubrics)],
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
@@ -58,10 +58,14 @@ def test_a_refused_reload_is_printed_and_sigterm_drains_the_request_in_flight_th
 
         sender = threading.Thread(target=send)
         sender.start()
-        time.sleep(1.5)  # the request is in flight: every judge call takes 3 s
+        time.sleep(1.5)  # the request is in flight: every judge call takes 6 s
         server.send_signal(signal.SIGTERM)
+        for _ in range(200):  # the drain reaches the replica within moments; /healthz says so without scoring
+            if httpx.get(f"{url}/healthz", timeout=5).json().get("draining"):
+                break
+            time.sleep(0.02)
         refused = None
-        for _ in range(50):  # the drain reaches the replica within moments
+        for _ in range(50):
             refused = httpx.post(f"{url}/v1/score", json={"items": items[:1]}, timeout=30)
             if refused.status_code == 503:
                 break
