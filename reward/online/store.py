@@ -263,16 +263,7 @@ class OnlineStore:
                     ) -> tuple[dict[str, dict[str, RatioMoments]], tuple[dt.date, dt.date] | None]:
         """Per arm and metric, the user-level sufficient statistics of VCR, skip rate and re-search rate; and the
         first and last day seen (one ordered scan of the experiment's rows for both)."""
-        if window_s > MAX_WINDOW_S:
-            raise ValueError(f"window: at most {MAX_WINDOW_S:g} s (pairs further apart are not embedded at ingest)")
-        experiment_id = self.name_id("experiment", experiment, create=False)
-        if experiment_id is None:
-            raise ValueError(f"experiment {experiment!r} is not in the store (known: {self.experiments()})")
-        where, params = "experiment = :e", {"e": experiment_id, "w": int(window_s * 1000), "t": similarity,
-                                             "valid": VALID_DWELL_MS, "skip": SKIP_DWELL_MS}
-        if days is not None:
-            where += " AND day BETWEEN :d0 AND :d1"
-            params.update(d0=day_number(days[0]), d1=day_number(days[1]))
+        where, params = self._experiment_rows(experiment, window_s, similarity, days)
         sums = ", ".join(f"SUM({m}), SUM({m}*{m}), SUM(n*{m})" for m in "vkr")
         if window_s == RESEARCH_WINDOW_S and similarity == RESEARCH_SIMILARITY:
             inner = ("SELECT arm, user, SUM(n) AS n, SUM(v) AS v, SUM(k) AS k, SUM(r) AS r, MIN(day) AS d0, MAX(day) AS d1"
@@ -293,14 +284,10 @@ class OnlineStore:
             last = rest[-1] if last is None else max(last, rest[-1])
         return out, (None if first is None else (day_of(first), day_of(last)))
 
-    def arm_moments_by_day(self, experiment: str, window_s: float, similarity: float,
-                           days: tuple[dt.date, dt.date] | None = None, max_points: int = 60,
-                           ) -> dict[str, dict[dt.date, dict[str, RatioMoments]]]:
-        """Per arm, day and metric, the user-level sufficient statistics of everything up to and including that day
-        (cumulative), for every day of the span (at most `max_points` evenly spaced days, the last always included).
-        One ordered scan, like `arm_moments`: each user's sums up to each day are conditional sums of the user's
-        rows, so no sort is needed and users idle on a day still count with their totals so far. The last day's
-        moments equal `arm_moments` over the same span."""
+    def _experiment_rows(self, experiment: str, window_s: float, similarity: float,
+                         days: tuple[dt.date, dt.date] | None) -> tuple[str, dict]:
+        """The WHERE clause and parameters selecting an experiment's rows (over `days` when given), with the
+        thresholds the metrics read; an unknown experiment or a window past what ingest embedded is a ValueError."""
         if window_s > MAX_WINDOW_S:
             raise ValueError(f"window: at most {MAX_WINDOW_S:g} s (pairs further apart are not embedded at ingest)")
         experiment_id = self.name_id("experiment", experiment, create=False)
@@ -311,6 +298,17 @@ class OnlineStore:
         if days is not None:
             where += " AND day BETWEEN :d0 AND :d1"
             params.update(d0=day_number(days[0]), d1=day_number(days[1]))
+        return where, params
+
+    def arm_moments_by_day(self, experiment: str, window_s: float, similarity: float,
+                           days: tuple[dt.date, dt.date] | None = None, max_points: int = 60,
+                           ) -> dict[str, dict[dt.date, dict[str, RatioMoments]]]:
+        """Per arm, day and metric, the user-level sufficient statistics of everything up to and including that day
+        (cumulative), for every day of the span (at most `max_points` evenly spaced days, the last always included).
+        One ordered scan, like `arm_moments`: each user's sums up to each day are conditional sums of the user's
+        rows, so no sort is needed and users idle on a day still count with their totals so far. The last day's
+        moments equal `arm_moments` over the same span."""
+        where, params = self._experiment_rows(experiment, window_s, similarity, days)
         default = window_s == RESEARCH_WINDOW_S and similarity == RESEARCH_SIMILARITY
         table = "online_user_days" if default else "online_exposures"
         first, last = self.conn.execute(f"SELECT MIN(day), MAX(day) FROM {table} WHERE {where}", params).fetchone()
