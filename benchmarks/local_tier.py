@@ -86,7 +86,9 @@ def prompt_pools() -> list[list]:
     return list(by_query.values())
 
 
-def grpo_batch(groups: int, rollouts: int, rollout_text: str = "shared", marker: str = "variant") -> list:
+def grpo_batch(groups: int, rollouts: int, rollout_text: str = "shared", marker: str = "variant",
+               first_group: int = 0) -> list:
+    """Groups `first_group` .. `first_group + groups - 1` of the batch (a replica's share of a larger one)."""
     pools = prompt_pools()
     # Prompts that share an evidence set (a follow-up question) get it re-spaced, so each group's evidence is new.
     seen: dict[tuple, int] = {}
@@ -97,7 +99,7 @@ def grpo_batch(groups: int, rollouts: int, rollout_text: str = "shared", marker:
         seen[texts] = repeat[-1] + 1
     variants = max(repeat) + 1
     items = []
-    for g in range(groups):
+    for g in range(first_group, first_group + groups):
         cycle, index = divmod(g, len(pools))
         pool, spacing = pools[index], cycle * variants + repeat[index]
         for r in range(rollouts):
@@ -166,15 +168,19 @@ def run_once(args) -> dict:
     load_s = time.perf_counter() - started
     clock = ModelClock(judge)
     engine = Engine(load_suite("searchllm"), judge)
-    items = grpo_batch(args.groups, args.rollouts, args.rollout_text)
+    items = grpo_batch(args.groups, args.rollouts, args.rollout_text, first_group=args.first_group)
+    if args.wait_for_start:  # a replica: every replica loads its models, then all start scoring together
+        print("ready", file=sys.stderr, flush=True)
+        sys.stdin.readline()
     new, results = clock.measure(lambda: engine.score_sync(items))
-    again = grpo_batch(args.groups, args.rollouts, args.rollout_text, marker="version")
+    again = grpo_batch(args.groups, args.rollouts, args.rollout_text, marker="version", first_group=args.first_group)
     cached, _ = clock.measure(lambda: engine.score_sync(again))
     # A re-spaced group must score as its original did (same tokens): otherwise the figure measures other work.
     by_id = {r.id: r.reward for r in results}
     pools = len(prompt_pools())
-    respaced = [abs(by_id[f"g{g}-r{r}"] - by_id[f"g{g % pools}-r{r}"]) for g in range(pools, args.groups)
-                for r in range(args.rollouts) if by_id[f"g{g}-r{r}"] is not None]
+    respaced = [abs(by_id[f"g{g}-r{r}"] - by_id[f"g{g % pools}-r{r}"])
+                for g in range(max(pools, args.first_group), args.first_group + args.groups)
+                for r in range(args.rollouts) if f"g{g % pools}-r{r}" in by_id and by_id[f"g{g}-r{r}"] is not None]
     encoder = judge.embedder.model()
     return {
         "benchmark": "local_tier", "suite": "searchllm", "items": len(items), "groups": args.groups,
@@ -223,6 +229,49 @@ def compare(args) -> dict:
             "medians": medians, "runs": runs}
 
 
+def replicated(args) -> dict:
+    """`--replicas N`: N processes, one pinned to each of the first N cores with one model thread, as N scorer
+    replicas serve on N cores; each scores its share of the groups (new evidence in every one). They load their
+    models, then start together; items/s is all items over the slowest replica's wall time."""
+    cores = sorted(os.sched_getaffinity(0))
+    if args.replicas > len(cores):
+        raise SystemExit(f"--replicas {args.replicas}: only {len(cores)} cores available")
+    share, extra = divmod(args.groups, args.replicas)
+    procs, first = [], 0
+    for index in range(args.replicas):
+        groups = share + (index < extra)
+        command = [sys.executable, __file__, "--groups", str(groups), "--first-group", str(first), "--rollouts",
+                   str(args.rollouts), "--rollout-text", args.rollout_text, "--threads", "1", "--wait-for-start",
+                   *(["--runtime", args.runtime] if args.runtime else []),
+                   *(["--code", str(args.code)] if args.code else [])]
+        first += groups
+        env = {**os.environ, "OMP_NUM_THREADS": "1"}
+        procs.append(subprocess.Popen(["taskset", "-c", str(cores[index]), *command], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+    for proc in procs:  # each says "ready" once its models are loaded
+        while (line := proc.stderr.readline()) and line.strip() != "ready":
+            pass
+    for proc in procs:
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    runs = []
+    for proc in procs:
+        out, err = proc.communicate()
+        if proc.returncode:
+            raise SystemExit(f"a replica failed: {err[-2000:]}")
+        runs.append(json.loads(out))
+    items = sum(r["items"] for r in runs)
+    slowest = max(r["new_evidence"]["wall_s"] for r in runs)
+    slowest_cached = max(r["evidence_cached"]["wall_s"] for r in runs)
+    return {"benchmark": "local_tier_replicas", "command": " ".join(["benchmarks/local_tier.py", *sys.argv[1:]]),
+            "replicas": args.replicas, "items": items, "groups": args.groups, "rollouts": args.rollouts,
+            "rollout_text": args.rollout_text, "runtime": runs[0]["runtime"],
+            "items_per_s_new_evidence": round(items / slowest, 2),
+            "items_per_s_evidence_cached": round(items / slowest_cached, 2),
+            "peak_rss_mib_per_replica": max(r["peak_rss_mib"] for r in runs),
+            "load_average_1min": round(os.getloadavg()[0], 1), "machine": machine(), "runs": runs}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--groups", type=int, default=8)
@@ -235,10 +284,14 @@ def main() -> None:
     parser.add_argument("--baseline-code", type=Path, default=None, help="with --compare: also run this checkout")
     parser.add_argument("--code", type=Path, default=None, help="score with the code of this checkout")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
+    parser.add_argument("--replicas", type=int, default=0,
+                        help="score with this many single-threaded processes, one per core (as scorer replicas)")
+    parser.add_argument("--first-group", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--wait-for-start", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.code:
         sys.path.insert(0, str(args.code.resolve()))
-    report = compare(args) if args.compare else run_once(args)
+    report = compare(args) if args.compare else replicated(args) if args.replicas else run_once(args)
     emit(report, args.out)
 
 

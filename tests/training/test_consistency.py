@@ -199,3 +199,31 @@ def test_the_old_module_paths_the_checksummed_recipes_name_still_run(old, flag):
     run = subprocess.run([sys.executable, "-m", old, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert flag in run.stdout and "usage:" in run.stdout
+
+
+def test_the_answer_stack_fit_keeps_every_weight_non_negative_and_refuses_the_test_split(tmp_path):
+    """`training.consistency.answer.fit`: a feature that ranks the labels the wrong way gets weight 0 (it may only
+    say an answer is better grounded), one that ranks them right a positive weight; the CLI refuses test cases."""
+    import numpy as np
+
+    from reward.evaluation.fidelity import FidelityCase, render_case
+    from reward.schema import Evidence
+    from training.consistency.answer import fit, main, sample_weights
+
+    rng = np.random.default_rng(0)
+    y = (rng.random(400) < 0.5).astype(float)
+    helpful = y + rng.normal(0, 0.8, 400)
+    misleading = -y + rng.normal(0, 0.8, 400)
+    rows = [{"set": "a" if i % 3 else "b", "label": int(v)} for i, v in enumerate(y)]
+    intercept, weights, means, scales = fit(np.column_stack([helpful, misleading]), y, sample_weights(rows), 0.01)
+    assert weights[0] > 0.5 and weights[1] == 0.0, weights
+    assert means.shape == scales.shape == (2,) and (scales > 0).all()
+
+    evidence = [Evidence(id="1", title="Ferry", text="The ferry leaves Central Pier 4 every 30 minutes.")]
+    item = render_case("c-1", "When does the ferry leave?", evidence, "The ferry leaves every 30 minutes.")
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(FidelityCase(set="toy", label=1, item=item, split="test").model_dump_json() + "\n")
+    with pytest.raises(SystemExit, match="not in the fit split"):
+        main(["--cases", str(cases), "--dry-run"])
+    with pytest.raises(SystemExit, match="--features: unknown"):
+        main(["--cases", str(cases), "--features", "coverage,vibes", "--dry-run"])

@@ -101,6 +101,27 @@ def chosen_alternative(question: str, text: str) -> set[str]:
     return set(picked_left) if picked_left and not picked_right else set(picked_right) if picked_right and not picked_left else set()
 
 
+def _name_in(name: str, haystack: str) -> bool:
+    """Whether a (lower-cased) name or number occurs in the lower-cased haystack: as written, or, for a name of
+    several words, each word within a short span starting at its first ("Lenovo Vantage > Device > Power" names
+    the menu path "In Lenovo Vantage, open Device > Power"). Without the span, punctuating a name ("Lenovo, Vantage,
+    Device, Power") would turn one unmatched name into four matched words.
+
+    >>> _name_in("lenovo vantage device power", "in lenovo vantage, open device > power and scroll")
+    True
+    >>> _name_in("apple music", "apple ships its phones; the music app costs extra, as do many other services")
+    False
+    """
+    if name in haystack:
+        return True
+    words = name.split()
+    if len(words) < 2:
+        return False
+    tokens = re.findall(r"[\w'%.]+", haystack)
+    span = 2 * len(words) + 1
+    return any(all(w in tokens[i:i + span] for w in words[1:]) for i, t in enumerate(tokens) if t == words[0])
+
+
 def _plain(sentence: str) -> str:
     """The sentence without citations and emphasis markers: "**Getting there:**" opens it, it names no "Getting"."""
     return re.sub(r"\s+", " ", _MARKUP.sub("", strip_citations(sentence))).strip()
@@ -165,7 +186,7 @@ async def _answer_checks(ctx: Context) -> list[AnswerCheck]:
             checks.append(AnswerCheck(text, 0.0, "cites no evidence"))
             continue
         haystack = " ".join(doc_text(d) for d in cited).lower()
-        novel = sorted(t for t in salient_terms(text) - asked_names if t not in haystack)
+        novel = sorted(t for t in salient_terms(text) - asked_names if not _name_in(t, haystack))
         if novel:
             checks.append(AnswerCheck(text, 0.0, f"names {', '.join(novel[:3])}, which its cited evidence does not"))
             continue

@@ -14,6 +14,7 @@ import numpy as np
 
 from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
+from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
 from reward.judges.local.text import (
     MODEL_FLOOR,
@@ -171,7 +172,8 @@ read is checked against the evidence it can."""
             support = model_support(p_supported, reading)
             confidence = model_confidence(p_supported, reading)
             contradiction = float(row[1])
-            features = {"p_supported": float(row[0]), "p_contradicted": float(row[1]), "coverage": coverage, **extra}
+            features = {"p_supported": float(row[0]), "p_contradicted": float(row[1]), "p_combined": p_supported,
+                        "coverage": coverage, **extra}
             reason = ""
             if lexical:
                 # New names, a flipped negation, or mostly new words without a close paraphrase: the model alone
@@ -213,28 +215,44 @@ def _require_readable_interaction(ctx: Context) -> None:
 
 
 async def claim_hallucination(ctx: Context) -> tuple[float, str, float]:
-    """The support of the answer's claims (`claim_support_score`), scaled by how much of the answer the evidence
-    gives (`coverage_scaled`, `answer_coverage`)."""
+    """The support of the answer's claims (`_support_of`), scaled by how well the evidence grounds the answer's
+    wording (`coverage_scaled`): the artifact's answer stack (`AnswerStack`, fitted on the public sets' fit split)
+    reads the answer's lexical grounding (`answer_grounding`); without one, the share of its content words the
+    evidence gives. The grounding can only lower the claims' support, never lift an answer whose claims fail."""
     _require_readable_interaction(ctx)
-    score, explanation, confidence, checked = await claim_support_score(ctx)
-    if not checked and _answer_parts(ctx):
+    checks = await _claim_checks(ctx)
+    score, explanation, confidence = _support_of(ctx, checks)
+    if not checks and _answer_parts(ctx):
         # Sentences that state nothing to check (a refusal, advice naming nothing specific) are no hallucination,
         # whatever their wording. An answer too short to have parts ("it is a comedy") still says something: its
         # coverage is all there is to go on.
         return score, explanation, confidence
-    coverage = answer_coverage(ctx)
-    scaled = coverage_scaled(score, coverage)
+    features = answer_grounding(ctx)
+    stack = getattr(ctx.scorer.model(), "answer_stack", None) if ctx.scorer is not None else None
+    grounding = stack.probability(features) if stack is not None else features["coverage"]
+    scaled = coverage_scaled(score, grounding)
     if (scaled >= 0.5) != (score >= 0.5):
         confidence = min(confidence, abs(2.0 * scaled - 1.0))
-    return scaled, f"{explanation}; the evidence gives {coverage:.0%} of the answer's words", confidence
+    return scaled, (f"{explanation}; the evidence gives {features['coverage']:.0%} of the answer's words"
+                    + (f" (grounding {grounding:.2f})" if stack is not None else "")), confidence
 
 
-async def claim_support_score(ctx: Context) -> tuple[float, str, float, int]:
-    """Support of the answer's claims by the evidence they cite (or the selected evidence when they cite
-    nothing): per claim P(supported) from the consistency model, 0 on a hard failure (a number the evidence lacks,
-    a contrasting attribute, a stale date). One clear hallucination is enough: the score leans on the weakest
-    claim (0.6 * min + 0.4 * mean), so more supported sentences do not average a false one away. Citations to
-    unknown documents cap the score at 0.5. Also returns how many claims were checked."""
+def answer_grounding(ctx: Context) -> dict[str, float]:
+    """The lexical grounding (`grounding.lexical_features`) of the answer's sentences that are not copies of an
+    evidence sentence, against every evidence item's title and text (the user's words are no evidence): appending
+    copied sentences cannot raise it, as they cannot dilute a false claim in the claim score. An answer of copies
+    only is fully grounded."""
+    copies = {body for body, kind in _answer_parts(ctx) if kind == "copy"}
+    kept = [strip_citations(sentence) for sentence in split_sentences(ctx.parsed.answer or "")
+            if re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip() not in copies]
+    if not kept:
+        return dict.fromkeys(LEXICAL_FEATURES, 1.0)
+    return lexical_features(" ".join(kept), [doc_text(d) for d in ctx.item.evidence])
+
+
+async def _claim_checks(ctx: Context) -> list[SentenceCheck]:
+    """The checks of the answer's claims: each distinct sentence of its own, and the copied sentences that fail (or
+    all of them when the answer is nothing else)."""
     # Each distinct sentence is checked once: a policy stuck in a repetition loop costs one check per sentence it
     # repeats, not per repetition (the repetition itself is the n-gram rule's and redundant_repetition's to judge).
     # A sentence copied from the evidence is supported by construction: it is checked (a copy that misquotes still
@@ -243,18 +261,34 @@ async def claim_support_score(ctx: Context) -> tuple[float, str, float, int]:
     own = list(dict.fromkeys(body for body, kind in parts if kind != "copy"))
     copies = [body for body in dict.fromkeys(body for body, kind in parts if kind == "copy") if body not in own]
     if not own and not copies:
-        return 1.0, "no factual sentences", 1.0, 0
+        return []
     checks = await _sentence_support(ctx, own)
     copied = await _sentence_support(ctx, copies)
     # A copied sentence that holds is supported by construction and stays out of the aggregate (appending copies
     # must not dilute a false claim); one that misquotes (a negation slipped in) counts like any claim.
-    checks += [c for c in copied if c.support < 0.5 or not own]
+    return checks + [c for c in copied if c.support < 0.5 or not own]
+
+
+async def claim_support_score(ctx: Context) -> tuple[float, str, float, int]:
+    """Support of the answer's claims by the evidence they cite (`_support_of` of `_claim_checks`), and how many
+    claims were checked."""
+    checks = await _claim_checks(ctx)
+    score, explanation, confidence = _support_of(ctx, checks)
+    return score, explanation, confidence, len(checks)
+
+
+def _support_of(ctx: Context, checks: list[SentenceCheck]) -> tuple[float, str, float]:
+    """Support of the answer's claims by the evidence they cite (or the selected evidence when they cite
+    nothing): per claim P(supported) from the consistency model, 0 on a hard failure (a number the evidence lacks,
+    a contrasting attribute, a stale date). One clear hallucination is enough: the score leans on the weakest
+    claim (0.6 * min + 0.4 * mean), so more supported sentences do not average a false one away. Citations to
+    unknown documents cap the score at 0.5."""
     if not checks:
-        return 1.0, "no factual sentences", 1.0, 0
+        return 1.0, "no factual sentences", 1.0
     reasons = [c.reason for c in checks if c.reason and c.support < 0.5]
     unknown = ctx.rule("citations.valid").findings.get("unknown", [])
     supports = [c.support for c in checks]
-    score = 0.6 * min(supports) + 0.4 * float(np.mean(supports)) if supports else 1.0
+    score = 0.6 * min(supports) + 0.4 * float(np.mean(supports))
     if any(c.hard for c in checks):
         score = min(score, 0.25)
     # A pass is as sure as its least sure claim; a failure as its surest unsupported claim.
@@ -266,7 +300,7 @@ async def claim_support_score(ctx: Context) -> tuple[float, str, float, int]:
         score = min(score, 0.5)
         reasons.append(f"cites unknown documents {', '.join(unknown)}")
     summary = f"{sum(s >= 0.5 for s in supports)} of {len(supports)} claims supported"
-    return score, summary + ("" if not reasons else "; " + "; ".join(reasons[:4])), confidence, len(checks)
+    return score, summary + ("" if not reasons else "; " + "; ".join(reasons[:4])), confidence
 
 
 COVERAGE_FLOOR = 0.5
@@ -296,14 +330,8 @@ def coverage_scaled(score: float, coverage: float) -> float:
 
 def answer_coverage(ctx: Context) -> float:
     """Share of the answer's content words found in the evidence (the items' titles and texts; the user's words are
-    no evidence), over the answer's sentences that are not copies of an evidence sentence: appending copied
-    sentences cannot raise it (as they cannot dilute a false claim in the claim score)."""
-    copies = {body for body, kind in _answer_parts(ctx) if kind == "copy"}
-    kept = [strip_citations(sentence) for sentence in split_sentences(ctx.parsed.answer or "")
-            if re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip() not in copies]
-    if not kept:
-        return 1.0
-    return lexical_coverage(" ".join(kept), " ".join(doc_text(d) for d in ctx.item.evidence))
+    no evidence), over the answer's sentences that are not copies of an evidence sentence (`answer_grounding`)."""
+    return answer_grounding(ctx)["coverage"]
 
 
 def _lead_claims(ctx: Context) -> list[str]:
