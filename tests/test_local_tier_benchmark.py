@@ -44,3 +44,25 @@ def test_distinct_rollouts_share_no_answer_sentence():
     assert len(set(sentences(shared))) < len(sentences(shared)) / 4  # rollouts re-use 4 example answers
     assert len(set(sentences(distinct))) == len(sentences(distinct))
     assert [s.replace("\u2000", " ") for s in sentences(distinct)] == sentences(shared)
+
+
+def test_replicas_score_disjoint_shares_of_the_groups_and_start_together():
+    """`--replicas 2`: two single-threaded processes, one per core, each scoring its share of the groups (no group
+    twice), their items/s taken over the slower one's wall time."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import pytest
+
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("SKIPPED LOUDLY: --replicas 2 needs two cores; this machine gives the test one")
+    reply = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "local_tier.py"), "--replicas", "2", "--groups",
+                            "3", "--rollouts", "2"], capture_output=True, text=True, timeout=600, check=True)
+    report = json.loads(reply.stdout)
+    assert report["replicas"] == 2 and report["items"] == 6
+    assert [run["groups"] for run in report["runs"]] == [2, 1]
+    assert sorted(tuple(run["cpu_affinity"]) for run in report["runs"]) == [(0,), (1,)]
+    slowest = max(run["new_evidence"]["wall_s"] for run in report["runs"])
+    assert report["items_per_s_new_evidence"] == round(6 / slowest, 2)

@@ -86,3 +86,9 @@ def test_answer_accuracy_checks_the_reference_span_and_the_cited_document(tmp_pa
     first, second = accuracy["blocks"]
     assert first["rollouts"] == 2 and first["answer_span"] == 0.5 and first["cites_answer_document"] == 0.5
     assert second["answer_span"] == 1.0 and second["cites_answer_document"] == 0.0  # right span, wrong document
+    # The same prompt, first draw (step 1) against last (step 3): the span rose by half, the cited document fell
+    # by half, one prompt each way.
+    paired = {row["key"]: row for row in accuracy["same_prompt"]}
+    assert paired["answer_span"]["change"] == 0.5 and paired["answer_span"]["rose"] == 1
+    assert paired["cites_answer_document"]["change"] == -0.5 and paired["cites_answer_document"]["fell"] == 1
+    assert paired["cites_answer_document"]["ci95"] == [-0.5, -0.5] and paired["reward"]["change"] == 0.0
