@@ -21,6 +21,10 @@ sentence (the worst case: a new claim check for every sentence of every rollout)
 differently from its shared twin (a multi-word name spaced otherwise is no longer a substring of the evidence), but
 the model work is the same.
 
+`--replicas N` scores with N single-threaded processes, one per core, each taking every N-th group, as N scorer
+replicas of the Serve app do on N cores (items/s over the slowest replica; peak RSS summed over them); with
+`--compare` every runtime is run that way.
+
 `--compare` runs each runtime in a fresh process (load time and peak RSS are per process), interleaved
 (`--repeats` rounds of A, B, C), and writes every run and the medians to `--out`; `--baseline-code DIR` adds, in
 each round, a run of the code in DIR (another checkout, e.g. `git archive <commit> | tar -x -C DIR`) with its
@@ -87,8 +91,9 @@ def prompt_pools() -> list[list]:
 
 
 def grpo_batch(groups: int, rollouts: int, rollout_text: str = "shared", marker: str = "variant",
-               first_group: int = 0) -> list:
-    """Groups `first_group` .. `first_group + groups - 1` of the batch (a replica's share of a larger one)."""
+               first_group: int = 0, group_stride: int = 1) -> list:
+    """`groups` groups of the batch from `first_group` on, every `group_stride`-th (a replica's share of a larger
+    one: replica k of n takes groups k, k + n, ...)."""
     pools = prompt_pools()
     # Prompts that share an evidence set (a follow-up question) get it re-spaced, so each group's evidence is new.
     seen: dict[tuple, int] = {}
@@ -99,7 +104,7 @@ def grpo_batch(groups: int, rollouts: int, rollout_text: str = "shared", marker:
         seen[texts] = repeat[-1] + 1
     variants = max(repeat) + 1
     items = []
-    for g in range(first_group, first_group + groups):
+    for g in range(first_group, first_group + groups * group_stride, group_stride):
         cycle, index = divmod(g, len(pools))
         pool, spacing = pools[index], cycle * variants + repeat[index]
         for r in range(rollouts):
@@ -168,18 +173,20 @@ def run_once(args) -> dict:
     load_s = time.perf_counter() - started
     clock = ModelClock(judge)
     engine = Engine(load_suite("searchllm"), judge)
-    items = grpo_batch(args.groups, args.rollouts, args.rollout_text, first_group=args.first_group)
+    items = grpo_batch(args.groups, args.rollouts, args.rollout_text, first_group=args.first_group,
+                       group_stride=args.group_stride)
     if args.wait_for_start:  # a replica: every replica loads its models, then all start scoring together
         print("ready", file=sys.stderr, flush=True)
         sys.stdin.readline()
     new, results = clock.measure(lambda: engine.score_sync(items))
-    again = grpo_batch(args.groups, args.rollouts, args.rollout_text, marker="version", first_group=args.first_group)
+    again = grpo_batch(args.groups, args.rollouts, args.rollout_text, marker="version", first_group=args.first_group,
+                       group_stride=args.group_stride)
     cached, _ = clock.measure(lambda: engine.score_sync(again))
     # A re-spaced group must score as its original did (same tokens): otherwise the figure measures other work.
     by_id = {r.id: r.reward for r in results}
     pools = len(prompt_pools())
-    respaced = [abs(by_id[f"g{g}-r{r}"] - by_id[f"g{g % pools}-r{r}"])
-                for g in range(max(pools, args.first_group), args.first_group + args.groups)
+    groups = range(args.first_group, args.first_group + args.groups * args.group_stride, args.group_stride)
+    respaced = [abs(by_id[f"g{g}-r{r}"] - by_id[f"g{g % pools}-r{r}"]) for g in groups if g >= pools
                 for r in range(args.rollouts) if f"g{g % pools}-r{r}" in by_id and by_id[f"g{g}-r{r}"] is not None]
     encoder = judge.embedder.model()
     return {
@@ -212,7 +219,8 @@ def compare(args) -> dict:
     for _ in range(args.repeats):
         for name, options in variants:
             command = [sys.executable, __file__, "--groups", str(args.groups), "--rollouts", str(args.rollouts),
-                       "--rollout-text", args.rollout_text, "--threads", str(args.threads), *options]
+                       "--rollout-text", args.rollout_text, "--threads", str(args.threads), *options,
+                       *(["--replicas", str(args.replicas)] if args.replicas else [])]
             # The baseline code may set no threads of its own: OMP_NUM_THREADS holds it to the same count.
             env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
             reply = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
@@ -231,20 +239,21 @@ def compare(args) -> dict:
 
 def replicated(args) -> dict:
     """`--replicas N`: N processes, one pinned to each of the first N cores with one model thread, as N scorer
-    replicas serve on N cores; each scores its share of the groups (new evidence in every one). They load their
-    models, then start together; items/s is all items over the slowest replica's wall time."""
+    replicas serve on N cores; replica k scores groups k, k + N, ... (new evidence in every one), as Serve's router
+    spreads a step's requests over its replicas. They load their models, then start together; items/s is all items
+    over the slowest replica's wall time."""
     cores = sorted(os.sched_getaffinity(0))
     if args.replicas > len(cores):
         raise SystemExit(f"--replicas {args.replicas}: only {len(cores)} cores available")
     share, extra = divmod(args.groups, args.replicas)
-    procs, first = [], 0
+    procs = []
     for index in range(args.replicas):
         groups = share + (index < extra)
-        command = [sys.executable, __file__, "--groups", str(groups), "--first-group", str(first), "--rollouts",
-                   str(args.rollouts), "--rollout-text", args.rollout_text, "--threads", "1", "--wait-for-start",
+        command = [sys.executable, __file__, "--groups", str(groups), "--first-group", str(index), "--group-stride",
+                   str(args.replicas), "--rollouts", str(args.rollouts), "--rollout-text", args.rollout_text,
+                   "--threads", "1", "--wait-for-start",
                    *(["--runtime", args.runtime] if args.runtime else []),
                    *(["--code", str(args.code)] if args.code else [])]
-        first += groups
         env = {**os.environ, "OMP_NUM_THREADS": "1"}
         procs.append(subprocess.Popen(["taskset", "-c", str(cores[index]), *command], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
@@ -268,6 +277,8 @@ def replicated(args) -> dict:
             "rollout_text": args.rollout_text, "runtime": runs[0]["runtime"],
             "items_per_s_new_evidence": round(items / slowest, 2),
             "items_per_s_evidence_cached": round(items / slowest_cached, 2),
+            "model_load_s": max(r["model_load_s"] for r in runs),
+            "peak_rss_mib": round(sum(r["peak_rss_mib"] for r in runs), 1),
             "peak_rss_mib_per_replica": max(r["peak_rss_mib"] for r in runs),
             "load_average_1min": round(os.getloadavg()[0], 1), "machine": machine(), "runs": runs}
 
@@ -287,6 +298,7 @@ def main() -> None:
     parser.add_argument("--replicas", type=int, default=0,
                         help="score with this many single-threaded processes, one per core (as scorer replicas)")
     parser.add_argument("--first-group", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--group-stride", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--wait-for-start", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.code:
