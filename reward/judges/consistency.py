@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 
 from reward.judges.batching import MicroBatcher
-from reward.judges.local_runtime import (EXPORT_VERSION, INPUTS, INT8_RECIPE, RUNTIMES, cached_onnx, export_onnx,
-                                         file_digest, length_sorted_chunks, padded, quantize_int8, runtime_setting,
-                                         session, threads_setting)
+from reward.judges.local_runtime import (EXPORT_VERSION, INPUTS, INT8_RECIPE, RUNTIMES, cached_onnx,
+                                         cross_encoder_runtime, export_onnx, file_digest, length_sorted_chunks, padded,
+                                         quantize_int8, runtime_setting, session, threads_setting)
 
 log = logging.getLogger(__name__)
 
@@ -327,7 +327,7 @@ def consistency_model() -> ConsistencyModel:
     global _MODEL
     with _MODEL_LOCK:
         if _MODEL is None:
-            runtime = runtime_setting()
+            runtime = cross_encoder_runtime(runtime_setting())
             _MODEL = ConsistencyModel(ARTIFACT, runtime=runtime, threads=threads_setting(),
                                       batch_size=8 if runtime == "torch" else 4)
             log.info("loaded the consistency model %s (runtime %s)", _MODEL.digest, runtime)

@@ -12,6 +12,9 @@ torch or on ONNX Runtime, in fp32 or int8.
   public data (fp32 features) it fails a probe and the calibration gate, so it is opt-in (benchmarks/RESULTS.md,
   "Local tier").
 - `onnx-int8`: the cross-encoder as above, the embedder in fp32.
+- `bf16-int8-embedder`: the embedder as in `onnx-int8-all` (ONNX Runtime, int8 weights, one text per forward), the
+  cross-encoder as in `torch-bf16`: the cross-encoder keeps bf16's verdicts, which hold the calibration gate, and
+  the embedder, the larger share of the model time, takes int8's speed.
 - `torch`: both models in torch fp32 (the embedder through sentence-transformers).
 - `torch-bf16`: both models in torch with bfloat16 weights and activations (fp32 pooling and softmax): on a CPU with
   AVX512-BF16 (AMD Zen 4, Intel Sapphire Rapids) oneDNN's bf16 kernels run them ~1.6x faster than `onnx`. It changes
@@ -41,7 +44,7 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-RUNTIMES = ("onnx", "torch", "onnx-int8", "onnx-int8-all", "torch-bf16")
+RUNTIMES = ("onnx", "torch", "onnx-int8", "onnx-int8-all", "torch-bf16", "bf16-int8-embedder")
 EXPORT_VERSION = "1"
 """Part of every cached file's name: bump it when the export or the quantisation changes."""
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -64,9 +67,19 @@ def runtime_setting() -> str:
         return "onnx" if onnxruntime_installed() else "torch"
     if value not in RUNTIMES:
         raise ValueError(f"REWARD_LOCAL_RUNTIME={value!r}: expected one of {', '.join(RUNTIMES)}")
-    if value.startswith("onnx") and not onnxruntime_installed():
+    if (value.startswith("onnx") or value == "bf16-int8-embedder") and not onnxruntime_installed():
         raise ValueError(f"REWARD_LOCAL_RUNTIME={value!r} needs onnxruntime (pip install -e '.[local]')")
     return value
+
+
+def cross_encoder_runtime(runtime: str) -> str:
+    """The runtime the cross-encoder runs on under a process runtime: `bf16-int8-embedder` runs it as `torch-bf16`
+    (only its embedder is int8); every other runtime names both models' runtime.
+
+    >>> cross_encoder_runtime("bf16-int8-embedder"), cross_encoder_runtime("onnx")
+    ('torch-bf16', 'onnx')
+    """
+    return "torch-bf16" if runtime == "bf16-int8-embedder" else runtime
 
 
 def threads_setting() -> int:
@@ -332,4 +345,4 @@ def text_encoder(runtime: str | None = None, threads: int | None = None):
         return TorchTextEncoder(threads)
     if runtime == "torch-bf16":
         return TorchBf16TextEncoder(threads)
-    return OnnxTextEncoder(threads, int8=runtime == "onnx-int8-all")
+    return OnnxTextEncoder(threads, int8=runtime in ("onnx-int8-all", "bf16-int8-embedder"))

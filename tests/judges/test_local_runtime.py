@@ -176,3 +176,19 @@ def test_a_failed_batch_reaches_its_waiters_and_a_retry_computes_again():
     failed, retried = asyncio.run(scenario())
     assert [type(f) for f in failed] == [RuntimeError, RuntimeError]
     assert retried == {"x": 2} and attempts == [["xx"], ["xx"]]
+
+
+def test_bf16_int8_embedder_runs_the_int8_embedder_and_the_bf16_cross_encoder(monkeypatch):
+    """`REWARD_LOCAL_RUNTIME=bf16-int8-embedder`: the embedder of `onnx-int8-all`, the cross-encoder of `torch-bf16`,
+    and a cache identity of its own (its scores are neither fp32's nor bf16's)."""
+    from reward.judges.local import LocalJudge
+    from reward.judges.local_runtime import cross_encoder_runtime, runtime_setting, text_encoder
+
+    monkeypatch.setenv("REWARD_LOCAL_RUNTIME", "bf16-int8-embedder")
+    assert runtime_setting() == "bf16-int8-embedder"
+    assert cross_encoder_runtime(runtime_setting()) == "torch-bf16"
+    texts = [p[0] for p in PAIRS]
+    encoder = text_encoder()
+    assert isinstance(encoder, OnnxTextEncoder)
+    assert np.abs(encoder.encode(texts) - OnnxTextEncoder(int8=True).encode(texts)).max() < 1e-6
+    assert LocalJudge().identity.endswith(":bf16-int8-embedder")
