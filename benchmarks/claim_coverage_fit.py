@@ -1,7 +1,8 @@
 """How the local tier's claim checks become `claim_hallucination`, compared on the fit split of the public fidelity
 sets: the claims' aggregation (0.6 min + 0.4 mean, min, mean, noisy-or), a continuous support reading instead of
-the saturating one, and the claim support scaled by the answer's evidence coverage (`local.coverage_scaled`), each
-as its AUC margin over the lexical baseline per set (what issue 29's bar reads).
+the saturating one, and the claim support scaled by the answer's bare evidence coverage (`local.coverage_scaled`),
+each as its AUC margin over the lexical baseline per set (what issue 29's bar reads). The shipped dimension scales by
+the fitted grounding instead (`training.consistency.answer` reports its own comparison).
 
 The claim checks are recorded once (`training.consistency.combine.dimension_claims`: the model's P(supported), the hard
 failures and the lexical caps, per claim) and every variant is computed from the recording, so all read the same
@@ -85,7 +86,7 @@ def soft_score(record: dict, combination: ClaimCombination, tail: float) -> floa
 
 
 def scaled_score(record: dict, combination: ClaimCombination, floor: float, offset: float) -> float | None:
-    """The shipped rule (`local.claim_hallucination`) with another coverage floor / offset."""
+    """`local.coverage_scaled` by the bare coverage (the rule before the grounding stack) with another floor / offset."""
     score = dimension_score(record, combination, combination.support, "min_mean")
     if score is None:
         return None
@@ -125,7 +126,7 @@ def main() -> None:
                  for floor in (0.0, 0.3, 0.5)}
     variants["coverage-scaled, floor 0.5, no offset"] = lambda r: scaled_score(r, combination, 0.5, 0.0)
     variants["answer coverage alone"] = lambda r: r["coverage"]
-    variants["shipped (local.coverage_scaled)"] = lambda r: (
+    variants["coverage_scaled by the bare coverage"] = lambda r: (
         None if (s := dimension_score(r, combination, combination.support, "min_mean")) is None
         else s if (not r["claims"] and r["parts"]) else coverage_scaled(s, r["coverage"]))
     table = {}
