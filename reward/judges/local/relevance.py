@@ -103,13 +103,16 @@ def chosen_alternative(question: str, text: str) -> set[str]:
 
 def _name_in(name: str, haystack: str) -> bool:
     """Whether a (lower-cased) name or number occurs in the lower-cased haystack: as written, or, for a name of
-    several words, each word within a short span starting at its first ("Lenovo Vantage > Device > Power" names
-    the menu path "In Lenovo Vantage, open Device > Power"). Without the span, punctuating a name ("Lenovo, Vantage,
-    Device, Power") would turn one unmatched name into four matched words.
+    several words, its words in order with at most one other word between two of them ("Lenovo Vantage > Device >
+    Power" names the menu path "In Lenovo Vantage, open Device > Power"). Without that, punctuating a name ("Lenovo,
+    Vantage, Device, Power") would turn one unmatched name into four matched words; with more slack, words of a
+    sentence that says otherwise would make a name ("Apple Music Free" out of "Apple Music has no free tier").
 
     >>> _name_in("lenovo vantage device power", "in lenovo vantage, open device > power and scroll")
     True
-    >>> _name_in("apple music", "apple ships its phones; the music app costs extra, as do many other services")
+    >>> _name_in("apple music free", "apple music has no free tier; spotify free plays it with ads")
+    False
+    >>> _name_in("music apple", "apple music has a free trial")
     False
     """
     if name in haystack:
@@ -118,8 +121,13 @@ def _name_in(name: str, haystack: str) -> bool:
     if len(words) < 2:
         return False
     tokens = re.findall(r"[\w'%.]+", haystack)
-    span = 2 * len(words) + 1
-    return any(all(w in tokens[i:i + span] for w in words[1:]) for i, t in enumerate(tokens) if t == words[0])
+
+    def follows(start: int, rest: list[str]) -> bool:
+        if not rest:
+            return True
+        return any(tokens[j] == rest[0] and follows(j, rest[1:]) for j in range(start + 1, min(start + 3, len(tokens))))
+
+    return any(t == words[0] and follows(i, words[1:]) for i, t in enumerate(tokens))
 
 
 def _plain(sentence: str) -> str:
