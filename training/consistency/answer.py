@@ -24,7 +24,6 @@ reports. `--features` restricts the features read (default: all of them).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import hashlib
 import json
 import logging
@@ -35,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from training.consistency.combine import dimension_auc, refuse_unless_fit
+from training.consistency.combine import dimension_auc, in_batches, refuse_unless_fit
 
 log = logging.getLogger("training.consistency.answer")
 
@@ -75,14 +74,7 @@ def case_features(cases: list) -> list[dict]:
         features = answer_grounding(ctx)
         return row | {"features": features, "support": score, "before": coverage_scaled(score, features["coverage"])}
 
-    async def run() -> list[dict]:
-        out: list[dict] = []
-        for start in range(0, len(cases), 32):
-            out += await asyncio.gather(*(one(c) for c in cases[start:start + 32]))
-            log.info("answer features: %d/%d cases", len(out), len(cases))
-        return out
-
-    return asyncio.run(run())
+    return in_batches(one, cases, "answer features")
 
 
 def fit(x: np.ndarray, y: np.ndarray, weight: np.ndarray, l2: float) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:

@@ -158,7 +158,6 @@ def labelled_claims(chosen: list) -> list[tuple]:
     through the local tier's own claim path. Every claim of a faithful response is supported; a hallucinated
     response gives its claim when it has one, or (a pair set) its one claim that the faithful response of the pair
     does not share; other claims of hallucinated responses are left out (which one is wrong is unknown)."""
-    import asyncio
     from collections import defaultdict
 
     from reward.format import parse_response
@@ -197,14 +196,7 @@ def labelled_claims(chosen: list) -> list[tuple]:
             raise RuntimeError(f"{case.item.id}: {len(modelled)} modelled claims but {len(recorder.pairs)} pairs")
         return found, recorder.pairs
 
-    async def run() -> list:
-        out = []
-        for start in range(0, len(chosen), 32):
-            out += await asyncio.gather(*(claims_of(c) for c in chosen[start:start + 32]))
-            log.info("public claims: %d/%d cases", len(out), len(chosen))
-        return out
-
-    checks = asyncio.run(run())
+    checks = in_batches(claims_of, chosen, "public claims")
     faithful_claims: dict[str, set[str]] = defaultdict(set)
     for case, (found, _) in zip(chosen, checks, strict=True):
         if case.pair and case.label == 1:
@@ -266,8 +258,6 @@ def dimension_claims(cases: list) -> list[dict]:
     hard failure, the lexical cap its reason carries, the features the combination reads) and whether the answer
     cites unknown documents; `None` claims when the tier leaves the case unscored. Recorded once, so combinations,
     support readings and aggregations are compared on the same checks without rerunning the model."""
-    import asyncio
-
     from reward.format import parse_response
     from reward.judges.base import JudgeRequest
     from reward.judges.local import LocalJudge
@@ -295,11 +285,19 @@ def dimension_claims(cases: list) -> list[dict]:
                                   "cap": cap, "features": check.features})
         return out
 
-    async def run() -> list[dict]:
-        out: list[dict] = []
-        for start in range(0, len(cases), 32):
-            out += await asyncio.gather(*(record(c) for c in cases[start:start + 32]))
-            log.info("dimension claims: %d/%d cases", len(out), len(cases))
+    return in_batches(record, cases, "dimension claims")
+
+
+def in_batches(per_case, cases: list, what: str, size: int = 32) -> list:
+    """`per_case` (a coroutine function) over the cases, `size` at a time so their model calls share batches, with
+    progress logged; results in the cases' order."""
+    import asyncio
+
+    async def run() -> list:
+        out: list = []
+        for start in range(0, len(cases), size):
+            out += await asyncio.gather(*(per_case(c) for c in cases[start:start + size]))
+            log.info("%s: %d/%d cases", what, len(out), len(cases))
         return out
 
     return asyncio.run(run())

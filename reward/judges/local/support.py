@@ -172,8 +172,7 @@ read is checked against the evidence it can."""
             support = model_support(p_supported, reading)
             confidence = model_confidence(p_supported, reading)
             contradiction = float(row[1])
-            features = {"p_supported": float(row[0]), "p_contradicted": float(row[1]), "p_combined": p_supported,
-                        "coverage": coverage, **extra}
+            features = {"p_supported": float(row[0]), "p_contradicted": float(row[1]), "coverage": coverage, **extra}
             reason = ""
             if lexical:
                 # New names, a flipped negation, or mostly new words without a close paraphrase: the model alone
@@ -267,14 +266,6 @@ async def _claim_checks(ctx: Context) -> list[SentenceCheck]:
     # A copied sentence that holds is supported by construction and stays out of the aggregate (appending copies
     # must not dilute a false claim); one that misquotes (a negation slipped in) counts like any claim.
     return checks + [c for c in copied if c.support < 0.5 or not own]
-
-
-async def claim_support_score(ctx: Context) -> tuple[float, str, float, int]:
-    """Support of the answer's claims by the evidence they cite (`_support_of` of `_claim_checks`), and how many
-    claims were checked."""
-    checks = await _claim_checks(ctx)
-    score, explanation, confidence = _support_of(ctx, checks)
-    return score, explanation, confidence, len(checks)
 
 
 def _support_of(ctx: Context, checks: list[SentenceCheck]) -> tuple[float, str, float]:
