@@ -28,6 +28,7 @@ from reward.judges.local.text import (
     restates_query,
     salient_terms,
     stems,
+    tokens,
     strip_query_echo,
 )
 from reward.schema import Evidence
@@ -114,20 +115,23 @@ def _name_in(name: str, haystack: str) -> bool:
     False
     >>> _name_in("music apple", "apple music has a free trial")
     False
+    >>> _name_in("lenovo vantage power", "open lenovo vantage > power.")
+    True
     """
     if name in haystack:
         return True
     words = name.split()
     if len(words) < 2:
         return False
-    tokens = re.findall(r"[\w'%.]+", haystack)
+    words_of = tokens(haystack)
 
     def follows(start: int, rest: list[str]) -> bool:
         if not rest:
             return True
-        return any(tokens[j] == rest[0] and follows(j, rest[1:]) for j in range(start + 1, min(start + 3, len(tokens))))
+        return any(words_of[j] == rest[0] and follows(j, rest[1:])
+                   for j in range(start + 1, min(start + 3, len(words_of))))
 
-    return any(t == words[0] and follows(i, words[1:]) for i, t in enumerate(tokens))
+    return any(t == words[0] and follows(i, words[1:]) for i, t in enumerate(words_of))
 
 
 def _plain(sentence: str) -> str:
