@@ -14,7 +14,7 @@ NETNS := $(shell unshare -n true 2>/dev/null && echo "unshare -n sh -c 'ip link 
 PYTEST_ARGS ?=
 IS_311 := import sys; sys.exit(sys.version_info[:2] != (3, 11))
 
-.PHONY: setup run test lint clean python-check chromium shellcheck
+.PHONY: setup run test lint clean python-check chromium shellcheck postgresql
 
 # Python 3.11 exactly (pyproject's requires-python): no fallback to whatever python3 is.
 python-check:
@@ -39,12 +39,13 @@ $(STAMP): pyproject.toml setup.py requirements.lock | python-check
 	@rm -f $(VENV)/.installed-*
 	@touch $@ $(RUN_STAMP)
 
-setup: $(STAMP) chromium shellcheck
+setup: $(STAMP) chromium shellcheck postgresql
 
 # A Debian tool some tests drive: installed when missing and we may (root); otherwise a loud warning, and the
-# tests that need it skip with the same reason. $(1): command and package, $(2): what needs it.
+# tests that need it skip with the same reason. $(1): command and package, $(2): what needs it, $(3): the check that
+# it is there when that is not `command -v $(1)`.
 define debian-tool
-	@if command -v $(1) >/dev/null 2>&1; then :; \
+	@if $(if $(3),$(3),command -v $(1)) >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(1) >/dev/null 2>&1 || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(1) >/dev/null; }; } \
 	  || { echo "$(1) could not be installed (apt-get install $(1)); $(2) needs it"; exit 1; }; \
@@ -57,12 +58,16 @@ chromium:
 shellcheck:
 	$(call debian-tool,shellcheck,the SLURM script's shellcheck test)
 
+# Debian keeps initdb and pg_ctl off PATH (/usr/lib/postgresql/<version>/bin); tests/postgres.py looks there.
+postgresql:
+	$(call debian-tool,postgresql,the score store's PostgreSQL backend test,ls /usr/lib/postgresql/*/bin/initdb)
+
 run: $(RUN_STAMP)
 	$(BIN)/reward serve --config configs/serve/local.yaml --demo examples/items.jsonl
 
 # The `registry` tests resolve the GPU set against the package registry, so they run outside the loopback-only
 # namespace (they skip, with the reason, when the registry is unreachable); everything else runs inside it.
-test: $(STAMP) chromium shellcheck
+test: $(STAMP) chromium shellcheck postgresql
 	$(BIN)/reward rubric lint rubrics
 	$(BIN)/python -m pytest -m registry $(PYTEST_ARGS)
 	$(NETNS) $(BIN)/python -m pytest -m 'not slow and not gpu and not registry' $(PYTEST_ARGS)
