@@ -18,6 +18,7 @@ from reward.dashboard.data import UnknownStep, step_records
 from reward.schema import DimensionScore, Item, ItemResult
 from reward.scorelog import ScoreLog, Retention, prune, read_log, segments
 from reward.scorelog.store import SAMPLE_LOWEST, SAMPLE_RANDOM, SKETCH_BINS, UNSTEPPED_BUCKET, ScoreStore, rebuild, sketch_quantiles, store_path
+from tests.postgres import postgres, store_url  # noqa: F401 (fixtures: both backends of the store)
 from tests.support import ROOT
 
 EVIDENCE = [{"id": str(k), "title": f"doc {k}", "text": "evidence sentence " * 200} for k in range(1, 6)]
@@ -89,10 +90,10 @@ def test_a_log_written_before_the_store_still_reads_and_charts(tmp_path):
     assert drilldown(tmp_path, "old", 3)["records"] == len(items)
 
 
-def test_store_aggregates_agree_with_the_records_and_a_rebuild_equals_the_live_store(tmp_path):
-    _write(tmp_path, steps=5)
+def test_store_aggregates_agree_with_the_records_and_a_rebuild_equals_the_live_store(tmp_path, store_url):
+    _write(tmp_path, steps=5, store_url=store_url)
     records = list(read_log(tmp_path))
-    with ScoreStore(tmp_path, readonly=True) as store:
+    with ScoreStore(tmp_path, readonly=True, url=store_url) as store:
         live = store.series()
         rows = store.db.execute("SELECT * FROM channels ORDER BY run, step, channel").fetchall()
     run = live["runs"]["r"]
@@ -110,8 +111,8 @@ def test_store_aggregates_agree_with_the_records_and_a_rebuild_equals_the_live_s
             f.score is None for f in formats)
         assert run["valid_rate"][step] == pytest.approx(np.mean([r.result.valid for r in records if r.step == step]), abs=1e-4)
     assert run["dimensions"]["format"]["binary"] and not run["dimensions"]["claim_diversity"]["binary"]
-    # The raw log rebuilds exactly the same store.
-    store_path(tmp_path).unlink()
+    # The raw log rebuilds exactly the same store (the embedded one, whichever backend the writer used).
+    store_path(tmp_path).unlink(missing_ok=True)
     assert rebuild(tmp_path) == {"batches": 5, "records": 40, "segments": 1, "partial_batches": 0}
     with ScoreStore(tmp_path, readonly=True) as store:
         assert store.series() == live
@@ -126,18 +127,18 @@ def test_sketch_quantiles_are_within_one_bin_on_many_scores():
     assert estimate == pytest.approx(np.percentile(values, [10, 50, 90]).tolist(), abs=1 / SKETCH_BINS)
 
 
-def test_two_writers_of_one_folder_add_up_in_one_store(tmp_path):
+def test_two_writers_of_one_folder_add_up_in_one_store(tmp_path, store_url):
     rng = np.random.default_rng(4)
-    first, second = ScoreLog(tmp_path, writer="a"), ScoreLog(tmp_path, writer="b")
+    first, second = ScoreLog(tmp_path, writer="a", store_url=store_url), ScoreLog(tmp_path, writer="b", store_url=store_url)
     for step in range(3):
         for log in (first, second):
             items, results = _batch(rng, step, prefix=log.writer)
             log.append(items, results, suite="mini", suite_version="v", run="r", step=step)
     first.close(), second.close()
-    with ScoreStore(tmp_path, readonly=True) as store:
+    with ScoreStore(tmp_path, readonly=True, url=store_url) as store:
         assert store.series()["runs"]["r"]["items"] == [16, 16, 16]
         assert len(store.batches("r", 1)) == 2
-    assert drilldown(tmp_path, "r", 1)["records"] == 16
+        assert sum(1 for _ in step_records(store, "r", 1)) == 16
 
 
 def test_drilldown_reads_the_lowest_and_uniform_samples_of_the_step_from_the_raw_log(tmp_path):

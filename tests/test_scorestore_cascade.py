@@ -11,6 +11,7 @@ from reward.dashboard import render, render_from_log, summarise
 from reward.schema import DimensionScore, Item, ItemResult
 from reward.scorelog import ScoreLog, read_log
 from reward.scorelog.store import CASCADE_COUNTS, ScoreStore, rebuild, store_path
+from tests.postgres import postgres, store_url  # noqa: F401 (fixtures: both backends of the store)
 from tests.test_dashboard import CHROMIUM, FLAGS, require_chromium
 
 SERIES_KEYS = {*CASCADE_COUNTS, "cheap_share", "agreement", "kappa"}
@@ -43,8 +44,8 @@ def _append(log: ScoreLog, scores: list[DimensionScore], step: int, prefix: str,
     log.append(items, results, suite="mini", suite_version="v", run=run, step=step)
 
 
-def _write(folder: Path) -> Path:
-    log = ScoreLog(folder, writer="w")
+def _write(folder: Path, store_url: str | None = None) -> Path:
+    log = ScoreLog(folder, writer="w", store_url=store_url)
     _append(log, STEP0, 0, "a")
     for n, batch in enumerate(STEP1):
         _append(log, batch, 1, f"b{n}-")
@@ -57,9 +58,9 @@ def _page_data(page: str) -> dict:
     return json.loads(page.split('id="dashboard-data">')[1].split("</script>")[0])
 
 
-def test_store_counts_cheap_decisions_audits_and_agreement_exactly_and_a_rebuild_equals_it(tmp_path):
-    _write(tmp_path)
-    with ScoreStore(tmp_path, readonly=True) as store:
+def test_store_counts_cheap_decisions_audits_and_agreement_exactly_and_a_rebuild_equals_it(tmp_path, store_url):
+    _write(tmp_path, store_url)  # on both backends; the rebuild is the embedded store, from the segments
+    with ScoreStore(tmp_path, readonly=True, url=store_url) as store:
         live = store.series()
         rows = store.db.execute("SELECT * FROM cascade ORDER BY run, step, channel").fetchall()
     assert rows == [("r", 0, "useful", 7, 4, 1, 3, 2, 2, 1), ("r", 1, "useful", 3, 2, 0, 2, 2, 2, 2)]
@@ -74,7 +75,7 @@ def test_store_counts_cheap_decisions_audits_and_agreement_exactly_and_a_rebuild
     assert live["runs"]["plain"]["cascade"] == {}
     assert "useful" in live["runs"]["r"]["dimensions"] and "cascade" not in live["layers"]  # not a fake dimension
     # The raw log rebuilds the same numbers; the streaming summary (`render(records)`) draws the same series.
-    store_path(tmp_path).unlink()
+    store_path(tmp_path).unlink(missing_ok=True)
     rebuild(tmp_path)
     with ScoreStore(tmp_path, readonly=True) as store:
         assert store.series() == live

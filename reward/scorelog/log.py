@@ -35,6 +35,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from reward.schema import Item, ItemResult
+from reward.scorelog.database import ClaimLost, StoreUnavailable
 from reward.scorelog.segments import (_ITEM_WITHOUT_CONTEXT, CONTEXT_PREFIX, ContextRecord, RequestConflict,
                                       ScoreRecord, batch_digest, context_line, parse_segment, read_lines, read_log,
                                       segments)
@@ -84,10 +85,12 @@ class SmallestFirstLock:
 
 
 class ScoreLogUnavailable(RuntimeError):
-    """The score log cannot take a batch (disk full, read-only, I/O error); nothing of the batch was kept."""
+    """The score log cannot take a batch (disk full, read-only, I/O error, its shared store's database down);
+    nothing of the batch was kept."""
 
-    def __init__(self, cause: OSError):
-        self.reason = cause.strerror or f"{type(cause).__name__}: {cause}"
+    def __init__(self, cause: Exception):
+        self.reason = (getattr(cause, "strerror", None) or getattr(cause, "reason", None)
+                       or f"{type(cause).__name__}: {cause}")
         super().__init__(f"score log unavailable: {self.reason}")
 
 
@@ -104,7 +107,7 @@ class ScoreLog:
     """Appends records to this writer's own segment of a log folder."""
 
     def __init__(self, folder: str | Path, *, keep_items: bool = True, writer: str | None = None,
-                 store: bool = True, retention: Retention | None = None):
+                 store: bool = True, retention: Retention | None = None, store_url: str | None = None):
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.keep_items = keep_items
@@ -119,7 +122,7 @@ class ScoreLog:
         if store:
             from reward.scorelog.store import ScoreStore
 
-            self._store = ScoreStore(self.folder)
+            self._store = ScoreStore(self.folder, url=store_url)
 
     def _segment_path(self) -> Path:
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
@@ -192,7 +195,10 @@ class ScoreLog:
             segment = Path(handle.name).name
             part = handle.tell()
             if request is not None and self._store is not None:
-                logged = self._claim(run or "", request, digest, size, segment, part, {item.id for item in items})
+                try:
+                    logged = self._claim(run or "", request, digest, size, segment, part, {item.id for item in items})
+                except StoreUnavailable as exc:
+                    raise ScoreLogUnavailable(exc) from exc
                 if logged is None:
                     return False
                 if logged:  # a writer killed mid-batch left part of it: write the rest
@@ -208,21 +214,36 @@ class ScoreLog:
                 if request is not None and self._store is not None:
                     self._release(run or "", request, segment, part)
                 raise
+            if self._store is not None:
+                try:
+                    self._index(lines, results, offset, segment=segment, suite=suite, run=run, step=step, time=now,
+                                request=request)
+                except (StoreUnavailable, ClaimLost) as exc:
+                    # Nothing is acknowledged: take the batch out of the segment again. Database down: the client's
+                    # retry (503) logs it once; claim lost: another writer logged it while this one waited.
+                    self._cut_back(handle, offset)
+                    if isinstance(exc, ClaimLost):
+                        log.warning("score log: %s; this writer's copy was taken back out", exc)
+                        return False
+                    if request is not None:
+                        self._release(run or "", request, segment, part)
+                    raise ScoreLogUnavailable(exc) from exc
             # Only now are the batch's contexts in the segment: after a failed (cut back) write, later records must
             # write their context again.
             self._contexts |= contexts
-            if self._store is not None:
-                self._index(lines, results, offset, segment=segment, suite=suite, run=run, step=step, time=now,
-                            request=request)
             return True
 
     def check_request(self, run: str | None, request: str, digest: str) -> bool | None:
         """Before scoring: whether batch id `request` of `run` is complete in the log (None: not seen); raises
-        `RequestConflict` when the id was used for other content. Without a store: None."""
+        `RequestConflict` when the id was used for other content, `ScoreLogUnavailable` when the store's database
+        is down. Without a store: None."""
         if self._store is None:
             return None
         with self._lock.for_size(0):
-            return self._store.check_request(run or "", request, digest)
+            try:
+                return self._store.check_request(run or "", request, digest)
+            except StoreUnavailable as exc:
+                raise ScoreLogUnavailable(exc) from exc
 
     def _claim(self, scope: str, request: str, digest: str, size: int, segment: str, offset: int,
                ids: set[str]) -> set[str] | None:
@@ -256,7 +277,8 @@ class ScoreLog:
             if ids <= done:
                 log.info("score log: batch %r is already logged (a retry); not writing it again", request)
                 return None
-            self._store.claim_part(scope, request, segment=segment, offset=offset, writer=self.writer)
+            self._store.claim_part(scope, request, segment=segment, offset=offset, writer=self.writer, digest=digest,
+                                   size=size)
             return done
 
     def _index_found(self, request: str, segment: str, part: int, found: list) -> None:
@@ -276,7 +298,10 @@ class ScoreLog:
             log.exception("score store: could not release the claim of batch %r", request)
 
     def _index(self, lines: list[str], results: Sequence[ItemResult], offset: int, **batch) -> None:
-        """Add a batch that is on disk to the store; a failure here loses nothing (`reward log reindex`)."""
+        """Add a batch that is on disk to the store. A failure of an embedded store loses nothing (`reward log
+        reindex`); a shared database that is down (`StoreUnavailable`) or a claim lost to another writer
+        (`ClaimLost`) is raised: the batch's records are on this host's disk only, where no other host's retry can
+        see them, so the batch is not acknowledged."""
         records, position = [], offset
         for line in lines:
             if not line.startswith(CONTEXT_PREFIX):
@@ -284,8 +309,24 @@ class ScoreLog:
             position += len(line.encode()) + 1
         try:
             self._store.add_batch(results, offset=offset, length=position - offset, lines=records, **batch)
-        except Exception:
+        except (StoreUnavailable, ClaimLost):
+            raise
+        except Exception as exc:
+            if self._store.url is not None:  # a shared store: not rebuilt from this host's segments
+                raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
             log.exception("score store update failed; the log has the batch (rebuild with `reward log reindex`)")
+
+    def _cut_back(self, handle, offset: int) -> None:
+        """Cut the segment back to `offset` (a batch that is not kept); a segment that cannot be cut is left (a
+        reader skips its torn tail) and the next batch opens a new one."""
+        try:
+            os.ftruncate(handle.fileno(), offset)
+            handle.seek(offset)
+            os.fsync(handle.fileno())
+        except OSError:
+            log.exception("score log: could not cut %s back to %d bytes", handle.name, offset)
+            handle.close()
+            self._handle = None
 
     def _write_batch(self, handle, payload: bytes) -> int:
         """Write `payload` at the end of the segment and fsync it, or cut the segment back to where it was.
@@ -297,19 +338,13 @@ class ScoreLog:
                 view = view[handle.write(view) :]
             os.fsync(handle.fileno())
         except OSError as exc:
-            try:
-                os.ftruncate(handle.fileno(), offset)
-                handle.seek(offset)
-                os.fsync(handle.fileno())
-            except OSError:  # leave this segment (a reader skips its torn tail); the next batch opens a new one
-                log.exception("score log: could not cut %s back to %d bytes", handle.name, offset)
-                handle.close()
-                self._handle = None
+            self._cut_back(handle, offset)
             raise ScoreLogUnavailable(exc) from exc
         return offset
 
     def probe(self) -> str | None:
-        """Why a small write to the log folder fails now (e.g. "No space left on device"), or None when it works."""
+        """Why a small write to the log folder, or to its shared store's database, fails now (e.g. "No space left
+        on device"), or None when both work."""
         path = self.folder / f".probe-{self.writer}"
         try:
             with path.open("wb", buffering=0) as handle:
@@ -319,6 +354,11 @@ class ScoreLog:
             return exc.strerror or str(exc)
         finally:
             path.unlink(missing_ok=True)
+        if self._store is not None and self._store.url is not None:
+            try:
+                self._store.ping()
+            except StoreUnavailable as exc:
+                return exc.reason
         return None
 
     def close(self) -> None:
@@ -334,6 +374,8 @@ def _batch_at(path: Path, offset: int, request: str, scope: str) -> list[tuple[i
     """(offset, length, record) of the complete records of batch `request` written from `offset` of segment `path`
     on (past the context lines written with it): all of the batch, part of it (a writer killed mid-write), or none."""
     found: list[tuple[int, int, ScoreRecord]] = []
+    if not path.exists():  # another host's segment (a store shared by hosts): not readable from here
+        return found
     try:
         if path.stat().st_size <= offset:
             return found

@@ -36,21 +36,20 @@ digest or size: they replay as before). Readers of a version-1 store see no casc
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import hashlib
 import heapq
 import json
 import logging
-import sqlite3
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from reward.evaluation.agreement import PASS_AT, pass_fail_kappa
 from reward.schema import UNSTEPPED_SUFFIX, ItemResult
+from reward.scorelog.database import ClaimLost, PostgresDatabase, SQLiteDatabase, is_postgres, redact
 from reward.scorelog.segments import RequestConflict, parse_segment, read_lines, segments
 
 log = logging.getLogger(__name__)
@@ -82,7 +81,7 @@ CREATE TABLE IF NOT EXISTS steps (
 CREATE TABLE IF NOT EXISTS channels (
     run TEXT NOT NULL, step INTEGER NOT NULL, channel TEXT NOT NULL, layer TEXT NOT NULL,
     count INTEGER NOT NULL, total REAL NOT NULL, total_sq REAL NOT NULL, seen INTEGER NOT NULL,
-    binary INTEGER NOT NULL, p10 REAL, p50 REAL, p90 REAL, PRIMARY KEY (run, step, channel)) WITHOUT ROWID;
+    "binary" INTEGER NOT NULL, p10 REAL, p50 REAL, p90 REAL, PRIMARY KEY (run, step, channel)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sketches (
     run TEXT NOT NULL, step INTEGER NOT NULL, channel TEXT NOT NULL, sketch TEXT NOT NULL, samples TEXT,
     PRIMARY KEY (run, step, channel)) WITHOUT ROWID;
@@ -90,15 +89,15 @@ CREATE TABLE IF NOT EXISTS unscored (
     run TEXT NOT NULL, step INTEGER NOT NULL, channel TEXT NOT NULL, reason TEXT NOT NULL, count INTEGER NOT NULL,
     PRIMARY KEY (run, step, channel, reason)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS batches (
-    run TEXT NOT NULL, step INTEGER NOT NULL, segment TEXT NOT NULL, offset INTEGER NOT NULL, length INTEGER NOT NULL,
-    items INTEGER NOT NULL, skip INTEGER NOT NULL, PRIMARY KEY (segment, offset, step));
+    run TEXT NOT NULL, step INTEGER NOT NULL, segment TEXT NOT NULL, "offset" INTEGER NOT NULL, length INTEGER NOT NULL,
+    items INTEGER NOT NULL, skip INTEGER NOT NULL, PRIMARY KEY (segment, "offset", step));
 CREATE INDEX IF NOT EXISTS batches_by_step ON batches (run, step);
 CREATE TABLE IF NOT EXISTS batch_ids (
     scope TEXT NOT NULL, request TEXT NOT NULL, digest TEXT, size INTEGER, records INTEGER NOT NULL,
     complete INTEGER NOT NULL, time REAL NOT NULL, PRIMARY KEY (scope, request)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS batch_parts (
-    scope TEXT NOT NULL, request TEXT NOT NULL, segment TEXT NOT NULL, offset INTEGER NOT NULL, writer TEXT NOT NULL,
-    indexed INTEGER NOT NULL, PRIMARY KEY (scope, request, segment, offset)) WITHOUT ROWID;
+    scope TEXT NOT NULL, request TEXT NOT NULL, segment TEXT NOT NULL, "offset" INTEGER NOT NULL, writer TEXT NOT NULL,
+    indexed INTEGER NOT NULL, PRIMARY KEY (scope, request, segment, "offset")) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS cascade (
     run TEXT NOT NULL, step INTEGER NOT NULL, channel TEXT NOT NULL, routed INTEGER NOT NULL, cheap INTEGER NOT NULL,
     fallback INTEGER NOT NULL, audits INTEGER NOT NULL, agree INTEGER NOT NULL, cheap_pass INTEGER NOT NULL,
@@ -241,22 +240,32 @@ def _channels(results: Sequence[ItemResult], lines: Sequence[int] | None = None
 class ScoreStore:
     """One connection to a log folder's store: a writer's (`add_batch`) or a reader's (`steps`, `channels`, ...)."""
 
-    def __init__(self, folder: str | Path, *, readonly: bool = False):
+    def __init__(self, folder: str | Path, *, readonly: bool = False, url: str | None = None):
+        """`url`: a PostgreSQL database (`postgresql://user@host/db`, the password from `PGPASSWORD` or a password
+        file) shared by every writer; None (the default): the SQLite file beside the segments."""
         self.folder = Path(folder)
+        self.url = url
+        if is_postgres(url):
+            self.db = PostgresDatabase(url, readonly=readonly)
+            self.path = self.db.path
+            if not readonly:
+                self._create()
+            return
+        if url is not None and not url.startswith("sqlite:"):
+            raise ValueError(f"score store URL {redact(url)!r}: expected postgresql://... (or none: SQLite beside "
+                             "the segments)")
         self.path = store_path(folder)
-        if readonly:
-            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None,
-                                      check_same_thread=False, timeout=30)
-        else:
+        if not readonly:
             self.folder.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            # The log is fsynced; the store can be rebuilt from it, so a power cut may lose its last commits.
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(_SCHEMA)
-            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?), ('sketch_bins', ?)",
-                            (SCHEMA_VERSION, str(SKETCH_BINS)))
+        self.db = SQLiteDatabase(self.path, readonly=readonly)
+        if not readonly:
+            self._create()
             self._migrate()
+
+    def _create(self) -> None:
+        self.db.create(_SCHEMA)
+        self.db.execute("INSERT INTO meta VALUES ('schema', ?), ('sketch_bins', ?) ON CONFLICT (key) DO NOTHING",
+                        (SCHEMA_VERSION, str(SKETCH_BINS)))
 
     def _migrate(self) -> None:
         """Bring an older store to `SCHEMA_VERSION` in place (the new tables exist already: `_SCHEMA` creates them)."""
@@ -274,6 +283,10 @@ class ScoreStore:
     def close(self) -> None:
         self.db.close()
 
+    def ping(self) -> None:
+        """A round trip to the database (raises `StoreUnavailable` when a shared one is down)."""
+        self.db.execute("SELECT 1").fetchone()
+
     def __enter__(self) -> ScoreStore:
         return self
 
@@ -283,14 +296,14 @@ class ScoreStore:
     # -- writing ---------------------------------------------------------------------------------------------
 
     def _migrate_requests(self) -> None:
-        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'requests'").fetchone():
+        if not self.db.has_table("requests"):
             return
         for request, segment, offset, logged, writer, stamp in self.db.execute(
                 "SELECT request, segment, offset, logged, writer, time FROM requests").fetchall():
             scope = _run_at(self.folder / segment, offset, request)
-            self.db.execute("INSERT OR IGNORE INTO batch_ids VALUES (?, ?, NULL, NULL, 0, ?, ?)",
+            self.db.execute("INSERT INTO batch_ids VALUES (?, ?, NULL, NULL, 0, ?, ?) ON CONFLICT DO NOTHING",
                             (scope, request, int(logged), stamp))
-            self.db.execute("INSERT OR IGNORE INTO batch_parts VALUES (?, ?, ?, ?, ?, ?)",
+            self.db.execute("INSERT INTO batch_parts VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                             (scope, request, segment, offset, writer, int(logged)))
         self.db.execute("DROP TABLE requests")
 
@@ -310,8 +323,8 @@ class ScoreStore:
                 return None
             if row[0] is not None and row[0] != digest:
                 raise RequestConflict(scope, request, row[0], digest)
-            parts = self.db.execute("SELECT segment, offset, writer, indexed FROM batch_parts WHERE scope = ? AND "
-                                    "request = ? ORDER BY segment, offset", (scope, request)).fetchall()
+            parts = self.db.execute('SELECT segment, "offset", writer, indexed FROM batch_parts WHERE scope = ? AND '
+                                    'request = ? ORDER BY segment, "offset"', (scope, request)).fetchall()
         return bool(row[1]), [(seg, off, who, bool(indexed)) for seg, off, who, indexed in parts]
 
     def check_request(self, scope: str, request: str, digest: str) -> bool | None:
@@ -327,30 +340,45 @@ class ScoreStore:
 
     def add_part(self, scope: str, request: str, *, segment: str, offset: int, writer: str) -> None:
         """Record that this writer is about to write (part of) a claimed batch at `offset` of `segment`."""
-        self.db.execute("INSERT OR REPLACE INTO batch_parts VALUES (?, ?, ?, ?, ?, 0)",
+        self.db.execute('INSERT INTO batch_parts VALUES (?, ?, ?, ?, ?, 0) ON CONFLICT (scope, request, segment, '
+                        '"offset") DO UPDATE SET writer = excluded.writer, indexed = 0',
                         (scope, request, segment, offset, writer))
 
-    def claim_part(self, scope: str, request: str, *, segment: str, offset: int, writer: str) -> None:
+    def claim_part(self, scope: str, request: str, *, segment: str, offset: int, writer: str,
+                   digest: str | None = None, size: int | None = None) -> None:
+        """Claim (the rest of) a batch whose earlier parts were settled; its id is claimed again with its digest and
+        size where settling dropped it (its only part never reached the log)."""
         with self.transaction():
+            self.db.execute("INSERT INTO batch_ids VALUES (?, ?, ?, ?, 0, 0, ?) ON CONFLICT DO NOTHING",
+                            (scope, request, digest, size, dt.datetime.now(dt.UTC).timestamp()))
             self.add_part(scope, request, segment=segment, offset=offset, writer=writer)
 
     def drop_part(self, scope: str, request: str, *, segment: str, offset: int) -> None:
         """Forget a part that never reached the log (its write failed, or its writer died before writing)."""
         with self.transaction():
-            self.db.execute("DELETE FROM batch_parts WHERE scope = ? AND request = ? AND segment = ? AND offset = ? "
-                            "AND indexed = 0", (scope, request, segment, offset))
+            self.db.execute('DELETE FROM batch_parts WHERE scope = ? AND request = ? AND segment = ? AND "offset" = ? '
+                            'AND indexed = 0', (scope, request, segment, offset))
             self.db.execute("DELETE FROM batch_ids WHERE scope = ? AND request = ? AND records = 0 AND NOT EXISTS "
                             "(SELECT 1 FROM batch_parts WHERE scope = ? AND request = ?)", (scope, request, scope, request))
 
     def _mark_part(self, scope: str, request: str, segment: str, offset: int, records: int) -> None:
         """A part of the batch is in the aggregates (inside the caller's transaction): count its records; the
-        batch is complete once they reach its acknowledged size (a batch of unknown size: once any is logged)."""
-        self.db.execute("INSERT OR IGNORE INTO batch_ids VALUES (?, ?, NULL, NULL, 0, 0, ?)",
+        batch is complete once they reach its acknowledged size (a batch of unknown size: once any is logged).
+        Raises `ClaimLost` when the batch is complete already, or its claim on this part was dropped: a writer
+        that took too long was taken for dead and another wrote the batch (the caller undoes its write)."""
+        claim = self.db.execute("SELECT size, complete FROM batch_ids WHERE scope = ? AND request = ?",
+                                (scope, request)).fetchone()
+        if claim is not None and claim[0] is not None:
+            part = self.db.execute('SELECT indexed FROM batch_parts WHERE scope = ? AND request = ? AND segment = ? '
+                                   'AND "offset" = ?', (scope, request, segment, offset)).fetchone()
+            if claim[1] or part is None or part[0]:
+                raise ClaimLost(scope, request)
+        self.db.execute("INSERT INTO batch_ids VALUES (?, ?, NULL, NULL, 0, 0, ?) ON CONFLICT DO NOTHING",
                         (scope, request, dt.datetime.now(dt.UTC).timestamp()))
         self.db.execute("INSERT INTO batch_parts VALUES (?, ?, ?, ?, '', 1) ON CONFLICT (scope, request, segment, "
-                        "offset) DO UPDATE SET indexed = 1", (scope, request, segment, offset))
-        self.db.execute("UPDATE batch_ids SET records = records + ?, complete = (size IS NULL OR records + ? >= size) "
-                        "WHERE scope = ? AND request = ?", (records, records, scope, request))
+                        '"offset") DO UPDATE SET indexed = 1', (scope, request, segment, offset))
+        self.db.execute("UPDATE batch_ids SET records = records + ?, complete = CASE WHEN size IS NULL OR records + ? "
+                        ">= size THEN 1 ELSE 0 END WHERE scope = ? AND request = ?", (records, records, scope, request))
 
     def add_batch(self, results: Sequence[ItemResult], *, suite: str, run: str | None, step: int | None,
                   time: dt.datetime, segment: str, offset: int, length: int,
@@ -388,22 +416,15 @@ class ScoreStore:
                 self.index_batch(name, bucket, segment=segment, offset=offset, length=length, items=len(part),
                                  skip=skip)
 
-    @contextlib.contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One write transaction; `BEGIN IMMEDIATE` takes the write lock up front, so concurrent writers queue
-        (up to the 30 s busy timeout) instead of failing on a read-then-write upgrade."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+    def transaction(self):
+        """One write transaction at a time across every writer of the store (`Database.transaction`)."""
+        return self.db.transaction()
 
     def index_batch(self, run: str, step: int, *, segment: str, offset: int, length: int, items: int,
                     skip: int = 0) -> None:
         """Record where a batch of the step sits in the raw log (inside the caller's transaction)."""
-        self.db.execute("INSERT OR REPLACE INTO batches VALUES (?, ?, ?, ?, ?, ?, ?)",
+        self.db.execute('INSERT INTO batches VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (segment, "offset", step) DO UPDATE'
+                        " SET run = excluded.run, length = excluded.length, items = excluded.items, skip = excluded.skip",
                         (run, step, segment, offset, length, items, skip))
 
     def touch_run(self, name: str, *, unstepped: bool, suite: str, items: int) -> None:
@@ -414,7 +435,7 @@ class ScoreStore:
         row = self.db.execute("SELECT suites FROM runs WHERE run = ?", (name,)).fetchone()
         suites = sorted(set(json.loads(row[0]) if row else []) | {suite})
         self.db.execute(
-            "INSERT INTO runs VALUES (?, ?, ?, ?) ON CONFLICT (run) DO UPDATE SET arrivals = arrivals + excluded.arrivals,"
+            "INSERT INTO runs VALUES (?, ?, ?, ?) ON CONFLICT (run) DO UPDATE SET arrivals = runs.arrivals + excluded.arrivals,"
             " suites = excluded.suites", (name, int(unstepped), items, json.dumps(suites)))
 
     def _merge(self, run: str, step: int, results: Sequence[ItemResult], stamp: float, segment: str,
@@ -438,15 +459,17 @@ class ScoreStore:
         if cascade:
             self.db.executemany(
                 "INSERT INTO cascade VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run, step, channel) DO UPDATE SET"
-                + ",".join(f" {c} = {c} + excluded.{c}" for c in CASCADE_COUNTS),
+                + ",".join(f" {c} = cascade.{c} + excluded.{c}" for c in CASCADE_COUNTS),
                 [(run, step, name, *counts) for name, counts in sorted(cascade.items())])
         self.db.execute(
             "INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run, step) DO UPDATE SET"
-            " items = items + excluded.items, valid = valid + excluded.valid,"
-            " first_time = min(first_time, excluded.first_time), last_time = max(last_time, excluded.last_time)",
+            " items = steps.items + excluded.items, valid = steps.valid + excluded.valid,"
+            " first_time = CASE WHEN excluded.first_time < steps.first_time THEN excluded.first_time ELSE"
+            " steps.first_time END, last_time = CASE WHEN excluded.last_time > steps.last_time THEN excluded.last_time"
+            " ELSE steps.last_time END",
             (run, step, items, valid, time, time))
         stored = {row[0]: row[1:] for row in self.db.execute(
-            "SELECT channel, count, total, total_sq, seen, binary, sketch, samples FROM channels"
+            "SELECT channel, count, total, total_sq, seen, \"binary\", sketch, samples FROM channels"
             " JOIN sketches USING (run, step, channel) WHERE run = ? AND step = ?", (run, step))}
         rows, heavy = [], []
         for name, (layer, values, seen_now) in channels.items():
@@ -468,11 +491,16 @@ class ScoreStore:
                          total_sq + float(np.square(values).sum()), seen + seen_now, binary, p10, p50, p90))
             heavy.append((run, step, name, json.dumps(merged, separators=(",", ":")), kept))
         # The sketches and candidates sit in their own table so that charting reads only the small rows.
-        self.db.executemany("INSERT OR REPLACE INTO channels VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        self.db.executemany("INSERT OR REPLACE INTO sketches VALUES (?, ?, ?, ?, ?)", heavy)
+        self.db.executemany(
+            "INSERT INTO channels VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run, step, channel) DO UPDATE"
+            " SET layer = excluded.layer, count = excluded.count, total = excluded.total, total_sq = excluded.total_sq,"
+            ' seen = excluded.seen, "binary" = excluded."binary", p10 = excluded.p10, p50 = excluded.p50,'
+            " p90 = excluded.p90", rows)
+        self.db.executemany("INSERT INTO sketches VALUES (?, ?, ?, ?, ?) ON CONFLICT (run, step, channel) DO UPDATE"
+                            " SET sketch = excluded.sketch, samples = excluded.samples", heavy)
         self.db.executemany(
             "INSERT INTO unscored VALUES (?, ?, ?, ?, ?) ON CONFLICT (run, step, channel, reason) DO UPDATE SET"
-            " count = count + excluded.count", [(run, step, n, reason, c) for (n, reason), c in unscored.items()])
+            " count = unscored.count + excluded.count", [(run, step, n, reason, c) for (n, reason), c in unscored.items()])
 
     def samples(self, run: str, step: int) -> dict[str, dict]:
         """The drill-down candidates of a step per channel: `{"lowest": [[rank, key, segment, line offset], ...],
@@ -502,8 +530,8 @@ class ScoreStore:
         """(segment, offset, length, skip, items) of the logged batches of a step, in log order: the step's records
         are `items` records of the byte range after the first `skip` (a batch without steps may span buckets)."""
         return self.db.execute(
-            "SELECT segment, offset, length, skip, items FROM batches WHERE run = ? AND step = ?"
-            " ORDER BY segment, offset", (run, step)).fetchall()
+            'SELECT segment, "offset", length, skip, items FROM batches WHERE run = ? AND step = ?'
+            ' ORDER BY segment, "offset"', (run, step)).fetchall()
 
     def series(self) -> dict:
         """Everything the dashboard draws, per run, as JSON-ready lists aligned with each run's steps."""
@@ -526,7 +554,7 @@ class ScoreStore:
             info["time"].append(dt.datetime.fromtimestamp(last_time, dt.UTC).strftime(TIME_FORMAT))
         layers: dict[str, str] = {}
         for run, step, channel, layer, count, total, seen, binary, p10, p90 in self.db.execute(
-                "SELECT run, step, channel, layer, count, total, seen, binary, p10, p90 FROM channels"):
+                'SELECT run, step, channel, layer, count, total, seen, "binary", p10, p90 FROM channels'):
             info = out.get(run)
             if info is None:
                 continue
@@ -582,15 +610,13 @@ class ScoreStore:
 
     def _cascade_rows(self) -> list[tuple]:
         """(run, step, dimension, *CASCADE_COUNTS) rows; none from a version-1 store opened read-only."""
-        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cascade'").fetchone():
+        if not self.db.has_table("cascade"):
             return []
         return self.db.execute(f"SELECT run, step, channel, {', '.join(CASCADE_COUNTS)} FROM cascade").fetchall()
 
     def version(self) -> int:
-        """Changes whenever any connection commits (SQLite's `data_version` for other connections, plus size)."""
-        return hash((self.db.execute("PRAGMA data_version").fetchone()[0],
-                     self.db.execute("SELECT total_changes()").fetchone()[0],
-                     *(p.stat().st_mtime_ns if p.exists() else 0 for p in (self.path, Path(f"{self.path}-wal")))))
+        """Changes whenever any writer commits."""
+        return self.db.version()
 
 
 def rebuild(folder: str | Path) -> dict[str, int]:
@@ -607,12 +633,9 @@ def rebuild(folder: str | Path) -> dict[str, int]:
         leftover.unlink(missing_ok=True)
     counts = {"batches": 0, "records": 0, "segments": 0}
     store = ScoreStore.__new__(ScoreStore)
-    store.folder, store.path = folder, fresh
-    store.db = sqlite3.connect(fresh, isolation_level=None, check_same_thread=False, timeout=30)
-    store.db.execute("PRAGMA journal_mode=WAL")
-    store.db.execute("PRAGMA synchronous=OFF")
-    store.db.executescript(_SCHEMA)
-    store.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?), ('sketch_bins', ?)", (SCHEMA_VERSION, str(SKETCH_BINS)))
+    store.folder, store.path, store.url = folder, fresh, None
+    store.db = SQLiteDatabase(fresh, synchronous="OFF")
+    store._create()
     # Per (run, request id): the content digest and acknowledged size its records carry, the ids of its items found
     # and where its parts lie. A batch is complete only when every item of its acknowledged size is in the log, so a
     # batch torn by a killed writer stays partial and its retry writes exactly the missing records.
@@ -652,7 +675,7 @@ def rebuild(folder: str | Path) -> dict[str, int]:
             size, found = entry["size"], len(entry["ids"])
             store.db.execute("INSERT INTO batch_ids VALUES (?, ?, ?, ?, ?, ?, ?)", (
                 scope, request, entry["digest"], size, found, int(size is None or found >= size), entry["time"]))
-            store.db.executemany("INSERT OR IGNORE INTO batch_parts VALUES (?, ?, ?, ?, '', 1)",
+            store.db.executemany("INSERT INTO batch_parts VALUES (?, ?, ?, ?, '', 1) ON CONFLICT DO NOTHING",
                                  [(scope, request, seg, off) for seg, off in entry["parts"]])
     counts["partial_batches"] = sum(1 for e in claimed.values() if e["size"] is not None and len(e["ids"]) < e["size"])
     store.close()

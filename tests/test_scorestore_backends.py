@@ -1,0 +1,204 @@
+"""The score store on both of its databases (SQLite beside the segments, and a PostgreSQL server shared by hosts):
+the same aggregates from the same batches, retried and torn batches logged once, request ids bound to their
+content; and, on PostgreSQL, what only a shared database has to handle: writers on hosts that cannot read each
+other's segments, a claim left by a dead writer on another host, a slow writer whose claim was taken over, and the
+database going away under a writer (503-able `ScoreLogUnavailable`, nothing of the batch kept, the retry logs it
+once)."""
+
+import threading
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from reward.scorelog import RequestConflict, ScoreLog, ScoreLogUnavailable, batch_digest, read_log, segments
+from reward.scorelog.database import StoreUnavailable
+from reward.scorelog.store import ScoreStore, rebuild
+from tests.postgres import postgres, postgres_server, store_url  # noqa: F401 (fixtures)
+from tests.test_scorelog_durability import FailingHandle, KilledAfterWrite, batch
+from tests.test_scorestore import _batch
+
+
+def _log(folder, url, **options) -> ScoreLog:
+    return ScoreLog(folder, store_url=url, **options)
+
+
+def _ids(*folders) -> Counter:
+    return Counter(r.result.id for folder in folders for r in read_log(folder))
+
+
+def test_both_backends_hold_the_aggregates_a_rebuild_from_the_records_gives(tmp_path, store_url):
+    rng = np.random.default_rng(7)
+    log = _log(tmp_path / "log", store_url, writer="w")
+    for step in (0, 1, 1, 2):  # step 1 twice: the second batch merges into the stored sketches and samples
+        items, results = _batch(rng, step, prefix=f"i{rng.integers(1 << 30)}")
+        log.append(items, results, suite="mini", suite_version="v", run="r", step=step)
+    items, results = _batch(rng, 9, groups=10, size=8, prefix="u")  # 80 records without a step: two buckets
+    log.append(items, results, suite="mini", suite_version="v", run="r")
+    log.close()
+    with ScoreStore(tmp_path / "log", url=store_url, readonly=True) as store:
+        live = store.series()
+        samples = store.samples("r", 1)
+        unstepped = [store.step_items("r (no step)", bucket) for bucket in (0, 1)]
+    assert live["runs"]["r"]["items"] == [8, 16, 8] and live["records"] == 112 and unstepped == [64, 16]
+    assert sorted(samples) == ["claim_diversity", "format", "reward"]
+    (tmp_path / "log" / "scores.sqlite").unlink(missing_ok=True)
+    rebuild(tmp_path / "log")  # the embedded store, from the segments alone
+    with ScoreStore(tmp_path / "log", readonly=True) as embedded:
+        assert embedded.series() == live
+        assert embedded.samples("r", 1) == samples
+
+
+def test_a_retried_batch_is_logged_once_and_an_id_is_bound_to_its_content(tmp_path, store_url):
+    log = _log(tmp_path, store_url)
+    assert log.append(*batch("a"), suite="s", suite_version="v", run="A", step=5, request="step-5") is True
+    assert log.append(*batch("a"), suite="s", suite_version="v", run="A", step=5, request="step-5") is False
+    assert log.append(*batch("b"), suite="s", suite_version="v", run="B", step=5, request="step-5") is True
+    with pytest.raises(RequestConflict):
+        log.append(*batch("c"), suite="s", suite_version="v", run="A", step=5, request="step-5")
+    assert log.check_request("A", "step-5", batch_digest(batch("a")[0], suite="s", step=5)) is True
+    log.close()
+    restarted = _log(tmp_path, store_url)  # a retry reaching a restarted server
+    assert restarted.append(*batch("a"), suite="s", suite_version="v", run="A", step=5, request="step-5") is False
+    restarted.close()
+    assert _ids(tmp_path) == Counter({f"{n}-{i}": 1 for n in "ab" for i in range(8)})
+    with ScoreStore(tmp_path, url=store_url, readonly=True) as store:
+        assert store.step_items("A", 5) == store.step_items("B", 5) == 8
+
+
+def test_a_batch_torn_by_a_killed_writer_gets_only_its_missing_records_on_retry(tmp_path, store_url):
+    log = _log(tmp_path, store_url)
+    real_open = log._open
+    log._open = lambda: FailingHandle(real_open(), room=5000)
+
+    def write_then_die(handle, payload):
+        handle.write(payload)
+        raise KilledAfterWrite
+
+    log._write_batch = write_then_die
+    with pytest.raises(KilledAfterWrite):
+        log.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a")
+    assert 0 < len(_ids(tmp_path)) < 8
+    restarted = _log(tmp_path, store_url)
+    restarted.claim_wait_s = 0
+    assert restarted.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is True
+    assert restarted.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is False
+    restarted.close()
+    assert _ids(tmp_path) == Counter({f"a-{i}": 1 for i in range(8)})
+    with ScoreStore(tmp_path, url=store_url, readonly=True) as store:
+        assert store.step_items("r", 1) == 8
+
+
+def test_a_retry_on_another_host_writes_nothing_and_concurrent_claims_log_a_batch_once(tmp_path, postgres):
+    """Hosts that share only the database: a batch logged on one is not written again by a retry on another, and
+    four hosts racing to log the same batch id write it once between them."""
+    url = postgres.create_database()
+    first, second = _log(tmp_path / "host-1", url), _log(tmp_path / "host-2", url)
+    assert first.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is True
+    assert second.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is False
+    hosts = [_log(tmp_path / f"race-{k}", url) for k in range(4)]
+    outcomes: list[bool] = []
+    barrier = threading.Barrier(len(hosts))
+
+    def send(log: ScoreLog) -> None:
+        barrier.wait()
+        outcomes.append(log.append(*batch("b", size=64), suite="s", suite_version="v", run="r", step=2, request="req-b"))
+
+    threads = [threading.Thread(target=send, args=(log,)) for log in hosts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for log in (first, second, *hosts):
+        log.close()
+    folders = [tmp_path / name for name in ("host-1", "host-2", *(f"race-{k}" for k in range(4)))]
+    assert sorted(outcomes) == [False, False, False, True]
+    assert _ids(*folders) == Counter({**{f"a-{i}": 1 for i in range(8)}, **{f"b-{i}": 1 for i in range(64)}})
+    with ScoreStore(tmp_path, url=url, readonly=True) as store:
+        assert store.step_items("r", 1) == 8 and store.step_items("r", 2) == 64
+
+
+def test_a_claim_left_by_a_dead_host_is_taken_over_and_a_late_writer_takes_its_copy_back(tmp_path, postgres):
+    url = postgres.create_database()
+    dead = _log(tmp_path / "dead", url, writer="dead")
+
+    def die_before_writing(handle, payload):
+        raise KilledAfterWrite
+
+    dead._write_batch = die_before_writing
+    with pytest.raises(KilledAfterWrite):  # claimed in the database, nothing written: the host is gone
+        dead.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a")
+    other = _log(tmp_path / "other", url, writer="other")
+    other.claim_wait_s = 0.2  # waits for the dead host's claim, then writes the batch itself
+    assert other.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is True
+    # A host that claimed, stalled past the wait and wrote after the takeover: its copy is cut back out.
+    slow = _log(tmp_path / "slow", url, writer="slow")
+    slow.claim_wait_s = 0.2
+    taken: list[bool] = []
+    real_index = slow._index
+
+    def stall_then_index(*args, **kwargs):
+        taker = _log(tmp_path / "taker", url, writer="taker")
+        taker.claim_wait_s = 0.2
+        taken.append(taker.append(*batch("b"), suite="s", suite_version="v", run="r", step=2, request="req-b"))
+        taker.close()
+        return real_index(*args, **kwargs)
+
+    slow._index = stall_then_index
+    assert slow.append(*batch("b"), suite="s", suite_version="v", run="r", step=2, request="req-b") is False
+    assert taken == [True]
+    for log in (dead, other, slow):
+        log.close()
+    folders = [tmp_path / name for name in ("dead", "other", "slow", "taker")]
+    assert _ids(*folders) == Counter({f"{n}-{i}": 1 for n in "ab" for i in range(8)})
+    with ScoreStore(tmp_path, url=url, readonly=True) as store:
+        assert store.step_items("r", 1) == store.step_items("r", 2) == 8
+
+
+def test_the_database_going_away_keeps_nothing_of_a_batch_and_its_retry_logs_it_once(tmp_path):
+    with postgres_server() as server:  # its own server: this test stops it
+        url = server.create_database()
+        log = _log(tmp_path, url)
+        assert log.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is True
+        server.stop()
+        for step, request in ((2, "req-b"), (2, "req-b"), (3, None)):  # with and without an id
+            with pytest.raises(ScoreLogUnavailable) as down:
+                log.append(*batch(f"b{step}"), suite="s", suite_version="v", run="r", step=step, request=request)
+            assert url.split("?")[0].split("@")[1] in down.value.reason or "connect" in down.value.reason
+        with pytest.raises(ScoreLogUnavailable):
+            log.check_request("r", "req-b", batch_digest(batch("b2")[0], suite="s", step=2))
+        assert log.probe() is not None
+        assert _ids(tmp_path) == Counter({f"a-{i}": 1 for i in range(8)})  # nothing of the refused batches
+        server.start()
+        assert log.probe() is None
+        assert log.append(*batch("b2"), suite="s", suite_version="v", run="r", step=2, request="req-b") is True
+        assert log.append(*batch("b2"), suite="s", suite_version="v", run="r", step=2, request="req-b") is False
+        log.close()
+        assert _ids(tmp_path) == Counter({f"{n}-{i}": 1 for n in ("a", "b2") for i in range(8)})
+        with ScoreStore(tmp_path, url=url, readonly=True) as store:
+            assert store.step_items("r", 1) == store.step_items("r", 2) == 8 and store.step_items("r", 3) == 0
+
+
+def test_a_database_that_fails_after_the_write_takes_the_batch_back_out(tmp_path, postgres):
+    """The store update fails after the batch is on this host's disk (the database went away between the two):
+    the records are cut back out, the claim is released, and the retry writes the batch once."""
+    url = postgres.create_database()
+    log = _log(tmp_path, url)
+    real_add = log._store.add_batch
+
+    def unavailable(*args, **kwargs):
+        raise StoreUnavailable("server closed the connection unexpectedly")
+
+    log._store.add_batch = unavailable
+    with pytest.raises(ScoreLogUnavailable, match="closed the connection"):
+        log.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a")
+    assert _ids(tmp_path) == Counter() and segments(tmp_path)[0].stat().st_size == 0
+    log._store.add_batch = real_add
+    assert log.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is True
+    log.close()
+    assert _ids(tmp_path) == Counter({f"a-{i}": 1 for i in range(8)})
+
+
+def test_a_store_url_that_is_not_a_database_is_refused_by_name(tmp_path):
+    with pytest.raises(ValueError, match=r"mysql://reward:\*\*\*@db/x.*postgresql://"):
+        ScoreStore(tmp_path, url="mysql://reward:secret@db/x")
