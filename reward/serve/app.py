@@ -159,7 +159,7 @@ class Ingress:
         if args.score_log:
             from reward.scorelog import ScoreLog
 
-            self.log = ScoreLog(args.score_log, retention=args.score_log_retention)
+            self.log = ScoreLog(args.score_log, retention=args.score_log_retention, store_url=args.score_store)
 
     def reconfigure(self, config: dict) -> None:
         self.limits = Limits.model_validate({**self.limits.model_dump(), **(config.get("limits") or config)})
@@ -497,10 +497,15 @@ class Ingress:
         digest = None
         if self.log is not None and score_request.request_id is not None:
             # An id reused in this run for other items would be answered but never logged: refuse it before scoring.
+            from reward.scorelog import ScoreLogUnavailable
+
             try:
                 digest = await asyncio.to_thread(self._check_request, score_request)
             except RequestConflict as exc:
                 return self._conflict(exc)
+            except ScoreLogUnavailable as exc:  # the score store's database is down: nothing scored, retry later
+                self.log_problem = exc.reason
+                return self._log_unavailable()
         self.items_in_flight += count
         try:
             return await self._score_admitted(score_request, digest)

@@ -85,6 +85,11 @@ class ServerArgs(BaseModel):
     """Folder of the durable score log; None disables it."""
     score_log_retention: Retention | None = None
     """Delete score-log segments past a maximum age or beyond a total size (checked when a segment opens)."""
+    score_store: str | None = None
+    """Where the score log's shared state lives (request-id claims, batch completeness, the aggregates): None, the
+    SQLite file beside the segments (one host); or a PostgreSQL URL (`postgresql://reward@db:5432/rewards`) that every
+    reward node writes through, with the password in `PGPASSWORD` or a password file, never in the URL. Each node's
+    segments stay on its own disk (docs/cluster.md#score-store)."""
     dashboard_trainer_metrics: dict[str, str] = Field(default_factory=dict)
     """Run name -> the trainer's metrics file (TRL trainer_state.json, verl file-logger JSONL or console output, CSV
     with `step`; "" for the only run), drawn on `GET /dashboard` beside the reward curves. A file not written yet is
