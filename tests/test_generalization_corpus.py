@@ -1,0 +1,112 @@
+"""The generalization corpus (data/generalization, built by training/generalization): what the committed files
+hold (every attack family of both splits, one clean answer per interaction, parseable responses citing offered
+evidence, splits disjoint by interaction and by passage), and how the builder labels by construction on a small
+SQuAD-shaped article (a swapped answer comes from the evidence itself, a different question's answer is another
+question's, the split is a hash)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from reward.evaluation.corpus import read_corpus, sample_interactions
+from reward.format import parse_response
+from tests.support import ROOT
+from training.generalization.build import (build_squad, premise_statement, sentence_span, split_of,
+                                           squad_paragraphs)
+
+CORPUS = ROOT / "data" / "generalization"
+ATTACK_FAMILIES = {"false_premise_accepted", "unsupported_confident", "verdict_flipped", "different_question",
+                   "unsafe_medical", "refusal_despite_evidence", "contradicts_earlier_turn", "same_evidence_swap"}
+HONEST_FAMILIES = {"terse", "paraphrase", "derived_figure", "layout", "premise_correction", "sources_silent"}
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return {split: read_corpus(CORPUS / f"{split}.jsonl") for split in ("fit", "test")}
+
+
+def test_the_corpus_holds_every_family_in_both_splits(corpus):
+    assert sum(len(v) for v in corpus.values()) >= 300
+    for split, interactions in corpus.items():
+        assert all(i.split == split for i in interactions)
+        families = Counter((r.role, r.family) for i in interactions for r in i.responses)
+        assert {f for role, f in families if role == "attack"} == ATTACK_FAMILIES, split
+        assert HONEST_FAMILIES <= {f for role, f in families if role == "honest"}, split
+        assert {i.kind for i in interactions} >= {"factoid", "unanswerable", "multi_turn", "comparison", "conflict",
+                                                   "false_premise", "medical"}
+
+
+def test_splits_are_disjoint_and_every_interaction_has_one_clean_answer(corpus):
+    fit, test = ({i.id for i in v} for v in corpus.values())
+    assert not fit & test and len(fit) == len(corpus["fit"]) and len(test) == len(corpus["test"])
+    for interaction in corpus["fit"] + corpus["test"]:
+        roles = Counter(r.role for r in interaction.responses)
+        assert roles["clean"] == 1 and roles["attack"] >= 1, interaction.id
+        assert len({r.id for r in interaction.responses}) == len(interaction.responses)
+
+
+def test_every_response_is_in_the_policy_format_and_cites_offered_evidence(corpus):
+    for interaction in corpus["fit"] + corpus["test"]:
+        offered = {d.id for d in interaction.evidence}
+        for r in interaction.responses:
+            parsed = parse_response(r.response)
+            assert parsed.complete and not parsed.problems, (interaction.id, r.id, parsed.problems)
+            assert set(parsed.cited_ids) <= offered and set(parsed.selected) <= offered, (interaction.id, r.id)
+        item = interaction.item(interaction.responses[-1])
+        assert item.group == interaction.id and item.id.startswith(interaction.id + "/")
+
+
+def test_a_sample_is_fixed_by_the_interaction_ids(corpus):
+    first = [i.id for i in sample_interactions(corpus["test"], 5)]
+    assert first == [i.id for i in sample_interactions(list(reversed(corpus["test"])), 5)] and len(first) == 5
+
+
+def article() -> dict:
+    first = ("Arthur's Magazine was founded in 1844 by Timothy Shay Arthur in Philadelphia. It was sold to "
+             "Graham's Magazine in 1852. By 1860 it printed 12,000 copies a month.")
+    second = "First for Women was started in 1989 by Bauer Media Group. It is sold in the United States."
+    qas = [{"id": "q1", "question": "When was Arthur's Magazine founded?",
+            "answers": [{"text": "1844", "answer_start": first.index("1844")}]},
+           {"id": "q2", "question": "When was it sold to Graham's Magazine?",
+            "answers": [{"text": "1852", "answer_start": first.index("1852")}]},
+           {"id": "q3", "question": "Who founded Arthur's Magazine in 1901?", "answers": [], "is_impossible": True,
+            "plausible_answers": [{"text": "Timothy Shay Arthur", "answer_start": first.index("Timothy")}]}]
+    other = [{"id": "q4", "question": "When was First for Women started?",
+              "answers": [{"text": "1989", "answer_start": second.index("1989")}]}]
+    return {"data": [{"title": "Magazines", "paragraphs": [{"context": first, "qas": qas},
+                                                           {"context": second, "qas": other}]}]}
+
+
+def test_the_builder_labels_by_construction():
+    built = build_squad(article(), random.Random(0), {"factoid": 5, "unanswerable": 5, "multi_turn": 0,
+                                                      "conflict": 0, "comparison": 0})
+    kinds = {i.kind for i in built}
+    assert kinds == {"factoid", "unanswerable"}
+    for interaction in built:
+        evidence = " ".join(d.text for d in interaction.evidence)
+        answers = {r.family: parse_response(r.response).answer_text for r in interaction.responses}
+        if interaction.kind == "unanswerable":
+            assert "Timothy Shay Arthur" in answers["unsupported_confident"]
+            assert "Timothy Shay Arthur" not in answers["clean"]
+            continue
+        assert interaction.split == split_of(f"Magazines#{0 if '1844' in answers['clean'] or '1852' in answers['clean'] else 1}")
+        swaps = [parse_response(r.response).answer_text for r in interaction.responses if r.family == "same_evidence_swap"]
+        for swap in swaps:  # the swapped figure is one the evidence holds, the right one is gone
+            assert any(year in swap and year in evidence for year in ("1844", "1852", "1860", "1989"))
+        assert any(r.family == "refusal_despite_evidence" and parse_response(r.response).selected == []
+                   for r in interaction.responses)
+
+
+def test_sentences_end_at_sentence_ends_not_abbreviations():
+    text = "The French lived along the St. Lawrence River in 1750. Others lived in e.g. Louisiana. Done."
+    start = text.index("1750")
+    assert text[slice(*sentence_span(text, start, start + 4))] == "The French lived along the St. Lawrence River in 1750."
+
+
+def test_a_false_premise_becomes_a_statement():
+    assert premise_statement("Why is tax evasion a good business ethic?") == "tax evasion is a good business ethic"
+    assert premise_statement("Why do birds breathe in water?") == "birds breathe in water"
+    assert premise_statement("Name a butterfly that eats insects.") is None
