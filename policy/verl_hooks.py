@@ -11,8 +11,8 @@ during training depends on the trainer:
   step with that batch.
 
 Either way the metrics are `reward_dim/<key>/mean` and `reward_dim/<key>/unscored_rate` for every numeric key
-(dimensions, score, gate, utility; `MISSING` values left out of the mean, so an unscored dimension does not drag it
-down) and `reward_dim/valid_rate`; they reach every configured logger (wandb, tensorboard, console) next to
+(dimensions, score, gate, utility; `None` values, which have no score, left out of the mean, so an unscored
+dimension does not drag it down) and `reward_dim/valid_rate`; they reach every configured logger (wandb, tensorboard, console) next to
 verl's own. The step reaches the server separately: `policy.verl_manager` passes each rollout's `global_steps`
 (trainer V1 sets it per sample; for the legacy trainer `install()` also wraps `_get_gen_batch` to set it).
 `install()` also sizes the reward-loop workers' `max_concurrency` (Ray's default for an async actor is 1,000) to a
@@ -28,8 +28,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from policy.verl_reward import MISSING
-
 log = logging.getLogger(__name__)
 
 PREFIX = "reward_dim"
@@ -37,11 +35,18 @@ _MARK = "_reward_dimensions"
 
 
 def column_metrics(columns: dict[str, Any]) -> dict[str, float]:
-    """Means of per-rollout reward columns (MISSING values left out); non-numeric columns are skipped."""
+    """Means of per-rollout reward columns (None values left out); non-numeric columns are skipped.
+
+    >>> metrics = column_metrics({"format": [1.0, None, 0.0, 1.0], "valid": [1.0, 0.0, 1.0, 1.0], "reason": ["", "x", "", ""]})
+    >>> {key: round(value, 3) for key, value in metrics.items()}
+    {'reward_dim/format/mean': 0.667, 'reward_dim/format/unscored_rate': 0.25, 'reward_dim/valid_rate': 0.75}
+    """
     metrics: dict[str, float] = {}
     for key, column in columns.items():
+        column = column.tolist() if hasattr(column, "tolist") else list(column)
+        present = [value is not None for value in column]
         try:
-            values = np.asarray(column, dtype=np.float64)
+            values = np.asarray([0.0 if value is None else value for value in column], dtype=np.float64)
         except (TypeError, ValueError):
             continue  # a non-numeric extra key (e.g. a reason string) is not a curve
         if values.ndim != 1 or not values.size:
@@ -49,7 +54,7 @@ def column_metrics(columns: dict[str, Any]) -> dict[str, float]:
         if key == "valid":
             metrics[f"{PREFIX}/valid_rate"] = float(values.mean())
             continue
-        scored = values[values != MISSING]
+        scored = values[np.asarray(present, dtype=bool)]
         if scored.size:
             metrics[f"{PREFIX}/{key}/mean"] = float(scored.mean())
         metrics[f"{PREFIX}/{key}/unscored_rate"] = float(1.0 - scored.size / values.size)
@@ -66,8 +71,8 @@ def rows_metrics(rows: list[Any]) -> dict[str, float]:
     """Trainer V1: the metrics of the rollouts' `extra_fields` dicts (their `reward_extra_info`)."""
     infos = [row.get("reward_extra_info") or {} for row in rows if isinstance(row, dict)]
     keys = sorted({key for info in infos for key in info})
-    # A rollout without a key (none should: the reward function returns the same keys for all) counts as MISSING.
-    return column_metrics({key: [info.get(key, MISSING) for info in infos] for key in keys})
+    # A rollout without a key (none should: the reward function returns the same keys for all) has no value.
+    return column_metrics({key: [info.get(key) for info in infos] for key in keys})
 
 
 def v1_batch_metrics(batch, kv_batch_get: Callable[..., Any]) -> dict[str, float]:

@@ -19,13 +19,18 @@ The interaction comes from the parquet's `extra_info` (written by `policy.data`)
 (`resolve_run`); the training step from `step=`
 (`SearchRewardManager` passes verl's `global_steps`), `extra_info["global_steps"]` or `REWARD_STEP`. Each call
 returns `{"score": R, "gate": B, "utility": U, "valid": 1.0 or 0.0, "<dimension>": s, ...}` with the same keys for
-every rollout of a suite, so every dimension reaches verl's `reward_extra_info` (which must hold equal-length
-numeric columns). Values that do not exist are `MISSING` (-1.0, outside every score's [0, 1] range): an unscored
-dimension, or gate/utility under a linear suite; `policy.verl_hooks` leaves them out of the means. An invalid
-rollout (`valid` 0.0) carries its group's mean reward (set by the server), so its GRPO advantage is zero: masked,
-not punished. Connections are reused per process; failed requests (transport errors, 408, 429, 5xx) are retried
+every rollout of a suite, so every dimension reaches verl's `reward_extra_info` (equal-length columns). A dimension
+holds the value the reward used: its score, or 0.0 where the response caused it to go unscored (it counts as failed).
+A value that does not exist (a dimension unscored for every response alike or for a judge failure, gate/utility
+under a linear suite) is `None`, the value verl's validation metrics leave out (`process_validation_metrics` drops
+None) and so do `policy.verl_hooks`' curves: no sentinel is averaged in as if it were a score. An invalid rollout
+(`valid` 0.0) carries its group's mean reward (set by the server), so its GRPO advantage is zero: masked, not
+punished. For verl's GDPO estimator (`algorithm.adv_estimator: gdpo`, legacy trainer), `reward_kwargs.gdpo: true`
+adds `gdpo_<dimension>` keys for `algorithm.gdpo_reward_keys`: GDPO normalises each key within the group and
+cannot skip a value, so a value that does not exist, and every value of an invalid rollout, is the group's mean of
+that dimension (zero advantage on it), never a number outside the scores. Connections are reused per process; failed requests (transport errors, 408, 429, 5xx) are retried
 with jittered exponential backoff (tenacity), waiting at least the server's `Retry-After` on a 503/429 (the server
-answers 503 when its items-in-flight bound is reached or its score log cannot be written), then raise (training
+answers 503 when its items-in-flight bound is reached, the judge is down or its score log cannot be written), then raise (training
 stops rather than learning from made-up rewards).
 """
 
@@ -45,10 +50,10 @@ import httpx
 from tenacity import AsyncRetrying, RetryCallState, RetryError, Retrying, retry_if_exception, stop_after_attempt, stop_after_delay
 from tenacity.wait import wait_random_exponential
 
+from reward.schema import CALL_FAILURE_REASONS, STRUCTURAL_REASONS
+
 log = logging.getLogger(__name__)
 
-MISSING = -1.0
-"""Value of a dimension that has no score for a rollout (see the module docstring)."""
 MAX_ITEMS_PER_REQUEST = 2048
 REWARD_WORKER_PREFIX = "reward_loop_worker_"
 """verl 0.9's `RewardLoopManager` names its worker actors `reward_loop_worker_<i>`."""
@@ -272,18 +277,54 @@ def rollout_item(solution_str: str, extra_info: dict | None, index: int) -> dict
     }
 
 
-def to_verl(result: dict, dimensions: list[str] | None = None) -> dict[str, float]:
-    """A server result as verl's reward dict: score, gate, utility, valid and one key per dimension."""
+def used_score(score: dict) -> float | None:
+    """The value the reward used for one dimension of a result: its score, 0.0 when the response caused it to go
+    unscored (it counted as failed), None when none exists (structural, or a judge failure).
+
+    >>> used_score({"score": 0.7}), used_score({"score": None, "reason": "unparseable"})
+    (0.7, 0.0)
+    >>> used_score({"score": None, "reason": "judge_timeout"}) is None, used_score({"score": None, "reason": "not_applicable"}) is None
+    (True, True)
+    """
+    if score.get("score") is not None:
+        return float(score["score"])
+    if score.get("reason") in STRUCTURAL_REASONS or score.get("reason") in CALL_FAILURE_REASONS:
+        return None
+    return 0.0
+
+
+def group_dimension_means(results: list[dict], groups: list[str | None]) -> list[dict[str, float]]:
+    """Per result, the mean over its group's valid results of each dimension's used value (what GDPO keys fill in)."""
+    sums: dict[str | None, dict[str, list[float]]] = {}
+    for result, group in zip(results, groups, strict=True):
+        if not result["valid"]:
+            continue
+        for name, score in result["dimensions"].items():
+            value = used_score(score)
+            if value is not None:
+                sums.setdefault(group, {}).setdefault(name, []).append(value)
+    means = {group: {name: sum(v) / len(v) for name, v in dims.items()} for group, dims in sums.items()}
+    return [means.get(group, {}) if group is not None else {} for group in groups]
+
+
+def to_verl(result: dict, dimensions: list[str] | None = None, *, gdpo_means: dict[str, float] | None = None) -> dict:
+    """A server result as verl's reward dict: score, gate, utility, valid and one key per dimension (None where
+    no value exists), plus `gdpo_<dimension>` keys when `gdpo_means` (the group's means) is given."""
     names = dimensions if dimensions is not None else sorted(result["dimensions"])
-    out = {
+    out: dict[str, float | None] = {
         "score": float(result["reward"]),
-        "gate": MISSING if result.get("gate") is None else float(result["gate"]),
-        "utility": MISSING if result.get("utility") is None else float(result["utility"]),
+        "gate": None if result.get("gate") is None else float(result["gate"]),
+        "utility": None if result.get("utility") is None else float(result["utility"]),
         "valid": 1.0 if result["valid"] else 0.0,
     }
     for name in names:
-        score = result["dimensions"].get(name, {}).get("score")
-        out[name] = MISSING if score is None else float(score)
+        out[name] = used_score(result["dimensions"].get(name, {"reason": "not_applicable"}))
+    if gdpo_means is not None:
+        for name in names:
+            value = out[name] if result["valid"] else None
+            # No value, or a masked rollout: the group's mean (0.0 when no rollout of the group has one: a constant
+            # over the group, so still zero advantage).
+            out[f"gdpo_{name}"] = value if value is not None else gdpo_means.get(name, 0.0)
     return out
 
 
@@ -422,6 +463,11 @@ class GroupBatcher:
                 if not future.done():
                     future.set_exception(exc)
             return
+        # Each result learns its group's dimension means (a GDPO key's stand-in for a value that does not exist).
+        groups = [str(index) for index, pending in enumerate(groups) for _ in pending.items]
+        if all(isinstance(r, dict) and "dimensions" in r and "valid" in r for r in results):
+            for result, means in zip(results, group_dimension_means(results, groups), strict=True):
+                result["group_means"] = means
         for future, result in zip(futures, results, strict=True):
             if not future.done():
                 future.set_result(result)
@@ -450,7 +496,7 @@ async def compute_score_async(data_source: str, solution_str: str, ground_truth:
     Extra kwargs: `group_key` (the trainer's uid of the prompt; defaults to `extra_info["group"]`), `group_size`
     (rollouts per prompt, i.e. `rollout.n`: the group is sent when that many have arrived; without it, after
     `linger_s` without a new rollout of the group), `linger_s` (default 1.0), `group_timeout_s` (default 600: a
-    group of known size that stalls this long is sent incomplete). A rollout with no group at all is sent at once.
+    group of known size that stalls this long is sent incomplete), `gdpo` (add the `gdpo_<dimension>` keys). A rollout with no group at all is sent at once.
     Called without `group_key` (verl's own managers) in one of several reward-loop workers, it raises
     `SplitGroupsError`: verl routes rollouts to workers at random, so no worker would see whole groups.
     """
@@ -466,7 +512,7 @@ async def compute_score_async(data_source: str, solution_str: str, ground_truth:
     item = rollout_item(solution_str, extra_info, 0)
     result = await batcher.score((suite, step, run), str(group_key),
                                  None if group_size is None else int(group_size), item)
-    return to_verl(result)
+    return to_verl(result, gdpo_means=result.get("group_means", {}) if kwargs.get("gdpo") else None)
 
 
 def compute_score_batch(data_sources: list[str], solution_strs: list[str], ground_truths: list[Any],
@@ -483,4 +529,5 @@ def compute_score_batch(data_sources: list[str], solution_strs: list[str], groun
     for start in range(0, len(items), MAX_ITEMS_PER_REQUEST):
         results.extend(client.score(suite, items[start : start + MAX_ITEMS_PER_REQUEST], step, run))
     names = sorted({name for result in results for name in result["dimensions"]})
-    return [to_verl(result, names) for result in results]
+    means = group_dimension_means(results, [item["group"] or item["id"] for item in items]) if kwargs.get("gdpo") else None
+    return [to_verl(result, names, gdpo_means=None if means is None else means[i]) for i, result in enumerate(results)]

@@ -97,31 +97,21 @@ def aggregate(
     raise ValueError(f"unknown aggregation {method!r}")
 
 
-def fill_invalid_rewards(rewards: Sequence[float | None], groups: Sequence[str | None], fallback: float = 0.0,
-                         ceilings: Sequence[float | None] | None = None) -> list[float]:
-    """Give each invalid item (reward None) the mean reward of its group's valid items, at most its ceiling.
+def fill_invalid_rewards(rewards: Sequence[float | None], groups: Sequence[str | None], fallback: float = 0.0) -> list[float]:
+    """Give each invalid item (reward None) the mean reward of its group's valid items.
 
-    Its GRPO advantage is then zero (or negative under a ceiling), so the trainer learns nothing from a sample the
-    reward could not judge. A group with no valid item gets `fallback` for all its items (again zero advantage); an
-    invalid item with no group gets `fallback` and should be masked by the trainer through `valid: false`. The
-    ceiling is the reward the item gets with its unscored dimensions failed: an unscored reason never pays more
-    than a low score would.
+    Its GRPO advantage is then zero, so the trainer learns nothing from a sample the reward could not judge, and a
+    failure the response did not cause (the only kind that makes an item invalid) is never a penalty. A group with
+    no valid item gets `fallback` for all its items (again zero advantage); an invalid item with no group gets
+    `fallback` and should be masked by the trainer through `valid: false`.
 
     >>> fill_invalid_rewards([0.2, None, 0.6, None], ["g", "g", "g", "h"])
     [0.2, 0.4, 0.6, 0.0]
-    >>> fill_invalid_rewards([0.2, None, 0.6], ["g", "g", "g"], ceilings=[None, 0.1, None])
-    [0.2, 0.1, 0.6]
     """
     sums: dict[str, list[float]] = {}
     for reward, group in zip(rewards, groups, strict=True):
         if reward is not None and group is not None:
             sums.setdefault(group, []).append(reward)
-    ceilings = ceilings if ceilings is not None else [None] * len(rewards)
-    filled = []
-    for reward, group, ceiling in zip(rewards, groups, ceilings, strict=True):
-        if reward is not None:
-            filled.append(reward)
-            continue
-        value = sum(sums[group]) / len(sums[group]) if group is not None and sums.get(group) else fallback
-        filled.append(value if ceiling is None else min(value, ceiling))
-    return filled
+    return [reward if reward is not None
+            else sum(sums[group]) / len(sums[group]) if group is not None and sums.get(group) else fallback
+            for reward, group in zip(rewards, groups, strict=True)]

@@ -243,8 +243,7 @@ class Engine:
             self._assemble(item, vector, group_means.get(item.group, {}) if item.group is not None else {})
             for item, vector in zip(items, scores, strict=True)
         ]
-        filled = fill_invalid_rewards([r.reward if r.valid else None for r in results], [i.group for i in items],
-                                      ceilings=[None if r.valid else r.reward for r in results])
+        filled = fill_invalid_rewards([r.reward if r.valid else None for r in results], [i.group for i in items])
         for result, reward in zip(results, filled, strict=True):
             result.reward = reward
         self.stats.items += len(items)
@@ -265,9 +264,9 @@ class Engine:
     def _assemble(self, item: Item, vector: dict[str, DimensionScore], group_means: dict[str, float]) -> ItemResult:
         """Aggregate one item's vector. Unscored dimensions by the kind of their reason (`reward.schema.reason_kind`):
         structural ones are left out (every response to the interaction alike); response-caused ones count as
-        failed (0); call failures on the bottom line make the item invalid, with the reward it would get with them
-        failed as the ceiling of the group mean it is given; call failures on behavioral dimensions within the
-        suite's tolerance take their group's mean."""
+        failed (0); infrastructure failures on the bottom line make the item invalid (`finish` gives it its group's
+        mean: no penalty for a failure the response did not cause); infrastructure failures on behavioral
+        dimensions within the suite's tolerance take their group's mean."""
         suite = self.suite
         bottom_line, behavioral, excluded, missing, failed_behavioral = {}, {}, [], [], []
         for name, score in vector.items():
@@ -290,13 +289,8 @@ class Engine:
             (bottom_line if score.layer == "bottom_line" else behavioral)[name] = score.score
 
         def invalid(reason: str) -> ItemResult:
-            # The reward with every call failure failed: what the item gets at most (the engine fills in the lower
-            # of this and its group's mean), so masking never pays more than a low score.
-            failed = aggregate(suite.suite.aggregation, {**bottom_line, **dict.fromkeys(missing, 0.0)},
-                               {**behavioral, **dict.fromkeys(failed_behavioral, 0.0)}, suite.suite.dimensions,
-                               suite.suite.delta, suite.suite.gate_exponents) if (bottom_line or missing or behavioral or failed_behavioral) else None
-            return ItemResult(id=item.id, reward=failed.reward if failed else 0.0, valid=False, reason=reason,
-                              dimensions=vector, excluded=excluded)
+            # `finish` replaces the reward with the group's valid mean (advantage zero) before anyone sees it.
+            return ItemResult(id=item.id, reward=0.0, valid=False, reason=reason, dimensions=vector, excluded=excluded)
 
         if missing:
             return invalid("bottom-line unscored: " + ", ".join(f"{name} ({vector[name].reason})" for name in missing))

@@ -44,13 +44,15 @@ check in a session without earlier answers). Every response to the same interact
 out of the aggregation (`ItemResult.excluded`) and no response gains from it."""
 
 CALL_FAILURE_REASONS = frozenset({
-    "judge_timeout", "rate_limited", "server_error", "connection_error", "judge_error", "local_error", "rule_error",
-    "tokenize_failed",
+    "judge_timeout", "rate_limited", "server_error", "connection_error", "judge_error", "tokenize_failed",
 })
-"""Unscored reasons of the call, not of the response's content (the judge endpoint timed out, refused or failed; a
-backend bug). On a bottom-line dimension the item is `valid: false` (the trainer masks it) and its reward is the
-lower of its group's mean and the reward with the dimension failed (0), so it never gains from the failure; on a
-behavioral dimension, within the suite's `behavioral_tolerance`, the dimension takes its group's mean."""
+"""Unscored reasons of the infrastructure, not of the response's content: the judge endpoint timed out, refused,
+rate-limited or failed, or its tokenizer endpoint did. On a bottom-line dimension the item is `valid: false` (the
+trainer masks it) and its reward is its group's mean, so its GRPO advantage is zero: never a penalty for a failure the
+response did not cause, and never more than the responses around it earn on average. On a behavioral dimension,
+within the suite's `behavioral_tolerance`, the dimension takes its group's mean. A deterministic error of this
+server's own code on the item's text (`rule_error`, `local_error`) is not one of them: the same text fails the
+same way every time, so it is the response's doing as far as the reward can tell, and fails the dimension."""
 
 
 def reason_kind(reason: str | None) -> Literal["structural", "call", "response"]:
@@ -59,8 +61,8 @@ def reason_kind(reason: str | None) -> Literal["structural", "call", "response"]
     response provoked into being unparseable, out of scale, a template echo or truncated; a prompt over the judge's
     context): the dimension counts as failed (0), so causing it never pays.
 
-    >>> [reason_kind(r) for r in ("no_local_backend", "judge_timeout", "unparseable", "something_new")]
-    ['structural', 'call', 'response', 'response']
+    >>> [reason_kind(r) for r in ("no_local_backend", "judge_timeout", "unparseable", "rule_error", "something_new")]
+    ['structural', 'call', 'response', 'response', 'response']
     """
     if reason in STRUCTURAL_REASONS:
         return "structural"

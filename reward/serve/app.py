@@ -43,6 +43,7 @@ from reward.serve.body import BodyRejected, _field_errors, parse_body
 from reward.serve.chunks import FairShare, chunk_by_group, largest_group
 from reward.serve.config import Limits, ServerArgs, _fingerprint, check_secrets, secret_names, served_suites
 from reward.serve.metrics import Metrics
+from reward.serve.outage import judge_outage
 from reward.serve.reload import rubric_stamp, suite_shrinkage
 
 log = logging.getLogger(__name__)
@@ -535,6 +536,11 @@ class Ingress:
             log.error("scoring failed after %d retries: %s", self.limits.chunk_retries, exc)
             return _error(503, f"scoring replicas unavailable ({type(exc).__name__}); retry later",
                           headers=self._retry_after())
+        outage = judge_outage(results, self.limits.max_failed_share)
+        if outage:  # a judge outage is not data: the trainer retries the batch, nothing is logged as scored
+            log.warning("refusing a batch of suite %s: %s", loaded.name, outage)
+            self.metrics.observe_outage(loaded.name)
+            return _error(503, f"judge unavailable: {outage}; retry later", headers=self._retry_after())
         if self.log is not None:
             try:  # in a thread: fsync must not stall the other requests on this replica
                 await asyncio.to_thread(self.log.append, score_request.items, results, suite=loaded.name,

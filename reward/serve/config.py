@@ -44,7 +44,11 @@ class Limits(BaseModel):
     parsed (a declared length up front, a chunked body as it arrives); beyond it: 503 with `Retry-After`. With
     `max_bytes` it bounds the ingress's memory for bodies and their parsed items."""
     retry_after_s: int = Field(default=2, ge=1)
-    """`Retry-After` of a 503 (server busy or score log unavailable); clients add jitter."""
+    """`Retry-After` of a 503 (server busy, judge outage or score log unavailable); clients add jitter."""
+    max_failed_share: float = Field(default=0.5, ge=0.0, le=1.0)
+    """Largest share of a request's items that may be invalid for a judge failure (timeout, rate limit, judge
+    down) and still be answered; beyond it the request gets 503 with `Retry-After` and nothing of it is logged, so a
+    trainer retries instead of stepping on masked items (`reward.serve.outage`). 1.0 answers every batch."""
 
     @model_validator(mode="after")
     def _one_request_fits_in_flight(self) -> "Limits":

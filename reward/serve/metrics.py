@@ -36,6 +36,9 @@ class Metrics:
         self.cascade_audits = Counter("reward_cascade_audits", "Judge cascade audits by cheap and LLM pass/fail",
                                       ["dimension", "cheap_pass", "llm_pass"], registry=self.registry)
 
+        self.refused_outage = Counter("reward_refused_outage", "Requests answered 503 because too many of their items "
+                                      "were unscored for a judge failure (limit max_failed_share)", ["suite"],
+                                      registry=self.registry)
         self.rubric_reloads_refused = Counter("reward_rubric_reloads_refused", "Rubric reloads refused (broken or "
                                               "shrunken rubric files); the previous versions kept serving",
                                               registry=self.registry)
@@ -60,6 +63,11 @@ class Metrics:
                     self.unscored.labels(suite, name, score.reason or "unknown").inc()
                     if self.ray:
                         self.ray["unscored"].inc(tags={"suite": suite, "dimension": name, "reason": score.reason or "unknown"})
+
+    def observe_outage(self, suite: str) -> None:
+        self.refused_outage.labels(suite).inc()
+        if self.ray:
+            self.ray["refused_outage"].inc(tags={"suite": suite})
 
     def observe_refused_reload(self) -> None:
         self.rubric_reloads_refused.inc()
@@ -117,6 +125,8 @@ def _ray_metrics(buckets: list[float]) -> dict | None:
             "judge_calls": metrics.Counter("reward_judge_calls", "Judge calls by outcome (made, deduped, cache_hit)",
                                            tag_keys=("outcome",)),
             "rubric_reloads_refused": metrics.Counter("reward_rubric_reloads_refused", "Rubric reloads refused"),
+            "refused_outage": metrics.Counter("reward_refused_outage", "Requests refused for a judge outage",
+                                              tag_keys=("suite",)),
             "judge_latency": metrics.Histogram("reward_judge_latency_seconds",
                                                "Latency of one judge call (retries included)",
                                                boundaries=JUDGE_LATENCY_BUCKETS),

@@ -10,7 +10,6 @@ import torch
 
 from policy.format import parse_response
 from policy.prompts import EXAMPLE, SYSTEM_PROMPT, build_messages
-from policy.verl_reward import MISSING
 from tests.support import EXAMPLES, ROOT, TOKEN
 
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -148,20 +147,22 @@ def test_verl_reward_managers_score_through_the_server(server, tokenizer, parque
     assert set(dims) <= set(extra) and {"score", "gate", "utility", "valid"} <= set(extra)
     assert all(len(values) == len(responses) for values in extra.values())
     assert all(v in (0.0, 1.0) for v in extra["valid"])
-    assert all(0.0 <= v <= 1.0 or v == MISSING for v in extra["format"])
+    assert all(v is None or 0.0 <= v <= 1.0 for v in extra["format"])
     from reward.scorelog import read_log
 
     logged = [r for r in read_log(server["log"]) if r.run == f"verl-{manager}"]
     assert logged and {r.step for r in logged} == {7}
 
 
-def test_unscored_dimensions_are_missing_not_zero():
+def test_a_dimension_without_a_value_is_none_and_a_response_caused_one_is_zero():
     from policy.verl_reward import to_verl
 
     result = {"reward": 0.4, "gate": None, "utility": None, "valid": False,
-              "dimensions": {"format": {"score": 1.0}, "claim_hallucination": {"score": None}}}
-    assert to_verl(result) == {"score": 0.4, "gate": MISSING, "utility": MISSING, "valid": 0.0,
-                               "claim_hallucination": MISSING, "format": 1.0}
+              "dimensions": {"format": {"score": 1.0}, "claim_hallucination": {"score": None, "reason": "judge_timeout"},
+                             "answer_useful": {"score": None, "reason": "unparseable"},
+                             "multi_turn_conflict": {"score": None, "reason": "not_applicable"}}}
+    assert to_verl(result) == {"score": 0.4, "gate": None, "utility": None, "valid": 0.0, "answer_useful": 0.0,
+                               "claim_hallucination": None, "format": 1.0, "multi_turn_conflict": None}
 
 
 def test_grpo_configs_compose_through_verls_hydra_config():
@@ -205,7 +206,7 @@ def test_dimension_metrics_hook_logs_means_without_missing_values():
 
     data = DataProto.from_dict(
         tensors={"x": torch.zeros(4, 1)},
-        non_tensors={"format": np.array([1.0, 0.0, MISSING, 1.0]), "valid": np.array([1.0, 1.0, 0.0, 1.0]),
+        non_tensors={"format": np.array([1.0, 0.0, None, 1.0], dtype=object), "valid": np.array([1.0, 1.0, 0.0, 1.0]),
                      "reason": np.array(["", "", "timeout", ""], dtype=object)},
         meta_info={"reward_extra_keys": ["format", "valid", "reason"], "global_steps": 5},
     )
@@ -235,7 +236,7 @@ def test_v1_trainer_hook_reads_reward_extras_from_the_transfer_queue():
     from policy.verl_hooks import wrap_v1_compute_metrics
 
     rows = [{"reward_extra_info": {"score": 0.5, "format": 1.0, "valid": 1.0}},
-            {"reward_extra_info": {"score": 0.3, "format": MISSING, "valid": 0.0}},
+            {"reward_extra_info": {"score": 0.3, "format": None, "valid": 0.0}},
             {"reward_extra_info": {"score": 9.0, "format": 9.0, "valid": 1.0}},  # a padding row
             {"reward_extra_info": {"score": 0.1, "format": 0.0, "valid": 1.0}}]
     asked = {}
