@@ -118,6 +118,7 @@ class ScoreLog:
         self._handle = None
         self._segment = 0
         self._contexts: set[str] = set()  # context hashes already in the current segment
+        self._unreleased: list[tuple[str, str, str, int]] = []  # claims to release once the database is back
         self._store = None
         if store:
             from reward.scorelog.store import ScoreStore
@@ -196,6 +197,7 @@ class ScoreLog:
             part = handle.tell()
             if request is not None and self._store is not None:
                 try:
+                    self._release_pending()
                     logged = self._claim(run or "", request, digest, size, segment, part, {item.id for item in items})
                 except StoreUnavailable as exc:
                     raise ScoreLogUnavailable(exc) from exc
@@ -294,8 +296,19 @@ class ScoreLog:
     def _release(self, scope: str, request: str, segment: str, part: int) -> None:
         try:
             self._store.drop_part(scope, request, segment=segment, offset=part)
+        except StoreUnavailable as exc:  # released at this writer's next batch; until then a retry waits for it
+            log.warning("score store: the claim of batch %r is released when the database is back (%s)", request,
+                        exc.reason)
+            self._unreleased.append((scope, request, segment, part))
         except Exception:  # a stale claim is settled by reading the log on the retry
             log.exception("score store: could not release the claim of batch %r", request)
+
+    def _release_pending(self) -> None:
+        """Release the claims whose batches this writer took back out while the database was down."""
+        while self._unreleased:
+            scope, request, segment, part = self._unreleased[0]
+            self._store.drop_part(scope, request, segment=segment, offset=part)
+            self._unreleased.pop(0)
 
     def _index(self, lines: list[str], results: Sequence[ItemResult], offset: int, **batch) -> None:
         """Add a batch that is on disk to the store. A failure of an embedded store loses nothing (`reward log
