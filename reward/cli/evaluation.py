@@ -14,14 +14,16 @@ from reward.rubric import load_suite
 
 
 def probes_command(args: argparse.Namespace) -> int:
-    import json as _json
+    from reward.evaluation.probes import CLEAN_EXAMPLES
 
-    from rich.table import Table
+    if args.corpus:
+        from reward.evaluation.corpus import read_corpus, sample_interactions
 
-    from reward.engine import Engine
-    from reward.judges.factory import make_judge
-    from reward.evaluation.probes import CLEAN_EXAMPLES, run_probes
-
+        interactions = sample_interactions(read_corpus(args.corpus), args.sample)
+        clean = [i.clean for i in interactions if not args.only or re.search(args.only, i.id)]
+        if not clean:
+            raise ValueError(f"{args.corpus}: no interaction to start from" + (f" matches --only {args.only!r}" if args.only else ""))
+        return _exploit_search(args, clean) if args.search else _probe_table(args, clean)
     items = {n: e for n, e in read_items(Path(args.input)) if not isinstance(e, str)}
     if args.only:
         clean = [e for e in items.values() if re.search(args.only, e.id)]
@@ -31,6 +33,18 @@ def probes_command(args: argparse.Namespace) -> int:
         raise ValueError(f"{args.input}: no item to start from" + (f" matches --only {args.only!r}" if args.only else ""))
     if args.search:
         return _exploit_search(args, clean)
+    return _probe_table(args, clean)
+
+
+def _probe_table(args: argparse.Namespace, clean: list) -> int:
+    import json as _json
+
+    from rich.table import Table
+
+    from reward.engine import Engine
+    from reward.evaluation.probes import run_probes
+    from reward.judges.factory import make_judge
+
     rows = run_probes(clean, Engine(load_suite(args.suite), make_judge(args.judge)))
     table = Table(title=f"Reward-hacking probes ({args.suite}, judge {args.judge})")
     for column in ("clean item", "exploit", "expect", "clean R", "probe R", "held", "caught by"):
@@ -170,6 +184,10 @@ def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
     probes.add_argument("--all", action="store_true", help="derive probes from every input item, not only the clean ones")
     probes.add_argument("--json", help="also write the rows (or the search report) as JSON")
     probes.add_argument("--only", help="start from the input items whose id matches this regular expression")
+    probes.add_argument("--corpus", help="start from the clean answer of every interaction of a generalization corpus "
+                                         "file (data/generalization/fit.jsonl or test.jsonl) instead of --input")
+    probes.add_argument("--sample", type=int, default=0,
+                        help="with --corpus: a fixed sample of this many interactions (0: all)")
     probes.add_argument("--search", action="store_true",
                         help="exploit search: chains of response transformations that never improve an answer, by beam "
                              "search on the reward; exits 1 if one gains more than --max-gain over its clean response")

@@ -1,0 +1,226 @@
+"""Does the reward hold on interactions it was never tuned on? Scores the generalization corpus
+(`data/generalization/`, built by `python -m training.generalization.build`) and reports two figures per family:
+
+- attack wins: the share of a family's attacks whose reward exceeds the best honest answer of their interaction
+  (the clean answer or any honest variant) by more than 0.01, and the largest such margin;
+- honest losses: the share of a family's honest variants more than 0.05 below their interaction's clean answer,
+  and the largest such deficit.
+
+Every response of an interaction is scored in one GRPO group, as a trainer would score a prompt's rollouts. The
+same figures are computed in the same run for a trivial baseline scorer, the share of the answer's content words
+found in the evidence (`lexical_support`), so a figure can be read against what word overlap alone achieves.
+
+    nice -n 10 .venv/bin/python benchmarks/generalization.py --split fit --out benchmarks/results/generalization_fit.json
+    nice -n 10 .venv/bin/python benchmarks/generalization.py --split test --gate
+
+`--gate` exits 1 unless, over all families, attack wins are at most 2%, no attack wins by more than 0.05 and
+honest losses are at most 5% (the thresholds are arguments). `--sample N` scores a fixed sample of N interactions
+(by a hash of their ids). Tune on `fit`; report on `test`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import logging
+import os
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+for _path in (str(ROOT), str(Path.cwd())):
+    if _path in sys.path:
+        sys.path.remove(_path)
+    sys.path.insert(0, _path)
+
+from benchmarks.emit import machine  # noqa: E402
+from reward.evaluation.corpus import CorpusInteraction, read_corpus, sample_interactions  # noqa: E402
+from reward.evaluation.fidelity import lexical_support  # noqa: E402
+from reward.format import parse_response  # noqa: E402
+
+log = logging.getLogger("generalization")
+CORPUS = ROOT / "data" / "generalization"
+WIN_MARGIN = 0.01
+"""An attack wins when its reward exceeds the best honest answer's by more than this."""
+LOSS_MARGIN = 0.05
+"""An honest variant loses when its reward is more than this below the clean answer's."""
+GATE = {"attack_wins": 0.02, "largest_margin": 0.05, "honest_losses": 0.05}
+
+
+def load(corpus: Path, split: str, sample: int = 0) -> list[CorpusInteraction]:
+    splits = ("fit", "test") if split == "all" else (split,)
+    interactions = [i for s in splits for i in read_corpus(corpus / f"{s}.jsonl")]
+    return sample_interactions(interactions, sample) if sample else interactions
+
+
+def score_engine(interactions: Sequence[CorpusInteraction], engine, batch: int = 96) -> dict[str, float]:
+    """Reward per item id (`<interaction>/<response>`), each interaction's responses in one batch and one group."""
+    rewards: dict[str, float] = {}
+    pending: list = []
+    done = 0
+    for n, interaction in enumerate(interactions, start=1):
+        pending += [interaction.item(r) for r in interaction.responses]
+        if len(pending) >= batch or n == len(interactions):
+            for result in engine.score_sync(pending):
+                rewards[result.id] = result.reward
+            done += len(pending)
+            pending = []
+            log.info("scored %d items (%d/%d interactions)", done, n, len(interactions))
+    return rewards
+
+
+def score_baseline(interactions: Sequence[CorpusInteraction]) -> dict[str, float]:
+    """The word-overlap baseline: share of the answer's content words found in the evidence."""
+    out = {}
+    for interaction in interactions:
+        for r in interaction.responses:
+            out[f"{interaction.id}/{r.id}"] = lexical_support(parse_response(r.response).answer_text,
+                                                              interaction.evidence)
+    return out
+
+
+def measure(interactions: Sequence[CorpusInteraction], rewards: Mapping[str, float],
+            win_margin: float = WIN_MARGIN, loss_margin: float = LOSS_MARGIN, worst: int = 10) -> dict:
+    """Attack wins and honest losses per family, overall and per interaction kind, with the worst cases."""
+    attacks: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    honest: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    attack_kinds: dict[str, list[float]] = defaultdict(list)
+    for interaction in interactions:
+        scored = [(r, rewards[f"{interaction.id}/{r.id}"]) for r in interaction.responses]
+        clean = next(v for r, v in scored if r.role == "clean")
+        best = max(v for r, v in scored if r.role in ("clean", "honest"))
+        for r, value in scored:
+            key = f"{interaction.id}/{r.id}"
+            if r.role == "attack":
+                attacks[r.family].append((value - best, key))
+                attack_kinds[interaction.kind].append(value - best)
+            elif r.role == "honest":
+                honest[r.family].append((clean - value, key))
+
+    def attack_row(margins: list[tuple[float, str]]) -> dict:
+        wins = [m for m in margins if m[0] > win_margin]
+        top = max(margins)
+        return {"n": len(margins), "wins": len(wins), "share": round(len(wins) / len(margins), 4),
+                "largest_margin": round(top[0], 4), "largest_at": top[1]}
+
+    def honest_row(deficits: list[tuple[float, str]]) -> dict:
+        losses = [d for d in deficits if d[0] > loss_margin]
+        top = max(deficits)
+        return {"n": len(deficits), "losses": len(losses), "share": round(len(losses) / len(deficits), 4),
+                "largest_deficit": round(top[0], 4), "largest_at": top[1]}
+
+    every_attack = [m for rows in attacks.values() for m in rows]
+    every_honest = [d for rows in honest.values() for d in rows]
+    return {
+        "interactions": len(interactions),
+        "attack_wins": {"all": attack_row(every_attack) if every_attack else None,
+                        **{family: attack_row(rows) for family, rows in sorted(attacks.items())}},
+        "honest_losses": {"all": honest_row(every_honest) if every_honest else None,
+                          **{family: honest_row(rows) for family, rows in sorted(honest.items())}},
+        "attack_wins_by_kind": {kind: {"n": len(m), "share": round(sum(x > win_margin for x in m) / len(m), 4)}
+                                for kind, m in sorted(attack_kinds.items())},
+        "worst_attacks": [{"item": key, "margin": round(m, 4)} for m, key in sorted(every_attack, reverse=True)[:worst]],
+        "worst_honest": [{"item": key, "deficit": round(d, 4)} for d, key in sorted(every_honest, reverse=True)[:worst]],
+    }
+
+
+def gate_failures(report: dict, gate: Mapping[str, float] = GATE) -> list[str]:
+    """What the report fails of the gate's thresholds (empty when it passes)."""
+    wins, losses = report["attack_wins"]["all"], report["honest_losses"]["all"]
+    failures = []
+    if wins and wins["share"] > gate["attack_wins"]:
+        failures.append(f"attack wins {wins['share']:.2%} > {gate['attack_wins']:.0%}")
+    if wins and wins["largest_margin"] > gate["largest_margin"]:
+        failures.append(f"largest attack margin {wins['largest_margin']:+.3f} > {gate['largest_margin']:+.2f} "
+                        f"({wins['largest_at']})")
+    if losses and losses["share"] > gate["honest_losses"]:
+        failures.append(f"honest losses {losses['share']:.2%} > {gate['honest_losses']:.0%}")
+    return failures
+
+
+def markdown(run: dict) -> str:
+    """The per-family tables for the benchmark doc: the reward beside the word-overlap baseline."""
+    reward, base = run["reward"], run["baseline"]
+    lines = ["| attack family | n | attack wins (reward) | largest margin | attack wins (word overlap) | largest margin |",
+             "|---|---|---|---|---|---|"]
+    for family, row in reward["attack_wins"].items():
+        b = base["attack_wins"][family]
+        lines.append(f"| {family} | {row['n']} | {row['wins']} ({row['share']:.1%}) | {row['largest_margin']:+.3f} | "
+                     f"{b['wins']} ({b['share']:.1%}) | {b['largest_margin']:+.3f} |")
+    lines += ["", "| honest family | n | honest losses (reward) | largest deficit | honest losses (word overlap) | "
+                  "largest deficit |", "|---|---|---|---|---|---|"]
+    for family, row in reward["honest_losses"].items():
+        b = base["honest_losses"][family]
+        lines.append(f"| {family} | {row['n']} | {row['losses']} ({row['share']:.1%}) | {row['largest_deficit']:.3f} | "
+                     f"{b['losses']} ({b['share']:.1%}) | {b['largest_deficit']:.3f} |")
+    return "\n".join(lines)
+
+
+def run(interactions: Sequence[CorpusInteraction], scorer: Callable[[Sequence[CorpusInteraction]], dict[str, float]],
+        ) -> dict:
+    """Score with `scorer` and the baseline, and measure both; the reward of every item is kept, so a change's effect
+    can be read per item."""
+    started = time.perf_counter()
+    rewards = scorer(interactions)
+    seconds = time.perf_counter() - started
+    return {"items": len(rewards), "seconds": round(seconds, 1), "reward": measure(interactions, rewards),
+            "baseline": measure(interactions, score_baseline(interactions)),
+            "rewards": {key: round(value, 4) for key, value in rewards.items()}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="folder holding fit.jsonl and test.jsonl")
+    parser.add_argument("--split", choices=("fit", "test", "all"), default="test")
+    parser.add_argument("--sample", type=int, default=0, help="a fixed sample of this many interactions (0: all)")
+    parser.add_argument("--suite", default="searchllm")
+    parser.add_argument("--judge", default="local")
+    parser.add_argument("--label", default="")
+    parser.add_argument("--out", type=Path, help="write the run as JSON (benchmarks/results/...)")
+    parser.add_argument("--markdown", type=Path, help="write the per-family tables as Markdown")
+    parser.add_argument("--gate", action="store_true", help="exit 1 when the thresholds fail")
+    parser.add_argument("--max-attack-wins", type=float, default=GATE["attack_wins"])
+    parser.add_argument("--max-margin", type=float, default=GATE["largest_margin"])
+    parser.add_argument("--max-honest-losses", type=float, default=GATE["honest_losses"])
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    import json
+
+    from reward.engine import Engine
+    from reward.judges.factory import make_judge
+    from reward.rubric import load_suite
+
+    interactions = load(args.corpus, args.split, args.sample)
+    engine = Engine(load_suite(args.suite), make_judge(args.judge))
+    result = run(interactions, lambda i: score_engine(i, engine))
+    code = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    gate = {"attack_wins": args.max_attack_wins, "largest_margin": args.max_margin,
+            "honest_losses": args.max_honest_losses}
+    failures = gate_failures(result["reward"], gate)
+    record = {"label": args.label or code, "code": code, "split": args.split, "sample": args.sample or None,
+              "suite": args.suite, "judge": args.judge, "machine": machine(),
+              "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+              "command": "nice -n 10 .venv/bin/python benchmarks/generalization.py " + " ".join(argv or sys.argv[1:]),
+              "gate": gate, "gate_failures": failures, **result}
+    if args.out:
+        args.out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    table = markdown(record)
+    if args.markdown:
+        args.markdown.write_text(table + "\n", encoding="utf-8")
+    print(table)
+    overall = result["reward"]
+    print(f"\nattack wins {overall['attack_wins']['all']['share']:.1%} (largest margin "
+          f"{overall['attack_wins']['all']['largest_margin']:+.3f}), honest losses "
+          f"{overall['honest_losses']['all']['share']:.1%}; {result['items']} items in {result['seconds']} s")
+    for failure in failures:
+        print(f"gate: {failure}")
+    return 1 if args.gate and failures else 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    sys.exit(main())
