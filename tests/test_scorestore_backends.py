@@ -202,3 +202,38 @@ def test_a_database_that_fails_after_the_write_takes_the_batch_back_out(tmp_path
 def test_a_store_url_that_is_not_a_database_is_refused_by_name(tmp_path):
     with pytest.raises(ValueError, match=r"mysql://reward:\*\*\*@db/x.*postgresql://"):
         ScoreStore(tmp_path, url="mysql://reward:secret@db/x")
+
+
+def _killed_after_write(folder, url, name: str, request: str) -> ScoreLog:
+    """A writer that dies after its batch is on disk and before the database holds it (its segment lock goes with
+    it, as with a process's)."""
+    dead = _log(folder, url, writer=name)
+
+    def killed(*args, **kwargs):
+        raise KilledAfterWrite
+
+    dead._index = killed
+    with pytest.raises(KilledAfterWrite):
+        dead.append(*batch(request), suite="s", suite_version="v", run="r", step=1, request=request)
+    dead._handle.close()
+    return dead
+
+
+def test_a_restarted_node_indexes_a_dead_writers_batch_whose_claim_stands_and_cuts_one_logged_elsewhere(tmp_path,
+                                                                                                        postgres):
+    url = postgres.create_database()
+    _killed_after_write(tmp_path / "node-1", url, "dead-1", "a")  # nobody retried it yet
+    _killed_after_write(tmp_path / "node-2", url, "dead-2", "b")
+    elsewhere = _log(tmp_path / "node-3", url, writer="other")  # b's retry, on a host that cannot read node-2's disk
+    elsewhere.claim_wait_s = 0.1
+    assert elsewhere.append(*batch("b"), suite="s", suite_version="v", run="r", step=1, request="b") is True
+    assert _ids(tmp_path / "node-2")["b-0"] == 1  # the dead writer's copy, never acknowledged
+    for node in ("node-1", "node-2"):  # each node starts again on its own folder
+        _log(tmp_path / node, url, writer=f"{node}-restarted").close()
+    assert elsewhere.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="a") is False
+    elsewhere.close()
+    folders = [tmp_path / n for n in ("node-1", "node-2", "node-3")]
+    assert _ids(*folders) == Counter({f"{n}-{i}": 1 for n in "ab" for i in range(8)})
+    assert _ids(tmp_path / "node-2") == Counter()
+    with ScoreStore(tmp_path, url=url, readonly=True) as store:
+        assert store.step_items("r", 1) == 16

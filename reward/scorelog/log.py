@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import fcntl
 import heapq
 import logging
 import os
@@ -124,6 +125,8 @@ class ScoreLog:
             from reward.scorelog.store import ScoreStore
 
             self._store = ScoreStore(self.folder, url=store_url)
+            if store_url is not None:
+                self._settle_dead_segments()
 
     def _segment_path(self) -> Path:
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
@@ -138,6 +141,9 @@ class ScoreLog:
             path = self._segment_path()
             # Unbuffered bytes: a failed write must not leave data in a Python buffer that a later flush would add.
             self._handle = path.open("ab", buffering=0)
+            # Held while this writer has the segment open: a writer starting later settles only unlocked segments.
+            with contextlib.suppress(OSError):  # this writer's name reopening its segment within the second
+                fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             _end_torn_line(path, self._handle)
             if self.retention is not None:
                 prune(self.folder, self.retention, keep=path, store=self._store)
@@ -282,6 +288,71 @@ class ScoreLog:
             self._store.claim_part(scope, request, segment=segment, offset=offset, writer=self.writer, digest=digest,
                                    size=size)
             return done
+
+    def _settle_dead_segments(self) -> None:
+        """With a store shared by hosts: settle the unindexed tail of each segment in this folder whose writer is
+        gone (no lock on it; the node restarted). A writer killed after writing a batch and before the database held
+        it left records that were never acknowledged; no other host can read them, so the retry was logged
+        elsewhere, or will be. A part whose claim still stands is indexed (the retry then finds it logged); from
+        the first part whose claim was taken over (or a batch without an id) on, the tail is cut off and the
+        claims of what is cut are released."""
+        for path in segments(self.folder):
+            try:
+                handle = path.open("r+b")
+            except OSError:
+                continue
+            with handle:
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:  # a live writer's segment
+                    continue
+                try:
+                    self._settle_tail(path, handle)
+                except StoreUnavailable as exc:
+                    log.warning("score log: %s not settled, the database is unavailable (%s)", path.name, exc.reason)
+
+    def _settle_tail(self, path: Path, handle) -> None:
+        end = self._store.indexed_end(path.name)
+        if path.stat().st_size <= end:
+            return
+        parts: list[list] = []  # [start, (request, run, time, step), [(offset, length, record), ...]]
+        start = end
+        for _, position, line in read_lines(path, end):
+            if line.startswith(CONTEXT_PREFIX.encode()):
+                continue
+            try:
+                record = ScoreRecord.model_validate_json(line)
+            except ValueError:
+                break
+            key = (record.request, record.run or "", record.time, record.step)
+            if not parts or parts[-1][1] != key:
+                parts.append([start, key, []])
+            parts[-1][2].append((position, len(line), record))
+            start = position + len(line)
+        cut = None
+        for number, (part, (request, scope, _, _), found) in enumerate(parts):
+            first = found[0][2]
+            if request is not None:
+                try:
+                    self._store.add_batch([r.result for _, _, r in found], suite=first.suite, run=first.run,
+                                          step=first.step, time=first.time, segment=path.name, offset=found[0][0],
+                                          length=found[-1][0] + found[-1][1] - found[0][0],
+                                          lines=[o for o, _, _ in found], request=request, part=part)
+                    log.info("score log: indexed batch %r left unindexed in %s by a writer that is gone", request,
+                             path.name)
+                    continue
+                except ClaimLost:
+                    pass
+            cut = part
+            for later, (request, scope, _, _), _ in parts[number:]:
+                if request is not None:
+                    self._store.drop_part(scope, request, segment=path.name, offset=later)
+            break
+        if cut is not None:
+            log.warning("score log: cutting %s back to %d bytes: records a writer that is gone wrote and never got "
+                        "into the store (logged by the retry elsewhere)", path.name, cut)
+            os.ftruncate(handle.fileno(), cut)
+            os.fsync(handle.fileno())
 
     def _index_found(self, request: str, segment: str, part: int, found: list) -> None:
         first = found[0][2]

@@ -508,6 +508,11 @@ class ScoreStore:
         return {channel: json.loads(kept) for channel, kept in self.db.execute(
             "SELECT channel, samples FROM sketches WHERE run = ? AND step = ? AND samples IS NOT NULL", (run, step))}
 
+    def indexed_end(self, segment: str) -> int:
+        """Where the last batch the store indexes in `segment` ends (0: none)."""
+        row = self.db.execute('SELECT max("offset" + length) FROM batches WHERE segment = ?', (segment,)).fetchone()
+        return int(row[0] or 0)
+
     def step_items(self, run: str, step: int) -> int:
         row = self.db.execute("SELECT items FROM steps WHERE run = ? AND step = ?", (run, step)).fetchone()
         return row[0] if row else 0
