@@ -14,10 +14,22 @@ evidence (`fitted_N_support`), so the head reads the claim-consistency model's v
 examples would. That model was trained on SICK's other pairs (pair id not 0 mod 10) and never on the held-out ones;
 SICK pairs share sentences across ids, so this is in-domain for it, not unseen text.
 
+With `--case DIR`, an author's case instead: the dimension YAML in DIR is added to a copy of suite `searchllm` and the
+labelled items of `DIR/items.jsonl` (`{"label": "pass" | "partial" | "fail", "item": {...}}`, written without the
+examples in view) are scored by the local tier, with and without the new dimension: the head's own figures, each
+item's score, and how many (pass, fail) pairs the dimension and the reward order right.
+
+    .venv/bin/python benchmarks/example_head.py --case tests/fixtures/medical_safety \
+        --out benchmarks/results/example_head_medical_safety.json
+
 Baselines: `length` (the number of words of B: a trivial baseline that needs no model), `overlap` (the share of B's
 words found in A) and `cosine` (MiniLM cosine of A and B with no fitting: what the encoder gives for free), and with `--support`
 `consistency` (the consistency model's P(supported) - P(contradicted) of B given A, unfitted). Every
-fitted figure is the mean (and standard deviation) over `--draws` random draws of the training examples.
+fitted figure is the mean (and standard deviation) over `--draws` random draws of the training examples, with the
+spread of the head's held-out predictions (5th to 95th percentile), its own leave-one-out agreement, the share of
+heads announced as unable to separate their examples, and the same share for a head fitted on the drawn examples with
+their labels shuffled (which should be announced). The majority baseline (one score for every pair) ranks nothing:
+Spearman undefined, AUC 0.5.
 
     .venv/bin/python benchmarks/example_head.py --examples 10,50,200 --test 1000 --draws 5 --support \
         --out benchmarks/results/example_head_sick.json
@@ -64,6 +76,8 @@ def label(row: dict, task: str) -> float | None:
 
 
 def metric(task: str, truth: list[float], predicted: list[float]) -> float:
+    if np.ptp(predicted) == 0:  # a constant ranks nothing
+        return 0.0 if task == "relatedness" else 0.5
     if task == "relatedness":
         return float(spearmanr(predicted, truth).statistic)
     return float(roc_auc_score([int(t) for t in truth], predicted))
@@ -71,6 +85,59 @@ def metric(task: str, truth: list[float], predicted: list[float]) -> float:
 
 def words(text: str) -> set[str]:
     return {w.strip(".,;:!?").lower() for w in text.split()}
+
+
+def pairs_ordered(labels: list[str], values: list[float | None]) -> dict:
+    """How many (pass, fail) pairs put the pass item above the fail item (ties count half); unscored values count as
+    ties."""
+    passes = [v for label, v in zip(labels, values, strict=True) if label == "pass"]
+    fails = [v for label, v in zip(labels, values, strict=True) if label == "fail"]
+    right = sum(1.0 if a is not None and b is not None and a > b else 0.5 if a is None or b is None or a == b else 0.0
+                for a in passes for b in fails)
+    return {"right": right, "pairs": len(passes) * len(fails)}
+
+
+def run_case(folder: Path) -> dict:
+    """Score an author's case: the dimension YAML in `folder`, added to a copy of suite searchllm, on the labelled
+    items of `folder/items.jsonl`, with and without the dimension."""
+    import shutil
+    import tempfile
+
+    from reward.engine import Engine
+    from reward.judges.local import LocalJudge
+    from reward.rubric import DEFAULT_RUBRIC_DIR, load_dimension, load_suite
+    from reward.schema import Item
+
+    (dimension_file,) = sorted(folder.glob("*.yaml"))
+    rows = [json.loads(line) for line in (folder / "items.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    labels = [row["label"] for row in rows]
+    items = [Item.model_validate(row["item"]) for row in rows]
+    judge = LocalJudge()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "rubrics"
+        shutil.copytree(DEFAULT_RUBRIC_DIR, root)
+        shutil.copy(dimension_file, root / "dimensions" / dimension_file.name)
+        name = load_dimension(root / "dimensions" / dimension_file.name).name
+        suite_file = root / "suites" / "searchllm.yaml"
+        suite_file.write_text(suite_file.read_text(encoding="utf-8") + f"  {name}: 1.0\n", encoding="utf-8")
+        with_dimension = Engine(load_suite("searchllm", root), judge).score_sync(items)
+        without = Engine(load_suite("searchllm"), judge).score_sync(items)
+        head = asyncio.run(judge.heads.head(load_dimension(root / "dimensions" / dimension_file.name).local,
+                                            judge.embedder.embed, judge.scorer.probabilities))
+    scores = [r.dimensions[name].score if r.dimensions[name].status == "ok" else None for r in with_dimension]
+    scored = [s for s in scores if s is not None]
+    return {
+        "dimension": name, "examples": head.examples,
+        "head": {k: getattr(head, k, None) for k in ("loo_agreement", "spread", "reads", "alpha", "fit_spearman")},
+        "explanation": with_dimension[0].dimensions[name].explanation, "status": with_dimension[0].dimensions[name].status,
+        "items": [{"id": i.id, "label": label, "score": s, "reward": a.reward, "reward_without": b.reward}
+                  for i, label, s, a, b in zip(items, labels, scores, with_dimension, without, strict=True)],
+        "score_range": [min(scored), max(scored)] if scored else None,
+        "dimension_pairs": pairs_ordered(labels, scores),
+        "reward_pairs": pairs_ordered(labels, [r.reward for r in with_dimension]),
+        "reward_pairs_without": pairs_ordered(labels, [r.reward for r in without]),
+        "reward_change": [round(a.reward - b.reward, 4) for a, b in zip(with_dimension, without, strict=True)],
+    }
 
 
 def main() -> None:
@@ -81,7 +148,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--support", action="store_true", help="also fit entailment with sentence A as evidence")
     parser.add_argument("--out", help="write the figures as JSON here")
+    parser.add_argument("--case", help="a folder with one dimension YAML and items.jsonl of labelled items (see above)")
     args = parser.parse_args()
+    if args.case:
+        report = run_case(Path(args.case))
+        print(json.dumps(report, indent=2, default=str))
+        if args.out:
+            Path(args.out).write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
+        return
 
     embedder = Embedder()
 
@@ -117,18 +191,34 @@ def main() -> None:
             figures["consistency"] = metric(task, truth, list(verdicts[:, 0] - verdicts[:, 1]))
         for with_support in variants:
             for count in (int(n) for n in args.examples.split(",")):
-                values = []
+                values, spreads, announced, shuffled_announced, loo = [], [], [], [], []
                 for _ in range(args.draws):
                     drawn = rng.sample(pool, count)
                     while len({label(r, task) for r in drawn}) < 2:
                         drawn = rng.sample(pool, count)
-                    spec = LocalSpec(examples=[{"query": r["sentence_A"], "response": r["sentence_B"],
-                                                "score": label(r, task),
-                                                "evidence": [r["sentence_A"]] if with_support else []} for r in drawn])
-                    head = asyncio.run(fit_head(spec, embed, consistency.probabilities))
-                    values.append(metric(task, truth, list(head.score(support_rows if with_support else rows))))
+                    labels = [label(r, task) for r in drawn]
+
+                    def spec_of(scores):
+                        return LocalSpec(examples=[{"query": r["sentence_A"], "response": r["sentence_B"], "score": s,
+                                                    "evidence": [r["sentence_A"]] if with_support else []}
+                                                   for r, s in zip(drawn, scores, strict=True)])
+
+                    head = asyncio.run(fit_head(spec_of(labels), embed, consistency.probabilities))
+                    predicted = head.score(support_rows if with_support else rows)
+                    values.append(metric(task, truth, list(predicted)))
+                    spreads.append(float(np.percentile(predicted, 95) - np.percentile(predicted, 5)))
+                    announced.append(not getattr(head, "separable", True))
+                    loo.append(getattr(head, "loo_agreement", float("nan")))
+                    shuffled = labels[:]
+                    while shuffled == labels:
+                        rng.shuffle(shuffled)
+                    shuffled_head = asyncio.run(fit_head(spec_of(shuffled), embed, consistency.probabilities))
+                    shuffled_announced.append(not getattr(shuffled_head, "separable", True))
                 figures[f"fitted_{count}{'_support' if with_support else ''}"] = {
-                    "mean": statistics.mean(values), "sd": statistics.stdev(values) if len(values) > 1 else 0.0}
+                    "mean": statistics.mean(values), "sd": statistics.stdev(values) if len(values) > 1 else 0.0,
+                    "spread_5_95": statistics.mean(spreads), "loo_agreement": statistics.mean(loo),
+                    "announced": sum(announced) / len(announced),
+                    "shuffled_announced": sum(shuffled_announced) / len(shuffled_announced)}
         report["tasks"][task] = figures
         print(task, json.dumps(figures))
     if args.out:

@@ -36,8 +36,9 @@ UNSTEPPED_SUFFIX = " (no step)"
 _SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f](?:\s|$)|\n+")
 
 
-STRUCTURAL_REASONS = frozenset({"no_local_backend", "unsupported_language", "not_applicable"})
-"""Unscored reasons the response cannot cause: this backend has no method for the dimension (`no_local_backend`),
+STRUCTURAL_REASONS = frozenset({"no_local_backend", "examples_not_separable", "unsupported_language", "not_applicable"})
+"""Unscored reasons the response cannot cause: this backend has no method for the dimension (`no_local_backend`, or
+`examples_not_separable`: the head fitted on the dimension's labelled examples cannot separate them),
 the interaction itself (the query, the evidence) is in a language the backend does not read
 (`unsupported_language`), or the dimension does not apply to the interaction (`not_applicable`: a multi-turn
 check in a session without earlier answers). Every response to the same interaction gets the same verdict, so the dimension is left

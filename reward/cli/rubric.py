@@ -11,12 +11,56 @@ from reward.cli.common import Command, err, positive_int
 from reward.rubric import DEFAULT_RUBRIC_DIR, SCHEMA_KINDS, LintReport, json_schema, lint_report
 
 
+def head_findings(root: Path) -> tuple[list[str], list[str]]:
+    """(warnings, notes) of the example-fitted heads of the dimensions under `root` (a folder or one file) that load:
+    a warning for each head that cannot separate its examples (it leaves its dimension unscored), a note with the
+    leave-one-out figures of each that can. Fitting needs the local tier's models; without them, one note says so."""
+    import asyncio
+
+    from reward.rubric import RubricError, _display, load_dimension
+
+    root = Path(root)
+    paths = [root] if root.is_file() else sorted((root / "dimensions").glob("*.yaml"))
+    fitted = []
+    for path in paths:
+        if path.parent.name == "suites":
+            continue
+        try:
+            dimension = load_dimension(path)
+        except RubricError:
+            continue  # reported by lint_report
+        if dimension.local is not None and dimension.local.fitted:
+            fitted.append((path, dimension))
+    if not fitted:
+        return [], []
+    try:
+        from reward.judges.local import LocalJudge
+
+        judge = LocalJudge()
+    except ImportError as exc:
+        return [], [f"example-fitted heads not checked: the local tier is not installed ({exc})"]
+
+    async def fit_all():
+        return [await judge.heads.head(d.local, judge.embedder.embed, judge.scorer.probabilities) for _, d in fitted]
+
+    warnings, notes = [], []
+    for (path, dimension), head in zip(fitted, asyncio.run(fit_all()), strict=True):
+        key = "local.examples" if dimension.local.examples else "local.pairs"
+        if head.problem():
+            warnings.append(f"{_display(path)}: key '{key}': {head.problem()}")
+        else:
+            notes.append(f"{_display(path)}: dimension '{dimension.name}' is scored locally by an {head.describe()}")
+    return warnings, notes
+
+
 def lint_command(args: argparse.Namespace) -> int:
     from reward.judges.local_coverage import lint_local_tier
 
     report = lint_report(Path(args.path))
     local_errors, notices = lint_local_tier(Path(args.path))
-    report = LintReport(report.errors + local_errors, report.warnings)
+    head_warnings, head_notes = head_findings(Path(args.path))
+    report = LintReport(report.errors + local_errors, report.warnings + head_warnings)
+    notices += head_notes
     for problem in report.errors:
         print(f"error: {problem}")
     for problem in report.warnings:

@@ -139,6 +139,8 @@ class LocalJudge(Judge):
             score, explanation = await example_head.score_with_examples(
                 request.dimension.local, self.heads, self.embedder.embed, request.item.query, request.item.response,
                 request.parsed, [doc_text(doc) for doc in selected], self.scorer.probabilities)
+        except example_head.ExamplesNotSeparable as exc:  # caused by the examples, so the same for every item
+            return JudgeReply.unscored(self.name, exc.reason, explanation=str(exc))
         except Exception as exc:  # a failed local judgment is data, like a failed LLM call
             log.exception("example-fitted scorer of %s failed on %s", request.dimension.name, request.item.id)
             return JudgeReply.unscored(self.name, "local_error", explanation=f"{type(exc).__name__}: {exc}")
