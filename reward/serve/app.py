@@ -417,6 +417,35 @@ class Ingress:
         finally:
             self.requests_in_flight -= 1
 
+    @api.post("/v1/openrlhf/{suite}")
+    async def openrlhf(self, suite: str, request: Request) -> Response:
+        """OpenRLHF's `--remote_rm_url` (`reward.serve.trainers`)."""
+        return await self._trainer("openrlhf", suite, request)
+
+    @api.post("/v1/slime/{suite}")
+    async def slime(self, suite: str, request: Request) -> Response:
+        """slime's `--rm-url` (`reward.serve.trainers`)."""
+        return await self._trainer("slime", suite, request)
+
+    @api.post("/verify")
+    async def nemo_gym_verify(self, request: Request) -> Response:
+        """NeMo Gym's resources-server verify route (`reward.serve.trainers`)."""
+        return await self._trainer("nemo_gym", None, request)
+
+    @api.post("/seed_session")
+    def nemo_gym_seed_session(self, request: Request) -> Response:
+        """NeMo Gym seeds a session before each rollout; a reward server keeps none."""
+        return self._unauthorised(request) or JSONResponse({})
+
+    async def _trainer(self, trainer: str, suite: str | None, request: Request) -> Response:
+        from reward.serve.trainers import answer
+
+        self.requests_in_flight += 1
+        try:
+            return await answer(self, trainer, suite, request)
+        finally:
+            self.requests_in_flight -= 1
+
     def _reserve_bytes(self, size: int) -> JSONResponse | None:
         """Count `size` more body bytes in flight on this replica, or answer 503 when that would pass the bound."""
         bound = self.limits.max_bytes_in_flight
