@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from policy.verl_hooks import column_metrics
-from policy.verl_reward import RewardClient, client_for, rollout_item, to_verl
+from policy.verl_reward import RewardClient, client_for, rollout_item, to_verl, used_score
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +92,12 @@ class ServerReward:
     def __call__(self, prompts: list, completions: list, completion_ids: list | None = None, *,
                  extra_info: list[dict] | None = None, trainer_state: Any = None,
                  log_metric: Callable[[str, float], None] | None = None, **_columns: Any) -> list[float | None]:
+        results = self.results(completions, extra_info=extra_info, trainer_state=trainer_state, log_metric=log_metric)
+        return [float(result["reward"]) if result["valid"] else None for result in results]
+
+    def results(self, completions: list, *, extra_info: list[dict] | None = None, trainer_state: Any = None,
+                log_metric: Callable[[str, float], None] | None = None) -> list[dict]:
+        """The server's results for a TRL batch, one request per prompt group, with the curves logged."""
         started = time.perf_counter()
         if extra_info is None or len(extra_info) != len(completions):
             raise ValueError("ServerReward needs the dataset's 'extra_info' column (build it with `reward data`)")
@@ -117,4 +123,49 @@ class ServerReward:
             for name, value in column_metrics({key: [row[key] for row in rows] for key in rows[0]}).items():
                 log_metric(name, value)
         self.last_seconds = time.perf_counter() - started
-        return [float(result["reward"]) if result["valid"] else None for result in results]
+        return results
+
+
+class DimensionRewards:
+    """One TRL reward function per dimension, for `GRPOConfig(multi_objective_aggregation="normalize_then_sum")`,
+    which normalises each function within its group before summing (`reward_funcs=DimensionRewards(...).functions()`,
+    optionally `reward_weights` from the suite's weights).
+
+    TRL calls its reward functions one after another on the same batch (`GRPOTrainer._calculate_rewards`, TRL 1.x);
+    the first call sends the batch (one request per prompt group, as `ServerReward`) and the others read the same
+    results. Each function returns, per rollout, the value the reward used for its dimension: the score, 0.0 where
+    the response caused it to go unscored (it counts as failed), `None` where no value exists (left out for every
+    response alike; a tolerated judge failure), which TRL turns into NaN and leaves out of the group's mean. An
+    invalid rollout (a judge failure on the bottom line) is `None` in every function, so TRL marks it unscorable and
+    gives it zero advantage.
+    """
+
+    def __init__(self, server_url: str, dimensions: list[str], **options: Any):
+        self.reward = ServerReward(server_url, **options)
+        self.dimensions = list(dimensions)
+        self._batch: tuple[list, list[dict]] | None = None
+
+    def functions(self) -> list[Callable[..., list[float | None]]]:
+        return [_DimensionReward(self, name) for name in self.dimensions]
+
+    def _results(self, completions: list, **kwargs: Any) -> list[dict]:
+        if self._batch is None or self._batch[0] is not completions:
+            self._batch = (completions, self.reward.results(completions, **kwargs))
+        return self._batch[1]
+
+
+class _DimensionReward:
+    """One dimension's TRL reward function (a callable class: Ray and TRL's multiprocessing can pickle it)."""
+
+    def __init__(self, rewards: DimensionRewards, dimension: str):
+        self.rewards = rewards
+        self.dimension = dimension
+        self.__name__ = f"search_{dimension}"
+
+    def __call__(self, prompts: list, completions: list, completion_ids: list | None = None, *,
+                 extra_info: list[dict] | None = None, trainer_state: Any = None,
+                 log_metric: Callable[[str, float], None] | None = None, **_columns: Any) -> list[float | None]:
+        results = self.rewards._results(completions, extra_info=extra_info, trainer_state=trainer_state,
+                                        log_metric=log_metric)
+        return [used_score(result["dimensions"].get(self.dimension, {"reason": "not_applicable"}))
+                if result["valid"] else None for result in results]
