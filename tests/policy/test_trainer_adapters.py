@@ -168,3 +168,34 @@ def test_slime_group_rm_scores_a_group_in_one_request_and_masks_a_failed_sample(
     logged = list(read_log(served.scores))
     # The group in one request (p9#0..3), then the single sample (p9#0 again).
     assert {r.step for r in logged} == {5} and sorted(r.result.id for r in logged) == ["p9#0", "p9#0", "p9#1", "p9#2", "p9#3"]
+
+
+def test_verifiers_group_reward_scores_a_group_once_and_a_failed_rollout_has_zero_advantage(served):
+    """As verifiers' `Rubric.score_group` (verifiers/legacy/rubrics/rubric.py): a function with plural parameters is a
+    group function, called with the group's objects it names; `advantage = reward - mean` of the group."""
+    import inspect
+
+    from policy.verifiers_reward import SearchGroupReward
+
+    reward = SearchGroupReward("http://reward.test", suite="mini", run="vf", client=client(served))
+    group_indicators = {"states", "prompts", "completions", "answers", "tasks", "infos"}
+    assert set(inspect.signature(reward).parameters) & group_indicators  # Rubric._is_group_func
+    states = [{"prompt": [{"role": "user", "content": "q"}], "completion": [{"role": "assistant", "content": text}],
+               "info": extra_info("v1"), "trajectory": []} for text in responses()]
+    merged = {"prompts": [s["prompt"] for s in states], "completions": [s["completion"] for s in states],
+              "answers": [""] * 4, "states": states, "tasks": [None] * 4, "infos": [s["info"] for s in states],
+              "parser": object()}
+    allowed = {k: v for k, v in merged.items() if k in inspect.signature(reward).parameters}
+
+    async def run():
+        loop = asyncio.get_running_loop()
+        reward.client._async[loop] = httpx.AsyncClient(transport=served.transport)
+        return await reward(**allowed)
+
+    scores = asyncio.run(run())
+    mean = sum(scores) / len(scores)
+    advantages = [s - mean for s in scores]
+    assert reward.requests == 1 and abs(advantages[1]) < 1e-9  # the judge failed on #1: no penalty, no gain
+    assert advantages[0] > 0 > advantages[3]
+    assert states[1]["search_reward"]["valid"] == 0.0 and "grounded" not in states[1]["search_reward"]
+    assert states[0]["search_reward"]["format"] == 1.0
