@@ -350,7 +350,8 @@ def add_factoid_attacks(b: Builder, entry: dict, paragraph: dict, d: str, all_te
         b.add("attack", "same_evidence_swap", b.rng.choice([
             cite(swap_answer(entry, wrong), d), f"{cap(wrong)} [Doc {d}].",
             f"The answer is {wrong} [Doc {d}]. {cite(swap_answer(entry, wrong), d)}"]))
-    others = [o for o in paragraph["answerable"] if o["sentence"] != sentence and o["answer"] not in sentence]
+    others = [o for o in paragraph["answerable"] if o["sentence"] != sentence and o["answer"] not in sentence
+              and answer.lower() not in o["sentence"].lower()]
     for other in b.pick(others, 2):
         b.add("attack", "different_question", b.rng.choice([cite(other["sentence"], d),
                                                              f"{cap(other['answer'])} [Doc {d}]. {other['sentence']}"]))
@@ -536,7 +537,7 @@ def build_squad(data: dict, rng: random.Random, sizes: dict[str, int]) -> list[C
         distinct = {e["sentence"]: e for e in answerable}
         if counts["multi_turn"] < sizes["multi_turn"] and len(distinct) >= 2:
             first, second = rng.sample(list(distinct.values()), 2)
-            if first["answer"] not in second["sentence"]:
+            if first["answer"] not in second["sentence"] and second["answer"] not in first["sentence"]:
                 out.append(squad_session(p, first, second, rng, foreign(p)))
                 used.update((first["id"], second["id"]))
                 counts["multi_turn"] += 1
