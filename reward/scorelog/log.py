@@ -120,6 +120,8 @@ class ScoreLog:
         self._segment = 0
         self._contexts: set[str] = set()  # context hashes already in the current segment
         self._unreleased: list[tuple[str, str, str, int]] = []  # claims to release once the database is back
+        self._unsettled: tuple[str, str | None, str, int, int] | None = None
+        """(run, request, segment, claim offset, write offset) of a written batch whose store update failed."""
         self._store = None
         if store:
             from reward.scorelog.store import ScoreStore
@@ -177,12 +179,13 @@ class ScoreLog:
         step: int | None = None,
         request: str | None = None,
         digest: str | None = None,
+        judge: str | None = None,
     ) -> bool:
         """Append one batch and make it durable (fsync) before returning, all of it or, raising
         `ScoreLogUnavailable`, none of it; then update the store.
 
         `request`: the client's id of the batch, scoped by `run`; `digest`: the batch's `batch_digest` (computed
-        when not given). A batch whose id is already in the log with the same content (a retry: the reply was
+        when not given); `judge`: the identity of the judge that scored it, recorded for replays. A batch whose id is already in the log with the same content (a retry: the reply was
         lost, or the server was killed after the write) is not written again, and False is returned; the same id
         with other content raises `RequestConflict`. A batch is complete when all the items of its acknowledged
         size are in the log: a retry of a batch torn by a killed writer writes exactly the missing items. The ids
@@ -195,6 +198,8 @@ class ScoreLog:
         if request is not None and digest is None:
             digest = batch_digest(items, suite=suite, step=step)
         with self._lock.for_size(size):
+            if self._unsettled is not None:
+                self._settle_unacknowledged()
             try:
                 handle = self._open()
             except OSError as exc:
@@ -213,7 +218,7 @@ class ScoreLog:
                     kept = [(i, r) for i, r in zip(items, results, strict=True) if i.id not in logged]
                     items, results = [i for i, _ in kept], [r for _, r in kept]
             lines, contexts = self._lines(items, results, time=now, suite=suite, suite_version=suite_version, run=run,
-                                          step=step, request=request,
+                                          step=step, request=request, judge=judge,
                                           **({} if request is None else {"batch_items": size, "digest": digest}))
             payload = ("\n".join(lines) + "\n").encode("utf-8")
             try:
@@ -226,15 +231,14 @@ class ScoreLog:
                 try:
                     self._index(lines, results, offset, segment=segment, suite=suite, run=run, step=step, time=now,
                                 request=request)
-                except (StoreUnavailable, ClaimLost) as exc:
-                    # Nothing is acknowledged: take the batch out of the segment again. Database down: the client's
-                    # retry (503) logs it once; claim lost: another writer logged it while this one waited.
+                except ClaimLost as exc:  # another writer logged the batch while this one waited: not twice
                     self._cut_back(handle, offset)
-                    if isinstance(exc, ClaimLost):
-                        log.warning("score log: %s; this writer's copy was taken back out", exc)
-                        return False
-                    if request is not None:
-                        self._release(run or "", request, segment, part)
+                    log.warning("score log: %s; this writer's copy was taken back out", exc)
+                    return False
+                except StoreUnavailable as exc:
+                    # Not acknowledged (503; the client retries). The database may still have committed it (the
+                    # connection broke during COMMIT), so the records stay until the next batch asks it.
+                    self._unsettled = (run or "", request, segment, part, offset)
                     raise ScoreLogUnavailable(exc) from exc
             # Only now are the batch's contexts in the segment: after a failed (cut back) write, later records must
             # write their context again.
@@ -373,6 +377,26 @@ class ScoreLog:
             self._unreleased.append((scope, request, segment, part))
         except Exception:  # a stale claim is settled by reading the log on the retry
             log.exception("score store: could not release the claim of batch %r", request)
+
+    def _settle_unacknowledged(self) -> None:
+        """Settle the batch whose store update failed with the database unreachable: keep its records where the
+        database holds it (it committed before the connection broke), else cut them back out (still the segment's
+        tail: nothing is written while one is unsettled) and release its claim. Raises `ScoreLogUnavailable` while
+        the database is still down."""
+        scope, request, segment, part, offset = self._unsettled
+        try:
+            if not self._store.has_batch(segment, offset):
+                if self._handle is not None and Path(self._handle.name).name == segment:
+                    self._cut_back(self._handle, offset)
+                else:
+                    with (self.folder / segment).open("r+b") as tail:
+                        os.ftruncate(tail.fileno(), offset)
+                        os.fsync(tail.fileno())
+                if request is not None:
+                    self._store.drop_part(scope, request, segment=segment, offset=part)
+        except StoreUnavailable as exc:
+            raise ScoreLogUnavailable(exc) from exc
+        self._unsettled = None
 
     def _release_pending(self) -> None:
         """Release the claims whose batches this writer took back out while the database was down."""

@@ -508,6 +508,10 @@ class ScoreStore:
         return {channel: json.loads(kept) for channel, kept in self.db.execute(
             "SELECT channel, samples FROM sketches WHERE run = ? AND step = ? AND samples IS NOT NULL", (run, step))}
 
+    def has_batch(self, segment: str, offset: int) -> bool:
+        """Whether the store indexes a batch written at `offset` of `segment`."""
+        return self.db.execute('SELECT 1 FROM batches WHERE segment = ? AND "offset" = ?', (segment, offset)).fetchone() is not None
+
     def indexed_end(self, segment: str) -> int:
         """Where the last batch the store indexes in `segment` ends (0: none)."""
         row = self.db.execute('SELECT max("offset" + length) FROM batches WHERE segment = ?', (segment,)).fetchone()
