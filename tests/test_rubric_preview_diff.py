@@ -75,3 +75,52 @@ def test_diff_shows_dimension_and_reward_deltas_and_reuses_unchanged_calls(tmp_p
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "items that moved most" in out and "answer_useful" in out and "reward" in out
+
+
+def _edited_firstness(tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(DEFAULT_RUBRIC_DIR, old)
+    shutil.copytree(DEFAULT_RUBRIC_DIR, new)
+    firstness = new / "dimensions" / "answer_firstness.yaml"
+    text = firstness.read_text()
+    firstness.write_text(text.replace("  criterion: |\n", "  criterion: |\n    The first sentence must name the answer itself, not restate the question.\n", 1))
+    assert firstness.read_text() != text
+    return old, new
+
+
+def test_diff_says_why_an_edit_the_local_tier_does_not_read_moved_nothing(tmp_path, capsys):
+    old, new = _edited_firstness(tmp_path)
+    items = tmp_path / "items.jsonl"
+    items.write_text("\n".join(EXAMPLES.read_text().splitlines()[:2]) + "\n")
+    args = ["rubric", "diff", str(old), str(new), "--input", str(items), "--judge", "local"]
+    assert main([*args, "--json"]) == 0
+    by_name = {d["name"]: d for d in json.loads(capsys.readouterr().out)["dimensions"]}
+    firstness = by_name["answer_firstness"]
+    assert firstness["status"] == "changed" and firstness["moved"] == 0
+    assert "judge.criterion, which the local tier does not read" in firstness["why_unmoved"]
+    assert "the local method 'answer_firstness', which checks only" in firstness["why_unmoved"]
+    assert by_name["claim_hallucination"]["why_unmoved"] is None  # unchanged: nothing to explain
+    assert main(args) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "why answer_firstness did not move: the edit changes judge.criterion" in out
+
+
+def test_score_notes_a_suite_version_whose_local_scores_cannot_change(tmp_path, capsys):
+    _, new = _edited_firstness(tmp_path)
+    items = tmp_path / "items.jsonl"
+    items.write_text(EXAMPLES.read_text().splitlines()[0] + "\n")
+    assert main(["score", "--rubrics", str(new), "--input", str(items), "--judge", "local", "-q",
+                 "--output", str(tmp_path / "out.jsonl")]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "dimension 'answer_firstness' has a criterion edited since its local method was checked" in err
+    assert "its scores are what they were before the edit" in err
+
+
+def test_diff_names_the_folder_that_lacks_the_suite(tmp_path, capsys):
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(DEFAULT_RUBRIC_DIR, old)
+    shutil.copytree(DEFAULT_RUBRIC_DIR, new)
+    (new / "suites" / "safety.yaml").write_text((new / "suites" / "searchllm.yaml").read_text().replace("name: searchllm", "name: safety"))
+    assert main(["rubric", "diff", str(old), str(new), "--input", str(EXAMPLES), "--suite", "safety"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"the old rubric folder {old} has no suite 'safety'" in err and "its suites: genrm" in err

@@ -142,6 +142,37 @@ def _signed(value: float | None) -> str:
     return "-" if value is None else f"{value:+.3f}"
 
 
+def _suite_in(name: str, folder: Path, which: str):
+    """The suite `name` of a rubric folder; an unknown one names the folder (the other may have it)."""
+    from reward.rubric import UnknownSuite, did_you_mean, list_suites, load_suite
+
+    try:
+        return load_suite(name, folder)
+    except UnknownSuite:
+        known = list_suites(folder)
+        raise ValueError(f"the {which} rubric folder {folder} has no suite {name!r} (no {folder / 'suites' / (name + '.yaml')})"
+                         f"{did_you_mean(name, known)}; its suites: {', '.join(known) or 'none'}") from None
+
+
+def _why_unmoved(diff, old, new, judge_name: str) -> dict[str, str]:
+    """For each changed dimension whose scores did not move: why (an edit the local tier does not read), or that no
+    item's score moved under this judge."""
+    from reward.rubric import local_tier_note
+
+    notes = {}
+    for d in diff.dimensions:
+        if d.status != "changed" or d.moved:
+            continue
+        before, after = old.dimensions[d.name], new.dimensions[d.name]
+        if before == after:
+            notes[d.name] = (f"only its weight changed ({d.weight_old:g} -> {d.weight_new:g}): its scores stay, the "
+                             "reward moves through the weight")
+            continue
+        note = local_tier_note(before, after) if judge_name == "local" else None
+        notes[d.name] = note or f"the edit moved no item's score under the {judge_name} judge on these {diff.items} items"
+    return notes
+
+
 def diff_command(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
@@ -151,17 +182,20 @@ def diff_command(args: argparse.Namespace) -> int:
     from reward.judges.factory import make_judge
     from reward.rubric import load_suite
 
-    old = load_suite(args.suite, Path(args.old))
-    new = load_suite(args.suite, Path(args.new))
+    old = _suite_in(args.suite, Path(args.old), "old")
+    new = _suite_in(args.suite, Path(args.new), "new")
     items = _items(args.input)
     cache = SqliteReplyCache(args.cache) if args.cache else ReplyCache()
-    diff = rubric_diff(old, new, items, make_judge(args.judge), cache=cache)
+    judge = make_judge(args.judge)
+    diff = rubric_diff(old, new, items, judge, cache=cache)
+    notes = _why_unmoved(diff, old, new, judge.name)
     if args.json:
         print(json.dumps({
             "suite": args.suite, "old_version": diff.old_version, "new_version": diff.new_version, "items": diff.items,
             "reward": {"old": diff.old_reward, "new": diff.new_reward, "moved": diff.rewards_moved},
             "dimensions": [{"name": d.name, "status": d.status, "old": d.old_mean, "new": d.new_mean, "delta": d.delta,
-                            "moved": d.moved, "weight_old": d.weight_old, "weight_new": d.weight_new}
+                            "moved": d.moved, "weight_old": d.weight_old, "weight_new": d.weight_new,
+                            "why_unmoved": notes.get(d.name)}
                            for d in diff.dimensions],
             "moved_most": [{"id": m.id, "old": m.old_reward, "new": m.new_reward, "delta": m.delta,
                             "dimensions": m.dimensions} for m in diff.moves[: args.top]],
@@ -177,6 +211,8 @@ def diff_command(args: argparse.Namespace) -> int:
     table.add_row("reward", "", "", _format(diff.old_reward), _format(diff.new_reward),
                   _signed(diff.new_reward - diff.old_reward), str(diff.rewards_moved), style="bold")
     out.print(table)
+    for name, note in notes.items():
+        out.print(f"why {name} did not move: {note}")
     moved = [m for m in diff.moves[: args.top] if abs(m.delta) > 1e-9 or m.dimensions]
     if moved:
         top = Table("item", "old reward", "new reward", "delta", "dimensions moved", title="items that moved most")
