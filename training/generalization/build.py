@@ -281,8 +281,11 @@ def squad_paragraphs(data: dict) -> list[dict]:
                 left, right = sentence_span(context, start, start + len(text))
                 sentence = context[left:right]
                 offset = start - left - (len(sentence) - len(sentence.lstrip()))
+                kind = answer_kind(text)
+                if kind == "year" and not re.search(r"\b(?:when|year)\b", qa["question"], re.IGNORECASE):
+                    kind = "number"  # "some 1013 times less" is a count, not a date
                 entry = {"id": qa["id"], "question": qa["question"].strip(), "answer": text, "start": start,
-                         "sentence": sentence.strip(), "offset": offset, "kind": answer_kind(text)}
+                         "sentence": sentence.strip(), "offset": offset, "kind": kind}
                 if len(entry["sentence"].split()) < 6 or len(entry["sentence"]) > 400:
                     continue
                 (unanswerable if qa.get("is_impossible") else answerable).append(entry)
@@ -586,6 +589,7 @@ def build_squad(data: dict, rng: random.Random, sizes: dict[str, int]) -> list[C
 
 
 # -- FalseQA ------------------------------------------------------------------------------------------------------------
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|none|neither|nor)\b|n't\b", re.IGNORECASE)
 _AUX = ("is", "are", "was", "were", "can", "could", "will", "would", "should", "has", "have", "does", "do", "did")
 PREMISE_CORRECTIONS = ["The question rests on a false premise: {r}", "That premise is not right. {r}",
                        "Actually, that is not the case: {r_low}", "No. {r}", "The assumption behind the question is "
@@ -645,6 +649,8 @@ def falseqa(text: str, rng: random.Random, size: int) -> list[CorpusInteraction]
     for index, row in enumerate(rows):
         rebuttals = [r.strip() for r in ast.literal_eval(row["answer"]) if len(r.split()) >= 5]
         rebuttals = [cap(r if r.endswith((".", "!")) else r + ".") for r in dict.fromkeys(rebuttals)]
+        # a rebuttal that says what is not so corrects the premise; some only muse on it ("After China becomes ...")
+        rebuttals.sort(key=lambda r: not _NEGATION.search(r))
         if len(rebuttals) >= 2 and 4 <= len(row["question"].split()) <= 30 and premise_statement(row["question"]):
             usable.append((index, row["question"].strip(), rebuttals))
     rng.shuffle(usable)
