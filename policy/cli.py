@@ -18,12 +18,19 @@ def data_command(args: argparse.Namespace) -> int:
 
     output = Path(args.output)
     val_output = (Path(args.val_output) if args.val_output else validation_path(output)) if args.val_fraction else None
-    rows, problems = convert(Path(args.input), output, data_source=args.data_source,
-                             dedupe_prompts=not args.keep_duplicates, system_prompt=SYSTEM_PROMPTS[args.prompt],
-                             val_fraction=args.val_fraction, val_target=val_output)
+    try:
+        rows, problems = convert(Path(args.input), output, data_source=args.data_source,
+                                 dedupe_prompts=not args.keep_duplicates, system_prompt=SYSTEM_PROMPTS[args.prompt],
+                                 val_fraction=args.val_fraction, val_target=val_output)
+    except ValueError as exc:  # an empty split, a fraction out of range: nothing written
+        err.print(f"[red]{exc}[/red]")
+        return 1
     for problem in problems:
         err.print(f"[red]{problem}[/red]")
-    err.print(f"wrote {rows} prompts to {output}" + (f" and the validation prompts to {val_output}" if val_output else "")
+    import pandas as pd
+
+    held_out = len(pd.read_parquet(val_output)) if val_output else 0
+    err.print(f"wrote {rows} prompts to {output}" + (f" and {held_out} to {val_output}" if val_output else "")
               + (f" ({len(problems)} bad lines skipped)" if problems else ""))
     if problems and not args.skip_bad:
         err.print("[red]lines were skipped: fix them, or pass --skip-bad to accept a dataset without them[/red]")

@@ -78,16 +78,51 @@ def convert(source: Path, target: Path, data_source: str = DATA_SOURCE, dedupe_p
                 continue
             seen.add(key)
             bucket = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") / 2**64
-            into = val_rows if bucket < val_fraction else rows
-            into.append(row_of(record, len(into), data_source, system_prompt))
+            (val_rows if bucket < val_fraction else rows).append((bucket, row_of(record, 0, data_source, system_prompt)))
         except (json.JSONDecodeError, ValueError, ValidationError) as exc:
             problems.append(f"{source}:{number}: {str(exc).splitlines()[0]}")
+    rows, val_rows = _nonempty_split(rows, val_rows, val_fraction, source)
+    for split in (rows, val_rows):
+        for index, row in enumerate(split):
+            row["extra_info"]["index"] = index
     target.parent.mkdir(parents=True, exist_ok=True)
     pd.DataFrame(rows).to_parquet(target, index=False)
     if val_target is not None:
         val_target.parent.mkdir(parents=True, exist_ok=True)
         pd.DataFrame(val_rows).to_parquet(val_target, index=False)
     return len(rows), problems
+
+
+class EmptySplit(ValueError):
+    """No prompt to write, or too few to give both the training and the validation parquet one."""
+
+
+def _nonempty_split(rows: list[tuple[float, dict]], val_rows: list[tuple[float, dict]], val_fraction: float,
+                    source: Path) -> tuple[list[dict], list[dict]]:
+    """The rows of each split, neither empty: with few prompts the hash split can leave one side empty (a 0 x 0
+    parquet verl fails on much later), so the prompt nearest the cut moves over, with a warning.
+
+    >>> train, val = _nonempty_split([(0.9, {"q": "a"}), (0.5, {"q": "b"})], [], 0.2, Path("x"))
+    >>> [r["q"] for r in train], [r["q"] for r in val]
+    (['a'], ['b'])
+    """
+    total = len(rows) + len(val_rows)
+    if not total:
+        raise EmptySplit(f"{source}: no prompt to write (no valid line)")
+    if val_fraction and total < 2:
+        raise EmptySplit(f"{source}: {total} prompt cannot be split into a training and a validation set; "
+                         "drop --val-fraction or add prompts")
+    if val_fraction and not val_rows:
+        rows.sort(key=lambda pair: pair[0])
+        val_rows.append(rows.pop(0))
+        log.warning("%s: no prompt fell below --val-fraction %.2f; the one nearest the cut goes to validation",
+                    source, val_fraction)
+    elif val_fraction and not rows:
+        val_rows.sort(key=lambda pair: pair[0])
+        rows.append(val_rows.pop())
+        log.warning("%s: every prompt fell below --val-fraction %.2f; the one nearest the cut goes to training",
+                    source, val_fraction)
+    return [row for _, row in rows], [row for _, row in val_rows]
 
 
 def validation_path(target: Path) -> Path:

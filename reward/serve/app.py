@@ -44,6 +44,7 @@ from reward.serve.chunks import FairShare, chunk_by_group, largest_group
 from reward.serve.config import Limits, ServerArgs, _fingerprint, check_secrets, secret_names, served_suites
 from reward.serve.metrics import Metrics
 from reward.serve.outage import judge_outage
+from reward.serve.readiness import scorers_ready, warm_up
 from reward.serve.reload import rubric_stamp, suite_shrinkage
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,18 @@ class Scorer:
         }
         self.judge_concurrency = args.judge_concurrency
         self.reloaded: dict[tuple[str, str], Any] = {}  # engines of suite versions loaded after start
+        self._warm: asyncio.Task | None = None
+        try:  # in a Serve replica the constructor runs on its event loop: warm up right after it returns
+            self._warm = asyncio.get_running_loop().create_task(warm_up(self.engines))
+        except RuntimeError:  # constructed outside a loop (in-process tests): warmed by the first ready()
+            pass
+
+    async def ready(self) -> bool:
+        """True once this replica's judge models are loaded and the warm-up item is scored (`reward.serve.readiness`)."""
+        if self._warm is None:
+            self._warm = asyncio.get_running_loop().create_task(warm_up(self.engines))
+        await asyncio.shield(self._warm)
+        return True
 
     def _engine(self, suite: str | LoadedSuite) -> Any:
         """The engine of a suite name (as loaded at start) or of the exact suite version the ingress sends."""
@@ -106,6 +119,7 @@ class Scorer:
             "cascade": drain_cascade() if drain_cascade else {},
             "judge_latencies": engine.stats.drain_latencies(),
             "judge_calls": dict(zip(("made", "deduped", "cache_hit"), (a - b for a, b in zip(after, before)), strict=True)),
+            "judge": self.judge.identity,
         }
 
 
@@ -145,6 +159,7 @@ class Ingress:
         self.rubric_problem: str | None = None
         """Why the last rubric reload was refused (the previous versions keep serving); None after a good one."""
         self.metrics = Metrics()
+        self.scorers_warm = False
         token = os.environ.get(args.token_env) or None
         self.token = token.encode() if token else None
         self.items_in_flight = 0
@@ -155,6 +170,8 @@ class Ingress:
         """Set by `begin_drain` (SIGTERM to `reward serve`): score requests get 503 while those in flight finish."""
         self._reload_lock = threading.Lock()
         self.log = None
+        self.judge_identity: str | None = None
+        """The scorers' judge identity, as their last reply named it: recorded with every logged item."""
         self.log_problem: str | None = None
         """Why the score log could not take the last batch; None while it works."""
         if args.score_log:
@@ -259,13 +276,19 @@ class Ingress:
         return None
 
     @api.get("/healthz")
-    def healthz(self) -> dict:
-        """Liveness (no token): `degraded` while the score log cannot be written, so scoring requests get 503;
+    def healthz(self) -> Any:
+        """Health (no token): 503 `starting` until a scoring replica has loaded its models and scored a warm-up item;
+        then `degraded` while the score log cannot be written, so scoring requests get 503;
         `rubrics: stale` with the reason while a refused reload leaves the previous versions serving; `draining`
         while shutting down. A probe also starts the rubric watch (in the background: a reload lints the whole tree,
         and a liveness probe must answer at once), so reloads and refusals happen without traffic."""
         if self.args.rubric_poll_s and time.monotonic() - self.rubric_checked >= self.args.rubric_poll_s:
             threading.Thread(target=self._watch_rubrics, name="rubric-watch", daemon=True).start()
+        if not self.scorers_warm:  # ready means warm: models loaded, one item scored
+            self.scorers_warm = scorers_ready(self.scorer)
+            if not self.scorers_warm:
+                return JSONResponse(status_code=503, headers=self._retry_after(), content={
+                    "status": "starting", "error": "starting: the scorers are loading their judge models"})
         health: dict[str, Any] = {"status": "ok", "suites": sorted(self.suites)}
         if self.draining:
             health["draining"] = True
@@ -574,7 +597,8 @@ class Ingress:
             try:  # in a thread: fsync must not stall the other requests on this replica
                 await asyncio.to_thread(self.log.append, score_request.items, results, suite=loaded.name,
                                         suite_version=loaded.version, run=score_request.run, step=score_request.step,
-                                        request=score_request.request_id, digest=digest)
+                                        request=score_request.request_id, digest=digest,
+                                        judge=self.judge_identity)
             except RequestConflict as exc:  # another request took the id with other content while this one scored
                 return self._conflict(exc)
             except ScoreLogUnavailable as exc:
@@ -617,6 +641,8 @@ class Ingress:
             return await self._share().run(turn, lambda: call(payload))
 
         replies = await asyncio.gather(*(run(c) for c in chunks))
+        # The judge's identity goes into the score log, so a replay can tell it re-scores with the same judge.
+        self.judge_identity = "|".join(sorted({reply.get("judge", "") for reply in replies})) or None
         for reply in replies:
             self.metrics.observe_judges(reply["judge_calls"], reply.get("judge_latencies", []))
             self.metrics.observe_cascade(reply.get("cascade", {}))
