@@ -99,9 +99,10 @@ def require_auth_off_loopback(host: str, token_env: str, insecure: bool = False)
 
 
 def start_server(args: ServerArgs, *, host: str = "127.0.0.1", port: int = 8000, num_cpus: int | None = None,
-                 timeout_s: float = 120.0, http: HttpOptions | None = None,
+                 timeout_s: float = 600.0, http: HttpOptions | None = None,
                  proxy_location: str = "EveryNode") -> str:
-    """Start a local Ray (unless RAY_ADDRESS names a cluster), deploy the app, wait until healthy; returns its URL."""
+    """Start a local Ray (unless RAY_ADDRESS names a cluster), deploy the app, wait until healthy (which includes the
+    scorers' warm-up: the local tier's models load before `/healthz` says ok); returns its URL."""
     import ray
     from ray import serve
 
