@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from reward.format import strip_reasoning
 from reward.schema import Layer
@@ -43,6 +43,16 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
+def _not_blank(value: str) -> str:
+    if value and not value.strip():
+        raise ValueError("must not be blank (it holds only whitespace)")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_not_blank)]
+"""Prose a judge or an author reads: whitespace alone is refused, as an empty string is."""
+
+
 class ScaleLabel(_Strict):
     """One label the judge may answer with."""
 
@@ -50,16 +60,16 @@ class ScaleLabel(_Strict):
     """What the judge writes, e.g. `0`, `1`, `2`."""
     score: float = Field(ge=0.0, le=1.0)
     """The score this label maps to, in [0, 1]."""
-    anchor: str = Field(min_length=1)
+    anchor: Text = Field(min_length=1)
     """What a response earning this label looks like (shown to the judge)."""
 
 
 class JudgeSpec(_Strict):
     """How an LLM judge scores the dimension."""
 
-    system: str = Field(min_length=1)
+    system: Text = Field(min_length=1)
     """System text shared by all judge dimensions (usually from `rubrics/common/judge.yaml`)."""
-    criterion: str = Field(min_length=1)
+    criterion: Text = Field(min_length=1)
     """What to check: the dimension's definition, what counts as a violation, and edge cases."""
     scale: list[ScaleLabel] = Field(min_length=2)
     """Labels the judge may give, with anchors and the score each maps to."""
@@ -110,7 +120,7 @@ def criterion_digest(criterion: str) -> str:
 class LabelledExample(_Strict):
     """A response with the score a judge should give it, for the local tier's example-fitted scorer."""
 
-    response: str = Field(min_length=1)
+    response: Text = Field(min_length=1)
     """The response text (or just its answer part)."""
     score: float = Field(ge=0.0, le=1.0)
     """Its score on this dimension, in [0, 1]."""
@@ -124,8 +134,8 @@ class LabelledExample(_Strict):
 class ExamplePair(_Strict):
     """Two responses to the same query, the first better on this dimension than the second."""
 
-    better: str = Field(min_length=1)
-    worse: str = Field(min_length=1)
+    better: Text = Field(min_length=1)
+    worse: Text = Field(min_length=1)
     query: str = ""
     evidence: list[str] = Field(default_factory=list)
     """Evidence passages both responses were written from (see `LabelledExample.evidence`)."""
@@ -170,7 +180,7 @@ class Dimension(_Strict):
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     """Identifier; equals the file name without `.yaml`."""
-    title: str
+    title: Text = Field(min_length=1)
     """Human-readable name."""
     layer: Layer
     """`bottom_line` (gated) or `behavioral` (weighted)."""
@@ -178,7 +188,7 @@ class Dimension(_Strict):
     """R1 robustness, R2 reliability and safety, R3 alignment with user needs."""
     subset: str
     """Group within the layer, e.g. `hallucination`, `evidence`, `usability`."""
-    description: str
+    description: Text = Field(min_length=1)
     """One-paragraph definition (SearchLLM Table 5)."""
     inputs: list[Input] = Field(min_length=1)
     """What the dimension reads; dimensions that do not read the response are computed once per distinct input."""
@@ -343,12 +353,23 @@ def _read_yaml(path: Path, problems: list[str], _stack: tuple[Path, ...] = ()) -
     for include in includes:
         target = path.parent / include
         if not target.is_file():
-            problems.append(f"{_display(path)}: key 'include': {include!r} is not a file (relative to this file)")
+            problems.append(f"{_display(path)}: key 'include': {include!r} is not a file (relative to this file)"
+                            f"{did_you_mean(include, _include_candidates(path))}")
             continue
         included = _read_yaml(target, problems, (*_stack, path))
         if included is not None:
             merged = _deep_merge(merged, included)
     return _deep_merge(merged, data)
+
+
+def _include_candidates(path: Path) -> list[str]:
+    """YAML files an include of `path` could mean, as paths relative to it: those of its rubric folder (its folder's
+    parent) and of its own folder."""
+    import os
+
+    root = path.parent.parent
+    found = {*root.glob("*/*.yaml"), *path.parent.glob("*.yaml")} - {path}
+    return sorted(os.path.relpath(p, path.parent) for p in found)
 
 
 def load_yaml(path: Path) -> dict[str, Any]:
@@ -382,18 +403,63 @@ def _known_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     return ["include", *current.model_fields] if current is model else list(current.model_fields) if current else []
 
 
+_TAKES = {LabelledExample: "an example takes", ExamplePair: "a pair takes"}
+
+
 def _validation_problems(path: Path, exc: ValidationError, model: type[BaseModel] | None = None) -> list[str]:
-    problems = []
-    for error in exc.errors():
+    """One message per validation error, the cause first: an unknown key (a misspelling, with its did-you-mean)
+    before the `Field required` it causes, which then names it."""
+    errors = exc.errors()
+    unknown: dict[tuple[Any, ...], list[str]] = {}  # mapping -> its unknown keys
+    for error in errors:
+        if error["type"] == "extra_forbidden":
+            unknown.setdefault(tuple(error["loc"][:-1]), []).append(str(error["loc"][-1]))
+    first, rest = [], []
+    for error in errors:
         key = ".".join(str(part) for part in error["loc"]) or "(top level)"
         message = error["msg"]
         if error["type"] == "extra_forbidden":
             known = _known_keys(model, tuple(error["loc"][:-1])) if model is not None else []
             message = "unknown key" + did_you_mean(str(error["loc"][-1]), known)
+            inner = _model_at(model, tuple(error["loc"][:-1])) if model is not None else None
+            if error["loc"][-1] == "label" and inner is LabelledExample:
+                message += ("; examples take 'score', a number in [0, 1], not a scale label: write the score the "
+                            "label maps to (e.g. score: 1.0)")
+            if inner in _TAKES:
+                message += f"; {_TAKES[inner]}: {', '.join(inner.model_fields)}"
+            elif "did you mean" not in message and known:
+                message += f"; allowed here: {', '.join(known)}"
+            first.append(f"{_display(path)}: key '{key}': {message}")
+            continue
+        if error["type"] == "missing":
+            near = unknown.get(tuple(error["loc"][:-1]), [])
+            misspelt = difflib.get_close_matches(str(error["loc"][-1]), near, n=1) or (
+                ["label"] if error["loc"][-1] == "score" and "label" in near else [])
+            if misspelt:
+                where = ".".join(str(p) for p in (*error["loc"][:-1], misspelt[0]))
+                message += f" (probably the unknown key '{where}' above)"
         elif model is Suite and error["loc"][:1] == ("dimensions",) and error["type"] == "greater_than_equal":
             message = f"weights must be >= 0, got {error['input']!r}"
-        problems.append(f"{_display(path)}: key '{key}': {message}")
-    return problems
+        rest.append(f"{_display(path)}: key '{key}': {message}")
+    return first + rest
+
+
+def _after_includes(read_problems: list[str], problems: list[str]) -> list[str]:
+    """Validation problems, with a missing key tied to the failed include that may have held it."""
+    if not any("key 'include'" in p for p in read_problems):
+        return problems
+    return [p + " (the include that failed above may hold it)" if p.endswith("Field required") else p for p in problems]
+
+
+def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The pydantic model of the mapping `loc` points into (list indices skipped)."""
+    current: type[BaseModel] | None = model
+    for part in loc:
+        if current is None:
+            return None
+        if isinstance(part, str):
+            current = _model_in(current.model_fields[part].annotation) if part in current.model_fields else None
+    return current
 
 
 def load_dimension(path: Path) -> Dimension:
@@ -404,7 +470,7 @@ def load_dimension(path: Path) -> Dimension:
     try:
         dimension = Dimension.model_validate(data)
     except ValidationError as exc:
-        raise RubricError(problems + _validation_problems(path, exc, Dimension)) from None
+        raise RubricError(problems + _after_includes(problems, _validation_problems(path, exc, Dimension))) from None
     problems += _check_references(path, dimension)
     if dimension.name != path.stem:
         problems.append(f"{_display(path)}: key 'name': {dimension.name!r} must equal the file name {path.stem!r}")
@@ -467,7 +533,7 @@ def load_suite(name_or_path: str | Path, root: Path = DEFAULT_RUBRIC_DIR) -> Loa
     try:
         suite = Suite.model_validate(data)
     except ValidationError as exc:
-        raise RubricError(problems + _validation_problems(path, exc, Suite)) from None
+        raise RubricError(problems + _after_includes(problems, _validation_problems(path, exc, Suite))) from None
     if suite.name != path.stem:
         problems.append(f"{_display(path)}: key 'name': {suite.name!r} must equal the file name {path.stem!r}")
     dimensions: dict[str, Dimension] = {}
@@ -603,6 +669,32 @@ def local_tier_note(old: Dimension, new: Dimension) -> str | None:
         return None
     return (f"the edit changes {', '.join(keys)}, which the local tier does not read (it scores this dimension by "
             f"{_local_scorer_phrase(new)}); an LLM judge follows the edit")
+
+
+def suite_changes(old: LoadedSuite | None, new: LoadedSuite) -> str:
+    """What differs between two versions of a suite, in one line: the versions, the dimensions added, removed or
+    changed (with the keys that changed), weights and suite settings; the files are the changed dimensions' files.
+
+    >>> suite = load_suite("searchllm")
+    >>> suite_changes(suite, suite).endswith("no change")
+    True
+    """
+    if old is None:
+        return f"suite {new.name}: new, version {new.version}, {len(new.dimensions)} dimensions"
+    parts = []
+    added = [n for n in new.dimensions if n not in old.dimensions]
+    removed = [n for n in old.dimensions if n not in new.dimensions]
+    changed = [f"{n} ({', '.join(changed_keys(old.dimensions[n], new.dimensions[n]))})" for n in new.dimensions
+               if n in old.dimensions and old.dimensions[n] != new.dimensions[n]]
+    weights = [f"{n} {old.suite.dimensions[n]:g} -> {new.suite.dimensions[n]:g}" for n in new.suite.dimensions
+               if n in old.suite.dimensions and old.suite.dimensions[n] != new.suite.dimensions[n]]
+    settings = [k for k in Suite.model_fields if k not in ("dimensions", "description")
+                and getattr(old.suite, k) != getattr(new.suite, k)]
+    for label, names in (("added", added), ("removed", removed), ("changed", changed), ("weights", weights),
+                         ("settings", settings)):
+        if names:
+            parts.append(f"{label} {', '.join(names)}")
+    return f"suite {new.name} {old.version} -> {new.version}: " + ("; ".join(parts) or "no change")
 
 
 def stale_criterion_notes(loaded: LoadedSuite) -> list[str]:

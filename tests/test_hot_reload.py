@@ -186,3 +186,23 @@ def test_suite_index_names_the_dimensions_the_local_tier_leaves_unscored(monkeyp
     index = {s["name"]: s for s in reply(ingress.suites_index(request("GET", "/v1/suites")))["suites"]}
     assert index["searchllm"]["structurally_unscored"] == ["llm_knowledge"]
     assert index["genrm"]["structurally_unscored"] == ["genrm_holistic"]
+
+
+@pytest.mark.filterwarnings("ignore:coroutine .*__del__' was never awaited")
+def test_a_refused_reload_shows_every_problem_and_a_good_one_logs_what_changed(app, caplog):
+    ingress, _, rubrics, _ = app
+    before = ingress.suites["mini"].version
+    set_weight(rubrics, "-1.0")
+    useful = rubrics / "dimensions" / "useful.yaml"
+    useful.write_text(useful.read_text() + "colour: red\n")
+    assert not ingress.reload_rubrics()["reloaded"]
+    warning = reply(asyncio.run(ingress.score(request("POST", "/v1/score", body()))))["rubric_warning"]
+    assert "more)" not in warning and warning.count("(1) ") == 1 and "(2) " in warning
+    assert "key 'colour': unknown key" in warning and "weights must be >= 0" in warning
+    useful.write_text(useful.read_text().replace("colour: red\n", ""))
+    set_weight(rubrics, "5.0")
+    with caplog.at_level("WARNING", logger="reward.serve.app"):
+        outcome = ingress.reload_rubrics()
+    after = outcome["versions"]["mini"]
+    assert outcome["reloaded"] and outcome["changes"] == [f"suite mini {before} -> {after}: weights useful 3 -> 5"]
+    assert f"rubrics reloaded from {rubrics}: suite mini {before} -> {after}: weights useful 3 -> 5" in caplog.text

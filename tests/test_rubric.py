@@ -263,3 +263,48 @@ def test_gate_exponents_load_and_are_checked_against_the_suite(tmp_path):
     assert "key 'gate_exponents.useful': useful is behavioral; only bottom-line dimensions have a gate exponent" in problems
     assert "key 'gate_exponents.groundd': not a dimension of this suite (did you mean 'grounded'?)" in problems
 
+
+
+def _one_error(path, old, new):
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+    return lint(path)
+
+
+def test_errors_lead_with_the_cause(tmp_path):
+    copy = copy_shipped(tmp_path)
+    useful = copy / "dimensions" / "answer_useful.yaml"
+    original = useful.read_text()
+    errors = _one_error(useful, "  criterion: |", "  critrion: |")
+    assert "key 'judge.critrion': unknown key (did you mean 'criterion'?)" in errors[0]  # the typo first
+    assert errors[1].endswith("key 'judge.criterion': Field required (probably the unknown key 'judge.critrion' above)")
+    useful.write_text(original)
+    errors = _one_error(useful, "include: ../common/judge.yaml", "include: ../common/judge.yml")
+    assert "'../common/judge.yml' is not a file (relative to this file) (did you mean '../common/judge.yaml'?)" in errors[0]
+    assert any("key 'judge.system': Field required (the include that failed above may hold it)" in e for e in errors)
+
+
+def test_an_example_written_with_a_label_is_told_examples_take_a_score(tmp_path):
+    copy = copy_shipped(tmp_path)
+    path = copy / "dimensions" / "answer_useful.yaml"
+    path.write_text(path.read_text() + "local:\n  examples:\n" + "".join(
+        f"    - {{response: r{n}, label: pass}}\n" for n in range(4)))
+    errors = lint(path)
+    assert "key 'local.examples.0.label': unknown key; examples take 'score', a number in [0, 1], not a scale label" in errors[0]
+    assert "an example takes: response, score, query, evidence" in errors[0]
+    assert any("key 'local.examples.0.score': Field required (probably the unknown key 'local.examples.0.label' above)"
+               in e for e in errors)
+
+
+def test_whitespace_only_text_is_refused(tmp_path):
+    copy = copy_shipped(tmp_path)
+    path = copy / "dimensions" / "answer_useful.yaml"
+    data = path.read_text()
+    start = data.index("  criterion: |")
+    end = data.index("\n  ", data.index("\n", start) + 1)
+    while data[end + 1 : end + 5] == "    " or data[end + 1 : end + 2] == "\n":  # the block's own lines
+        end = data.index("\n", end + 1)
+    path.write_text(data[:start] + '  criterion: "   \\n  "' + data[end:])
+    errors = lint(path)
+    assert any("key 'judge.criterion': Value error, must not be blank (it holds only whitespace)" in e for e in errors), errors

@@ -36,7 +36,7 @@ from ray.exceptions import RayError
 from ray.serve import Application
 from ray.serve.handle import DeploymentHandle
 
-from reward.rubric import LoadedSuite, RubricError, UnknownSuite, did_you_mean, lint_report, load_suite
+from reward.rubric import LoadedSuite, RubricError, UnknownSuite, did_you_mean, lint_report, load_suite, suite_changes
 from reward.schema import MAX_STEP, DimensionScore, Item, ItemResult, ScoreRequest, ScoreResponse
 from reward.scorelog.segments import RequestConflict, batch_digest
 from reward.serve.body import BodyRejected, _field_errors, parse_body
@@ -215,15 +215,21 @@ class Ingress:
                 problems.append("a suite that shrinks is refused unless confirmed: `reward serve --allow-shrink`, or "
                                 "POST /v1/admin/reload?allow_shrink=true")
         if problems:
-            self.rubric_problem = problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
+            # Every problem, the root cause (lint's, in file order) first: /healthz and each reply's rubric_warning
+            # show the whole list, not its first line.
+            self.rubric_problem = problems[0] if len(problems) == 1 else f"{len(problems)} problems: " + "; ".join(
+                f"({number}) {problem}" for number, problem in enumerate(problems, start=1))
             self.metrics.observe_refused_reload()
             log.error("rubric reload refused, still serving %s:\n%s", self._versions(), "\n".join(problems))
             return {"reloaded": False, "versions": self._versions(), "errors": problems, "warnings": report.warnings}
         changed = sorted(n for n, s in suites.items() if n not in self.suites or s.version != self.suites[n].version)
+        changes = [suite_changes(self.suites.get(name), suites[name]) for name in changed]
         self.suites = suites
         self.rubric_problem = None
-        log.info("rubrics reloaded: %s (changed: %s)", self._versions(), ", ".join(changed) or "none")
-        return {"reloaded": True, "versions": self._versions(), "changed": changed, "warnings": report.warnings}
+        # An operator reads this in the serve log at its default level: what changed, not just that something did.
+        log.warning("rubrics reloaded from %s: %s", root, " | ".join(changes) or "no suite changed")
+        return {"reloaded": True, "versions": self._versions(), "changed": changed, "changes": changes,
+                "warnings": report.warnings}
 
     def _rubric_warning(self) -> str | None:
         if self.rubric_problem is None:

@@ -44,5 +44,7 @@ def suite_shrinkage(running: LoadedSuite, loaded: LoadedSuite) -> list[str]:
     for what, old, new in pairs:
         missing = sorted(_key_paths(old.model_dump(exclude_unset=True)) - _key_paths(new.model_dump(exclude_unset=True)))
         if missing:
-            problems.append(f"{where}: {what} parses to fewer keys than the running version (missing {', '.join(missing[:5])})")
+            more = f" and {len(missing) - 5} more keys" if len(missing) > 5 else ""
+            problems.append(f"{where}: {what} parses to fewer keys than the running version (missing keys "
+                            f"{', '.join(missing[:5])}{more})")
     return problems
