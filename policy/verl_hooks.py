@@ -162,35 +162,60 @@ def wrap_init_reward_loop_workers(original: Callable) -> Callable:
     return _init_reward_loop_workers
 
 
-SUPPORTED_VERL = "0.9.1"
-"""The verl release whose private methods `install()` wraps. verl 0.9.1 offers no public per-step metrics hook:
-the trainer V1 lifecycle hooks (`on_step_end`, `on_sample_end`, ...) receive neither the step's batch nor its
-metrics, and the public trainer registry (`register_trainer`, selected by `trainer.v1.trainer_mode`) cannot carry a
-subclass without a new mode name, while verl reads that name itself (`== "sync"` picks the replay buffer and the
-refill policy, `trainer.v1.<mode>` its settings), so a renamed mode would change the run."""
+SUPPORTED_VERL = ">=0.9.0,<0.10"
+"""The verl releases whose private methods `install()` wraps, checked against each release's source (0.9.0 and 0.9.1:
+the same signatures; CI runs 0.9.1). verl 0.9 offers no public per-step metrics hook: the trainer V1 lifecycle hooks
+(`on_step_end`, `on_sample_end`, ...) receive neither the step's batch nor its metrics, and the public trainer
+registry (`register_trainer`, selected by `trainer.v1.trainer_mode`) cannot carry a subclass without a new mode name,
+while verl reads that name itself (`== "sync"` picks the replay buffer and the refill policy, `trainer.v1.<mode>` its
+settings), so a renamed mode would change the run."""
 
 
-def check_verl_version(version: str | None = None) -> None:
-    """Refuse a verl other than `SUPPORTED_VERL`: the wrapped methods are private and may change in any release."""
+def check_verl_version(version: str | None = None) -> bool:
+    """Whether the installed verl lies in `SUPPORTED_VERL`; outside it, a warning (the wrapped methods are private
+    and may change in any release: `install()` still refuses one it cannot find).
+
+    >>> check_verl_version("0.9.0"), check_verl_version("0.9.1")
+    (True, True)
+    """
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
     if version is None:
         import verl
 
         version = getattr(verl, "__version__", "unknown")
-    if version != SUPPORTED_VERL:
+    try:
+        supported = Version(version) in SpecifierSet(SUPPORTED_VERL)
+    except InvalidVersion:
+        supported = False
+    if not supported:
+        log.warning("policy.verl_hooks is tested with verl %s (installed: verl %s): it wraps verl's private "
+                    "PPOTrainer._compute_metrics, compute_data_metrics, RayPPOTrainer._get_gen_batch and "
+                    "RewardLoopManager._init_reward_loop_workers, which may have changed", SUPPORTED_VERL, version)
+    return supported
+
+
+def _require(owner: Any, name: str) -> None:
+    if not callable(getattr(owner, name, None)):
+        import verl
+
         raise RuntimeError(
-            f"policy.verl_hooks supports verl {SUPPORTED_VERL} only (installed: verl {version}): it wraps verl's "
-            "private PPOTrainer._compute_metrics, compute_data_metrics, RayPPOTrainer._get_gen_batch and "
-            "RewardLoopManager._init_reward_loop_workers, since verl has no public per-step metrics hook. Install "
-            f"verl=={SUPPORTED_VERL} (requirements-gpu.lock), or run verl.trainer.main_ppo without the hook "
-            "(no per-step dimension curves; set reward.num_workers=1 yourself)")
+            f"policy.verl_hooks cannot install in verl {getattr(verl, '__version__', 'unknown')}: "
+            f"{getattr(owner, '__name__', owner)}.{name} is gone (tested with verl {SUPPORTED_VERL}). Install a verl in "
+            "that range, or run verl.trainer.main_ppo without the hook (no per-step dimension curves; set "
+            "reward.num_workers=1 yourself)")
 
 
 def install() -> list[str]:
     """Install the per-step dimension metrics in whichever verl trainers can be imported; returns their names.
-    Raises for a verl release other than `SUPPORTED_VERL` (`check_verl_version`)."""
+    Warns outside `SUPPORTED_VERL` (`check_verl_version`); raises when a method it wraps is missing."""
     check_verl_version()
     installed = []
     from verl.trainer.ppo import ray_trainer
+
+    _require(ray_trainer, "compute_data_metrics")
+    _require(ray_trainer.RayPPOTrainer, "_get_gen_batch")
 
     if not getattr(ray_trainer.compute_data_metrics, _MARK, False):
         ray_trainer.compute_data_metrics = wrap_compute_data_metrics(ray_trainer.compute_data_metrics)
@@ -200,6 +225,7 @@ def install() -> list[str]:
     from verl.experimental.reward_loop import reward_loop
 
     manager = reward_loop.RewardLoopManager
+    _require(manager, "_init_reward_loop_workers")
     if not getattr(manager._init_reward_loop_workers, _MARK, False):
         manager._init_reward_loop_workers = wrap_init_reward_loop_workers(manager._init_reward_loop_workers)
     installed.append("reward_loop")
@@ -209,6 +235,7 @@ def install() -> list[str]:
     except ImportError as exc:
         log.info("verl trainer V1 not importable (%s); per-dimension metrics only for the legacy trainer", exc)
     else:
+        _require(PPOTrainer, "_compute_metrics")
         if not getattr(PPOTrainer._compute_metrics, _MARK, False):
             PPOTrainer._compute_metrics = wrap_v1_compute_metrics(PPOTrainer._compute_metrics, tq.kv_batch_get)
         installed.append("v1")

@@ -386,14 +386,19 @@ def test_group_batcher_keeps_groups_whole_and_fails_every_waiting_rollout():
     assert all(isinstance(e, RuntimeError) and "down" in str(e) for e in errors)
 
 
-def test_metrics_hooks_refuse_an_unsupported_verl_naming_the_supported_one(monkeypatch):
+def test_metrics_hooks_warn_outside_the_tested_range_and_refuse_only_a_verl_without_their_methods(monkeypatch, caplog):
     import verl
+    from verl.trainer.ppo import ray_trainer
 
     from policy import verl_hooks
 
-    verl_hooks.check_verl_version()  # the installed verl is the supported one
+    assert verl_hooks.check_verl_version()  # the installed verl lies in the tested range
     monkeypatch.setattr(verl, "__version__", "0.10.0")
-    with pytest.raises(RuntimeError, match=r"supports verl 0\.9\.1 only \(installed: verl 0\.10\.0\)"):
+    with caplog.at_level("WARNING", logger="policy.verl_hooks"):
+        assert "ray_trainer" in verl_hooks.install()  # a newer verl with the same methods: installed, with a warning
+    assert "tested with verl >=0.9.0,<0.10 (installed: verl 0.10.0)" in caplog.text
+    monkeypatch.delattr(ray_trainer.RayPPOTrainer, "_get_gen_batch")
+    with pytest.raises(RuntimeError, match=r"cannot install in verl 0\.10\.0: RayPPOTrainer\._get_gen_batch is gone"):
         verl_hooks.install()
 
 
