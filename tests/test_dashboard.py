@@ -400,7 +400,7 @@ def test_drilldown_lands_in_view_and_unscored_dimensions_read_as_a_panel(tmp_pat
         # The rubric reload at step 4 is marked on every chart.
         marked = page.eval_on_selector_all(".chart", "els => els.map(e => (e.layout.shapes || []).map(s => s.x0))")
         assert marked and all(m == [4] for m in marked)
-        assert "mini v2" in page.inner_text("#chart-dim-format")
+        assert "mini: rubric edited (same dimensions)" in page.inner_text("#chart-dim-format")  # what, not a hash
         # Trainer metrics on the same step axis, beside the reward curves (non-numbers such as runtime left out).
         assert page.eval_on_selector_all("#trainer .chart", "els => els.map(e => e.dataset.metric)") == ["kl", "loss"]
         assert page.evaluate("document.getElementById('chart-trainer-1').data[0].customdata") == [1 / (s + 1) for s in range(8)]
@@ -446,5 +446,46 @@ def test_drilldown_lands_in_view_and_unscored_dimensions_read_as_a_panel(tmp_pat
         assert box["top"] < 900 and box["bottom"] > 0, box  # in the viewport
         assert 0 <= box["top"] - chart["bottom"] < 40  # right under the clicked chart's row
         assert "previous step 1" in page.inner_text("#drilldown") and "i12" in page.inner_text("#drilldown")
+        browser.close()
+    assert errors == []
+
+
+def _shown_page(page, html_path):
+    page.goto(html_path.as_uri())
+    page.wait_for_function("window.dashboardReady === true", timeout=60000)
+
+
+def test_markers_name_the_change_steps_are_integers_and_rate_labels_distinct(tmp_path):
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    changed = ScoreLog(tmp_path / "changed", writer="test")
+    for step, (version, names) in enumerate([("v1", ["format"]), ("v1", ["format"]), ("v2", ["format", "medical_safety"])]):
+        results = [ItemResult(id=f"s{step}-i{k}", reward=0.5, valid=True, dimensions={
+            name: DimensionScore(score=0.5, layer="bottom_line", backend="mock") for name in names}) for k in range(3)]
+        items = [Item(id=f"s{step}-i{k}", query="q", response="<answer>a</answer>") for k in range(3)]
+        changed.append(items, results, suite="mini", suite_version=version, run="r", step=step)
+    changed.close()
+    one_step = ScoreLog(tmp_path / "one", writer="test")
+    records = [_record(i, step=0, score=None if i < 3 else 0.5) for i in range(200)]  # 1.5% unscored
+    one_step.append([r.item for r in records], [r.result for r in records], suite="mini", suite_version="v", run="r", step=0)
+    one_step.close()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        path = tmp_path / "changed.html"
+        path.write_text(render_from_log(tmp_path / "changed"), encoding="utf-8")
+        _shown_page(page, path)
+        marks = page.evaluate("document.getElementById('chart-reward')._fullLayout.annotations.map((a) => a.text)")
+        assert "mini: +medical_safety" in marks and not any("v2" == m.split()[-1] for m in marks)
+        path = tmp_path / "one.html"
+        path.write_text(render_from_log(tmp_path / "one"), encoding="utf-8")
+        _shown_page(page, path)
+        ticks = page.eval_on_selector_all("#chart-reward .xtick text", "els => els.map((e) => e.textContent)")
+        assert ticks == ["0"], ticks  # the one step, no fractional or negative steps around it
+        rates = page.eval_on_selector_all("#chart-unscored-0 .ytick text", "els => els.map((e) => e.textContent)")
+        assert len(rates) >= 3 and len(set(rates)) == len(rates), rates
         browser.close()
     assert errors == []

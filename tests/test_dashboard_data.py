@@ -196,3 +196,45 @@ def test_a_live_page_names_a_trainer_file_it_cannot_read_instead_of_failing(tmp_
     data = json.loads(render_from_log(folder, trainer={"r": missing}, trainer_missing_ok=True)
                       .split('id="dashboard-data">')[1].split("</script>")[0])
     assert data["trainer"]["r"]["metrics"] == {"kl": [0.5]} and data["trainer_notes"] == []
+
+
+def _write_versions(folder, plan, run="r"):
+    """One step per (version, dimensions) of `plan`, three items each."""
+    log = ScoreLog(folder, writer="test")
+    for step, (version, names) in enumerate(plan):
+        results = [ItemResult(id=f"s{step}-i{k}", reward=0.5, valid=True, dimensions={
+            name: DimensionScore(score=0.5, layer="bottom_line", backend="mock") for name in names}) for k in range(3)]
+        items = [Item(id=f"s{step}-i{k}", query="q", response="<answer>a</answer>") for k in range(3)]
+        log.append(items, results, suite="mini", suite_version=version, run=run, step=step)
+    log.close()
+    return folder
+
+
+def test_version_changes_name_the_dimensions_added_and_removed(tmp_path):
+    folder = _write_versions(tmp_path / "log", [("v1", ["format"]), ("v1", ["format"]),
+                                               ("v2", ["format", "medical_safety"]), ("v3", ["medical_safety"]),
+                                               ("v4", ["medical_safety"])])
+    data, _ = page_data([folder])
+    summaries = [(c["step"], c["summary"]) for c in data["runs"]["r"]["versions"]]
+    assert summaries == [(0, "mini v1"), (2, "mini: +medical_safety"), (3, "mini: -format"),
+                         (4, "mini: rubric edited (same dimensions)")]
+
+
+def test_dashboard_titles_come_from_the_rubric_folder_given(tmp_path, capsys):
+    import shutil
+
+    from reward.cli import main
+    from reward.rubric import DEFAULT_RUBRIC_DIR
+    from tests.support import ROOT
+
+    folder = _write_versions(tmp_path / "log", [("v1", ["format"]), ("v2", ["format", "medical_safety"])])
+    rubrics = tmp_path / "rubrics"
+    shutil.copytree(DEFAULT_RUBRIC_DIR, rubrics)
+    shutil.copy(ROOT / "tests" / "fixtures" / "medical_safety" / "medical_safety.yaml", rubrics / "dimensions")
+    for extra, title in (([], None), (["--rubrics", str(rubrics)], "Medical safety")):
+        out = tmp_path / "page.html"
+        assert main(["dashboard", "--log", str(folder), "--out", str(out), *extra]) == 0
+        data = json.loads(out.read_text().split('id="dashboard-data">')[1].split("</script>")[0])
+        assert data["titles"].get("medical_safety") == title and data["titles"]["format"] == "Format"
+    assert main(["dashboard", "--log", str(folder), "--out", str(out), "--rubrics", str(tmp_path / "none")]) == 2
+    assert "has no dimensions/ folder" in " ".join(capsys.readouterr().err.split())

@@ -36,8 +36,11 @@ def dashboard_command(args: argparse.Namespace) -> int:
         err.print(f"wrote {args.export} ({sum(len(info['steps']) for info in data['runs'].values())} rows)")
         if args.out is None:
             return 0
+    from reward.dashboard.page import rubric_titles
+
     page = render_from_log(*args.log, title=args.title, smoothing=args.smoothing, sample_steps=args.sample_steps,
-                           sample_stride=args.sample_stride, trainer=trainer, trainer_keys=args.trainer_metric)
+                           sample_stride=args.sample_stride, trainer=trainer, trainer_keys=args.trainer_metric,
+                           titles=rubric_titles(args.rubrics))
     out = args.out or "report.html"
     Path(out).write_text(page, encoding="utf-8")
     err.print(f"wrote {out} ({len(page) // 1024} KiB, self-contained)")
@@ -89,6 +92,8 @@ def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
     dash.add_argument("--trainer-metric", action="append", metavar="NAME",
                       help="a trainer metric to draw (repeat; default: KL, losses, entropy, response length)")
     dash.add_argument("--export", metavar="PATH", help="write the per-step table as .csv or .parquet")
+    dash.add_argument("--rubrics", help="the rubric folder the log was scored with: its dimensions' titles label the "
+                                        "charts (default: the shipped rubrics; a dimension they lack shows its name)")
 
     log_parser = sub.add_parser("log", help="score-log tools")
     log_sub = log_parser.add_subparsers(dest="log_command", required=True)

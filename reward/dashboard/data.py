@@ -78,7 +78,7 @@ def page_data(folders: Sequence[Path]) -> tuple[dict, dict[str, tuple[Path, str]
             merged["layers"].setdefault(layer_name, layer)
         for run, info in data["runs"].items():
             label = run if len(folders) == 1 else f"{name}/{run}"
-            info["versions"] = suite_versions(folder, run)
+            info["versions"] = describe_versions(suite_versions(folder, run), info)
             merged["runs"][label] = info
             where[label] = (folder, run)
     return merged, where
@@ -266,6 +266,33 @@ def _batch_suite(path: Path, offset: int) -> tuple[str, str] | None:
                 return record.suite, record.suite_version
             return json.loads(found.group(1)), json.loads(found.group(2))
     return None
+
+
+def describe_versions(changes: list[dict], info: dict) -> list[dict]:
+    """Each version change with `summary`: what changed, as the chart marks it. The dimensions added and removed are
+    read from which dimensions the run's steps scored just before and at the change; a change that adds or removes
+    none edited the rubric's text or weights (the log keeps versions, not rubric texts: `reward rubric diff` on the
+    two folders shows the edit)."""
+    steps = info.get("steps", [])
+    index = {step: k for k, step in enumerate(steps)}
+
+    def scored(k: int) -> set[str]:
+        return {name for name, series in info.get("dimensions", {}).items() if series["seen"][k]}
+
+    previous: dict | None = None
+    for change in changes:
+        k = index.get(change["step"])
+        if previous is None or k is None or k == 0:
+            change["summary"] = f"{change['suite']} {change['version'][:8]}"
+        elif previous["suite"] != change["suite"]:
+            change["summary"] = f"suite {previous['suite']} -> {change['suite']}"
+        else:
+            before, now = scored(k - 1), scored(k)
+            parts = [f"+{name}" for name in sorted(now - before)] + [f"-{name}" for name in sorted(before - now)]
+            change["summary"] = (f"{change['suite']}: {' '.join(parts)}" if parts
+                                 else f"{change['suite']}: rubric edited (same dimensions)")
+        previous = change
+    return changes
 
 
 def suite_versions(folder: Path, run: str) -> list[dict]:

@@ -46,14 +46,32 @@ def _plotly_js() -> str:
 
 @functools.cache
 def _titles() -> dict[str, str]:
-    from reward.rubric import DEFAULT_RUBRIC_DIR, load_dimension
+    from reward.rubric import DEFAULT_RUBRIC_DIR
+
+    return _read_titles(DEFAULT_RUBRIC_DIR)
+
+
+def _read_titles(root: Path) -> dict[str, str]:
+    from reward.rubric import load_dimension
 
     titles = {}
-    for path in sorted((DEFAULT_RUBRIC_DIR / "dimensions").glob("*.yaml")):
+    for path in sorted((root / "dimensions").glob("*.yaml")):
         try:
             titles[path.stem] = load_dimension(path).title
         except Exception:  # a broken rubric must not break the dashboard; the name is shown instead
             continue
+    return titles
+
+
+def rubric_titles(root: str | Path | None = None) -> dict[str, str]:
+    """Display titles of dimensions: those of the rubric folder `root` (the one the log was scored with), over those
+    of the shipped rubrics (a dimension the folder lacks keeps its shipped title)."""
+    titles = dict(_titles())
+    if root is not None:
+        folder = Path(root)
+        if not (folder / "dimensions").is_dir():
+            raise ValueError(f"rubric folder {folder} has no dimensions/ folder")
+        titles.update(_read_titles(folder))  # read each time: a served folder may gain a dimension by hot reload
     return titles
 
 

@@ -398,13 +398,15 @@ class Ingress:
             return denied
         try:
             from reward.dashboard import render_from_log
+            from reward.dashboard.page import rubric_titles
         except ImportError:
             return _error(404, "the dashboard is not installed in this build")
         if not self.args.score_log:
             return _error(404, "the score log is disabled, so there is nothing to chart")
         # The page carries the curves only; a click fetches that step's samples from /dashboard/samples.
         return HTMLResponse(render_from_log(self.args.score_log, samples_url="dashboard/samples",
-                                            trainer=self.args.dashboard_trainer_metrics, trainer_missing_ok=True))
+                                            trainer=self.args.dashboard_trainer_metrics, trainer_missing_ok=True,
+                                            titles=rubric_titles(self.args.rubrics)))  # the served rubrics' titles
 
     @api.get("/dashboard/samples")
     def dashboard_samples(self, request: Request, run: str | None = None, step: int | None = None,

@@ -33,8 +33,11 @@
   const allSteps = runs.flatMap((r) => data.runs[r].steps).concat(
     Object.values(data.trainer || {}).flatMap((t) => t.steps));
   const stepRange = allSteps.length ? [Math.min(...allSteps), Math.max(...allSteps)] : null;
-  const xRange = stepRange && stepRange[1] > stepRange[0] ?
-    [stepRange[0] - (stepRange[1] - stepRange[0]) * 0.02, stepRange[1] + (stepRange[1] - stepRange[0]) * 0.02] : undefined;
+  // A single step gets a range of its own (plotly would pad it with fractional steps); a short run ticks every step.
+  const xRange = !stepRange ? undefined : stepRange[1] > stepRange[0] ?
+    [stepRange[0] - (stepRange[1] - stepRange[0]) * 0.02, stepRange[1] + (stepRange[1] - stepRange[0]) * 0.02] :
+    [stepRange[0] - 0.5, stepRange[0] + 0.5];
+  const xTicks = stepRange && stepRange[1] - stepRange[0] <= 10 ? {dtick: 1, tick0: 0} : {};
 
   // Rubric-version changes (a hot reload, a new suite) as dashed lines on every chart, one colour per run.
   function versionMarks() {
@@ -45,7 +48,8 @@
         shapes.push({type: 'line', xref: 'x', yref: 'paper', x0: change.step, x1: change.step, y0: 0, y1: 1,
           line: {color: color(i), width: 1.5, dash: 'dash'}});
         annotations.push({xref: 'x', yref: 'paper', x: change.step, y: 1, yanchor: 'bottom', showarrow: false,
-          text: `${change.suite} ${change.version}`, font: {size: 9, color: color(i)}, bgcolor: '#ffffffcc'});
+          text: escapeHtml(change.summary || `${change.suite} ${change.version}`), hovertext: `version ${change.version}`,
+          font: {size: 9, color: color(i)}, bgcolor: '#ffffffcc'});
       });
     });
     return {shapes: shapes, annotations: annotations};
@@ -56,7 +60,7 @@
     const layout = {title: {text: text, font: {size: 14}, x: 0, xref: 'container', xanchor: 'left', pad: {l: 10, t: 10},
         y: 1, yref: 'container', yanchor: 'top'},
       margin: {l: 48, r: 12, t: 46, b: 40},
-      xaxis: {title: {text: xTitle, font: {size: 11}}, zeroline: false, range: xRange},
+      xaxis: {title: {text: xTitle, font: {size: 11}}, zeroline: false, range: xRange, tickformat: 'd', ...xTicks},
       // Scores and rates live in [0, 1]: a fixed axis, so a flat line near 1 does not look like a swing.
       yaxis: {zeroline: false, tickformat: percent ? '.0%' : undefined, range: [-0.02, 1.02]},
       legend: {orientation: 'h', y: -0.4, yanchor: 'top', font: {size: 11}}, hovermode: 'closest', uirevision: 'keep',
@@ -215,7 +219,8 @@
         name: 'none unscored', line: {color: '#9ca3af'}});
       // A legend even for a single reason: the colour alone does not say which.
       return ['unscored: ' + escapeHtml(run), traces, null, {showlegend: true,
-        yaxis: {zeroline: false, tickformat: '.0%', rangemode: 'tozero', autorange: true}}];
+        // Two significant digits, trailing zeros trimmed: small rates get distinct labels (0.5%, 1%, 1.5%), not 1%, 1%.
+        yaxis: {zeroline: false, tickformat: '.2~%', rangemode: 'tozero', autorange: true}}];
     }, '', null, true, run);
   });
 
