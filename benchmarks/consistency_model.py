@@ -42,11 +42,9 @@ def main() -> None:
     pairs = [(p.evidence, p.claim) for p in random.Random(0).sample(held, min(args.pairs, len(held)))]
     rows, results = {}, {}
     runtimes = {
-        "torch_fp32": lambda: ConsistencyModel(ARTIFACT, threads=args.threads, batch_size=8),
-        "torch_int8_dynamic_batched": lambda: ConsistencyModel(ARTIFACT, quantize=True, threads=args.threads),
-        "torch_int8_dynamic_one_pair_per_forward": lambda: ConsistencyModel(
-            ARTIFACT, quantize=True, threads=args.threads, batch_size=1),
-        "onnxruntime_fp32": lambda: ConsistencyModel(ARTIFACT, runtime="onnx", threads=args.threads, batch_size=4),
+        "torch_fp32": lambda: ConsistencyModel(ARTIFACT, threads=args.threads),
+        "torch_int8_dynamic_one_pair_per_forward": lambda: ConsistencyModel(ARTIFACT, quantize=True, threads=args.threads),
+        "onnxruntime_fp32": lambda: ConsistencyModel(ARTIFACT, runtime="onnx", threads=args.threads),
         "onnxruntime_int8_one_pair_per_forward": lambda: ConsistencyModel(ARTIFACT, runtime="onnx-int8",
                                                                          threads=args.threads),
     }

@@ -161,7 +161,10 @@ class Engine:
         return JudgeRequest(dimension, item, parsed, self._prechecks(dimension, item, parsed))
 
     def _call_key(self, name: str, request: JudgeRequest, context_hash: str) -> str:
-        return _hash(self.judge.identity, self._dimension_hash[name], context_hash, render_response_part(request), json.dumps(
+        # What the judge's answer depends on: the dimension's declared parts of the response, or all of it for a
+        # judge that reads beyond them (`Judge.reads_whole_response`).
+        response = request.item.response if self.judge.reads_whole_response else render_response_part(request)
+        return _hash(self.judge.identity, self._dimension_hash[name], context_hash, response, json.dumps(
             {rule: result.explanation for rule, result in request.prechecks.items()}, sort_keys=True))
 
     async def _run_calls(self, requests: dict[str, JudgeRequest]) -> dict[str, JudgeReply]:

@@ -43,6 +43,22 @@ def test_duplicate_rollouts_and_evidence_only_dimensions_are_judged_once(mini_su
     assert engine.stats.judge_cache_hits == 5 and len(judge.calls) == 5
 
 
+def test_a_judge_that_reads_the_whole_response_never_shares_a_score_across_answers(mini_suite):
+    """The local tier's methods read beyond a dimension's declared inputs (planning_quality's reads the answer), so
+    its calls are keyed by the whole response: an evidence-only dimension is not reused for another answer, and an
+    item's scores do not depend on what it was batched with. Identical rollouts are still judged once."""
+
+    class WholeResponseJudge(ScriptedJudge):
+        reads_whole_response = True
+
+    judge = WholeResponseJudge(by_dimension({"grounded": tag_reply("1", quote=QUOTE)}))
+    engine = Engine(mini_suite, judge)
+    items = [make_item("a", GOOD), make_item("b", GOOD), make_item("c", "Spotify has it for free [Doc 1].")]
+    engine.score_sync(items)
+    assert sorted(d for _, d, _ in judge.calls) == sorted(["grounded", "useful", "evidence_fit"] * 2)
+    assert engine.stats.judge_calls_deduped == 3 and engine.stats.judge_calls_made == 6
+
+
 def test_unparseable_replies_are_retried_then_unscored_with_the_raw_reply(mini_suite):
     script = by_dimension({"grounded": ["no verdict here", "<score>7</score>", "still nothing"]})
     [result] = Engine(mini_suite, ScriptedJudge(script, parse_retries=2)).score_sync([make_item("a", GOOD, group=None)])

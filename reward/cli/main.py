@@ -12,7 +12,7 @@ import sys
 from reward.cli.common import Command, err
 from reward.rubric import RubricError, UnknownSuite
 
-GROUPS = ("score", "serve", "logs", "evaluation", "online", "rubric", "cascade")
+GROUPS = ("score", "serve", "logs", "evaluation", "replay", "online", "rubric", "cascade")
 """The command groups, in the order `reward --help` lists them: modules of `reward.cli`."""
 
 PLUGIN_GROUP = "reward.commands"

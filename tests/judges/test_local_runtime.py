@@ -1,6 +1,6 @@
-"""The local tier's runtimes: ONNX Runtime gives torch's scores, int8 stays independent of a pair's batch
-neighbours, exported files are cached by what they were built from, and concurrent requests for the same input are
-computed once."""
+"""The local tier's runtimes: ONNX Runtime gives torch's scores, every runtime gives a text or pair bit-identical
+outputs whatever it is batched with, exported files are cached by what they were built from, and concurrent requests
+for the same input are computed once."""
 
 import asyncio
 import shutil
@@ -11,8 +11,8 @@ import pytest
 
 from reward.judges.batching import MicroBatcher
 from reward.judges.consistency import ARTIFACT, ConsistencyModel, base_encoder_path, onnx_name, write_checksums
-from reward.judges.local_runtime import (OnnxTextEncoder, TorchBf16TextEncoder, TorchTextEncoder, cached_onnx,
-                                         runtime_setting, threads_setting)
+from reward.judges.local_runtime import (RUNTIMES, OnnxTextEncoder, TorchTextEncoder, cached_onnx,
+                                         cross_encoder_runtime, runtime_setting, text_encoder, threads_setting)
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -33,39 +33,39 @@ def test_onnx_runtime_gives_torchs_probabilities_and_embeddings():
     assert np.allclose(np.linalg.norm(onnx_rows, axis=1), 1.0, atol=1e-5)
 
 
-@pytest.mark.parametrize("runtime", ["onnx", "onnx-int8", "onnx-int8-all", "torch-bf16"])
-def test_a_pairs_probabilities_do_not_depend_on_its_batch(runtime):
-    model = ConsistencyModel(ARTIFACT, runtime=runtime, batch_size=4)
-    alone = np.stack([model.predict([p])[0] for p in PAIRS])
-    crowded = model.predict(PAIRS * 12 + [(PAIRS[2][0] * 3, "A long neighbour changes the padding.")])[:3]
-    assert np.abs(alone - crowded).max() < 1e-4
-    assert model.runtime == runtime and (model.batch_size == 1) == runtime.startswith("onnx-int8")
+NEIGHBOURS = ["short", "The museum opens at 10:00 on weekdays and 9:00 on weekends.", PAIRS[2][0] * 4,
+              "A much longer sentence about the opening hours of the museum " * 20]
 
 
-def test_the_int8_embedder_is_close_to_fp32_and_independent_of_its_batch():
-    texts = [p[0] for p in PAIRS] + ["short", "The museum opens at 10:00 on weekdays and 9:00 on weekends."]
-    fp32, int8 = OnnxTextEncoder(), OnnxTextEncoder(int8=True)
-    alone = np.stack([int8.encode([t])[0] for t in texts])
-    together = int8.encode(texts * 5, batch_size=64)[:len(texts)]  # a caller's batch size does not batch int8
-    assert np.abs(alone - together).max() < 1e-5
-    cosine = (int8.encode(texts) * fp32.encode(texts)).sum(axis=1)
-    assert cosine.min() > 0.95 and cosine.max() < 1 - 1e-6  # close, and really quantised
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_every_runtime_gives_bit_identical_outputs_whatever_the_batch(runtime):
+    """One input per forward: a text's embedding and a pair's probabilities are the same bits alone, in a batch
+    with longer and shorter neighbours, and in another order, on every runtime a process can run."""
+    texts = [p[0] for p in PAIRS] + NEIGHBOURS
+    encoder = text_encoder(runtime)
+    alone = np.stack([encoder.encode([t])[0] for t in texts])
+    assert np.array_equal(alone, encoder.encode(texts))
+    assert np.array_equal(alone[::-1], encoder.encode(texts[::-1]))
+    assert np.array_equal(alone[:2], encoder.encode(texts * 3)[:2])
+    model = ConsistencyModel(ARTIFACT, runtime=cross_encoder_runtime(runtime))
+    pairs = PAIRS + [(PAIRS[2][0] * 3, "A long neighbour."), ("Short.", "Short claim.")]
+    lone = np.stack([model.predict([p])[0] for p in pairs])
+    assert np.array_equal(lone, model.predict(pairs))
+    assert np.array_equal(lone[::-1], model.predict(pairs[::-1]))
+    assert lone[0, 0] > 0.5 > lone[1, 0]  # the real model, not a constant
 
 
-def test_bf16_stays_close_to_fp32_and_its_similarities_do_not_depend_on_the_batch():
+def test_bf16_and_int8_stay_close_to_fp32():
     fp32 = ConsistencyModel(ARTIFACT, runtime="onnx").predict(PAIRS)
     bf16 = ConsistencyModel(ARTIFACT, runtime="torch-bf16").predict(PAIRS)
     assert 0 < np.abs(fp32 - bf16).max() < 0.03  # really bf16, and close
     assert (fp32.argmax(axis=1) == bf16.argmax(axis=1)).all()
-    texts = [p[0] for p in PAIRS] + ["short", "The museum opens at 10:00 on weekdays and 9:00 on weekends."]
-    encoder = TorchBf16TextEncoder()
-    alone = np.stack([encoder.encode([t])[0] for t in texts])
-    together = encoder.encode(texts * 5 + [PAIRS[2][0] * 4])[:len(texts)]
-    # bf16 rounds every activation, so a row's digits can move with its batch's padding (~1e-3 per component);
-    # what the tier reads, cosine similarity, moves by far less than any threshold it compares with.
-    assert np.abs(alone @ alone.T - alone @ together.T).max() < 1e-4
-    cosine = (alone * OnnxTextEncoder().encode(texts)).sum(axis=1)
+    texts = [p[0] for p in PAIRS] + NEIGHBOURS[:2]
+    reference = OnnxTextEncoder().encode(texts)
+    cosine = (TorchTextEncoder(runtime="torch-bf16").encode(texts) * reference).sum(axis=1)
     assert cosine.min() > 0.999 and cosine.max() < 1 - 1e-7
+    cosine = (OnnxTextEncoder(int8=True).encode(texts) * reference).sum(axis=1)
+    assert cosine.min() > 0.95 and cosine.max() < 1 - 1e-6  # close, and really quantised
 
 
 def test_the_cached_graph_is_named_by_the_weights_it_was_built_from(tmp_path):
@@ -120,16 +120,22 @@ def test_runtime_settings_are_validated(monkeypatch):
     assert threads_setting() == 1
 
 
-def test_an_int8_or_bf16_runtime_has_its_own_judge_identity_so_no_cache_mixes_its_scores(monkeypatch):
+def test_each_runtime_has_its_own_judge_identity_so_no_cache_or_replay_mixes_its_scores(monkeypatch):
     from reward.judges.local import LocalJudge
 
     judge = LocalJudge()
     identities = {}
-    for runtime in ("torch", "onnx", "onnx-int8", "onnx-int8-all", "torch-bf16"):
+    for runtime in RUNTIMES:
         monkeypatch.setenv("REWARD_LOCAL_RUNTIME", runtime)
         identities[runtime] = judge.identity
-    assert identities["torch"] == identities["onnx"]  # the same scores
-    assert len({identities[r] for r in ("onnx", "onnx-int8", "onnx-int8-all", "torch-bf16")}) == 4
+        assert identities[runtime].split(":")[4] == runtime
+    assert len(set(identities.values())) == len(RUNTIMES)
+    # torch's kernels split sums by thread, so its thread count is named; ONNX Runtime's rows do not move with it.
+    monkeypatch.setenv("REWARD_LOCAL_THREADS", "3")
+    monkeypatch.setenv("REWARD_LOCAL_RUNTIME", "torch")
+    assert judge.identity.endswith(":torch:t3")
+    monkeypatch.setenv("REWARD_LOCAL_RUNTIME", "onnx")
+    assert judge.identity.endswith(":onnx")
 
 
 def test_a_key_already_in_flight_is_awaited_not_computed_again():
@@ -191,4 +197,4 @@ def test_bf16_int8_embedder_runs_the_int8_embedder_and_the_bf16_cross_encoder(mo
     encoder = text_encoder()
     assert isinstance(encoder, OnnxTextEncoder)
     assert np.abs(encoder.encode(texts) - OnnxTextEncoder(int8=True).encode(texts)).max() < 1e-6
-    assert LocalJudge().identity.endswith(":bf16-int8-embedder")
+    assert ":bf16-int8-embedder" in LocalJudge().identity

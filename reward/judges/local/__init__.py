@@ -12,9 +12,10 @@ dimensions out of the aggregation and lists them in `excluded`, as it does for `
 consistency model reads English only). With an LLM judge every dimension is required. Scores are continuous in
 [0, 1]; `label` is the scale label nearest to the score, and `explanation` says what the method found.
 
-The engine calls `judge()` once per (item, dimension); concurrent calls' texts are embedded together in one model
-batch (a micro-batcher on the event loop) and embeddings are cached by text; the consistency model's pairs are
-batched and cached the same way.
+The engine calls `judge()` once per (item, dimension); the texts of concurrent calls are gathered on the event loop
+(a micro-batcher), embedded one text per forward and cached by text; the consistency model's pairs are gathered and
+cached the same way. One input per forward makes every score batch-invariant: an item scores bit-identically alone,
+in any batch and on any replica of the same runtime and thread count (`reward.judges.local_runtime.forward_each`).
 """
 
 from __future__ import annotations
@@ -24,14 +25,14 @@ import logging
 from collections.abc import Iterable
 from pathlib import Path
 
-from reward.judges import example_head
+from reward.judges import consistency, example_head, local_runtime
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
 from reward.judges.consistency import ConsistencyScorer, artifact_digest
 from reward.judges.local import evidence, quality, relevance, style, support
 from reward.judges.local.context import Context, LocalMethod, Unscored, clip, nearest_label, reading_request
 from reward.judges.local.embed import Embedder, minilm
 from reward.judges.local.text import doc_text
-from reward.judges.local_runtime import runtime_setting
+from reward.judges.local_runtime import runtime_setting, threads_setting
 from reward.rubric import Dimension
 
 __all__ = ["LOCAL_METHODS", "NO_LOCAL_BACKEND", "Embedder", "LocalJudge", "minilm"]
@@ -42,14 +43,15 @@ log = logging.getLogger(__name__)
 def package_hash(folder: Path, *also: Path) -> str:
     """The sha256 of every module in `folder` (names and contents, in sorted order of file name), then of the files
     `also` names, 16 hex digits. The local methods are this package's code (and the example heads' module), so a
-    changed heuristic in any of its modules changes the judge's identity."""
+    changed heuristic in any of its modules changes the judge's identity; so does the code that runs the models."""
     digest = hashlib.sha256()
     for path in [*sorted(folder.glob("*.py")), *also]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 
-_SOURCE_HASH = package_hash(Path(__file__).parent, Path(example_head.__file__))
+_SOURCE_HASH = package_hash(Path(__file__).parent, Path(example_head.__file__), Path(local_runtime.__file__),
+                            Path(consistency.__file__))
 
 LOCAL_METHODS: dict[str, LocalMethod] = {
     # Layer I: hallucination
@@ -88,6 +90,7 @@ class LocalJudge(Judge):
     """The embedded default judge tier (backend `local`)."""
 
     name = "local"
+    reads_whole_response = True  # its methods read the answer where a dimension declares only the plan, and so on
 
     def __init__(self, embedder: Embedder | None = None, scorer: ConsistencyScorer | None = None):
         self.embedder = embedder or Embedder()
@@ -98,12 +101,15 @@ class LocalJudge(Judge):
     def identity(self) -> str:
         # The methods are this package's code (`_SOURCE_HASH` hashes every module of it): a changed heuristic must
         # not be answered from an old on-disk cache.
-        # ... and so is the consistency model: a retrained artifact changes the identity too. torch and onnx give the
-        # same scores; an int8 or bf16 runtime does not, so it has its own identity.
-        runtime = runtime_setting()
+        # ... and so is the consistency model: a retrained artifact changes the identity too. Each runtime computes
+        # other last bits, so it is named; so is torch's thread count (its kernels split sums by thread: an embedding
+        # moves by ~1e-7 between 1 and 2 threads, where ONNX Runtime's rows stay bit-identical). A replayed or cached
+        # score is compared only with one computed the same way.
         from reward.judges.question_relevance import shipped_relevance
 
-        return f"local:{_SOURCE_HASH}:{artifact_digest()}:{shipped_relevance().digest}" + ("" if runtime in ("torch", "onnx") else f":{runtime}")
+        runtime = runtime_setting()
+        threads = f":t{threads_setting()}" if "torch" in runtime or runtime.startswith("bf16") else ""
+        return f"local:{_SOURCE_HASH}:{artifact_digest()}:{shipped_relevance().digest}:{runtime}{threads}"
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
         name, local = request.dimension.name, request.dimension.local
