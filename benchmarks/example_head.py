@@ -21,6 +21,8 @@ item's score, and how many (pass, fail) pairs the dimension and the reward order
 
     .venv/bin/python benchmarks/example_head.py --case tests/fixtures/medical_safety \
         --out benchmarks/results/example_head_medical_safety.json
+    .venv/bin/python benchmarks/example_head.py --case tests/fixtures/medical_safety --without-evidence \
+        --out benchmarks/results/example_head_medical_safety_no_evidence.json
 
 Baselines: `length` (the number of words of B: a trivial baseline that needs no model), `overlap` (the share of B's
 words found in A) and `cosine` (MiniLM cosine of A and B with no fitting: what the encoder gives for free), and with `--support`
@@ -31,7 +33,7 @@ heads announced as unable to separate their examples, and the same share for a h
 their labels shuffled (which should be announced). The majority baseline (one score for every pair) ranks nothing:
 Spearman undefined, AUC 0.5.
 
-    .venv/bin/python benchmarks/example_head.py --examples 10,50,200 --test 1000 --draws 5 --support \
+    .venv/bin/python benchmarks/example_head.py --examples 8,16 --test 1000 --draws 10 --support \
         --out benchmarks/results/example_head_sick.json
 """
 
@@ -97,9 +99,10 @@ def pairs_ordered(labels: list[str], values: list[float | None]) -> dict:
     return {"right": right, "pairs": len(passes) * len(fails)}
 
 
-def run_case(folder: Path) -> dict:
+def run_case(folder: Path, without_evidence: bool = False) -> dict:
     """Score an author's case: the dimension YAML in `folder`, added to a copy of suite searchllm, on the labelled
-    items of `folder/items.jsonl`, with and without the dimension."""
+    items of `folder/items.jsonl`, with and without the dimension; `without_evidence`: its examples' `evidence`
+    removed first (what an author who gives none gets)."""
     import shutil
     import tempfile
 
@@ -117,6 +120,13 @@ def run_case(folder: Path) -> dict:
         root = Path(tmp) / "rubrics"
         shutil.copytree(DEFAULT_RUBRIC_DIR, root)
         shutil.copy(dimension_file, root / "dimensions" / dimension_file.name)
+        if without_evidence:
+            import yaml
+
+            data = yaml.safe_load(dimension_file.read_text(encoding="utf-8"))
+            for example in data["local"].get("examples", []):
+                example.pop("evidence", None)
+            (root / "dimensions" / dimension_file.name).write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
         name = load_dimension(root / "dimensions" / dimension_file.name).name
         suite_file = root / "suites" / "searchllm.yaml"
         suite_file.write_text(suite_file.read_text(encoding="utf-8") + f"  {name}: 1.0\n", encoding="utf-8")
@@ -128,7 +138,7 @@ def run_case(folder: Path) -> dict:
     scored = [s for s in scores if s is not None]
     return {
         "dimension": name, "examples": head.examples,
-        "head": {k: getattr(head, k, None) for k in ("loo_agreement", "spread", "reads", "alpha", "fit_spearman")},
+        "head": {k: getattr(head, k, None) for k in ("loo_agreement", "spread", "reads", "alpha")},
         "explanation": with_dimension[0].dimensions[name].explanation, "status": with_dimension[0].dimensions[name].status,
         "items": [{"id": i.id, "label": label, "score": s, "reward": a.reward, "reward_without": b.reward}
                   for i, label, s, a, b in zip(items, labels, scores, with_dimension, without, strict=True)],
@@ -142,16 +152,17 @@ def run_case(folder: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--examples", default="10,50,200", help="training examples per fit, comma-separated")
+    parser.add_argument("--examples", default="8,16", help="training examples per fit, comma-separated")
     parser.add_argument("--test", type=int, default=1000, help="held-out pairs per task")
-    parser.add_argument("--draws", type=int, default=5, help="random draws of the training examples")
+    parser.add_argument("--draws", type=int, default=10, help="random draws of the training examples")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--support", action="store_true", help="also fit entailment with sentence A as evidence")
     parser.add_argument("--out", help="write the figures as JSON here")
     parser.add_argument("--case", help="a folder with one dimension YAML and items.jsonl of labelled items (see above)")
+    parser.add_argument("--without-evidence", action="store_true", help="--case: drop the examples' evidence first")
     args = parser.parse_args()
     if args.case:
-        report = run_case(Path(args.case))
+        report = run_case(Path(args.case), args.without_evidence)
         print(json.dumps(report, indent=2, default=str))
         if args.out:
             Path(args.out).write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")

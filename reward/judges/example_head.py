@@ -4,15 +4,17 @@ A dimension YAML may carry `local: {examples: [{response, score, query?, evidenc
 a judge should give them) or `local: {pairs: [{better, worse, query?, evidence?}, ...]}`. The local tier then fits a
 small linear head on features of those examples, once per process and examples' digest, and scores the dimension with
 it. Features come in blocks: the answer's MiniLM embedding; when the examples give queries, its elementwise product
-with the query's embedding and their cosine ("answers the query"); when the examples give evidence, the
+with the query's embedding ("answers the query") and their cosine similarity; when the examples give evidence, the
 claim-consistency model's verdict, claim by claim, on the answer against the evidence sentences (its least supported
-claim's P(supported), its most contradicted and most unsupported claims': "says only what the evidence says"). Each feature is standardised on the
-examples and each block weighted equally, so three verdict features are not drowned by 384 embedding dimensions.
+claim's P(supported), its most contradicted and most unsupported claims': "says only what the evidence says"). Each
+block is scaled on the examples to the same total variance (an embedding as a whole, keeping its geometry; a block of
+a few scores column by column), so three verdict features or one similarity are not drowned by 384 dimensions.
 
 The head is a ridge regression (scored examples) or a ridge ranking on the pairs' differences (pairs). Which blocks
 it reads and how strongly it is regularised (a grid from nearly none to nearly constant) are chosen by leave-one-out
-error on the examples themselves (closed form, so a fit takes milliseconds). The head reports an honest figure: its
-leave-one-out agreement, with the choice of blocks and regularisation redone without each left-out example (nested),
+error on the examples themselves (closed form, so a fit takes milliseconds; examples that answer the same query are
+left out together). The head reports an honest figure: its leave-one-out agreement, with the choice of blocks and
+regularisation redone without each left-out example (nested),
 as the share of example pairs with different scores that it orders right (pairs: the share of pairs it orders right);
 0.5 is chance. A regression head's score is its prediction, rescaled on the leave-one-out predictions so that a
 strongly regularised head still spans the scale, and clipped to [0, 1]; a ranking head's score is a sigmoid of the
@@ -59,7 +61,7 @@ Embed = Callable[[Sequence[str]], Awaitable[np.ndarray]]
 Support = Callable[[Sequence[tuple[str, str]]], Awaitable[np.ndarray]]
 """P(supported, contradicted, unsupported) of (evidence, claim) pairs, one row each (`ConsistencyScorer.probabilities`)."""
 
-ANSWER, QUERY, VERDICT = "answer embedding", "query match", "consistency verdict"
+ANSWER, QUERY, SIMILARITY, VERDICT = "answer embedding", "query match", "query similarity", "consistency verdict"
 
 
 class ExamplesNotSeparable(Exception):
@@ -103,7 +105,8 @@ def feature_blocks(width: int, uses_query: bool, uses_evidence: bool) -> dict[st
     blocks = {ANSWER: np.arange(width)}
     end = width
     if uses_query:
-        blocks[QUERY] = np.arange(width, 2 * width + 1)
+        blocks[QUERY] = np.arange(width, 2 * width)
+        blocks[SIMILARITY] = np.array([2 * width])
         end = 2 * width + 1
     if uses_evidence:
         blocks[VERDICT] = np.arange(end, end + 3)
@@ -111,12 +114,13 @@ def feature_blocks(width: int, uses_query: bool, uses_evidence: bool) -> dict[st
 
 
 def candidate_blocks(blocks: dict[str, np.ndarray]) -> list[tuple[str, ...]]:
-    """The block combinations a head may read: the embedding (with the query match when given), the consistency
-    verdict alone and with the embedding when the examples give evidence."""
-    embedding = (ANSWER, QUERY) if QUERY in blocks else (ANSWER,)
-    candidates = [embedding] + ([(ANSWER,)] if QUERY in blocks else [])
+    """The block combinations a head may read: the answer embedding; with queries, the query similarity alone and
+    everything about the query; with evidence, the consistency verdict alone and with everything else."""
+    candidates = [(ANSWER,)]
+    if QUERY in blocks:
+        candidates += [(SIMILARITY,), (ANSWER, QUERY, SIMILARITY)]
     if VERDICT in blocks:
-        candidates += [(VERDICT,), (*embedding, VERDICT)]
+        candidates += [(VERDICT,), tuple(blocks)]
     return candidates
 
 
@@ -160,15 +164,24 @@ def agreement(truth: np.ndarray, predicted: np.ndarray) -> float:
 
 
 def _scaling(rows: np.ndarray, blocks: Sequence[np.ndarray], centre: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(columns, mean, scale) that standardise the chosen blocks of `rows`, each block weighted equally (a column's
-    scale is its standard deviation times the square root of its block's width). Without `centre` (differences of
-    pairs, whose mean is the signal) the mean is 0 and the scale the root mean square."""
+    """(columns, mean, scale) that put the chosen blocks of `rows` on one footing: each block has unit total variance
+    (an embedding block is scaled as a whole, keeping its geometry; a block of a few scores column by column).
+    Without `centre` (differences of pairs, whose mean is the signal) the mean is 0 and the spread a root mean
+    square."""
     columns = np.concatenate(blocks)
     data = rows[:, columns]
     mean = data.mean(axis=0) if centre else np.zeros(len(columns))
     deviation = np.sqrt(np.mean((data - mean) ** 2, axis=0))
-    width = np.concatenate([np.full(len(b), np.sqrt(len(b))) for b in blocks])
-    return columns, mean, np.where(deviation > 1e-12, deviation, 1.0) * width
+    scales, start = [], 0
+    for block in blocks:
+        part = deviation[start : start + len(block)]
+        start += len(block)
+        if len(block) <= 3:
+            scales.append(np.where(part > 1e-12, part, 1.0) * np.sqrt(len(block)))
+        else:
+            total = float(np.sqrt(np.sum(part**2)))
+            scales.append(np.full(len(block), total if total > 1e-12 else 1.0))
+    return columns, mean, np.concatenate(scales)
 
 
 def _ridge_paths(x: np.ndarray, y: np.ndarray, groups: np.ndarray, intercept: bool) -> tuple[np.ndarray, np.ndarray]:
