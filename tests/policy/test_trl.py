@@ -113,6 +113,12 @@ def test_trl_grpo_two_steps_update_the_policy_and_write_only_under_output_dir(tm
         assert sorted(Counter(r.group for r in records).values()) == [2, 2]
         assert len({r.result.reward for r in records}) > 1  # the judge tells the rollouts apart
 
+    # The run's logged rewards are reproducible: replayed from the log alone with the recipe's judge, nothing drifts.
+    from reward.cli.main import main
+
+    assert {r.judge for r in logged} == {"mock:response_hash_script"}
+    assert main(["replay", "--log", str(run / "scores"), "--judge", recipe["serve"]["judge"]]) == 0
+
     history = json.loads((run / "log_history.json").read_text())
     steps = [row for row in history if "reward_dim/valid_rate" in row]
     assert len(steps) == 2
