@@ -2,7 +2,7 @@
 batches saturate the server, the time to score one large GRPO group against the same items in groups of 16, and
 the ingress's memory while maximum-size bodies arrive at once. The real app on a local Ray, mock judge, loopback.
 
-    unshare -n sh -c 'ip link set lo up && .venv/bin/python benchmarks/fairness.py latency --seconds 90'
+    unshare -n sh -c 'ip link set lo up && .venv/bin/python benchmarks/fairness.py latency --clients 8 --probes 120'
     unshare -n sh -c 'ip link set lo up && .venv/bin/python benchmarks/fairness.py group --items 2000'
     unshare -n sh -c 'ip link set lo up && .venv/bin/python benchmarks/fairness.py memory --bodies 6'
 
@@ -53,36 +53,52 @@ def percentiles(values: list[float]) -> dict:
 def latency(url: str, args: argparse.Namespace) -> dict:
     """`--clients` threads send 1,024-item batches back to back; meanwhile a 1-item request every second."""
     stop = threading.Event()
-    large, small, errors = [], [], []
+    large, small, errors, finished = [], [], [], []
 
     def load(worker: int) -> None:
         client, n = httpx.Client(timeout=600), 0
         while not stop.is_set():
             t0 = time.perf_counter()
             reply = client.post(f"{url}/v1/score", json={"items": batch(f"L{worker}-{n}", args.batch)})
-            (large if reply.status_code == 200 else errors).append(
-                time.perf_counter() - t0 if reply.status_code == 200 else reply.status_code)
+            if reply.status_code == 200:
+                large.append(time.perf_counter() - t0)
+                finished.append(time.monotonic())
+            else:
+                errors.append(reply.status_code)
             n += 1
 
     threads = [threading.Thread(target=load, args=(w,), daemon=True) for w in range(args.clients)]
     for thread in threads:
         thread.start()
     time.sleep(args.warmup)  # the batches fill the server first
-    client, n, started = httpx.Client(timeout=600), 0, time.monotonic()
-    while time.monotonic() - started < args.seconds:
+
+    def probe(n: int) -> None:
         t0 = time.perf_counter()
-        reply = client.post(f"{url}/v1/score", json={"items": batch(f"S{n}", 1)})
+        reply = httpx.post(f"{url}/v1/score", json={"items": batch(f"S{n}", 1)}, timeout=600)
         if reply.status_code == 200:
             small.append(time.perf_counter() - t0)
         else:
             errors.append(reply.status_code)
-        n += 1
-        time.sleep(max(0.0, 1.0 - (time.perf_counter() - t0)))
+
+    # Open loop: a probe every --probe-every seconds whether or not the last one was answered, so a slow stretch
+    # counts with every probe it delays (a closed loop would send fewer probes then).
+    started, probes = time.monotonic(), []
+    for n in range(args.probes):
+        time.sleep(max(0.0, started + n * args.probe_every - time.monotonic()))
+        probes.append(threading.Thread(target=probe, args=(n,), daemon=True))
+        probes[-1].start()
+    for thread in probes:
+        thread.join(600)
+    window = time.monotonic() - started
+    done = sum(1 for t in finished if started <= t <= started + window)
     stop.set()
     for thread in threads:
         thread.join(600)
+    # Batch throughput: the large batches answered while the probe ran, over its duration.
     return {"one_item_latency_s": percentiles(small), "batch_latency_s": percentiles(large),
-            "load": f"{args.clients} clients x {args.batch}-item batches", "errors": errors}
+            "batches_during_probe": done, "batch_items_per_s": round(done * args.batch / window, 1),
+            "probe_window_s": round(window, 1), "load": f"{args.clients} clients x {args.batch}-item batches",
+            "errors": errors}
 
 
 def group(url: str, args: argparse.Namespace) -> dict:
@@ -146,8 +162,9 @@ def memory(url: str, args: argparse.Namespace) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("mode", choices=["latency", "group", "memory"])
-    parser.add_argument("--seconds", type=int, default=90, help="latency: how long the 1-item probe runs")
+    parser.add_argument("--probes", type=int, default=120, help="latency: 1-item requests sent")
     parser.add_argument("--warmup", type=int, default=15, help="latency: seconds of load before probing")
+    parser.add_argument("--probe-every", type=float, default=1.0, help="latency: seconds between 1-item requests")
     parser.add_argument("--clients", type=int, default=2, help="latency: threads sending large batches")
     parser.add_argument("--batch", type=int, default=1024, help="latency: items per large batch")
     parser.add_argument("--items", type=int, default=2000, help="group: items in the large group")

@@ -40,7 +40,8 @@ from reward.rubric import LoadedSuite, RubricError, UnknownSuite, did_you_mean, 
 from reward.schema import MAX_STEP, DimensionScore, Item, ItemResult, ScoreRequest, ScoreResponse
 from reward.scorelog.segments import RequestConflict, batch_digest
 from reward.serve.body import BodyRejected, _field_errors, parse_body
-from reward.serve.chunks import FairShare, chunk_by_group, largest_group
+from reward.serve.chunks import (LARGE_BODY_BYTES, FairShare, chunk_by_group, dump_items, largest_group, off_loop,
+                                 results_in_order, vectors_in_turns)
 from reward.serve.config import Limits, ServerArgs, _fingerprint, check_secrets, secret_names, served_suites
 from reward.serve.metrics import Metrics
 from reward.serve.outage import judge_outage
@@ -107,7 +108,7 @@ class Scorer:
         engine = self._engine(suite)
         before = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
         parsed = [Item.model_validate(i) for i in items]
-        vectors = await engine.vectors(parsed)
+        vectors = await vectors_in_turns(engine, parsed)  # a small chunk arriving waits for one turn, not all of it
         after = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
         drain_cascade = getattr(self.judge, "drain_counts", None)
         if finish:
@@ -533,14 +534,14 @@ class Ingress:
         if isinstance(body, Response):
             return body
         try:
-            payload = parse_body(body, self.limits)
+            payload = await off_loop(len(body) > LARGE_BODY_BYTES, parse_body, body, self.limits)
         except BodyRejected as exc:
             return _error(exc.status, exc.message, detail=[{"field": "(body)", "message": exc.message}])
         count = len(payload["items"]) if isinstance(payload, dict) and isinstance(payload.get("items"), list) else 0
         if count > self.limits.max_items:
             return _error(413, f"{count} items exceed the limit of {self.limits.max_items} per request")
         try:
-            score_request = ScoreRequest.model_validate(payload)
+            score_request = await off_loop(count > self.limits.small_items, ScoreRequest.model_validate, payload)
         except ValidationError as exc:
             errors = _field_errors(exc)
             return _error(422, "invalid request: " + "; ".join(f"{e['field']}: {e['message']}" for e in errors[:3]), detail=errors)
@@ -617,12 +618,15 @@ class Ingress:
             if self.log_problem is not None:
                 log.warning("score log writable again")
             self.log_problem = None
+        body = await off_loop(len(results) > self.limits.small_items, self._reply_body, loaded, results)
+        return Response(body, media_type="application/json")
+
+    def _reply_body(self, loaded: LoadedSuite, results: list[ItemResult]) -> str:
         self.metrics.observe(loaded.name, results)
         reply = ScoreResponse(suite=loaded.name, suite_version=loaded.version, results=results,
                               rubric_warning=self._rubric_warning())
         # `rubric_warning` only when there is one: the reply keeps its shape for clients that know no such key.
-        body = reply.model_dump_json(exclude={"rubric_warning"} if reply.rubric_warning is None else None)
-        return Response(body, media_type="application/json")
+        return reply.model_dump_json(exclude={"rubric_warning"} if reply.rubric_warning is None else None)
 
     async def _fan_out(self, score_request: ScoreRequest, loaded: LoadedSuite) -> list[ItemResult]:
         """Score the request's chunks on the scorers, taking turns with the other requests for the chunk slots.
@@ -632,6 +636,7 @@ class Ingress:
         split = largest_group(items) > self.limits.chunk_items
         chunks = chunk_by_group(items, self.limits.chunk_items, split_large=split)
         turn = object()  # this request's place in the fair share
+        small = len(items) <= self.limits.small_items
 
         async def call(payload: list[dict]) -> dict:
             # A dead replica: Serve routes the retry to a live one.
@@ -645,8 +650,8 @@ class Ingress:
             raise AssertionError("unreachable")
 
         async def run(indices: list[int]) -> dict:
-            payload = [items[i].model_dump(mode="json") for i in indices]
-            return await self._share().run(turn, lambda: call(payload))
+            payload = await off_loop(not small, dump_items, items, indices)
+            return await self._share().run(turn, lambda: call(payload), small=small)
 
         replies = await asyncio.gather(*(run(c) for c in chunks))
         # The judge's identity goes into the score log, so a replay can tell it re-scores with the same judge.
@@ -660,11 +665,7 @@ class Ingress:
                 for index, vector in zip(indices, reply["vectors"], strict=True):
                     vectors[index] = {n: DimensionScore.model_validate(v) for n, v in vector.items()}
             return await asyncio.to_thread(self._finish, loaded, items, vectors)
-        results: list[ItemResult | None] = [None] * len(items)
-        for indices, reply in zip(chunks, replies, strict=True):
-            for index, result in zip(indices, reply["results"], strict=True):
-                results[index] = ItemResult.model_validate(result)
-        return results  # type: ignore[return-value]
+        return await off_loop(not small, results_in_order, len(items), chunks, replies)
 
     @staticmethod
     def _finish(loaded: LoadedSuite, items: list[Item], vectors: list[dict]) -> list[ItemResult]:
@@ -678,7 +679,7 @@ class Ingress:
         slots = self.limits.chunks_per_scorer * self.args.scorer_replicas
         if self.fair_share is None or self.fair_share.slots != slots:
             if self.fair_share is None:
-                self.fair_share = FairShare(slots)
+                self.fair_share = FairShare(slots, express=self.args.scorer_replicas)
             else:
                 self.fair_share.slots = slots
                 self.fair_share._grant()

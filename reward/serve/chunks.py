@@ -1,9 +1,13 @@
-"""How the ingress cuts a request into chunks and shares the scorers between requests.
+"""How the ingress cuts a request into chunks and shares the scorers between requests, and how a scorer takes turns
+between the chunks it holds.
 
 `chunk_by_group` keeps a GRPO group in one chunk where it fits and splits a group larger than a chunk (its group
 statistics are then computed at the ingress from the parts' score vectors). `FairShare` hands the scorers' chunk
 slots to the requests in flight in turn, one chunk each, so a small request waits for one chunk slot, not behind
-every chunk of a large request that arrived first.
+every chunk of a large request that arrived first; and a small request (a probe, a validation item, an online
+shadow score) does not wait for a slot at all: it takes one of a few express slots beyond them. At the scorer,
+`vectors_in_turns` plans a chunk's rules a few groups at a time, letting the event loop run between them, so a small
+chunk that arrives waits for one turn of rule checks, not for a whole large chunk's.
 """
 
 from __future__ import annotations
@@ -13,9 +17,12 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
 from typing import TypeVar
 
-from reward.schema import Item
+from reward.schema import Item, ItemResult
 
 T = TypeVar("T")
+
+LARGE_BODY_BYTES = 256 * 1024
+"""A request body above this is parsed in a worker thread, off the ingress's event loop."""
 
 
 def chunk_by_group(items: list[Item], size: int, *, split_large: bool = False) -> list[list[int]]:
@@ -54,10 +61,58 @@ def largest_group(items: list[Item]) -> int:
     return max(counts.values(), default=1)
 
 
+TURN_ITEMS = 16
+"""Items whose rules a scorer checks in one go before it lets other chunks run (groups are never split)."""
+
+
+async def vectors_in_turns(engine, items: list[Item], size: int = TURN_ITEMS) -> list[dict]:
+    """`engine.vectors(items)`, planned `size` items (whole groups) at a time with the event loop run in between;
+    every turn's judge calls are in flight together, as in one call. A turn's planning is synchronous, so a scorer
+    holding a 256-item chunk would otherwise keep a 1-item chunk waiting for the whole chunk's rule checks."""
+    parts = chunk_by_group(items, size)
+    if len(parts) <= 1:
+        return await engine.vectors(items)
+    tasks = []
+    for part in parts:
+        # The task runs this turn's planning when the loop next comes round; whatever became ready meanwhile (a
+        # small chunk's request) runs before the next turn is scheduled.
+        tasks.append(asyncio.ensure_future(engine.vectors([items[i] for i in part])))
+        await asyncio.sleep(0)
+    vectors: list[dict] = [{}] * len(items)
+    for part, done in zip(parts, await asyncio.gather(*tasks), strict=True):
+        for index, vector in zip(part, done, strict=True):
+            vectors[index] = vector
+    return vectors
+
+
+async def off_loop(large: bool, function: Callable[..., T], *args) -> T:
+    """`function(*args)`: in a worker thread for a large request, whose parsing, validation and serialisation would
+    hold the ingress's event loop (and every small request on the replica) for hundreds of milliseconds; inline for a
+    small one, which would only wait for a free worker."""
+    if large:
+        return await asyncio.to_thread(function, *args)
+    return function(*args)
+
+
+def dump_items(items: list[Item], indices: list[int]) -> list[dict]:
+    """The wire form of a chunk's items, as a scorer receives them."""
+    return [items[i].model_dump(mode="json") for i in indices]
+
+
+def results_in_order(size: int, chunks: list[list[int]], replies: list[dict]) -> list[ItemResult]:
+    """The results of a request from its chunks' replies, in the request's order."""
+    results: list[ItemResult | None] = [None] * size
+    for indices, reply in zip(chunks, replies, strict=True):
+        for index, result in zip(indices, reply["results"], strict=True):
+            results[index] = ItemResult.model_validate(result)
+    return results  # type: ignore[return-value]
+
+
 class FairShare:
     """At most `slots` chunks in flight; a free slot goes to the waiting request that has been granted the fewest
     chunks so far (the earliest of those), so requests take turns and a small one never waits behind a large one's
-    queue.
+    queue. A request marked `small` may also take one of `express` slots beyond them when all are busy, so it waits
+    for no other chunk to finish.
 
     >>> async def demo():
     ...     share, order = FairShare(1), []
@@ -72,30 +127,38 @@ class FairShare:
     [('large', 0), ('small', 0), ('large', 1), ('large', 2)]
     """
 
-    def __init__(self, slots: int):
+    def __init__(self, slots: int, express: int = 1):
         self.slots = slots
+        self.express = express
         self.busy = 0
+        self.express_busy = 0
         self._waiting: dict[Hashable, deque[asyncio.Future]] = {}  # insertion order: first chunk's arrival
+        self._small: set[Hashable] = set()  # waiting requests that may take an express slot
         self._running: dict[Hashable, int] = {}
         self._granted: dict[Hashable, int] = {}
 
-    async def run(self, request: Hashable, call: Callable[[], Awaitable[T]]) -> T:
+    async def run(self, request: Hashable, call: Callable[[], Awaitable[T]], *, small: bool = False) -> T:
         turn = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(request, deque()).append(turn)
+        if small:
+            self._small.add(request)
         self._grant()
         try:
-            await turn
+            express = await turn
         except asyncio.CancelledError:
             if turn.done() and not turn.cancelled():  # granted just as it was cancelled: give the slot back
-                self._release(request)
+                self._release(request, turn.result())
             raise
         try:
             return await call()
         finally:
-            self._release(request)
+            self._release(request, express)
 
-    def _release(self, request: Hashable) -> None:
-        self.busy -= 1
+    def _release(self, request: Hashable, express: bool) -> None:
+        if express:
+            self.express_busy -= 1
+        else:
+            self.busy -= 1
         self._running[request] -= 1
         if not self._running[request]:
             del self._running[request]
@@ -104,17 +167,29 @@ class FairShare:
         self._grant()
 
     def _grant(self) -> None:
-        while self.busy < self.slots and self._waiting:
-            request = min(self._waiting, key=lambda r: self._granted.get(r, 0))  # min keeps the earliest of ties
+        while self._waiting:
+            if self.busy < self.slots:
+                express, candidates = False, self._waiting
+            else:
+                small = [r for r in self._waiting if r in self._small]
+                if not small or self.express_busy >= self.express:
+                    return
+                express, candidates = True, small
+            # Fewest chunks granted first, a small request before a large one, then the earliest (min keeps it).
+            request = min(candidates, key=lambda r: (self._granted.get(r, 0), r not in self._small))
             queue = self._waiting[request]
             turn = queue.popleft()
             if not queue:
                 del self._waiting[request]
+                self._small.discard(request)
             if turn.cancelled():
                 if request not in self._waiting and request not in self._running:
                     self._granted.pop(request, None)
                 continue
-            self.busy += 1
+            if express:
+                self.express_busy += 1
+            else:
+                self.busy += 1
             self._running[request] = self._running.get(request, 0) + 1
             self._granted[request] = self._granted.get(request, 0) + 1
-            turn.set_result(None)
+            turn.set_result(express)

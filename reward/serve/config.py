@@ -43,6 +43,10 @@ class Limits(BaseModel):
     """Request body bytes admitted and not yet answered on one ingress replica, counted before a body is read or
     parsed (a declared length up front, a chunked body as it arrives); beyond it: 503 with `Retry-After`. With
     `max_bytes` it bounds the ingress's memory for bodies and their parsed items."""
+    small_items: int = Field(default=16, ge=0)
+    """A request of at most this many items is small: when every chunk slot is busy it takes one of the express
+    slots beyond them (one per scoring replica), so it waits for no other request's chunk; its parsing, validation
+    and reply stay on the event loop, while a larger request's run in worker threads. 0: no request is small."""
     retry_after_s: int = Field(default=2, ge=1)
     """`Retry-After` of a 503 (server busy, judge outage or score log unavailable); clients add jitter."""
     max_failed_share: float = Field(default=0.5, ge=0.0, le=1.0)

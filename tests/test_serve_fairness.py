@@ -1,0 +1,95 @@
+"""Small requests first: a small request takes an express chunk slot when every slot is busy (a large one never
+does), a scorer plans a large chunk's rules in turns with the event loop free between them (and scores it exactly
+as in one go), and the ingress keeps a large request's parsing and serialisation off its event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from reward.engine import Engine
+from reward.judges.factory import make_judge
+from reward.rubric import load_suite
+from reward.schema import Item
+from reward.serve.chunks import FairShare, off_loop, vectors_in_turns
+from tests.support import FIXTURE_RUBRICS
+
+
+def test_a_small_request_takes_an_express_slot_while_every_slot_holds_a_large_chunk():
+    async def scenario():
+        share, order = FairShare(2, express=1), []
+        release = asyncio.Event()
+
+        async def chunk(name: str, wait: bool = True):
+            order.append(f"{name} start")
+            if wait:
+                await release.wait()
+            order.append(f"{name} end")
+
+        large = [asyncio.ensure_future(share.run("large", lambda n=n: chunk(f"large{n}"))) for n in range(4)]
+        other = asyncio.ensure_future(share.run("other-large", lambda: chunk("other")))
+        await asyncio.sleep(0.01)
+        assert (share.busy, share.express_busy) == (2, 0)  # the two slots hold large chunks; the rest wait
+        first = asyncio.ensure_future(share.run("probe-1", lambda: chunk("probe1", wait=False), small=True))
+        second = asyncio.ensure_future(share.run("probe-2", lambda: chunk("probe2"), small=True))
+        await asyncio.sleep(0.01)
+        assert "probe1 end" in order and "other start" not in order  # answered before any large chunk finished
+        assert "probe2 start" in order and share.express_busy == 1  # the express slot, held by the second probe
+        third = asyncio.ensure_future(share.run("probe-3", lambda: chunk("probe3", wait=False), small=True))
+        await asyncio.sleep(0.01)
+        assert "probe3 start" not in order  # express slots are bounded: it waits for the next free slot
+        release.set()
+        await asyncio.gather(*large, other, first, second, third)
+        assert (share.busy, share.express_busy) == (0, 0)
+        return order
+
+    order = asyncio.run(scenario())
+    # When a large chunk finishes, the waiting probe goes before the other request (both have had no chunk yet).
+    assert order.index("probe3 start") < order.index("other start")
+
+
+def test_a_scorer_plans_a_large_chunk_in_turns_and_scores_it_as_in_one_go():
+    engine = Engine(load_suite("mini", FIXTURE_RUBRICS), make_judge("mock"))
+    items = [Item(id=str(i), group=f"g{i // 5}", query="q", response=f"<answer>r{i} [1]</answer>",
+                  evidence=[{"id": "1", "title": "t", "text": f"evidence {i // 5}"}]) for i in range(40)]
+    assert asyncio.run(vectors_in_turns(engine, items, 10)) == asyncio.run(engine.vectors(items))
+
+    class Planner:
+        """A stand-in engine whose planning is synchronous, as the engine's rule pass is."""
+
+        def __init__(self, log: list):
+            self.log = log
+
+        async def vectors(self, part):
+            self.log.append(f"plan {part[0].id}")
+            await asyncio.sleep(0)
+            return [{"id": item.id} for item in part]
+
+    async def scenario():
+        log: list[str] = []
+
+        async def small():
+            await asyncio.sleep(0)
+            log.append("small")
+
+        large = asyncio.ensure_future(vectors_in_turns(Planner(log), items, 10))
+        await asyncio.sleep(0)
+        await small()
+        vectors = await large
+        assert [v["id"] for v in vectors] == [item.id for item in items]  # in the chunk's order
+        return log
+
+    log = asyncio.run(scenario())
+    plans = [entry for entry in log if entry.startswith("plan")]
+    assert len(plans) == 4 and log.index("small") < log.index(plans[-1])  # between turns, not after all of them
+
+
+def test_a_large_requests_work_runs_off_the_event_loop_and_a_small_ones_on_it():
+    async def scenario():
+        loop_thread = threading.get_ident()
+        large = await off_loop(True, threading.get_ident)
+        small = await off_loop(False, threading.get_ident)
+        return loop_thread, large, small
+
+    loop_thread, large, small = asyncio.run(scenario())
+    assert large != loop_thread and small == loop_thread
