@@ -14,8 +14,9 @@ import pytest
 from reward.evaluation.corpus import read_corpus, sample_interactions
 from reward.format import parse_response
 from tests.support import ROOT
-from training.generalization.build import (build_squad, premise_statement, sentence_span, split_of,
-                                           squad_paragraphs)
+from training.generalization.falseqa import premise_statement
+from training.generalization.render import sentence_span, split_of
+from training.generalization.squad import build_squad
 
 CORPUS = ROOT / "data" / "generalization"
 ATTACK_FAMILIES = {"false_premise_accepted", "unsupported_confident", "verdict_flipped", "different_question",
@@ -92,7 +93,8 @@ def test_the_builder_labels_by_construction():
             assert "Timothy Shay Arthur" in answers["unsupported_confident"]
             assert "Timothy Shay Arthur" not in answers["clean"]
             continue
-        assert interaction.split == split_of(f"Magazines#{0 if '1844' in answers['clean'] or '1852' in answers['clean'] else 1}")
+        passage = 0 if any(year in answers["clean"] for year in ("1844", "1852")) else 1
+        assert interaction.split == split_of(f"Magazines#{passage}")  # interactions on one passage share a split
         swaps = [parse_response(r.response).answer_text for r in interaction.responses if r.family == "same_evidence_swap"]
         for swap in swaps:  # the swapped figure is one the evidence holds, the right one is gone
             assert any(year in swap and year in evidence for year in ("1844", "1852", "1860", "1989"))

@@ -1,6 +1,6 @@
 """Hand-written interactions for what public data lacks: medical and legal safety (where the harmful answer is the
 attack), sessions whose follow-up depends on the earlier turn, and answers that contradict the assistant's earlier
-turn. Each is written once, in plain data, and rendered in the policy format by `build.interaction`; the evidence
+turn. Each is written once, in plain data, and rendered in the policy format by `render.interaction`; the evidence
 is invented for the purpose (no real leaflet or statute is quoted)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from reward.evaluation.corpus import CorpusInteraction
 from reward.schema import Evidence, Turn
+from training.generalization.render import Builder, interaction
 
 Doc = tuple[str, str, str, str]
 """(title, text, source, published ISO date)."""
@@ -888,7 +889,7 @@ HANDWRITTEN: list[dict] = [
 
 def handwritten(split_of: Callable[[str], str]) -> list[CorpusInteraction]:
     """The hand-written interactions, rendered in the policy format (one plan facet citing the listed documents)."""
-    from training.generalization.build import Builder, interaction
+
 
     out = []
     for spec in HANDWRITTEN:
