@@ -157,7 +157,7 @@ def _suite_in(name: str, folder: Path, which: str):
 def _why_unmoved(diff, old, new, judge_name: str) -> dict[str, str]:
     """For each changed dimension whose scores did not move: why (an edit the local tier does not read), or that no
     item's score moved under this judge."""
-    from reward.rubric import local_tier_note
+    from reward.rubric_changes import local_tier_note
 
     notes = {}
     for d in diff.dimensions:

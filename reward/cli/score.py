@@ -28,7 +28,7 @@ def score_command(args: argparse.Namespace) -> int:
     if args.judge == "local":
         from reward.judges.local_coverage import suite_notices
 
-        from reward.rubric import stale_criterion_notes
+        from reward.rubric_changes import stale_criterion_notes
 
         for notice in suite_notices([suite]) + stale_criterion_notes(suite):
             err.print(f"[yellow]note:[/yellow] {notice}")

@@ -36,7 +36,8 @@ from ray.exceptions import RayError
 from ray.serve import Application
 from ray.serve.handle import DeploymentHandle
 
-from reward.rubric import LoadedSuite, RubricError, UnknownSuite, did_you_mean, lint_report, load_suite, suite_changes
+from reward.rubric import LoadedSuite, RubricError, UnknownSuite, did_you_mean, lint_report, load_suite
+from reward.rubric_changes import suite_changes
 from reward.schema import MAX_STEP, DimensionScore, Item, ItemResult, ScoreRequest, ScoreResponse
 from reward.scorelog.segments import RequestConflict, batch_digest
 from reward.serve.body import BodyRejected, _field_errors, parse_body
