@@ -299,9 +299,9 @@ class ExampleHead:
     spread: float
     """max - min of the head's leave-one-out scores of its examples, on [0, 1] (ranking heads: of their scores)."""
     reads: tuple[str, ...]
-    """The feature blocks it reads (`answer embedding`, `query match`, `consistency verdict`)."""
+    """The feature blocks it reads (`answer embedding`, `query match`, `query similarity`, `consistency verdict`)."""
     alpha: float
-    """The ridge penalty chosen, on standardised features."""
+    """The ridge penalty chosen, on block-scaled features."""
 
     @property
     def separable(self) -> bool:
