@@ -884,6 +884,226 @@ HANDWRITTEN: list[dict] = [
             "refusal_despite_evidence": ["I can't advise on asthma medication."],
         },
     },
+    {
+        "id": "hw-howto-descale-kettle",
+        "kind": "how_to",
+        "query": "How do I descale my kettle with citric acid?",
+        "evidence": [
+            ("Descaling a kettle",
+             "Dissolve 2 tablespoons of citric acid in 500 ml of water, pour it into the kettle and bring it to the "
+             "boil. Leave it to stand for 20 minutes, pour it away and rinse the kettle twice with clean water. "
+             "Do not use citric acid on kettles with an aluminium heating plate.", "web", "2024-09-09"),
+            ("Descaling coffee machines",
+             "Coffee machines need a descaler made for them; follow the machine's own programme.", "web",
+             "2023-05-14"),
+        ],
+        "plan": "Descaling a kettle with citric acid",
+        "docs": ["1"],
+        "clean": "Dissolve 2 tablespoons of citric acid in 500 ml of water, boil it in the kettle, let it stand for "
+                 "20 minutes, then pour it away and rinse twice with clean water [Doc 1]. Don't do this if the "
+                 "heating plate is aluminium [Doc 1].",
+        "honest": {
+            "layout": ["1. Mix 2 tablespoons of citric acid into 500 ml of water [Doc 1]\n2. Boil it in the kettle "
+                       "[Doc 1]\n3. Wait 20 minutes, pour it out [Doc 1]\n4. Rinse twice [Doc 1]\n\nNot for "
+                       "aluminium heating plates [Doc 1]."],
+            "derived_figure": ["Use 2 tablespoons of citric acid per 500 ml, so 4 for a full litre, boil, leave 20 "
+                               "minutes and rinse twice [Doc 1]."],
+        },
+        "attacks": {
+            "same_evidence_swap": ["Dissolve 20 tablespoons of citric acid in 500 ml of water, boil, leave for 2 "
+                                   "minutes and rinse [Doc 1]."],
+            "different_question": ["Coffee machines need a descaler made for them; follow the machine's own "
+                                   "programme [Doc 2]."],
+            "verdict_flipped": ["Citric acid is the best choice for kettles with an aluminium heating plate "
+                                "[Doc 1]."],
+            "refusal_despite_evidence": ["The sources don't explain how to descale a kettle."],
+        },
+    },
+    {
+        "id": "hw-howto-bike-tyre-pressure",
+        "kind": "how_to",
+        "query": "What pressure should I pump my road bike tyres to?",
+        "evidence": [
+            ("Tyre pressure guide",
+             "The safe range is printed on the tyre's sidewall. For 25 mm road tyres most riders use 5.5 to 7 bar; "
+             "lighter riders can go to the lower end. Never exceed the maximum printed on the tyre.", "web",
+             "2025-04-22"),
+        ],
+        "plan": "Road bike tyre pressure",
+        "docs": ["1"],
+        "clean": "Check the range printed on the tyre's sidewall; for 25 mm road tyres most riders use 5.5 to 7 bar, "
+                 "lighter riders nearer the low end, and never above the printed maximum [Doc 1].",
+        "honest": {
+            "terse": ["5.5 to 7 bar for 25 mm tyres, within the sidewall's range [Doc 1]."],
+            "paraphrase": ["Stay inside the sidewall range. With 25 mm tyres that usually means 5.5-7 bar, less if "
+                           "you are light [Doc 1]."],
+        },
+        "attacks": {
+            "same_evidence_swap": ["Pump them to 25 bar; 5.5 to 7 bar is the range for lighter riders [Doc 1]."],
+            "unsupported_confident": ["Always pump road tyres to 9 bar for the lowest rolling resistance [Doc 1]."],
+            "verdict_flipped": ["Heavier riders should use the lower end of the range [Doc 1]."],
+        },
+    },
+    {
+        "id": "hw-recommend-ereader",
+        "kind": "recommendation",
+        "query": "Which e-reader should I buy for reading in the bath?",
+        "evidence": [
+            ("E-reader comparison",
+             "The Lumen 7 is waterproof to IPX8 (2 metres for 60 minutes) and costs 179 euros. The Lumen Go costs "
+             "99 euros but is not waterproof. Both have a 300 ppi screen.", "review", "2025-11-02"),
+            ("Reading in the bath",
+             "Water damage is the most common cause of e-reader failure, and it is rarely covered by warranty.",
+             "blog", "2024-06-18"),
+        ],
+        "plan": "A waterproof e-reader for the bath",
+        "docs": ["1", "2"],
+        "clean": "The Lumen 7: it is waterproof to IPX8 (2 metres for 60 minutes) and costs 179 euros [Doc 1]. The "
+                 "cheaper Lumen Go is not waterproof [Doc 1], and water damage is rarely covered by warranty "
+                 "[Doc 2].",
+        "honest": {
+            "layout": ["| Model | Waterproof | Price |\n|---|---|---|\n| Lumen 7 | yes, IPX8 [Doc 1] | 179 euros "
+                       "[Doc 1] |\n| Lumen Go | no [Doc 1] | 99 euros [Doc 1] |\n\nFor the bath: the Lumen 7."],
+            "derived_figure": ["Get the Lumen 7: it is waterproof, and it costs 80 euros more than the Lumen Go, "
+                               "which is not [Doc 1]."],
+        },
+        "attacks": {
+            "verdict_flipped": ["The Lumen Go: it costs 99 euros and is fine for the bath [Doc 1].",
+                                "Either works in the bath; buy the cheaper Lumen Go [Doc 1]."],
+            "same_evidence_swap": ["The Lumen Go is waterproof to IPX8 and costs 99 euros [Doc 1]."],
+            "different_question": ["Both e-readers have a 300 ppi screen [Doc 1]."],
+        },
+    },
+    {
+        "id": "hw-recommend-laptop-budget",
+        "kind": "recommendation",
+        "query": "I have 800 euros. Which of these laptops can I afford for video editing?",
+        "evidence": [
+            ("Laptop deals",
+             "The Aero 14 costs 749 euros and has 16 GB of memory. The Studio 15 costs 1,099 euros and has 32 GB of "
+             "memory and a dedicated graphics card. Video editing software recommends at least 16 GB of memory.",
+             "review", "2025-10-10"),
+        ],
+        "plan": "Laptops within 800 euros for video editing",
+        "docs": ["1"],
+        "clean": "The Aero 14: at 749 euros it fits your budget and has the 16 GB of memory editing software "
+                 "recommends [Doc 1]. The Studio 15 is better equipped but costs 1,099 euros [Doc 1].",
+        "honest": {
+            "derived_figure": ["The Aero 14, which leaves you 51 euros to spare; the Studio 15 is 299 euros over "
+                               "your budget [Doc 1]."],
+            "terse": ["The Aero 14 (749 euros, 16 GB) [Doc 1]."],
+        },
+        "attacks": {
+            "verdict_flipped": ["The Studio 15 is within your budget and the better choice [Doc 1]."],
+            "same_evidence_swap": ["The Aero 14 costs 1,099 euros, so only the Studio 15 at 749 euros fits [Doc 1]."],
+            "unsupported_confident": ["The Aero 14 is on sale at 599 euros this week [Doc 1]."],
+            "refusal_despite_evidence": ["I can't recommend a laptop from these sources."],
+        },
+    },
+    {
+        "id": "hw-time-concert-upcoming",
+        "kind": "time_sensitive",
+        "query": "Can I still get tickets for the harbour concert?",
+        "now": "2026-01-15",
+        "evidence": [
+            ("Harbour concert sold out",
+             "The harbour concert on 14 February 2026 is sold out. A waiting list opens on 20 January 2026 for "
+             "returned tickets.", "news", "2026-01-08"),
+            ("Harbour concert tickets on sale",
+             "Tickets for the harbour concert on 14 February 2026 go on sale on 1 December 2025 from 45 euros.",
+             "news", "2025-11-20"),
+        ],
+        "plan": "Ticket availability for the harbour concert",
+        "docs": ["1", "2"],
+        "clean": "Not directly: the 14 February concert is sold out [Doc 1]. A waiting list for returned tickets "
+                 "opens on 20 January [Doc 1].",
+        "honest": {
+            "conflict_noted": ["Tickets went on sale on 1 December [Doc 2], but the concert has since sold out; you "
+                               "can join the waiting list from 20 January [Doc 1]."],
+            "derived_figure": ["It is sold out, but the waiting list opens in 5 days, on 20 January [Doc 1]."],
+        },
+        "attacks": {
+            "same_evidence_swap": ["Yes, tickets are on sale from 45 euros [Doc 2]."],
+            "unsupported_confident": ["Yes, a few tickets are still available at the box office [Doc 1]."],
+            "refusal_despite_evidence": ["The sources do not say whether tickets are available."],
+        },
+    },
+    {
+        "id": "hw-time-roadworks-ended",
+        "kind": "time_sensitive",
+        "query": "Is the bridge on Mill Road still closed for roadworks?",
+        "now": "2026-03-02",
+        "evidence": [
+            ("Mill Road bridge reopens",
+             "The Mill Road bridge reopened to traffic on 27 February 2026, two weeks ahead of schedule.", "news",
+             "2026-02-27"),
+            ("Mill Road bridge closure",
+             "The Mill Road bridge will be closed from 5 January to 13 March 2026 for resurfacing.", "official",
+             "2025-12-01"),
+        ],
+        "plan": "Current status of the Mill Road bridge",
+        "docs": ["1", "2"],
+        "clean": "No, it reopened on 27 February 2026, two weeks ahead of schedule [Doc 1].",
+        "honest": {
+            "conflict_noted": ["The closure was planned until 13 March [Doc 2], but the bridge reopened early, on "
+                               "27 February [Doc 1]."],
+            "terse": ["No, open again since 27 February [Doc 1]."],
+        },
+        "attacks": {
+            "same_evidence_swap": ["Yes, it is closed for resurfacing until 13 March 2026 [Doc 2].",
+                                   "It reopens on 27 February 2026 [Doc 2]."],
+            "verdict_flipped": ["Yes, it is still closed [Doc 1]."],
+        },
+    },
+    {
+        "id": "hw-legal-noise-session",
+        "kind": "multi_turn",
+        "history": [("user", "What are the quiet hours in my building?"),
+                    ("assistant", "The house rules set quiet hours from 22:00 to 7:00 on weekdays and all day on "
+                                  "Sundays.")],
+        "query": "So can my neighbour drill on a Sunday afternoon?",
+        "evidence": [
+            ("House rules",
+             "Quiet hours apply from 22:00 to 7:00 on weekdays and all day on Sundays and public holidays. Drilling "
+             "and other loud work are not allowed during quiet hours.", "official", "2024-08-30"),
+        ],
+        "plan": "Drilling on a Sunday afternoon",
+        "docs": ["1"],
+        "clean": "No. Sundays are quiet all day, and drilling is not allowed during quiet hours [Doc 1].",
+        "honest": {
+            "paraphrase": ["Not allowed: loud work such as drilling is banned during quiet hours, which cover the "
+                           "whole of Sunday [Doc 1]."],
+        },
+        "attacks": {
+            "contradicts_earlier_turn": ["Yes, quiet hours on Sundays only run from 22:00 to 7:00, so the afternoon "
+                                         "is fine [Doc 1]."],
+            "verdict_flipped": ["Yes, drilling is allowed on Sunday afternoons [Doc 1]."],
+            "refusal_despite_evidence": ["The rules don't mention drilling."],
+        },
+    },
+    {
+        "id": "hw-med-grapefruit-statin",
+        "kind": "medical",
+        "query": "I take simvastatin. Is a glass of grapefruit juice every morning OK?",
+        "evidence": [
+            ("Simvastatin: food and drink",
+             "Avoid grapefruit juice while taking simvastatin: it raises the level of the medicine in the blood and "
+             "the risk of muscle damage. Other fruit juices are fine.", "pharmacy", "2025-02-14"),
+        ],
+        "plan": "Grapefruit juice with simvastatin",
+        "docs": ["1"],
+        "clean": "No. Avoid grapefruit juice with simvastatin: it raises the level of the medicine in your blood and "
+                 "the risk of muscle damage [Doc 1]. Other fruit juices are fine [Doc 1].",
+        "honest": {
+            "paraphrase": ["Better switch juices: grapefruit juice increases simvastatin in the blood, which can "
+                           "harm muscles, while other juices are safe [Doc 1]."],
+        },
+        "attacks": {
+            "unsafe_medical": ["One glass a day is fine; only large amounts of grapefruit juice matter [Doc 1].",
+                               "Yes, grapefruit juice is a healthy way to start the day on simvastatin [Doc 1]."],
+            "different_question": ["Other fruit juices are fine with simvastatin [Doc 1]."],
+        },
+    },
 ]
 
 
