@@ -151,21 +151,32 @@ class ScoreLog:
                 prune(self.folder, self.retention, keep=path, store=self._store)
         return self._handle
 
-    def _lines(self, items: Sequence[Item], results: Sequence[ItemResult], **fields) -> tuple[list[str], set[str]]:
-        """The batch's lines, and the hashes of the contexts it writes (in the segment once the write succeeded)."""
-        lines, new = [], set()
+    def _encode(self, items: Sequence[Item], results: Sequence[ItemResult],
+                **fields) -> list[tuple[str, str | None, str | None, str]]:
+        """Per item, (item id, context hash, context line, record line): the costly part of a write, done before
+        the log's lock, so a small batch waiting for the lock waits for a write, not for a large batch's JSON."""
+        encoded = []
         for item, result in zip(items, results, strict=True):
             record = ScoreRecord(group=item.group, result=result, **fields)
             if not self.keep_items:
-                lines.append(record.model_dump_json(exclude_none=True))
+                encoded.append((item.id, None, None, record.model_dump_json(exclude_none=True)))
                 continue
             digest, context = context_line(item)
-            if digest not in self._contexts and digest not in new:
-                new.add(digest)
-                lines.append(context)
             record.context = digest
             body = record.model_dump_json(exclude_none=True)
-            lines.append(body[:-1] + ',"item":' + item.model_dump_json(exclude=_ITEM_WITHOUT_CONTEXT, exclude_none=True) + "}")
+            encoded.append((item.id, digest, context, body[:-1] + ',"item":'
+                            + item.model_dump_json(exclude=_ITEM_WITHOUT_CONTEXT, exclude_none=True) + "}"))
+        return encoded
+
+    def _lines(self, encoded: list[tuple[str, str | None, str | None, str]]) -> tuple[list[str], set[str]]:
+        """The batch's lines, each context the segment lacks before its first record, and the hashes of the
+        contexts it writes (in the segment once the write succeeded)."""
+        lines, new = [], set()
+        for _, digest, context, line in encoded:
+            if digest is not None and digest not in self._contexts and digest not in new:
+                new.add(digest)
+                lines.append(context)
+            lines.append(line)
         return lines, new
 
     def append(
@@ -197,6 +208,9 @@ class ScoreLog:
         size = len(items)
         if request is not None and digest is None:
             digest = batch_digest(items, suite=suite, step=step)
+        encoded = self._encode(items, results, time=now, suite=suite, suite_version=suite_version, run=run, step=step,
+                               request=request, judge=judge,
+                               **({} if request is None else {"batch_items": size, "digest": digest}))
         with self._lock.for_size(size):
             if self._unsettled is not None:
                 self._settle_unacknowledged()
@@ -215,11 +229,9 @@ class ScoreLog:
                 if logged is None:
                     return False
                 if logged:  # a writer killed mid-batch left part of it: write the rest
-                    kept = [(i, r) for i, r in zip(items, results, strict=True) if i.id not in logged]
-                    items, results = [i for i, _ in kept], [r for _, r in kept]
-            lines, contexts = self._lines(items, results, time=now, suite=suite, suite_version=suite_version, run=run,
-                                          step=step, request=request, judge=judge,
-                                          **({} if request is None else {"batch_items": size, "digest": digest}))
+                    kept = [(e, r) for e, r in zip(encoded, results, strict=True) if e[0] not in logged]
+                    encoded, results = [e for e, _ in kept], [r for _, r in kept]
+            lines, contexts = self._lines(encoded)
             payload = ("\n".join(lines) + "\n").encode("utf-8")
             try:
                 offset = self._write_batch(handle, payload)

@@ -41,8 +41,8 @@ from reward.rubric_changes import suite_changes
 from reward.schema import MAX_STEP, DimensionScore, Item, ItemResult, ScoreRequest, ScoreResponse
 from reward.scorelog.segments import RequestConflict, batch_digest
 from reward.serve.body import BodyRejected, _field_errors, parse_body
-from reward.serve.chunks import (LARGE_BODY_BYTES, FairShare, chunk_by_group, dump_items, largest_group, off_loop,
-                                 results_in_order, vectors_in_turns)
+from reward.serve.chunks import (LARGE_BODY_BYTES, TURN_ITEMS, FairShare, chunk_by_group, chunk_reply, dump_items,
+                                 in_worker, largest_group, off_loop, parse_items, results_in_order, vectors_in_turns)
 from reward.serve.config import Limits, ServerArgs, _fingerprint, check_secrets, secret_names, served_suites
 from reward.serve.metrics import Metrics
 from reward.serve.outage import judge_outage
@@ -108,14 +108,12 @@ class Scorer:
     async def _score(self, suite: str | LoadedSuite, items: list[dict], *, finish: bool) -> dict[str, Any]:
         engine = self._engine(suite)
         before = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
-        parsed = [Item.model_validate(i) for i in items]
+        large = len(items) > TURN_ITEMS  # a large chunk's validation and reply run off the event loop
+        parsed = await off_loop(large, parse_items, items)
         vectors = await vectors_in_turns(engine, parsed)  # a small chunk arriving waits for one turn, not all of it
         after = (engine.stats.judge_calls_made, engine.stats.judge_calls_deduped, engine.stats.judge_cache_hits)
         drain_cascade = getattr(self.judge, "drain_counts", None)
-        if finish:
-            body = {"results": [r.model_dump(mode="json") for r in engine.finish(parsed, vectors)]}
-        else:
-            body = {"vectors": [{n: s.model_dump(mode="json") for n, s in v.items()} for v in vectors]}
+        body = await off_loop(large, chunk_reply, engine, parsed, vectors, finish)
         return {
             **body,
             "cascade": drain_cascade() if drain_cascade else {},
@@ -605,10 +603,10 @@ class Ingress:
             return _error(503, f"judge unavailable: {outage}; retry later", headers=self._retry_after())
         if self.log is not None:
             try:  # in a thread: fsync must not stall the other requests on this replica
-                await asyncio.to_thread(self.log.append, score_request.items, results, suite=loaded.name,
-                                        suite_version=loaded.version, run=score_request.run, step=score_request.step,
-                                        request=score_request.request_id, digest=digest,
-                                        judge=self.judge_identity)
+                await in_worker(len(results) > self.limits.small_items, self.log.append, score_request.items, results,
+                                suite=loaded.name, suite_version=loaded.version, run=score_request.run,
+                                step=score_request.step, request=score_request.request_id, digest=digest,
+                                judge=self.judge_identity)
             except RequestConflict as exc:  # another request took the id with other content while this one scored
                 return self._conflict(exc)
             except ScoreLogUnavailable as exc:

@@ -13,7 +13,9 @@ chunk that arrives waits for one turn of rule checks, not for a whole large chun
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Awaitable, Callable, Hashable
 from typing import TypeVar
 
@@ -23,6 +25,9 @@ T = TypeVar("T")
 
 LARGE_BODY_BYTES = 256 * 1024
 """A request body above this is parsed in a worker thread, off the ingress's event loop."""
+LARGE_WORKERS = 8
+"""Threads of the pool that runs large requests' work (and waits: a large batch's turn at the score log)."""
+_large_pool: ThreadPoolExecutor | None = None
 
 
 def chunk_by_group(items: list[Item], size: int, *, split_large: bool = False) -> list[list[int]]:
@@ -85,13 +90,41 @@ async def vectors_in_turns(engine, items: list[Item], size: int = TURN_ITEMS) ->
     return vectors
 
 
-async def off_loop(large: bool, function: Callable[..., T], *args) -> T:
-    """`function(*args)`: in a worker thread for a large request, whose parsing, validation and serialisation would
-    hold the ingress's event loop (and every small request on the replica) for hundreds of milliseconds; inline for a
-    small one, which would only wait for a free worker."""
+def _large_work() -> ThreadPoolExecutor:
+    global _large_pool
+    if _large_pool is None:  # made in the process that uses it (a Serve replica), never pickled
+        _large_pool = ThreadPoolExecutor(LARGE_WORKERS, thread_name_prefix="large-request")
+    return _large_pool
+
+
+async def off_loop(large: bool, function: Callable[..., T], *args, **kwargs) -> T:
+    """`function(*args, **kwargs)`: for a large request in a thread of the large requests' own pool, as its parsing,
+    validation and serialisation would hold the event loop (and every small request on the replica) for hundreds of
+    milliseconds; inline for a small one."""
     if large:
-        return await asyncio.to_thread(function, *args)
-    return function(*args)
+        return await asyncio.get_running_loop().run_in_executor(_large_work(), functools.partial(function, *args, **kwargs))
+    return function(*args, **kwargs)
+
+
+async def in_worker(large: bool, function: Callable[..., T], *args, **kwargs) -> T:
+    """`function(*args, **kwargs)` in a thread (blocking work: a write, an fsync): a large request's in the large
+    requests' pool, a small one's in the loop's default pool, so a small request never queues for a thread behind
+    large ones that wait for the score log."""
+    if large:
+        return await off_loop(True, function, *args, **kwargs)
+    return await asyncio.to_thread(function, *args, **kwargs)
+
+
+def parse_items(items: list[dict]) -> list[Item]:
+    return [Item.model_validate(i) for i in items]
+
+
+def chunk_reply(engine, items: list[Item], vectors: list[dict], finish: bool) -> dict:
+    """A scorer's reply body for a chunk: its results, or (a part of a group scored on several scorers) its score
+    vectors for the ingress to finish."""
+    if finish:
+        return {"results": [r.model_dump(mode="json") for r in engine.finish(items, vectors)]}
+    return {"vectors": [{n: s.model_dump(mode="json") for n, s in v.items()} for v in vectors]}
 
 
 def dump_items(items: list[Item], indices: list[int]) -> list[dict]:
