@@ -1,6 +1,6 @@
 """The trainer routes of the ingress, driven with each trainer's own request and read as each trainer reads the reply.
 
-- OpenRLHF 0.9 (`openrlhf/utils/agent.py`, `SingleTurnAgentExecutor.execute` and `_fetch_rewards_via_http`): one
+- OpenRLHF 0.9.9 to 0.11 (`openrlhf/utils/agent.py`, `SingleTurnAgentExecutor.execute` and `_fetch_rewards_via_http`): one
   rollout per POST, `{"query": [decode(prompt + response tokens, skip_special_tokens=False)], "prompts": [prompt],
   "labels": [label]}`; the reply's `rewards` become `torch.tensor([reward])` and `extra_logs` one tensor per key
   (`openrlhf/trainer/ppo_utils/samples_generator.py:_process_response_into_experience`).

@@ -6,7 +6,8 @@ Each route turns the trainer's body into wire-format items, scores them through 
 (query, history, evidence, group, id, date) travels as the row's `extra_info`, the column `reward data` writes for
 verl (a dict, or its JSON string), sent by each trainer as its label or as an extra field of the row:
 
-- OpenRLHF `--remote_rm_url http://host:8000/v1/openrlhf/<suite>` with `--label_key extra_info`: OpenRLHF 0.9
+- OpenRLHF `--remote_rm_url http://host:8000/v1/openrlhf/<suite>` with `--label_key extra_info` (0.10 and later:
+  `--reward.remote_url`, `--data.label_key`): OpenRLHF 0.9.9 to 0.11
   (`openrlhf/utils/agent.py:SingleTurnAgentExecutor._fetch_rewards_via_http`) posts `{"query": [prompt and
   response as decoded text], "prompts": [prompt], "labels": [label]}` for each rollout and reads `rewards`, `scores`
   and `extra_logs` (one value per query each) from the reply.
