@@ -6,20 +6,23 @@ torch or on ONNX Runtime, in fp32 or int8.
 - `onnx` (the default when `onnxruntime` is installed, as the `local` extra does): both models exported to ONNX on
   first load and run by ONNX Runtime in fp32: the scores of torch (within ~1e-6), ~1.5x faster.
 - `onnx-int8-all`: both models run by ONNX Runtime with int8 weights (dynamic quantisation, per output channel; each layer's
-  output projections stay fp32, `INT8_KEEP_FP32`), one text or pair per forward, so its activation scales come from
-  it alone and its score does not depend on the rest of the batch. It changes scores a little (98-99% of the
+  output projections stay fp32, `INT8_KEEP_FP32`); activation scales come from the one input of each forward. It
+  changes scores a little (98-99% of the
   cross-encoder's verdicts agree with fp32). 1.4-1.6x faster than `onnx`, but with the claim combination fitted on
   public data (fp32 features) it fails a probe and the calibration gate, so it is opt-in (benchmarks/RESULTS.md,
   "Local tier").
 - `onnx-int8`: the cross-encoder as above, the embedder in fp32.
-- `bf16-int8-embedder`: the embedder as in `onnx-int8-all` (ONNX Runtime, int8 weights, one text per forward), the
+- `bf16-int8-embedder`: the embedder as in `onnx-int8-all` (ONNX Runtime, int8 weights), the
   cross-encoder as in `torch-bf16`: the cross-encoder keeps bf16's verdicts, which hold the calibration gate, and
   the embedder, the larger share of the model time, takes int8's speed.
-- `torch`: both models in torch fp32 (the embedder through sentence-transformers).
+- `torch`: both models in torch fp32 (the embedder with sentence-transformers' mean pooling and normalisation).
 - `torch-bf16`: both models in torch with bfloat16 weights and activations (fp32 pooling and softmax): on a CPU with
   AVX512-BF16 (AMD Zen 4, Intel Sapphire Rapids) oneDNN's bf16 kernels run them ~1.6x faster than `onnx`. It changes
-  scores a little (P(supported) by at most ~0.02, embedding similarity by ~0.005) and needs no activation scales, so
-  a text's or pair's result does not depend on its batch. On a CPU without bf16 instructions it is slower than fp32.
+  scores a little (P(supported) by at most ~0.02, embedding similarity by ~0.005). On a CPU without bf16 instructions
+  it is slower than fp32.
+
+Every runtime runs one text or pair per forward, at its own length (`forward_each`): a text's result is the same
+bits whatever it is batched with, so the local tier's scores are batch-invariant.
 
 `REWARD_LOCAL_THREADS` sets the threads of each model; by default `OMP_NUM_THREADS` (what Ray sets for a replica
 from its `num_cpus`), else the cores this process may run on. ONNX Runtime's own default would be every core of the
