@@ -59,7 +59,8 @@ def test_server_reward_returns_none_for_invalid_rollouts():
     class Client:
         def score(self, suite, items, step, run):
             return [{"id": item["id"], "reward": 0.4, "gate": None, "utility": None, "valid": i == 0,
-                     "dimensions": {"format": {"score": None if i else 0.5}}} for i, item in enumerate(items)]
+                     "dimensions": {"format": {"score": 0.5} if i == 0 else {"score": None, "reason": "judge_timeout"}}}
+                    for i, item in enumerate(items)]
 
     info = {"item_id": "q", "group": "g", "query": "q?", "history": "[]", "evidence": "[]", "now": ""}
     metrics = {}
