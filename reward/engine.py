@@ -269,12 +269,17 @@ class Engine:
         structural ones are left out (every response to the interaction alike); response-caused ones count as
         failed (0); infrastructure failures on the bottom line make the item invalid (`finish` gives it its group's
         mean: no penalty for a failure the response did not cause); infrastructure failures on behavioral
-        dimensions within the suite's tolerance take their group's mean."""
+        dimensions within the suite's tolerance take their group's mean. Monitor-only dimensions stay in the vector
+        as scored and take no part in any of it."""
         suite = self.suite
         bottom_line, behavioral, excluded, missing, failed_behavioral = {}, {}, [], [], []
+        monitor = suite.monitor
         for name, score in vector.items():
             if score.status == "unscored":
                 self.stats.unscored[score.reason or "unknown"] = self.stats.unscored.get(score.reason or "unknown", 0) + 1
+            if name in monitor:
+                continue  # monitor-only: logged as scored, whatever its score or status, never aggregated
+            if score.status == "unscored":
                 kind = reason_kind(score.reason)
                 if kind == "structural":
                     excluded.append(name)

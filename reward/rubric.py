@@ -237,6 +237,11 @@ class Suite(_Strict):
     3 counts as three. Each must be > 0: an exponent cannot switch a hard constraint off."""
     dimensions: dict[str, Annotated[float, Field(ge=0.0)]] = Field(min_length=1)
     """Dimension name -> weight (>= 0). Gated aggregation uses the weights of behavioral dimensions only."""
+    monitor: list[str] = Field(default_factory=list)
+    """Monitor-only dimensions: scored and logged with the rest (the score log, the dashboard, `/metrics` and the
+    trainer's metrics carry them) but no part of the reward: never in the gate or the utility, and an unscored one
+    never makes an item invalid. A name listed here must not be in `dimensions` too. For watching what the reward
+    does not pay for (does claim_hallucination fall while the reward rises?) without changing what it pays for."""
     behavioral_tolerance: int = Field(default=0, ge=0)
     """How many behavioral dimensions of an item may fail to be scored (judge timeout, unparseable reply) before the
     item is invalid. Each tolerated one is scored as the mean of its GRPO group's scored values for that dimension,
@@ -260,7 +265,13 @@ class LoadedSuite:
         return self.suite.name
 
     def weight(self, name: str) -> float:
-        return self.suite.dimensions[name]
+        """The dimension's weight in the suite; 0.0 for a monitor-only dimension."""
+        return self.suite.dimensions.get(name, 0.0)
+
+    @property
+    def monitor(self) -> frozenset[str]:
+        """The monitor-only dimensions (`Suite.monitor`): scored, never aggregated."""
+        return frozenset(self.suite.monitor)
 
     def layer_of(self, name: str) -> Layer:
         return self.dimensions[name].layer
@@ -539,25 +550,34 @@ def load_suite(name_or_path: str | Path, root: Path = DEFAULT_RUBRIC_DIR) -> Loa
     dimensions: dict[str, Dimension] = {}
     files = [path]
     known = sorted(p.stem for p in (root / "dimensions").glob("*.yaml"))
-    for name in suite.dimensions:
+    for key, name in [("dimensions", n) for n in suite.dimensions] + [("monitor", n) for n in suite.monitor]:
         dim_path = root / "dimensions" / f"{name}.yaml"
         if not dim_path.exists():
-            problems.append(f"{_display(path)}: key 'dimensions.{name}': unknown dimension{did_you_mean(name, known)}")
+            problems.append(f"{_display(path)}: key '{key}.{name}': unknown dimension{did_you_mean(name, known)}")
+            continue
+        if name in dimensions:
+            problems.append(f"{_display(path)}: key 'monitor.{name}': "
+                            + ("listed twice" if key == "monitor" and name not in suite.dimensions else
+                               "both weighted (in 'dimensions') and monitor-only; a monitor-only dimension carries no "
+                               "weight, so list it in one of the two"))
             continue
         try:
             dimensions[name] = load_dimension(dim_path)
             files.append(dim_path)
         except RubricError as exc:
             problems.extend(exc.problems)
+    weighted = {name: d for name, d in dimensions.items() if name in suite.dimensions}
     if not problems and suite.aggregation == "gated":
-        if not any(d.layer == "bottom_line" for d in dimensions.values()):
+        if not any(d.layer == "bottom_line" for d in weighted.values()):
             problems.append(f"{_display(path)}: key 'dimensions': gated aggregation needs a bottom-line dimension")
-        behavioral = [n for n, d in dimensions.items() if d.layer == "behavioral"]
+        behavioral = [n for n, d in weighted.items() if d.layer == "behavioral"]
         if not behavioral or sum(suite.dimensions[n] for n in behavioral) <= 0:
             problems.append(f"{_display(path)}: key 'dimensions': gated aggregation needs behavioral weight > 0")
     for name, exponent in suite.gate_exponents.items():
         where = f"{_display(path)}: key 'gate_exponents.{name}'"
-        if name not in dimensions:
+        if name in suite.monitor:
+            problems.append(f"{where}: {name} is monitor-only; it is not in the gate, so it has no gate exponent")
+        elif name not in dimensions:
             problems.append(f"{where}: not a dimension of this suite{did_you_mean(name, sorted(dimensions))}")
         elif dimensions[name].layer != "bottom_line":
             problems.append(f"{where}: {name} is behavioral; only bottom-line dimensions have a gate exponent")

@@ -352,3 +352,85 @@ def test_the_gate_weighs_bottom_line_dimensions_by_the_suites_exponents(tmp_path
     scores = [weighted.dimensions["grounded"].score, weighted.dimensions["format"].score]
     assert scores == [plain.dimensions["grounded"].score, plain.dimensions["format"].score] and scores[0] < scores[1]
     assert weighted.gate == pytest.approx(gate(scores, 0.01, [4.0, 1.0])) and weighted.gate < plain.gate
+
+
+def _watch_suites(tmp_path):
+    """mini with `grounded` monitor-only, and mini without `grounded` at all."""
+    import shutil
+
+    copy = tmp_path / "rubrics"
+    shutil.copytree(FIXTURE_RUBRICS, copy)
+    weights = "dimensions: {format: 1.0, useful: 3.0, evidence_fit: 1.0}\n"
+    (copy / "suites" / "watch.yaml").write_text(f"name: watch\n{weights}monitor: [grounded]\n")
+    (copy / "suites" / "without.yaml").write_text(f"name: without\n{weights}")
+    return load_suite("watch", copy), load_suite("without", copy)
+
+
+def test_a_monitor_only_dimension_is_scored_and_never_moves_the_reward(tmp_path):
+    """Whatever the monitor-only judge says (pass, fail, an unparseable reply the response provoked, a timeout), the
+    reward, gate, utility and validity are those of the suite without the dimension, and it is still scored."""
+    watch, without = _watch_suites(tmp_path)
+    verdicts = {"pass": tag_reply("1", quote=QUOTE), "fail": tag_reply("0", quote=QUOTE), "garbage": "no score here"}
+
+    def script_for(verdict):
+        def script(request, attempt):
+            if request.dimension.name == "grounded":
+                if verdict == "timeout":
+                    raise JudgeTransportError("judge_timeout", "no answer in 30 s")
+                return verdicts[verdict]
+            return by_dimension({"useful": tag_reply("2" if request.item.id == "a" else "1")})(request, attempt)
+        return script
+
+    items = [make_item("a", GOOD, group="g"), make_item("b", "Free on Spotify [Doc 1].", group="g")]
+    baseline = Engine(without, ScriptedJudge(script_for("pass"), parse_retries=0)).score_sync(items)
+    for verdict in ("pass", "fail", "garbage", "timeout"):
+        results = Engine(watch, ScriptedJudge(script_for(verdict), parse_retries=0)).score_sync(items)
+        for got, want in zip(results, baseline, strict=True):
+            assert (got.reward, got.gate, got.utility, got.valid, got.excluded) == \
+                   (want.reward, want.gate, want.utility, want.valid, want.excluded), verdict
+            assert "grounded" in got.dimensions
+        status = {r.dimensions["grounded"].status for r in results}
+        assert status == ({"ok"} if verdict in ("pass", "fail") else {"unscored"}), verdict
+        if verdict in ("pass", "fail"):
+            assert {r.dimensions["grounded"].score for r in results} == {1.0 if verdict == "pass" else 0.0}
+    assert results[0].dimensions["grounded"].reason == "judge_timeout"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_no_monitor_only_score_or_status_changes_any_reward_of_a_group(seed):
+    """The shipped control suite: random vectors for a group, then the monitor-only claim_hallucination of one item
+    set to every score and status a response or a judge can produce; every item's result stays the same."""
+    import random
+
+    from reward.schema import DimensionScore
+
+    suite = load_suite("searchllm-monitor-claims")
+    engine = Engine(suite, ScriptedJudge())
+    rng = random.Random(seed)
+    items = [make_item(f"i{k}", GOOD + " " * k, group="g") for k in range(4)]
+
+    def vectors(variant):
+        vs = []
+        for k, _ in enumerate(items):
+            vector = {}
+            for name, dim in suite.dimensions.items():
+                roll = rng.random()
+                if roll < 0.05:
+                    vector[name] = DimensionScore.unscored(dim.layer, "mock", rng.choice(["judge_timeout", "unparseable"]))
+                else:
+                    vector[name] = DimensionScore(score=round(rng.random(), 3), layer=dim.layer, backend="mock")
+            if k == 1:
+                vector["claim_hallucination"] = variant
+            vs.append(vector)
+        return vs
+
+    variants = [DimensionScore(score=s, layer="bottom_line", backend="mock") for s in (0.0, 1.0)] + [
+        DimensionScore.unscored("bottom_line", "mock", reason)
+        for reason in ("unparseable", "judge_timeout", "not_applicable", "rule_error")]
+    state = rng.getstate()
+    outcomes = []
+    for variant in variants:
+        rng.setstate(state)  # the same random vectors each time; only the monitor-only verdict differs
+        results = engine.finish(items, vectors(variant))
+        outcomes.append([(r.reward, r.gate, r.utility, r.valid, r.reason, r.excluded) for r in results])
+    assert all(outcome == outcomes[0] for outcome in outcomes)

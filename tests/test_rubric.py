@@ -308,3 +308,46 @@ def test_whitespace_only_text_is_refused(tmp_path):
     path.write_text(data[:start] + '  criterion: "   \\n  "' + data[end:])
     errors = lint(path)
     assert any("key 'judge.criterion': Value error, must not be blank (it holds only whitespace)" in e for e in errors), errors
+
+
+def _monitor_tree(tmp_path, suite_text: str):
+    import shutil
+
+    copy = tmp_path / "rubrics"
+    shutil.copytree(FIXTURE_RUBRICS, copy)
+    (copy / "suites" / "watch.yaml").write_text(suite_text)
+    return copy / "suites" / "watch.yaml"
+
+
+def test_monitor_only_dimensions_are_loaded_and_scored_but_weightless(tmp_path):
+    path = _monitor_tree(tmp_path, "name: watch\ndimensions: {format: 1.0, useful: 3.0, evidence_fit: 1.0}\n"
+                                   "monitor: [grounded]\n")
+    loaded = load_suite(path)
+    assert set(loaded.dimensions) == {"format", "useful", "evidence_fit", "grounded"}  # grounded is scored
+    assert loaded.monitor == {"grounded"} and loaded.weight("grounded") == 0.0
+    assert lint_report(path).errors == []
+
+
+def test_lint_refuses_unknown_doubly_listed_and_gated_monitor_dimensions(tmp_path):
+    path = _monitor_tree(tmp_path, "name: watch\ndimensions: {format: 1.0, useful: 3.0, grounded: 1.0}\n"
+                                   "monitor: [grounded, evidnce_fit, useful]\ngate_exponents: {useful: 2.0}\n")
+    errors = "\n".join(lint_report(path).errors)
+    assert "key 'monitor.evidnce_fit': unknown dimension (did you mean 'evidence_fit'?)" in errors
+    assert "key 'monitor.grounded': both weighted (in 'dimensions') and monitor-only" in errors
+    assert "key 'monitor.useful': both weighted" in errors
+    path.write_text("name: watch\ndimensions: {format: 1.0, useful: 3.0}\nmonitor: [grounded, grounded]\n"
+                    "gate_exponents: {grounded: 2.0}\n")
+    errors = "\n".join(lint_report(path).errors)
+    assert "key 'monitor.grounded': listed twice" in errors
+    assert "key 'gate_exponents.grounded': grounded is monitor-only" in errors
+    # The gate needs a weighted bottom-line dimension: a monitor-only one does not count.
+    path.write_text("name: watch\ndimensions: {useful: 3.0}\nmonitor: [grounded, format]\n")
+    assert "gated aggregation needs a bottom-line dimension" in "\n".join(lint_report(path).errors)
+
+
+def test_the_claims_control_suite_is_searchllm_with_claim_hallucination_monitor_only():
+    gated, control = load_suite("searchllm"), load_suite("searchllm-monitor-claims")
+    assert control.monitor == {"claim_hallucination"}
+    assert control.suite.dimensions == {n: w for n, w in gated.suite.dimensions.items() if n != "claim_hallucination"}
+    assert set(control.dimensions) == set(gated.dimensions)  # still scored
+    assert (control.suite.aggregation, control.suite.delta) == (gated.suite.aggregation, gated.suite.delta)

@@ -64,7 +64,7 @@ def test_bad_input_gets_clear_errors_and_the_server_keeps_serving(server):
     unknown = httpx.post(f"{url}/v1/score", json={"suite": "serchllm", "items": [item]}, headers=AUTH, timeout=30)
     assert unknown.status_code == 404
     assert "did you mean 'searchllm'" in unknown.json()["error"]
-    assert unknown.json()["known_suites"] == ["genrm", "searchllm", "searchllm-linear", "searchllm-reasoning", "searchllm-sum"]
+    assert unknown.json()["known_suites"] == ["genrm", "searchllm", "searchllm-linear", "searchllm-monitor-claims", "searchllm-reasoning", "searchllm-sum"]
     too_many = httpx.post(f"{url}/v1/score", json={"items": [item] * 41}, headers=AUTH, timeout=30)
     assert too_many.status_code == 413 and "41 items exceed the limit of 40" in too_many.json()["error"]
     too_big = httpx.post(f"{url}/v1/score", json={"items": [{**item, "response": "x" * 500_000}]}, headers=AUTH, timeout=30)
@@ -111,11 +111,13 @@ def test_bearer_token_guards_every_route_of_the_app_but_healthz(server):
 def test_suite_endpoints_describe_layers_weights_and_versions(server):
     url = server["url"]
     index = httpx.get(f"{url}/v1/suites", headers=AUTH, timeout=10).json()["suites"]
-    assert [s["name"] for s in index] == ["genrm", "searchllm", "searchllm-linear", "searchllm-reasoning", "searchllm-sum"]
+    assert [s["name"] for s in index] == ["genrm", "searchllm", "searchllm-linear", "searchllm-monitor-claims", "searchllm-reasoning", "searchllm-sum"]
     detail = httpx.get(f"{url}/v1/suites/searchllm", headers=AUTH, timeout=10).json()
     assert detail["aggregation"] == "gated" and detail["delta"] == 0.01 and len(detail["dimensions"]) == 20
     layers = {d["name"]: d["layer"] for d in detail["dimensions"]}
     assert layers["format"] == "bottom_line" and layers["answer_firstness"] == "behavioral"
+    control = httpx.get(f"{url}/v1/suites/searchllm-monitor-claims", headers=AUTH, timeout=10).json()["dimensions"]
+    assert [(d["name"], d["weight"]) for d in control if d["monitor"]] == [("claim_hallucination", 0.0)]
     assert httpx.get(f"{url}/v1/suites/nope", headers=AUTH, timeout=10).status_code == 404
 
 

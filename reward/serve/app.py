@@ -373,7 +373,7 @@ class Ingress:
             return summary
         summary["dimensions"] = [
             {"name": n, "title": d.title, "layer": d.layer, "requirement": d.requirement, "subset": d.subset,
-             "kind": d.kind, "weight": loaded.weight(n), "inputs": list(d.inputs)}
+             "kind": d.kind, "weight": loaded.weight(n), "monitor": n in loaded.monitor, "inputs": list(d.inputs)}
             for n, d in loaded.dimensions.items()
         ]
         return summary
