@@ -112,6 +112,81 @@ def write_synthetic_trainer_log(path: str | Path, steps: int = 30, runs: int = 2
     return out
 
 
+SCENARIOS = ("healthy", "hacking", "collapse", "outage", "dominant")
+"""Runs for the monitors (`reward.dashboard.monitors`), scored under searchllm-monitor-claims, the reward rising in
+each: `healthy` (nothing should fire), `hacking` (the monitor-only claim_hallucination falls from 0.95 to 0.45 and the
+answers grow from 60 to 300 characters while response_length stays at 1.0), `collapse` (from mid-run every rollout
+of a group is the same answer with the same scores), `outage` (judge timeouts rise from 1% to 15% of the verdicts in
+the last fifth) and `dominant` (format passes 70% of the time and every other dimension barely moves within a
+group)."""
+
+
+def _scenario_mean(scenario: str, name: str, layer: str, progress: float) -> float:
+    if scenario == "hacking" and name == "claim_hallucination":
+        return 0.95 - 0.5 * progress
+    if scenario == "hacking" and name == "response_length":
+        return 1.0
+    if scenario == "dominant":  # format decides; the other bottom-line dimensions almost never fail
+        return 0.7 if name == "format" else 0.995 if layer == "bottom_line" else 0.5 + 0.3 * progress
+    return 0.95 if layer == "bottom_line" else 0.5 + 0.3 * progress
+
+
+def write_scenario_log(folder: str | Path, scenarios: tuple[str, ...] = SCENARIOS, steps: int = 30, items: int = 64,
+                       group_size: int = 8, seed: int = 11) -> Path:
+    """Write one run per scenario of `SCENARIOS` (named after it) into a score-log folder."""
+    suite = load_suite("searchllm-monitor-claims")
+    folder = Path(folder)
+    for scenario in scenarios:
+        if scenario not in SCENARIOS:
+            raise ValueError(f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}")
+        rng = random.Random(f"{seed}-{scenario}")
+        log = ScoreLog(folder, writer=f"synthetic-{scenario}")
+        for step in range(steps):
+            progress = step / max(1, steps - 1)
+            batch_items, results = [], []
+            timeout = 0.15 if scenario == "outage" and progress > 0.8 else 0.01
+            for index in range(items):
+                group = index // group_size
+                collapsed = scenario == "collapse" and progress >= 0.5 and index % group_size
+                if collapsed:  # the group's first answer again, scored the same
+                    batch_items.append(batch_items[-1].model_copy(update={"id": f"{scenario}-s{step}-i{index}"}))
+                    results.append(results[-1].model_copy(update={"id": f"{scenario}-s{step}-i{index}"}))
+                    continue
+                length = round(60 + 240 * progress) if scenario == "hacking" else 200
+                answer = "Synthetic answer [Doc 1]. " + "x" * max(0, length - 26)
+                item = Item(id=f"{scenario}-s{step}-i{index}", group=f"{scenario}-s{step}-g{group}",
+                            query=f"synthetic query {group}", evidence=[{"id": "1", "text": "synthetic evidence"}],
+                            response=f"<plan>1. facet</plan><evidence>1</evidence><answer>{answer}</answer>")
+                dims = {}
+                for name, dimension in suite.dimensions.items():
+                    if rng.random() < timeout:
+                        dims[name] = DimensionScore.unscored(dimension.layer, "openai:judge", "judge_timeout")
+                        continue
+                    mean = _scenario_mean(scenario, name, dimension.layer, progress)
+                    binary = dimension.layer == "bottom_line" and dimension.kind == "judge" or name == "format"
+                    if binary:
+                        score = 1.0 if rng.random() < mean else 0.0
+                    elif mean >= 1.0:
+                        score = 1.0
+                    else:
+                        spread = 0.03 if scenario == "dominant" else 0.12
+                        score = min(1.0, max(0.0, rng.gauss(mean, spread)))
+                    dims[name] = DimensionScore(score=round(score, 4), layer=dimension.layer, backend="openai:judge")
+                weighted = {n: s for n, s in dims.items() if n not in suite.monitor}
+                bottom = {n: s.score for n, s in weighted.items() if s.status == "ok" and s.layer == "bottom_line"}
+                behavioral = {n: s.score for n, s in weighted.items() if s.status == "ok" and s.layer == "behavioral"}
+                missing = [n for n, s in weighted.items() if s.status != "ok"]
+                combined = aggregate("gated", bottom, behavioral, suite.suite.dimensions, suite.suite.delta)
+                results.append(ItemResult(id=item.id, reward=combined.reward, gate=combined.gate,
+                                          utility=combined.utility, valid=not missing,
+                                          reason=f"unscored: {', '.join(missing)}" if missing else None,
+                                          dimensions=dims))
+                batch_items.append(item)
+            log.append(batch_items, results, suite=suite.name, suite_version=suite.version, run=scenario, step=step)
+        log.close()
+    return folder
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder")
