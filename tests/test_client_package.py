@@ -5,6 +5,7 @@ agree with the server's."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -77,8 +78,9 @@ def test_a_fresh_venv_installs_the_client_and_scores_an_example(server, tmp_path
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     line = next(l for l in EXAMPLES.read_text().splitlines() if l.strip())
+    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     run = subprocess.run([str(fresh), "-c", SCRIPT, server["url"], TOKEN, line], capture_output=True, text=True,
-                         timeout=300, cwd=tmp_path)
+                         timeout=300, cwd=tmp_path, env=clean)
     assert run.returncode == 0, run.stderr[-2000:]
     reply = json.loads(run.stdout)
     assert reply["version"] == [int(v) for v in version.split(".")]
