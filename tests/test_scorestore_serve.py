@@ -61,7 +61,8 @@ def test_a_database_outage_answers_503_with_retry_after_and_the_retries_are_logg
         server.start()
         for body in ({"items": _items("b"), "step": 2, "request_id": "b"}, {"items": _items("c"), "step": 3},
                      {"items": _items("b"), "step": 2, "request_id": "b"}):  # the retries, one of them twice
-            assert score(body).status_code == 200
+            answer = score(body)
+            assert answer.status_code == 200, reply(answer)
         assert ingress.healthz()["status"] == "ok"
         ingress.log.close()
     assert Counter(r.result.id for r in read_log(tmp_path / "scores")) == Counter(

@@ -93,3 +93,67 @@ def test_a_large_requests_work_runs_off_the_event_loop_and_a_small_ones_on_it():
 
     loop_thread, large, small = asyncio.run(scenario())
     assert large != loop_thread and small == loop_thread
+
+
+def test_small_batches_are_written_by_a_writer_of_their_own_and_stay_exactly_once(tmp_path):
+    from collections import Counter
+
+    from reward.scorelog import ScoreLog, read_log, segments
+    from tests.test_scorelog_durability import batch
+
+    log = ScoreLog(tmp_path, writer="w", small_items=4)
+    big_writer_busy = log._lock  # a large batch's write in progress holds the large batches' lock
+    with big_writer_busy.for_size(1000):
+        assert log.append(*batch("s", size=2), suite="s", suite_version="v", run="r", step=1, request="s") is True
+    assert log.append(*batch("s", size=2), suite="s", suite_version="v", run="r", step=1, request="s") is False
+    assert log.append(*batch("l", size=8), suite="s", suite_version="v", run="r", step=2, request="l") is True
+    log.close()
+    assert sorted(p.name.split("-")[-2] for p in segments(tmp_path)) == ["small", "w"]
+    assert Counter(r.result.id for r in read_log(tmp_path)) == Counter(
+        {**{f"s-{i}": 1 for i in range(2)}, **{f"l-{i}": 1 for i in range(8)}})
+
+
+class RecordingHandle:
+    """A scoring replica called in-process, as a DeploymentHandle would be; records the chunk sizes it got."""
+
+    def __init__(self, scorer):
+        self.sizes: list[int] = []
+        handle = self
+
+        class _Method:
+            def __init__(self, name):
+                self.name = name
+
+            async def remote(self, suite, payload):
+                handle.sizes.append(len(payload))
+                return await getattr(scorer, self.name)(suite, payload)
+
+        self.score, self.score_vectors = _Method("score"), _Method("score_vectors")
+
+
+def test_small_requests_go_to_the_express_scorers_and_large_ones_never_do(tmp_path, monkeypatch):
+    from collections import Counter
+
+    from reward.scorelog import read_log
+    from reward.serve import Ingress, Limits, Scorer, ServerArgs
+    from tests.support import TOKEN, make_item
+    from tests.test_hot_reload import reply, request
+
+    monkeypatch.setenv("REWARD_TEST_TOKEN", TOKEN)
+    args = ServerArgs(suites=["mini"], rubrics=str(FIXTURE_RUBRICS), judge="mock", score_log=str(tmp_path / "scores"),
+                      token_env="REWARD_TEST_TOKEN", express_scorers=1, limits=Limits(small_items=2, chunk_items=4))
+    shared, express = RecordingHandle(Scorer.func_or_class(args)), RecordingHandle(Scorer.func_or_class(args))
+    ingress = Ingress.func_or_class.__new__(Ingress.func_or_class)
+    asyncio.run(ingress.__init__(shared, args, express))
+
+    def score(prefix: str, n: int):
+        items = [make_item(f"{prefix}{k}", "Skibidi streams on Spotify [1].", group=f"{prefix}{k // 2}")
+                 .model_dump(mode="json") for k in range(n)]
+        return asyncio.run(ingress.score(request("POST", "/v1/score", {"suite": "mini", "items": items})))
+
+    small, large = score("s", 2), score("l", 8)
+    assert small.status_code == large.status_code == 200
+    assert len(reply(small)["results"]) == 2 and len(reply(large)["results"]) == 8
+    assert express.sizes == [2] and shared.sizes == [4, 4]
+    ingress.log.close()
+    assert Counter(r.result.id[0] for r in read_log(tmp_path / "scores")) == Counter({"s": 2, "l": 8})

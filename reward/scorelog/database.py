@@ -173,12 +173,21 @@ class PostgresDatabase:
     def _unavailable(self, exc: Exception) -> StoreUnavailable:
         return StoreUnavailable(f"{self.path}: {_first_line(exc)}")
 
+    def _idle(self, db) -> bool:
+        return db.info.transaction_status == self._psycopg.pq.TransactionStatus.IDLE
+
     def execute(self, sql: str, params: Sequence[Any] = ()):
-        db = self._connect()
-        try:
-            return db.execute(_placeholders(sql), params)
-        except self._psycopg.OperationalError as exc:
-            raise self._unavailable(exc) from exc
+        for attempt in range(2):
+            db = self._connect()
+            idle = self._idle(db)
+            try:
+                return db.execute(_placeholders(sql), params)
+            except self._psycopg.OperationalError as exc:
+                # A connection the server dropped while it sat idle (a restart) fails once: connect again, but
+                # never inside a transaction, whose earlier statements are gone with it.
+                if attempt or not idle or not db.broken:
+                    raise self._unavailable(exc) from exc
+        raise AssertionError("unreachable")
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if not rows:
@@ -198,14 +207,20 @@ class PostgresDatabase:
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         """One write transaction, holding the store's advisory write lock until it ends (every host's writers
-        queue, as SQLite's writers queue on the file lock)."""
-        db = self._connect()
-        try:
-            with db.transaction():
-                db.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                yield
-        except self._psycopg.OperationalError as exc:
-            raise self._unavailable(exc) from exc
+        queue, as SQLite's writers queue on the file lock). A connection the server dropped while idle is replaced
+        once, before the transaction's first statement."""
+        for attempt in range(2):
+            db = self._connect()
+            started = False
+            try:
+                with db.transaction():
+                    db.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                    started = True
+                    yield
+                return
+            except self._psycopg.OperationalError as exc:
+                if started or attempt or not db.broken:
+                    raise self._unavailable(exc) from exc
 
     def has_table(self, name: str) -> bool:
         return self.execute("SELECT to_regclass(?) IS NOT NULL", (name,)).fetchone()[0]

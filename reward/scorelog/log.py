@@ -108,13 +108,21 @@ class ScoreLog:
     """Appends records to this writer's own segment of a log folder."""
 
     def __init__(self, folder: str | Path, *, keep_items: bool = True, writer: str | None = None,
-                 store: bool = True, retention: Retention | None = None, store_url: str | None = None):
+                 store: bool = True, retention: Retention | None = None, store_url: str | None = None,
+                 small_items: int = 0):
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.keep_items = keep_items
         self.writer = writer or f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.retention = retention
         self.claim_wait_s = CLAIM_WAIT_S
+        self.small_items = small_items
+        """Batches of at most this many items go to a second writer of their own (its own segment and lock), so a
+        small batch never waits for a large batch's write; request ids stay exactly-once (the store is shared)."""
+        self._small: ScoreLog | None = None
+        self._small_made = threading.Lock()
+        self._small_options = {"keep_items": keep_items, "store": store, "retention": retention,
+                               "store_url": store_url}
         self._lock = SmallestFirstLock()
         self._handle = None
         self._segment = 0
@@ -204,6 +212,9 @@ class ScoreLog:
         the batch's size and digest, so a claim left by a dead writer is settled by reading the log where it would
         be, and a rebuilt store (`reward log reindex`) keeps a torn batch partial.
         Without a store (`store=False`) ids are written but not checked."""
+        if 0 < len(items) <= self.small_items:
+            return self._small_lane().append(items, results, suite=suite, suite_version=suite_version, run=run,
+                                             step=step, request=request, digest=digest, judge=judge)
         now = dt.datetime.now(dt.UTC)
         size = len(items)
         if request is not None and digest is None:
@@ -481,7 +492,18 @@ class ScoreLog:
                 return exc.reason
         return None
 
+    def _small_lane(self) -> ScoreLog:
+        if self._small is not None:
+            return self._small
+        with self._small_made:  # made once, on the first small batch (not under the large batches' lock)
+            if self._small is None:
+                self._small = ScoreLog(self.folder, writer=f"{self.writer}-small", **self._small_options)
+                self._small.claim_wait_s = self.claim_wait_s
+            return self._small
+
     def close(self) -> None:
+        if self._small is not None:
+            self._small.close()
         with self._lock.for_size(0):
             if self._handle is not None:
                 self._handle.close()

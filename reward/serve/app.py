@@ -148,9 +148,11 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None, **e
 class Ingress:
     """HTTP ingress: validation, limits, auth, fan-out to scorers, score log, metrics."""
 
-    def __init__(self, scorer: DeploymentHandle, args: ServerArgs):
+    def __init__(self, scorer: DeploymentHandle, args: ServerArgs, express: DeploymentHandle | None = None):
         check_secrets(args, "Ingress")
         self.scorer = scorer
+        self.express = express
+        """The scorers that take only small requests' chunks (`express_scorers`), or None."""
         self.args = args
         self.limits = args.limits
         self.suites = {name: load_suite(name, Path(args.rubrics)) for name in served_suites(args)}
@@ -177,7 +179,8 @@ class Ingress:
         if args.score_log:
             from reward.scorelog import ScoreLog
 
-            self.log = ScoreLog(args.score_log, retention=args.score_log_retention, store_url=args.score_store)
+            self.log = ScoreLog(args.score_log, retention=args.score_log_retention, store_url=args.score_store,
+                                small_items=args.limits.small_items)  # small batches: a writer of their own
 
     def reconfigure(self, config: dict) -> None:
         self.limits = Limits.model_validate({**self.limits.model_dump(), **(config.get("limits") or config)})
@@ -642,7 +645,8 @@ class Ingress:
             retrying = AsyncRetrying(stop=stop_after_attempt(self.limits.chunk_retries + 1), reraise=True,
                                      wait=wait_exponential_jitter(multiplier=0.5, max=5.0),
                                      before_sleep=before_sleep_log(log, logging.WARNING, exc_info=True))
-            method = self.scorer.score_vectors if split else self.scorer.score
+            scorer = self.express if small and self.express is not None else self.scorer
+            method = scorer.score_vectors if split else scorer.score
             async for attempt in retrying:
                 with attempt:
                     return await method.remote(loaded, payload)  # this exact version
@@ -650,6 +654,8 @@ class Ingress:
 
         async def run(indices: list[int]) -> dict:
             payload = await off_loop(not small, dump_items, items, indices)
+            if small and self.express is not None:  # scorers of its own: no chunk slot to wait for
+                return await call(payload)
             return await self._share().run(turn, lambda: call(payload), small=small)
 
         replies = await asyncio.gather(*(run(c) for c in chunks))
@@ -707,11 +713,16 @@ def build_app(args: ServerArgs) -> Application:
     scorer = Scorer.options(num_replicas=args.scorer_replicas,
                             ray_actor_options={"num_cpus": args.scorer_cpus, **resources},
                             max_ongoing_requests=args.scorer_max_ongoing_requests).bind(args)
+    express = None
+    if args.express_scorers:  # mostly idle: no CPU reserved, so they fit beside the scorers
+        express = Scorer.options(name="ExpressScorer", num_replicas=args.express_scorers,
+                                 ray_actor_options={"num_cpus": 0, **resources},
+                                 max_ongoing_requests=args.scorer_max_ongoing_requests).bind(args)
     placement = {"ray_actor_options": {"num_cpus": 1, **resources}} if resources else {}
     return Ingress.options(num_replicas=args.ingress_replicas, **placement, user_config={"limits": args.limits.model_dump()},
                            max_ongoing_requests=args.ingress_max_ongoing_requests,
                            graceful_shutdown_timeout_s=args.drain_timeout_s,
-                           max_queued_requests=args.ingress_max_queued_requests).bind(scorer, args)
+                           max_queued_requests=args.ingress_max_queued_requests).bind(scorer, args, express)
 
 
 __all__ = ["OPEN_ROUTES", "BodyRejected", "Ingress", "Limits", "Scorer", "ServerArgs", "build_app", "check_secrets",

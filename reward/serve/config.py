@@ -113,6 +113,10 @@ class ServerArgs(BaseModel):
     scorer_replicas: int = Field(default=1, ge=1)
     scorer_cpus: float = Field(default=1.0, gt=0)
     """CPUs reserved per scoring replica (rules and the local tier run there)."""
+    express_scorers: int = Field(default=0, ge=0)
+    """Scoring replicas that take only small requests' chunks (`limits.small_items`), so a probe, a validation item
+    or an online shadow score never shares a scorer with large batches. Each loads its own judge models (memory);
+    no CPU is reserved for them. 0: small requests take express chunk slots on the shared scorers."""
     ingress_replicas: int = Field(default=1, ge=1)
     replica_resources: dict[str, float] = Field(default_factory=dict)
     """Custom Ray resources every replica asks for. Cluster configs ask for `reward`, which only the judge nodes
