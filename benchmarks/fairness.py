@@ -171,6 +171,8 @@ def main() -> None:
     parser.add_argument("--bodies", type=int, default=6, help="memory: maximum-size bodies sent at once")
     parser.add_argument("--body-mb", type=float, default=62.0, help="memory: size of each body")
     parser.add_argument("--scorers", type=int, default=2)
+    parser.add_argument("--express-scorers", type=int, default=0,
+                        help="scoring replicas for small requests only (passed only when set: older code has none)")
     parser.add_argument("--judge", default="mock", help="judge backend, e.g. mock:0.05 (each call takes 50 ms)")
     parser.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
                         help="another `Limits` field, e.g. chunks_per_scorer=4 (repeatable)")
@@ -178,7 +180,8 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8794)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as log_dir:
-        server = ServerArgs(judge=args.judge, score_log=log_dir, scorer_replicas=args.scorers, scorer_cpus=0.5,
+        express = {"express_scorers": args.express_scorers} if args.express_scorers else {}
+        server = ServerArgs(judge=args.judge, score_log=log_dir, scorer_replicas=args.scorers, scorer_cpus=0.5, **express,
                             limits=Limits(max_items=4096, max_items_in_flight=16384,
                                           **{k: int(v) for k, v in (item.split("=", 1) for item in args.limit)}))
         url = start_server(server, port=args.port)
@@ -187,7 +190,8 @@ def main() -> None:
         finally:
             stop_server()
     print(json.dumps({
-        "benchmark": f"fairness_{args.mode}", "code": args.code, "judge": args.judge, "limits": args.limit, **measured,
+        "benchmark": f"fairness_{args.mode}", "code": args.code, "judge": args.judge, "limits": args.limit,
+        "express_scorers": args.express_scorers, **measured,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
                    f"load average {os.getloadavg()[0]:.1f}",
     }, indent=2))
