@@ -8,7 +8,8 @@ step and run name, and returns the scalar reward `R` of each valid rollout and `
 unscored bottom-line dimension): TRL 1.x treats `None` as "unscorable", leaves it out of its group's baseline and
 gives it zero advantage, so it is masked rather than punished. Every dimension, gate, utility and the valid rate go
 to TRL's metrics through its `log_metric` hook as `reward_dim/<key>/mean` and `reward_dim/<key>/unscored_rate`, the
-same names `policy.verl_hooks` gives verl's logs.
+same names `policy.verl_hooks` gives verl's logs, and the training monitors' alerts as `reward_alert/<rule>` and
+`reward_alert/<rule>/<dimension>` (1.0 while the rule fires; `reward.dashboard.monitors`).
 
 Rollout ids are `<item_id>#<k>` with `k` counting the prompt's rollouts in the batch, so every rollout of a step has
 its own row in the score log. The step sent is `trainer_state.global_step + 1`: the optimizer step these rollouts
@@ -88,6 +89,8 @@ class ServerReward:
         self.requests = 0
         """Requests sent so far (one per prompt group)."""
         self.last_seconds = 0.0
+        self.monitor = None
+        """The training monitors over the steps this function has scored (`alerts`)."""
 
     def __call__(self, prompts: list, completions: list, completion_ids: list | None = None, *,
                  extra_info: list[dict] | None = None, trainer_state: Any = None,
@@ -122,8 +125,27 @@ class ServerReward:
         if log_metric is not None:
             for name, value in column_metrics({key: [row[key] for row in rows] for key in rows[0]}).items():
                 log_metric(name, value)
+            if step is not None:
+                for name, value in self.alerts(step, results, items).items():
+                    log_metric(name, value)
         self.last_seconds = time.perf_counter() - started
         return results
+
+
+    def alerts(self, step: int, results: list[dict], items: list[dict]) -> dict[str, float]:
+        """The training monitors' `reward_alert/...` keys after this step (`reward.dashboard.monitors`; the roles of
+        the dimensions from the suite's file in the shipped rubrics). A diagnostic: a failure is logged, never
+        raised."""
+        from reward.dashboard.monitors import StepMonitor, suite_roles, summarise_results
+
+        try:
+            if self.monitor is None:
+                layers = {n: d.get("layer") for r in results for n, d in r["dimensions"].items()}
+                self.monitor = StepMonitor(roles=suite_roles([self.suite], layers))
+            return self.monitor.observe(summarise_results(step, results, items, roles=self.monitor.roles))
+        except Exception:
+            log.exception("reward alerts failed at step %s", step)
+            return {}
 
 
 class DimensionRewards:

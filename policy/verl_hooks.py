@@ -12,7 +12,8 @@ during training depends on the trainer:
 
 Either way the metrics are `reward_dim/<key>/mean` and `reward_dim/<key>/unscored_rate` for every numeric key
 (dimensions, score, gate, utility; `None` values, which have no score, left out of the mean, so an unscored
-dimension does not drag it down) and `reward_dim/valid_rate`; they reach every configured logger (wandb, tensorboard, console) next to
+dimension does not drag it down), `reward_dim/valid_rate`, and the training monitors' `reward_alert/<rule>` and
+`reward_alert/<rule>/<dimension>` (1.0 while the rule fires; `reward.dashboard.monitors`); they reach every configured logger (wandb, tensorboard, console) next to
 verl's own. The step reaches the server separately: `policy.verl_manager` passes each rollout's `global_steps`
 (trainer V1 sets it per sample; for the legacy trainer `install()` also wraps `_get_gen_batch` to set it).
 `install()` also sizes the reward-loop workers' `max_concurrency` (Ray's default for an async actor is 1,000) to a
@@ -61,10 +62,63 @@ def column_metrics(columns: dict[str, Any]) -> dict[str, float]:
     return metrics
 
 
+_NOT_DIMENSIONS = {"score", "gate", "utility", "valid"}
+_MONITOR: dict[str, Any] = {}
+
+
+def alert_column_metrics(columns: dict[str, Any], step: int | None = None, groups: Any = None,
+                         lengths: Any = None) -> dict[str, float]:
+    """The training monitors' `reward_alert/<rule>` (and `reward_alert/<rule>/<dimension>`) keys for a step's
+    reward columns (`reward.dashboard.monitors`), with the rollouts' groups (verl's `uid`) and response lengths
+    when known. One monitor per process keeps the steps; which dimensions are monitor-only comes from the suite
+    `REWARD_SUITE` names (default searchllm). A step of None counts on from the last one."""
+    import os
+
+    from reward.dashboard.monitors import StepMonitor, suite_roles, summarise
+
+    def listed(column):
+        return None if column is None else (column.tolist() if hasattr(column, "tolist") else list(column))
+
+    cols = {key: listed(column) for key, column in columns.items()}
+    if "score" not in cols or "valid" not in cols or not cols["score"]:
+        return {}
+    dims = {}
+    for key, column in cols.items():
+        if key in _NOT_DIMENSIONS or key.startswith("gdpo_"):
+            continue
+        try:
+            dims[key] = [None if v is None else float(v) for v in column]
+        except (TypeError, ValueError):
+            continue  # a non-numeric extra key
+    monitor = _MONITOR.get("monitor")
+    if monitor is None:
+        suite = os.environ.get("REWARD_SUITE", "searchllm")
+        monitor = _MONITOR["monitor"] = StepMonitor(roles=suite_roles([suite], {}))
+    if step is None:
+        step = monitor.history[-1].step + 1 if monitor.history else 0
+    summary = summarise(int(step), [float(v) for v in cols["score"]], [bool(v) for v in cols["valid"]], dims,
+                        groups=None if groups is None else [str(g) for g in listed(groups)],
+                        lengths=None if lengths is None else [float(v) for v in listed(lengths)],
+                        roles=monitor.roles)
+    return monitor.observe(summary)
+
+
 def dimension_metrics(batch) -> dict[str, float]:
-    """Legacy trainer: the metrics of a `DataProto` batch's reward extra keys."""
+    """Legacy trainer: the metrics of a `DataProto` batch's reward extra keys, and the monitors' alerts (with the
+    rollouts' `uid` as their group and the response tokens as their length)."""
     keys = list(batch.meta_info.get("reward_extra_keys", []))
-    return column_metrics({k: batch.non_tensor_batch[k] for k in keys if k in batch.non_tensor_batch})
+    columns = {k: batch.non_tensor_batch[k] for k in keys if k in batch.non_tensor_batch}
+    metrics = column_metrics(columns)
+    try:
+        mask = batch.batch["response_mask"] if batch.batch is not None and "response_mask" in batch.batch else None
+        steps = batch.non_tensor_batch.get("global_steps")
+        step = int(steps[0]) if steps is not None and len(steps) else batch.meta_info.get("global_steps")
+        metrics.update(alert_column_metrics(
+            columns, None if step is None else int(step), batch.non_tensor_batch.get("uid"),
+            None if mask is None else mask.sum(-1)))
+    except Exception:  # alerts are diagnostics: a failure here must not stop training
+        log.exception("reward alerts failed")
+    return metrics
 
 
 def rows_metrics(rows: list[Any]) -> dict[str, float]:
@@ -75,13 +129,22 @@ def rows_metrics(rows: list[Any]) -> dict[str, float]:
     return column_metrics({key: [info.get(key) for info in infos] for key in keys})
 
 
-def v1_batch_metrics(batch, kv_batch_get: Callable[..., Any]) -> dict[str, float]:
-    """Trainer V1: read `extra_fields` of the step's rollouts from the TransferQueue (padding rows left out)."""
+def v1_batch_metrics(batch, kv_batch_get: Callable[..., Any], step: int | None = None) -> dict[str, float]:
+    """Trainer V1: read `extra_fields` of the step's rollouts from the TransferQueue (padding rows left out); with
+    the monitors' alerts (no groups or lengths there: the group and length rules stay silent)."""
     data = kv_batch_get(keys=batch.keys, partition_id=batch.partition_id, select_fields=["extra_fields"])
     column = data.pop("extra_fields")
     rows = column.tolist() if hasattr(column, "tolist") else list(column)
     padding = [bool(tag.get("is_padding", False)) for tag in batch.tags]
-    return rows_metrics([row for row, pad in zip(rows, padding, strict=True) if not pad])
+    kept = [row for row, pad in zip(rows, padding, strict=True) if not pad]
+    metrics = rows_metrics(kept)
+    try:
+        infos = [row.get("reward_extra_info") or {} for row in kept if isinstance(row, dict)]
+        keys = sorted({key for info in infos for key in info})
+        metrics.update(alert_column_metrics({key: [info.get(key) for info in infos] for key in keys}, step))
+    except Exception:  # alerts are diagnostics: a failure here must not stop training
+        log.exception("reward alerts failed at step %s", step)
+    return metrics
 
 
 def wrap_v1_compute_metrics(original: Callable, kv_batch_get: Callable[..., Any]) -> Callable:
@@ -91,7 +154,7 @@ def wrap_v1_compute_metrics(original: Callable, kv_batch_get: Callable[..., Any]
     def _compute_metrics(self, batch, metrics, timing_raw, global_steps, epoch):
         result = original(self, batch, metrics, timing_raw, global_steps, epoch)
         try:
-            metrics.update(v1_batch_metrics(batch, kv_batch_get))
+            metrics.update(v1_batch_metrics(batch, kv_batch_get, global_steps))
         except Exception:  # curves are diagnostics: a failure here must not stop training
             log.exception("per-dimension reward metrics failed at step %s", global_steps)
         return result

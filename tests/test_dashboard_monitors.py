@@ -98,3 +98,50 @@ def test_no_alert_from_too_few_steps():
     history = [summarise(k, [0.1 * k] * 8, [True] * 8, {"claim": [1.0 - 0.1 * k] * 8}, layers={"claim": "bottom_line"})
                for k in range(5)]
     assert [a for a in evaluate(history) if a.rule == "dimension_falling"] == []  # min_steps (10) not reached
+
+
+def test_the_page_lists_alerts_marks_them_on_the_curves_and_marks_monitor_only_dimensions(tmp_path):
+    from tests.test_dashboard import CHROMIUM, FLAGS, require_chromium
+
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    from reward.dashboard import render_from_log
+
+    folder = write_scenario_log(tmp_path / "log", scenarios=("healthy", "hacking"), steps=16)
+    page_path = tmp_path / "dashboard.html"
+    page_path.write_text(render_from_log(folder), encoding="utf-8")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(page_path.as_uri())
+        page.wait_for_function("window.dashboardReady === true", timeout=60000)
+        rows = page.eval_on_selector_all("#alerts tr[data-run]", "els => els.map(e => [e.dataset.run, e.dataset.rule])")
+        assert ("hacking", "dimension_falling") in [tuple(r) for r in rows]
+        assert all(run == "hacking" for run, _ in rows)  # the healthy run raised none
+        assert "Claim hallucination (monitor-only)" in page.inner_text("#alerts")
+        marks = page.evaluate("""() => ['chart-reward', 'chart-dim-claim_hallucination'].map((id) =>
+            document.getElementById(id).data.filter((t) => t.meta.role === 'alert').map((t) => [t.meta.run, t.x.length]))""")
+        assert [run for run, _ in marks[0]] == ["hacking"] and marks[0][0][1] >= marks[1][0][1] >= 1
+        assert page.eval_on_selector_all("#bottom_line .card.monitor #chart-dim-claim_hallucination",
+                                         "els => els.length") == 1
+        assert page.eval_on_selector_all("#latest-table tr.monitor", "els => els.map(e => e.innerText)")[0].startswith(
+            "Claim hallucination (monitor-only)")
+        browser.close()
+    assert errors == []
+
+
+def test_metrics_export_the_latest_steps_alerts_per_run(tmp_path):
+    from reward.serve.metrics import Metrics
+
+    folder = write_scenario_log(tmp_path / "log", scenarios=("healthy", "hacking"), steps=16)
+    metrics = Metrics()
+    metrics.observe_alerts(folder)
+    text = metrics.render().decode()
+    assert 'reward_alert{dimension="claim_hallucination",rule="dimension_falling",run="hacking"} 1.0' in text
+    assert 'reward_alert{dimension="",rule="dimension_falling",run="hacking"} 1.0' in text
+    assert 'reward_alert{dimension="",rule="dimension_falling",run="healthy"} 0.0' in text
+    assert 'reward_alert_step{run="hacking"} 15.0' in text
+    assert 'rule="zero_spread_groups",run="hacking"} 0.0' in text

@@ -466,3 +466,44 @@ class StepMonitor:
 
             logging.getLogger(__name__).warning("reward alert at step %d: %s: %s", alert.step, alert.rule, alert.message)
         return alert_metrics(alerts, summary.dimensions)
+
+
+def page_alerts(where: Mapping[str, tuple[Path, str]], data: dict, rubrics: Path | None = None,
+                config: MonitorConfig | None = None) -> None:
+    """Put every charted run's alerts (`alerts`: each alert at each step it fired) and the monitor-only dimensions
+    of the runs' suites (`monitor`) into the dashboard's data."""
+    monitor: set[str] = set()
+    for label, info in data["runs"].items():
+        folder, run = where[label]
+        roles = suite_roles(info.get("suites", []), data.get("layers", {}), rubrics)
+        monitor |= roles.monitor
+        history = log_summaries(folder, run, info["steps"], roles) if info["steps"] else []
+        info["alerts"] = [alert.to_dict() for alert in alert_history(history, config, roles)]
+    data["monitor"] = sorted(monitor)
+
+
+_CURRENT: dict[str, tuple[tuple, dict]] = {}
+
+
+def current_alerts(folder: Path, rubrics: Path | None = None,
+                   config: MonitorConfig | None = None) -> dict[str, tuple[int, list[Alert]]]:
+    """Each stepped run of a score log: its latest step and the alerts firing there (what `/metrics` exports).
+    Reads only the steps the rules look back over; recomputed only when a writer has committed to the store."""
+    from reward.dashboard.data import open_store, store_version
+
+    config = config or MonitorConfig()
+    version = (store_version([folder]), None if rubrics is None else str(rubrics), config.model_dump_json())
+    cached = _CURRENT.get(str(folder))
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    with open_store(folder) as store:
+        series = store.series()
+    out: dict[str, tuple[int, list[Alert]]] = {}
+    for run, info in series["runs"].items():
+        if info.get("unstepped") or not info["steps"]:
+            continue
+        roles = suite_roles(info.get("suites", []), series["layers"], rubrics)
+        steps = info["steps"][-max(config.window, config.flat_window, config.recent):]
+        out[run] = (steps[-1], evaluate(log_summaries(folder, run, steps, roles), config, roles))
+    _CURRENT[str(folder)] = (version, out)
+    return out

@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 
 from reward.dashboard.data import drilldown, embedded_samples, ensure_store, page_data, store_version
+from reward.dashboard.monitors import page_alerts
 from reward.dashboard.stats import SAMPLE_STEPS, summarise
 from reward.dashboard.trainer import TrainerMetricsError, trainer_data
 from reward.scorelog import ScoreRecord
@@ -108,6 +109,7 @@ def _page(data: dict, *, title: str, smoothing: float, titles: dict[str, str] | 
     data["bucket"] = UNSTEPPED_BUCKET
     data["samples_url"] = samples_url
     data.setdefault("trainer", {})
+    data.setdefault("monitor", [])
     cascade = any(info.get("cascade") for info in data["runs"].values())
     # Inside <script>, "</script", "<!--" and "<script" in logged text would end or derail the block (and with it
     # the page); JSON's \u escapes keep every such character out of the HTML parser's sight.
@@ -126,7 +128,8 @@ def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE,
                     sample_steps: int = SAMPLE_STEPS, smoothing: float = DEFAULT_SMOOTHING,
                     titles: dict[str, str] | None = None, samples_url: str | None = None,
                     sample_stride: int | None = None, trainer: Mapping[str, str | Path] | None = None,
-                    trainer_keys: Sequence[str] | None = None, trainer_missing_ok: bool = False) -> str:
+                    trainer_keys: Sequence[str] | None = None, trainer_missing_ok: bool = False,
+                    rubrics: str | Path | None = None) -> str:
     """The page for one or more score-log folders, drawn from their aggregate stores (their runs side by side).
 
     A run is (folder, run name): with several folders every run is labelled `<folder>/<run>`, so two experiments
@@ -136,7 +139,9 @@ def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE,
     maps a run label ("" for the only run) to a trainer-metrics file (`reward.dashboard.trainer`), drawn on the same
     step axis; `trainer_keys` picks its metrics (default: KL, losses, entropy, response length); with
     `trainer_missing_ok` (a live run whose trainer has not written its file yet) a missing or unreadable file is
-    named on the page instead of raising. The last page is
+    named on the page instead of raising. The runs' alerts (`reward.dashboard.monitors`) are drawn where their
+    curves are, with the monitor-only dimensions of the suites in `rubrics` (default: the shipped folder) marked.
+    The last page is
     cached until a store or a trainer file changes, so repeated `GET /dashboard` calls on an idle server cost
     nothing.
     """
@@ -161,7 +166,7 @@ def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE,
            samples_url, None if titles is None else tuple(sorted(titles.items())),
            tuple((label, str(path), path.stat().st_mtime_ns, path.stat().st_size) for label, path in sources.items()),
            tuple(notes),
-           tuple(trainer_keys or ()))
+           tuple(trainer_keys or ()), None if rubrics is None else str(rubrics))
     if key in _CACHE:
         return _CACHE[key]
     data, where = page_data(paths)
@@ -174,6 +179,7 @@ def render_from_log(*folders: str | Path, title: str = DEFAULT_TITLE,
                 raise
             notes.append(str(exc))  # a live page names a file it cannot read rather than failing
     data["trainer_notes"] = notes
+    page_alerts(where, data, None if rubrics is None else Path(rubrics))
     if samples_url is None:
         embedded_samples(where, data, sample_steps, sample_stride)
     page = _page(data, title=title, smoothing=smoothing, titles=titles, samples_url=samples_url)

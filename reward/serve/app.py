@@ -392,6 +392,11 @@ class Ingress:
             return denied
         from prometheus_client import CONTENT_TYPE_LATEST
 
+        if self.args.score_log:
+            try:  # the training monitors' alerts, from the score log; a diagnostic never fails the scrape
+                self.metrics.observe_alerts(self.args.score_log, self.args.rubrics)
+            except Exception:
+                log.exception("training monitors failed; /metrics without reward_alert")
         return Response(self.metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
     @api.get("/dashboard")
@@ -409,7 +414,8 @@ class Ingress:
         # The page carries the curves only; a click fetches that step's samples from /dashboard/samples.
         return HTMLResponse(render_from_log(self.args.score_log, samples_url="dashboard/samples",
                                             trainer=self.args.dashboard_trainer_metrics, trainer_missing_ok=True,
-                                            titles=rubric_titles(self.args.rubrics)))  # the served rubrics' titles
+                                            titles=rubric_titles(self.args.rubrics),  # the served rubrics' titles
+                                            rubrics=self.args.rubrics))  # and their monitor-only dimensions
 
     @api.get("/dashboard/samples")
     def dashboard_samples(self, request: Request, run: str | None = None, step: int | None = None,

@@ -1,6 +1,7 @@
 """Prometheus metrics of one ingress replica, mirrored through Ray's metrics agent."""
 
 import logging
+from pathlib import Path
 
 from reward.schema import ItemResult
 
@@ -16,7 +17,7 @@ class Metrics:
     """
 
     def __init__(self) -> None:
-        from prometheus_client import CollectorRegistry, Counter, Histogram
+        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
         self.registry = CollectorRegistry()
         buckets = [i / 10 for i in range(11)]
@@ -43,6 +44,12 @@ class Metrics:
                                               "shrunken rubric files); the previous versions kept serving",
                                               registry=self.registry)
 
+        self.alert = Gauge("reward_alert", "Training monitors at each run's latest logged step: 1 while the rule fires "
+                           "(dimension empty: any alert of the rule; else that dimension's), 0 when it does not",
+                           ["run", "rule", "dimension"], registry=self.registry)
+        self.alert_step = Gauge("reward_alert_step", "The latest logged step of each run the monitors read", ["run"],
+                                registry=self.registry)
+
         # The same series through Ray's metrics agent: with several ingress replicas, /metrics shows one replica's
         # counts, while Ray exports every replica's series (prefixed `ray_`) for cluster-wide Prometheus scraping.
         self.ray = _ray_metrics(buckets)
@@ -63,6 +70,23 @@ class Metrics:
                     self.unscored.labels(suite, name, score.reason or "unknown").inc()
                     if self.ray:
                         self.ray["unscored"].inc(tags={"suite": suite, "dimension": name, "reason": score.reason or "unknown"})
+
+    def observe_alerts(self, score_log: str | Path, rubrics: str | Path | None = None) -> None:
+        """Set `reward_alert` from the training monitors (`reward.dashboard.monitors`) over the score log: computed
+        from the shared log, so every replica reports the same values (no Ray mirror is needed)."""
+        from reward.dashboard.monitors import RULES, current_alerts
+
+        runs = current_alerts(Path(score_log), None if rubrics is None else Path(rubrics))
+        self.alert.clear()
+        self.alert_step.clear()
+        for run, (step, alerts) in runs.items():
+            self.alert_step.labels(run).set(step)
+            for rule in RULES:
+                self.alert.labels(run, rule, "").set(0)
+            for alert in alerts:
+                self.alert.labels(run, alert.rule, "").set(1)
+                if alert.dimension:
+                    self.alert.labels(run, alert.rule, alert.dimension).set(1)
 
     def observe_outage(self, suite: str) -> None:
         self.refused_outage.labels(suite).inc()

@@ -22,6 +22,7 @@ import pytest
 from starlette.requests import Request
 
 from policy.data import row_of
+from reward.dashboard.monitors import RULES
 from reward.judges.mock_server import MockJudgeServer, MockReply, best_label
 from reward.rubric import load_suite
 from reward.scorelog import read_log
@@ -119,6 +120,10 @@ def test_trl_one_function_per_dimension_masks_a_failed_rollout_in_every_function
     assert all(value is not None and 0.0 <= value <= 1.0 for c in columns.values() for i, value in enumerate(c) if i != 1)
     assert columns["search_format"][:3] == [1.0, None, 1.0] and columns["search_format"][3] < 1.0
     assert logged["reward_dim/valid_rate"] == pytest.approx(0.75)
+    # The training monitors' keys, every rule's (one step is too few for any to fire).
+    assert {k: v for k, v in logged.items() if k.count("/") == 1 and k.startswith("reward_alert/")} == {
+        f"reward_alert/{rule}": 0.0 for rule in RULES}
+    assert logged["reward_alert/no_variance/format"] == 0.0
     logged_items = list(read_log(served.scores))
     assert {r.step for r in logged_items} == {3} and {r.run for r in logged_items} == {"trl-dims"}
 

@@ -207,14 +207,16 @@ def test_dimension_metrics_hook_logs_means_without_missing_values():
     data = DataProto.from_dict(
         tensors={"x": torch.zeros(4, 1)},
         non_tensors={"format": np.array([1.0, 0.0, None, 1.0], dtype=object), "valid": np.array([1.0, 1.0, 0.0, 1.0]),
-                     "reason": np.array(["", "", "timeout", ""], dtype=object)},
-        meta_info={"reward_extra_keys": ["format", "valid", "reason"], "global_steps": 5},
+                     "reason": np.array(["", "", "timeout", ""], dtype=object),
+                     "score": np.array([0.9, 0.1, 0.5, 0.9])},
+        meta_info={"reward_extra_keys": ["format", "valid", "reason", "score"], "global_steps": 5},
     )
     metrics = dimension_metrics(data)
     assert metrics["reward_dim/format/mean"] == pytest.approx(2 / 3)
     assert metrics["reward_dim/format/unscored_rate"] == pytest.approx(0.25)
     assert metrics["reward_dim/valid_rate"] == pytest.approx(0.75)
     assert not any(k.startswith("reward_dim/reason") for k in metrics)
+    assert metrics["reward_alert/no_variance"] == 0.0 and metrics["reward_alert/no_variance/format"] == 0.0
     wrapped = wrap_compute_data_metrics(lambda batch, use_critic: {"critic/x": 1.0})
     assert wrapped(batch=data, use_critic=False)["reward_dim/format/mean"] == pytest.approx(2 / 3)
     assert "ray_trainer" in install()
@@ -259,6 +261,26 @@ def test_v1_trainer_hook_reads_reward_extras_from_the_transfer_queue():
     assert metrics["reward_dim/format/mean"] == pytest.approx(0.5)
     assert metrics["reward_dim/format/unscored_rate"] == pytest.approx(1 / 3)
     assert metrics["reward_dim/valid_rate"] == pytest.approx(2 / 3)
+    assert metrics["reward_alert/dimension_falling"] == 0.0 and "reward_alert/no_variance/format" in metrics
+
+
+def test_verl_alert_keys_fire_over_the_steps_a_rule_needs():
+    """The monitors run over the steps one process sees: a dimension that never varies fires `no_variance` once
+    its window is full (5 steps), under its own key and its rule's; groups (verl's uid) feed the zero-spread rule."""
+    from policy import verl_hooks
+
+    verl_hooks._MONITOR.clear()
+    fired = []
+    for step in range(1, 7):
+        columns = {"score": np.array([0.2, 0.4, 0.5, 0.5] * 4), "valid": np.array([1.0] * 16),
+                   "format": np.array([1.0] * 16, dtype=object), "gdpo_format": np.array([1.0] * 16),
+                   "useful": np.array([0.1, 0.9, 0.5, 0.5] * 4, dtype=object)}
+        metrics = verl_hooks.alert_column_metrics(columns, step, groups=np.array(["a", "a", "b", "b"] * 4))
+        fired.append(metrics["reward_alert/no_variance/format"])
+        assert "reward_alert/no_variance/gdpo_format" not in metrics and metrics["reward_alert/no_variance/useful"] == 0.0
+    assert fired == [0.0] * 4 + [1.0, 1.0] and metrics["reward_alert/no_variance"] == 1.0
+    assert metrics["reward_alert/zero_spread_groups"] == 1.0  # group b's rewards never differ: half the groups
+    verl_hooks._MONITOR.clear()
 
 
 def _rollout(tokenizer, row, response: str, uid: str, step: int):

@@ -97,6 +97,48 @@
     return traces;
   }
 
+  // Alerts (reward.dashboard.monitors) as markers on the curve they concern: every alert of a run on its reward
+  // curve, a dimension's own alerts on that dimension's curve; the hover lists the messages.
+  const monitorOnly = new Set(data.monitor || []);
+  function alertTraces(series, steps, run, i, dimension) {
+    const alerts = (data.runs[run].alerts || []).filter((a) => dimension === null || a.dimension === dimension);
+    if (!alerts.length) return [];
+    const byStep = new Map();
+    alerts.forEach((a) => { if (!byStep.has(a.step)) byStep.set(a.step, []); byStep.get(a.step).push(a); });
+    const mean = smooth(series.mean, state.smoothing);
+    const marked = [...byStep.keys()].filter((step) => steps.indexOf(step) >= 0);
+    return [{x: marked, y: marked.map((step) => mean[steps.indexOf(step)]), mode: 'markers', showlegend: false,
+      name: run + ' alerts', marker: {symbol: 'triangle-down', size: 11, color: '#d97706', line: {color: color(i), width: 1.5}},
+      meta: {run: run, role: 'alert'}, legendgroup: run,
+      text: marked.map((step) => byStep.get(step).map((a) => escapeHtml(a.rule + ': ' + a.message)).join('<br>')),
+      hovertemplate: `<b>${escapeHtml(run)}</b> step %{x}: alert<br>%{text}<extra></extra>`}];
+  }
+
+  function drawAlerts() {
+    const box = document.getElementById('alerts');
+    if (!box) return;
+    const rows = [];
+    runs.forEach((run) => {
+      const spans = new Map();
+      (data.runs[run].alerts || []).forEach((a) => {
+        const key = a.rule + '|' + (a.dimension || '');
+        const span = spans.get(key) || {rule: a.rule, dimension: a.dimension, first: a.step, last: a.step, steps: 0};
+        span.last = a.step; span.steps += 1; span.message = a.message;
+        spans.set(key, span);
+      });
+      [...spans.values()].sort((a, b) => a.first - b.first).forEach((span) => rows.push(
+        `<tr data-run="${escapeHtml(run)}" data-rule="${escapeHtml(span.rule)}"><td>${escapeHtml(run)}</td>` +
+        `<td><b>${escapeHtml(span.rule)}</b>${span.dimension ? ' · ' + escapeHtml(title(span.dimension)) +
+          (monitorOnly.has(span.dimension) ? ' (monitor-only)' : '') : ''}</td>` +
+        `<td>from step ${span.first}${span.last !== span.first ? ` to ${span.last}` : ''} (${span.steps} step${span.steps > 1 ? 's' : ''})</td>` +
+        `<td>${escapeHtml(span.message)}</td></tr>`));
+    });
+    box.className = rows.length ? '' : 'quiet';
+    box.innerHTML = rows.length ? '<table><tr><th>run</th><th>alert</th><th>when</th><th>latest</th></tr>' + rows.join('') +
+      '</table>' : 'No alert fired on any run.';
+  }
+  drawAlerts();
+
   function addChart(container, id, build, cls, channel, percent, owner) {
     const card = document.createElement('div');
     card.className = 'card ' + (cls || '');
@@ -135,7 +177,8 @@
     const free = key === 'reward' && present.every(outOfUnit);
     addChart('overall', 'chart-' + key, () => [curveTitles[key], present.flatMap((run) =>
       bandTraces(data.runs[run].curves[key], data.runs[run].steps, run, runs.indexOf(run), key,
-        split && outOfUnit(run) ? 'y2' : 'y')), split ? 'summed reward: ' + present.filter(outOfUnit).join(', ') : null,
+        split && outOfUnit(run) ? 'y2' : 'y').concat(key !== 'reward' || (split && outOfUnit(run)) ? [] :
+        alertTraces(data.runs[run].curves[key], data.runs[run].steps, run, runs.indexOf(run), null))), split ? 'summed reward: ' + present.filter(outOfUnit).join(', ') : null,
       free ? {yaxis: {zeroline: false, autorange: true}} : null], '',
       key === 'reward' ? 'reward' : null);
   });
@@ -203,10 +246,14 @@
     const layer = data.layers[name];
     if (neverScored(name)) { addUnscoredPanel(layer === 'bottom_line' ? 'bottom_line' : 'behavioral', name, layer); return; }
     const binary = runs.some((run) => data.runs[run].dimensions[name] && data.runs[run].dimensions[name].binary);
+    const monitored = monitorOnly.has(name);
     addChart(layer === 'bottom_line' ? 'bottom_line' : 'behavioral', 'chart-dim-' + name, () => [title(name) +
-      (binary ? ' <span style="font-size:11px;color:#6b7280">(pass/fail: pass rate)</span>' : ''),
+      (binary ? ' <span style="font-size:11px;color:#6b7280">(pass/fail: pass rate)</span>' : '') +
+      (monitored ? ' <span style="font-size:11px;color:#6d28d9">(monitor-only)</span>' : ''),
       runs.flatMap((run, i) => data.runs[run].dimensions[name] ?
-        bandTraces(data.runs[run].dimensions[name], data.runs[run].steps, run, i, name) : [])], layer, name);
+        bandTraces(data.runs[run].dimensions[name], data.runs[run].steps, run, i, name).concat(
+          alertTraces(data.runs[run].dimensions[name], data.runs[run].steps, run, i, name)) : [])],
+      monitored ? 'monitor' : layer, name);
   });
 
   runs.forEach((run, i) => {
@@ -295,7 +342,8 @@
         section = data.layers[name];
         rows.push(`<tr class="section"><td colspan="${shown.length + 1}">${section === 'bottom_line' ? 'Bottom-line' : 'Behavioral'}</td></tr>`);
       }
-      rows.push(`<tr class="${data.layers[name]}"><td>${escapeHtml(title(name))}</td>` +
+      rows.push(`<tr class="${monitorOnly.has(name) ? 'monitor' : data.layers[name]}"><td>${escapeHtml(title(name))}` +
+        `${monitorOnly.has(name) ? ' (monitor-only)' : ''}</td>` +
         shown.map((r) => latestCell(data.runs[r].dimensions[name], true, r, name)).join('') + '</tr>');
     });
     table.innerHTML = rows.join('');
