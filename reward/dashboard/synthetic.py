@@ -2,8 +2,11 @@
 the way the SearchLLM training dynamics of Section 4.4 do: under the gate the bottom line locks in first and the
 behavioral dimensions rise after it; the linear runs trade bottom-line dimensions for behavioral gains, and the
 plain sum seesaws between richness and conciseness. For dashboard tests and the README screenshot, not for science.
+With `--scenarios`, the runs the training monitors are checked on instead (`SCENARIOS`: healthy, hacking, collapse,
+outage, dominant).
 
     python -m reward.dashboard.synthetic var/synthetic-scores --steps 30 --items 64
+    python -m reward.dashboard.synthetic var/scenario-scores --scenarios
 """
 
 from __future__ import annotations
@@ -193,8 +196,12 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--items", type=int, default=64)
     parser.add_argument("--runs", type=int, default=2, choices=(1, 2, 3), help="gated, + linear, + sum")
+    parser.add_argument("--scenarios", action="store_true", help="the training monitors' scenario runs instead")
     args = parser.parse_args()
-    print(write_synthetic_log(args.folder, args.steps, args.items, runs=args.runs))
+    if args.scenarios:
+        print(write_scenario_log(args.folder, steps=args.steps, items=args.items))
+    else:
+        print(write_synthetic_log(args.folder, args.steps, args.items, runs=args.runs))
 
 
 if __name__ == "__main__":
