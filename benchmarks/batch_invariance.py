@@ -139,8 +139,8 @@ def runtime_drift(items: list, runtimes: list[str]) -> dict:
                 elif a is not None:
                     per.setdefault(key, []).append(abs(a - b))
         out[runtime] = {"against": runtimes[0], "status_changes": status,
-                        "dimensions": {k: {"max_abs": round(max(v), 4), "mean_abs": round(sum(v) / len(v), 5),
-                                           "moved": sum(1 for x in v if x > 0)}
+                        "dimensions": {k: {"max_abs": float(f"{max(v):.3g}"), "mean_abs": float(f"{sum(v) / len(v):.3g}"),
+                                           "moved": sum(1 for x in v if x > 0), "moved_over_0.01": sum(1 for x in v if x > 0.01)}
                                        for k, v in sorted(per.items())}}
     return out
 
