@@ -145,3 +145,10 @@ def test_metrics_export_the_latest_steps_alerts_per_run(tmp_path):
     assert 'reward_alert{dimension="",rule="dimension_falling",run="healthy"} 0.0' in text
     assert 'reward_alert_step{run="hacking"} 15.0' in text
     assert 'rule="zero_spread_groups",run="hacking"} 0.0' in text
+
+
+def test_roles_come_from_the_suite_when_the_scores_carry_no_layer():
+    roles = suite_roles(["searchllm-monitor-claims"], {})
+    assert roles.monitor == {"claim_hallucination"} and {"claim_hallucination", "format"} <= roles.bottom_line
+    assert not roles.is_weighted("claim_hallucination") and roles.is_weighted("format")
+    assert suite_roles(["no-such-suite"], {"format": "bottom_line"}) == Roles(frozenset({"format"}))

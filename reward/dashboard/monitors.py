@@ -155,6 +155,7 @@ def suite_roles(suites: Iterable[str], layers: Mapping[str, str], rubrics: Path 
 
     monitor: set[str] = set()
     weighted: set[str] | None = None
+    bottom = {n for n, layer in layers.items() if layer == "bottom_line"}
     for name in suites:
         try:
             loaded = load_suite(name, rubrics or DEFAULT_RUBRIC_DIR)
@@ -162,8 +163,8 @@ def suite_roles(suites: Iterable[str], layers: Mapping[str, str], rubrics: Path 
             continue
         monitor |= loaded.monitor
         weighted = (weighted or set()) | {n for n in loaded.suite.dimensions if loaded.weight(n) > 0}
-    bottom = frozenset(n for n, layer in layers.items() if layer == "bottom_line")
-    return Roles(bottom, frozenset(monitor), None if weighted is None else frozenset(weighted))
+        bottom |= {n for n, d in loaded.dimensions.items() if d.layer == "bottom_line"}  # where scores carry none
+    return Roles(frozenset(bottom), frozenset(monitor), None if weighted is None else frozenset(weighted))
 
 
 # -- step summaries ---------------------------------------------------------------------------------------------

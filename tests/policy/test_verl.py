@@ -283,6 +283,23 @@ def test_verl_alert_keys_fire_over_the_steps_a_rule_needs():
     verl_hooks._MONITOR.clear()
 
 
+def test_verl_alerts_catch_a_monitor_only_dimension_falling_from_the_columns_alone(monkeypatch):
+    """verl's columns carry no layers: the suite named by REWARD_SUITE says which dimensions are bottom-line and
+    monitor-only, so the monitor-only claim_hallucination falling while the score rises is caught."""
+    from policy import verl_hooks
+
+    monkeypatch.setenv("REWARD_SUITE", "searchllm-monitor-claims")
+    verl_hooks._MONITOR.clear()
+    rng = np.random.default_rng(0)
+    for step in range(12):
+        claim = (rng.random(64) < 0.95 - 0.05 * step).astype(float)
+        metrics = verl_hooks.alert_column_metrics(
+            {"score": 0.3 + 0.03 * step + rng.normal(0, 0.05, 64), "valid": np.ones(64), "claim_hallucination": claim},
+            step)
+    assert metrics["reward_alert/dimension_falling/claim_hallucination"] == 1.0
+    verl_hooks._MONITOR.clear()
+
+
 def _rollout(tokenizer, row, response: str, uid: str, step: int):
     """One rollout as verl's agent loop hands it to a reward-loop worker (one sample per call)."""
     from verl import DataProto
