@@ -24,8 +24,13 @@ def _fired(folder):
 
 
 @pytest.fixture(scope="module")
-def scenarios(tmp_path_factory):
-    return _fired(write_scenario_log(tmp_path_factory.mktemp("scenarios")))
+def scenario_log(tmp_path_factory):
+    return write_scenario_log(tmp_path_factory.mktemp("scenarios"))
+
+
+@pytest.fixture(scope="module")
+def scenarios(scenario_log):
+    return _fired(scenario_log)
 
 
 def test_a_healthy_run_raises_no_alert(scenarios):
@@ -100,7 +105,7 @@ def test_no_alert_from_too_few_steps():
     assert [a for a in evaluate(history) if a.rule == "dimension_falling"] == []  # min_steps (10) not reached
 
 
-def test_the_page_lists_alerts_marks_them_on_the_curves_and_marks_monitor_only_dimensions(tmp_path):
+def test_the_page_lists_alerts_marks_them_on_the_curves_and_marks_monitor_only_dimensions(scenario_log, tmp_path):
     from tests.test_dashboard import CHROMIUM, FLAGS, require_chromium
 
     require_chromium()
@@ -108,9 +113,8 @@ def test_the_page_lists_alerts_marks_them_on_the_curves_and_marks_monitor_only_d
 
     from reward.dashboard import render_from_log
 
-    folder = write_scenario_log(tmp_path / "log", scenarios=("healthy", "hacking"), steps=16)
     page_path = tmp_path / "dashboard.html"
-    page_path.write_text(render_from_log(folder), encoding="utf-8")
+    page_path.write_text(render_from_log(scenario_log), encoding="utf-8")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -120,11 +124,13 @@ def test_the_page_lists_alerts_marks_them_on_the_curves_and_marks_monitor_only_d
         page.wait_for_function("window.dashboardReady === true", timeout=60000)
         rows = page.eval_on_selector_all("#alerts tr[data-run]", "els => els.map(e => [e.dataset.run, e.dataset.rule])")
         assert ("hacking", "dimension_falling") in [tuple(r) for r in rows]
-        assert all(run == "hacking" for run, _ in rows)  # the healthy run raised none
+        assert "healthy" not in {run for run, _ in rows} and "outage" in {run for run, _ in rows}
         assert "Claim hallucination (monitor-only)" in page.inner_text("#alerts")
         marks = page.evaluate("""() => ['chart-reward', 'chart-dim-claim_hallucination'].map((id) =>
             document.getElementById(id).data.filter((t) => t.meta.role === 'alert').map((t) => [t.meta.run, t.x.length]))""")
-        assert [run for run, _ in marks[0]] == ["hacking"] and marks[0][0][1] >= marks[1][0][1] >= 1
+        reward_marks, claim_marks = dict(marks[0]), dict(marks[1])
+        assert "healthy" not in reward_marks and "healthy" not in claim_marks
+        assert reward_marks["hacking"] >= claim_marks["hacking"] >= 10
         assert page.eval_on_selector_all("#bottom_line .card.monitor #chart-dim-claim_hallucination",
                                          "els => els.length") == 1
         assert page.eval_on_selector_all("#latest-table tr.monitor", "els => els.map(e => e.innerText)")[0].startswith(
@@ -133,17 +139,17 @@ def test_the_page_lists_alerts_marks_them_on_the_curves_and_marks_monitor_only_d
     assert errors == []
 
 
-def test_metrics_export_the_latest_steps_alerts_per_run(tmp_path):
+def test_metrics_export_the_latest_steps_alerts_per_run(scenario_log):
     from reward.serve.metrics import Metrics
 
-    folder = write_scenario_log(tmp_path / "log", scenarios=("healthy", "hacking"), steps=16)
     metrics = Metrics()
-    metrics.observe_alerts(folder)
+    metrics.observe_alerts(scenario_log)
     text = metrics.render().decode()
     assert 'reward_alert{dimension="claim_hallucination",rule="dimension_falling",run="hacking"} 1.0' in text
     assert 'reward_alert{dimension="",rule="dimension_falling",run="hacking"} 1.0' in text
     assert 'reward_alert{dimension="",rule="dimension_falling",run="healthy"} 0.0' in text
-    assert 'reward_alert_step{run="hacking"} 15.0' in text
+    assert 'reward_alert_step{run="hacking"} 29.0' in text
+    assert 'reward_alert{dimension="",rule="invalid_rising",run="outage"} 1.0' in text
     assert 'rule="zero_spread_groups",run="hacking"} 0.0' in text
 
 
