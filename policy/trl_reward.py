@@ -159,12 +159,19 @@ class DimensionRewards:
     the response caused it to go unscored (it counts as failed), `None` where no value exists (left out for every
     response alike; a tolerated judge failure), which TRL turns into NaN and leaves out of the group's mean. An
     invalid rollout (a judge failure on the bottom line) is `None` in every function, so TRL marks it unscorable and
-    gives it zero advantage.
+    gives it zero advantage. A dimension the suite marks monitor-only (its file in the shipped rubrics says so) is
+    refused: a reward function of its own would give it the weight the suite withholds.
     """
 
     def __init__(self, server_url: str, dimensions: list[str], **options: Any):
         self.reward = ServerReward(server_url, **options)
         self.dimensions = list(dimensions)
+        from reward.dashboard.monitors import suite_roles
+
+        monitored = [name for name in self.dimensions if name in suite_roles([self.reward.suite], {}).monitor]
+        if monitored:
+            raise ValueError(f"suite {self.reward.suite!r} scores {', '.join(monitored)} monitor-only (no weight in the "
+                             "reward); a reward function per dimension would train on it: leave it out of `dimensions`")
         self._batch: tuple[list, list[dict]] | None = None
 
     def functions(self) -> list[Callable[..., list[float | None]]]:

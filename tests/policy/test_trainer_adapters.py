@@ -204,3 +204,12 @@ def test_verifiers_group_reward_scores_a_group_once_and_a_failed_rollout_has_zer
     assert advantages[0] > 0 > advantages[3]
     assert states[1]["search_reward"]["valid"] == 0.0 and "grounded" not in states[1]["search_reward"]
     assert states[0]["search_reward"]["format"] == 1.0
+
+
+def test_per_dimension_trl_rewards_refuse_a_monitor_only_dimension():
+    from policy.trl_reward import DimensionRewards
+
+    with pytest.raises(ValueError, match="claim_hallucination monitor-only"):
+        DimensionRewards("http://reward.test", ["format", "claim_hallucination"], suite="searchllm-monitor-claims")
+    assert DimensionRewards("http://reward.test", ["claim_hallucination"], suite="searchllm").dimensions == [
+        "claim_hallucination"]
