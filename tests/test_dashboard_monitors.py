@@ -77,6 +77,9 @@ def test_zero_spread_and_explained_variance_are_within_groups():
                         {"a": [0.0, 1.0, 0.3, 0.7], "b": [0.1, 0.1, 0.9, 0.9], "m": [0.0, 1.0, 0.0, 1.0]},
                         groups=["g1", "g1", "g2", "g2"], lengths=[10, 30, 20, 20], roles=Roles(monitor=frozenset({"m"})))
     assert summary.zero_spread == 0.5 and summary.length == 20 and summary.spread_items == 2
+    repeated = summarise(1, [0.5] * 4, [True] * 4, {"a": [0.1, 0.1, 0.9, None]}, groups=["g", "g", "g", "g"],
+                         responses=["x", "x", "y", "z"])
+    assert (repeated.dimensions["a"].count, repeated.dimensions["a"].distinct) == (3, 2)  # a repeat counts once
     assert summary.explained["a"] == pytest.approx(1.0)
     assert "b" not in summary.explained  # constant within the group whose rewards differ
     assert "m" not in summary.explained  # monitor-only: it carries none of the reward

@@ -86,6 +86,9 @@ class DimensionStep:
     mean: float = 0.0
     m2: float = 0.0
     layer: str = "behavioral"
+    distinct: int = 0
+    """Distinct responses among the scored values (repeated rollouts of a collapsed group count once): the sample
+    size behind the mean's sampling variance."""
 
 
 @dataclass
@@ -172,9 +175,11 @@ def suite_roles(suites: Iterable[str], layers: Mapping[str, str], rubrics: Path 
 def summarise(step: int, rewards: Sequence[float], valid: Sequence[bool],
               dimensions: Mapping[str, Sequence[float | None]], *, layers: Mapping[str, str] | None = None,
               groups: Sequence[str | None] | None = None, lengths: Sequence[float] | None = None,
-              unscored: int | None = None, roles: Roles | None = None) -> StepSummary:
+              unscored: int | None = None, roles: Roles | None = None,
+              responses: Sequence[str] | None = None) -> StepSummary:
     """A step's summary from per-rollout columns: rewards, validity, each dimension's values (None: no score),
-    optionally each rollout's group and response length, and the count of unscored verdicts (default: the Nones)."""
+    optionally each rollout's group and response length, the count of unscored verdicts (default: the Nones), and
+    the responses (or any key of them), so repeated rollouts count once in a mean's sample size."""
     n = len(rewards)
     layers = layers or {}
     roles = roles or Roles()
@@ -188,6 +193,9 @@ def summarise(step: int, rewards: Sequence[float], valid: Sequence[bool],
         verdicts += len(column)
         none += len(column) - len(values)
         summary.dimensions[name] = _moments(values, layers.get(name, "behavioral"))
+        summary.dimensions[name].distinct = len(values) if responses is None else len(
+            {(None if groups is None else groups[i], responses[i]) for i, v in enumerate(column)
+             if v is not None and not math.isnan(v)})
     if verdicts:
         summary.unscored_rate = (none if unscored is None else unscored) / verdicts
     if lengths is not None and len(lengths):
@@ -266,7 +274,8 @@ def summarise_results(step: int, results: Sequence, items: Sequence | None = Non
     summary = summarise(step, [float(get(r, "reward")) for r in results], [bool(get(r, "valid")) for r in results],
                         columns, layers=layers, unscored=unscored, roles=roles,
                         groups=None if items is None else [get(i, "group") for i in items],
-                        lengths=None if items is None else [len(get(i, "response") or "") for i in items])
+                        lengths=None if items is None else [len(get(i, "response") or "") for i in items],
+                        responses=None if items is None else [get(i, "response") or "" for i in items])
     verdicts = sum(len(c) for c in columns.values()) - structural  # structural verdicts are no verdicts here
     summary.unscored_rate = unscored / verdicts if verdicts > 0 else None
     return summary
@@ -350,7 +359,8 @@ def evaluate(history: Sequence[StepSummary], config: MonitorConfig | None = None
         return lambda s: s.dimensions[name].mean if name in s.dimensions and s.dimensions[name].count else None
 
     def variance_of(name):  # the sampling variance of the step's mean: m2 / (n - 1) / n
-        return lambda s: s.dimensions[name].m2 / max(1, s.dimensions[name].count - 1) / s.dimensions[name].count
+        return lambda s: (s.dimensions[name].m2 / max(1, s.dimensions[name].count - 1)
+                          / max(1, s.dimensions[name].distinct or s.dimensions[name].count))
 
     if len(window) >= config.min_steps:
         reward = _trend(window, lambda s: s.reward)

@@ -156,7 +156,8 @@ def write_scenario_log(folder: str | Path, scenarios: tuple[str, ...] = SCENARIO
                     results.append(results[-1].model_copy(update={"id": f"{scenario}-s{step}-i{index}"}))
                     continue
                 length = round(60 + 240 * progress) if scenario == "hacking" else 200
-                answer = "Synthetic answer [Doc 1]. " + "x" * max(0, length - 26)
+                answer = f"Synthetic answer {index:02d} [Doc 1]. "  # each rollout its own answer
+                answer += "x" * max(0, length - len(answer))
                 item = Item(id=f"{scenario}-s{step}-i{index}", group=f"{scenario}-s{step}-g{group}",
                             query=f"synthetic query {group}", evidence=[{"id": "1", "text": "synthetic evidence"}],
                             response=f"<plan>1. facet</plan><evidence>1</evidence><answer>{answer}</answer>")
