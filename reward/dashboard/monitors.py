@@ -11,6 +11,7 @@ are diagnostics: they never touch a reward.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -18,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
+
+log = logging.getLogger(__name__)
 
 ALERT_PREFIX = "reward_alert"
 """Trainer metric keys: `reward_alert/<rule>` (1.0 while any alert of the rule fires) and
@@ -473,9 +476,7 @@ class StepMonitor:
         del self.history[:-self.keep]
         alerts = evaluate(self.history, self.config, self.roles)
         for alert in alerts:
-            import logging
-
-            logging.getLogger(__name__).warning("reward alert at step %d: %s: %s", alert.step, alert.rule, alert.message)
+            log.warning("reward alert at step %d: %s: %s", alert.step, alert.rule, alert.message)
         return alert_metrics(alerts, summary.dimensions)
 
 
