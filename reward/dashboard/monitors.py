@@ -467,6 +467,7 @@ class StepMonitor:
         self.roles = roles or Roles()
         self.keep = max(keep, self.config.window, self.config.flat_window)
         self.history: list[StepSummary] = []
+        self._firing: set[str] = set()
 
     def observe(self, summary: StepSummary) -> dict[str, float]:
         if self.history and summary.step <= self.history[-1].step:
@@ -475,8 +476,10 @@ class StepMonitor:
         self.history.append(summary)
         del self.history[:-self.keep]
         alerts = evaluate(self.history, self.config, self.roles)
-        for alert in alerts:
-            log.warning("reward alert at step %d: %s: %s", alert.step, alert.rule, alert.message)
+        for alert in alerts:  # logged when it starts; the metric keys say each step that it goes on
+            if alert.key not in self._firing:
+                log.warning("reward alert at step %d: %s: %s", alert.step, alert.rule, alert.message)
+        self._firing = {alert.key for alert in alerts}
         return alert_metrics(alerts, summary.dimensions)
 
 
