@@ -320,11 +320,17 @@ _REFUSAL = re.compile(
     r"\b(?:"
     r"(?:i|we) (?:could ?n[o']t|can ?n[o']t|cannot|am unable to|was unable to|were unable to|do not|don't) "
     r"(?:find|determine|confirm|verify|answer|provide|tell)"
-    r"|(?:the )?(?:provided|available|retrieved|given|search) (?:evidence|sources?|documents?|results?|notes?|information) "
+    r"|(?:the |these |my )?(?:(?:(?:provided|available|retrieved|given|search|cited) )?(?:evidence|sources?|"
+    r"documents?|passages?)|(?:provided|available|retrieved|given|search|cited) (?:results?|notes?|information)) "
     r"(?:do(?:es)? ?n[o']t|do(?:es)? not|did ?n[o']t|did not|contains? no|has no|have no|fails? to) "
-    r"(?:contain|mention|say|include|cover|provide|support|address|specify|answer|state)"
+    r"(?:contain|mention|say|include|cover|provide|support|address|specify|answer|state|give|list|tell|show|report|"
+    r"indicate)"
     r"|(?:there is|there's|there are) (?:no|not enough|insufficient) (?:reliable |relevant |sufficient )?"
     r"(?:information|evidence|sources?|data|details)"
+    r"|none of the (?:provided |available |retrieved |cited )?(?:evidence|sources|documents|passages|results) "
+    r"(?:answers?|says?|mentions?|gives?|states?|contains?|covers?)"
+    r"|(?:sources?|documents?|evidence|passages?) (?:gives?|contains?|has|have|provides?|offers?) no "
+    r"(?:answer|information|mention)|no answer in the (?:sources|documents|evidence|passages)"
     r"|not enough (?:information|evidence)|insufficient (?:information|evidence)"
     r"|no (?:reliable|relevant|available) (?:information|evidence|sources?)"
     r")",
@@ -333,7 +339,7 @@ _REFUSAL = re.compile(
 
 
 # Every refusal pattern contains one of these; they gate the slower regex.
-_REFUSAL_CUES = ("n't", "n'", "not", "unable", "no ", "insufficient")
+_REFUSAL_CUES = ("n't", "n'", "not", "unable", "no ", "insufficient", "none of")
 
 
 @rule("refusal.detect")

@@ -78,11 +78,10 @@ class Context:
 
     @property
     def need(self) -> str:
-        """The user's need: the query, with the last user turn when the query is a short follow-up."""
+        """The user's need: the query read with the session's last earlier user turn, whatever the query's length (a
+        follow-up, "And can I take that tram with a wheelchair?", inherits its topic from the turn before)."""
         users = [t.content for t in self.item.history if t.role == "user"]
-        if users and len(self.item.query.split()) < 8:
-            return f"{users[-1]} {self.item.query}"
-        return self.item.query
+        return f"{users[-1]} {self.item.query}" if users else self.item.query
 
     async def similarity(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
         if not left or not right:

@@ -26,7 +26,7 @@ async def reference_beneficiality(ctx: Context) -> tuple[float, str]:
     relevance = await _relevance(ctx, ctx.item.evidence)
     chosen = [i for i, d in enumerate(ctx.item.evidence) if d.id in set(ctx.parsed.selected)]
     if not chosen:
-        supplied, why = _supply(ctx, relevance)
+        supplied, why = await _supply(ctx)
         return (0.0, f"nothing selected although evidence answers ({why})") if supplied else (1.0, f"nothing useful to select ({why})")
     # An item selected but never cited (by the answer or the plan) benefits nothing: selecting everything must not
     # buy the relevance of items the answer does not use.
@@ -98,11 +98,13 @@ async def reference_conflict(ctx: Context) -> tuple[float, str]:
 
 async def reference_irrelevant(ctx: Context) -> tuple[float, str]:
     """A selected item with similarity to the need below 0.2 and none of the need's content words is irrelevant, and so
-    is one the response never cites whose similarity is below 0.35."""
+    is one the response never cites whose similarity is below 0.35. An item's similarity is its closest part's (its
+    title, its text, or one of its sentences): a passage that holds the answer in one sentence among others is
+    relevant."""
     docs = ctx.selected
     if not docs:
         return 1.0, "nothing selected"
-    relevance = await _relevance(ctx, docs)
+    relevance = await _part_relevance(ctx, docs)
     need_words = {stem(w) for w in content_words(ctx.need)}
     irrelevant = []
     used = ctx.used
@@ -116,6 +118,20 @@ async def reference_irrelevant(ctx: Context) -> tuple[float, str]:
     return (0.0, "irrelevant: " + ", ".join(irrelevant)) if irrelevant else (1.0, "all selected items relevant")
 
 
+async def _part_relevance(ctx: Context, docs: Sequence[Evidence]) -> np.ndarray:
+    """Per item, the need's similarity to its closest part: the whole item, its title or one of its sentences."""
+    parts = [list(dict.fromkeys(p for p in (doc_text(d), d.title, *split_sentences(d.text)) if p and p.strip()))
+             for d in docs]
+    # The need read with the session's earlier turn, or the query alone, whichever the item is closer to: the
+    # earlier turn gives a follow-up its topic, and must not make an item about the query itself look off-topic.
+    similarity = (await ctx.similarity(list(dict.fromkeys([ctx.need, ctx.item.query])), [p for ps in parts for p in ps])).max(axis=0)
+    out, k = np.zeros(len(docs), dtype=np.float32), 0
+    for i, ps in enumerate(parts):
+        out[i] = float(similarity[k:k + len(ps)].max())
+        k += len(ps)
+    return out
+
+
 async def reference_satisfaction(ctx: Context) -> tuple[float, str]:
     """The best selected item's relevance against the best available item's, times the share of the need's
     content words the selected items cover (against what the whole evidence set covers)."""
@@ -125,7 +141,7 @@ async def reference_satisfaction(ctx: Context) -> tuple[float, str]:
     selected_ids = set(ctx.parsed.selected)
     chosen = [i for i, d in enumerate(ctx.item.evidence) if d.id in selected_ids]
     if not chosen:
-        supplied, why = _supply(ctx, relevance)
+        supplied, why = await _supply(ctx)
         return (0.0, f"nothing selected although evidence answers ({why})") if supplied else (1.0, f"nothing could satisfy the need ({why})")
     # What the answer uses of its selection satisfies the need; an item selected and never cited does not.
     used = ctx.used
@@ -144,7 +160,7 @@ async def reference_diversity(ctx: Context) -> tuple[float, str]:
     used = ctx.used
     docs = [d for d in ctx.selected if d.id in used] or ctx.selected
     if not docs:
-        supplied, why = _supply(ctx, await _relevance(ctx, ctx.item.evidence))
+        supplied, why = await _supply(ctx)
         return (0.0, "nothing selected") if supplied else (1.0, f"nothing relevant to diversify ({why})")
     if len(docs) == 1:
         return 0.5, "a single item"

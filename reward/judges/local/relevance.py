@@ -1,5 +1,5 @@
-"""The query methods: `query_satisfaction` (does the answer address the user's need: its opening against the need,
-the need's names and the expected answer type present) and `planning_quality` (a plan of distinct, on-topic
+"""The query methods: `query_satisfaction` (does the answer answer the user's need: a sentence stating what the
+question asks for, held by the evidence it cites) and `planning_quality` (a plan of distinct, on-topic
 facets with evidence mapped to them), and the per-sentence answer checks the usability and evidence methods
 build on.
 """
@@ -14,8 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from reward.format import parse_citations, split_sentences, strip_citations
+from reward.judges.local.claims import derived_numbers
 from reward.judges.local.context import Context, _answer_parts, clip
 from reward.judges.local.text import (
+    TIME_FRAME,
     _HEADER_LINE,
     _LEAD,
     _MARKUP,
@@ -53,16 +55,12 @@ def _substantive(ctx: Context, credit_copies: bool = False) -> list[tuple[str, s
     return out
 
 
-def _coverage(names: set[str], text: str) -> float:
-    if not names:
-        return 1.0
-    lowered = text.lower()
-    return sum(1 for n in names if n in lowered) / len(names)
-
-
 _EXPECTS_NUMBER = re.compile(r"\b(?:how\s+(?:many|much|long|old|far|big|large|tall|often|high|deep|wide)|what\s+"
                              r"(?:year|number|percentage|percent|age)|in\s+which\s+year)\b", re.IGNORECASE)
 _EXPECTS_TIME = re.compile(r"\b(?:when|what\s+(?:date|time|day|month|century|decade))\b", re.IGNORECASE)
+_TIME_WORD = re.compile(r"\b(?:now|already|today|tonight|tomorrow|yesterday|currently|soon|since|until|till|before|"
+                        r"after|during|morning|afternoon|evening|night|weekends?|weekdays?|spring|summer|autumn|fall|"
+                        r"winter|century|decade|year|month|week)\b", re.IGNORECASE)
 _EXPECTS_NAME = re.compile(r"\b(?:who|whom|whose|where)\b", re.IGNORECASE)
 
 
@@ -75,7 +73,10 @@ def _missing_answer_type(query: str, part: str) -> str | None:
     if _EXPECTS_NUMBER.search(query):
         return None if has_number else "a number"
     if _EXPECTS_TIME.search(query):
-        return None if has_number or names else "a number or date"
+        # A time is a number, a day's or month's name or a word of time ("already out", "in spring"); a place's
+        # name is no answer to "when".
+        timed = has_number or any(TIME_FRAME.match(n) for n in names) or _TIME_WORD.search(part)
+        return None if timed else "a number or date"
     if _EXPECTS_NAME.search(query):
         return None if names or has_number else "a name"
     return None
@@ -198,7 +199,8 @@ async def _answer_checks(ctx: Context) -> list[AnswerCheck]:
             checks.append(AnswerCheck(text, 0.0, "cites no evidence"))
             continue
         haystack = " ".join(doc_text(d) for d in cited).lower()
-        novel = sorted(t for t in salient_terms(text) - asked_names if not _name_in(t, haystack))
+        derived = derived_numbers(text, " ".join(doc_text(d) for d in cited), question)
+        novel = sorted(t for t in salient_terms(text) - asked_names - derived if not _name_in(t, haystack))
         if novel:
             checks.append(AnswerCheck(text, 0.0, f"names {', '.join(novel[:3])}, which its cited evidence does not"))
             continue
@@ -228,27 +230,29 @@ async def _answer_checks(ctx: Context) -> list[AnswerCheck]:
 
 
 async def query_satisfaction(ctx: Context) -> tuple[float, str]:
-    """Half: similarity of the answer's opening to the need, and the need's names (places, products, numbers) present
-    in the answer (answering about a different entity loses the names). Half: the best answer sentence's
-    `_answer_checks` score: the answer states something the question asks for, and its cited evidence holds it (a
-    terse "Arthur's Magazine [Doc 1]." to a factoid question does; a fluent sentence with a name the evidence lacks
-    does not). Sentences that restate the query, keyword stuffing and names dropped in a bracketed aside count for
-    neither."""
+    """Whether the answer answers the user's question, read with the session's earlier turn: the best answer
+    sentence's `_answer_checks` score (it states something the question asks for, and the evidence it cites holds it
+    in a sentence that answers the question). Topic alone earns nothing: repeating the question's words, or answering
+    a neighbouring question from evidence on the same topic (taxis when asked about the tram), does not answer it.
+    An answer that says the evidence cannot answer addresses the question when it is about it: half its topic (its
+    opening's similarity to the need, the query's names present), half what it does answer. Whether declining was
+    right is `no_supply_reject`'s to judge, not this dimension's."""
     checks = await _answer_checks(ctx)
     best = max(checks, key=lambda c: c.answers, default=None)
     answered = best.answers if best else 0.0
     answer_note = f"answers the question {answered:.2f}" + (f" ({best.reason})" if best and best.reason else "")
+    if not ctx.rule("refusal.detect").findings["refusal"]:
+        return answered, answer_note
     sentences = [cleaned for _, cleaned in _substantive(ctx) if cleaned]
     if not sentences:
-        # A short answer is on topic exactly when it answers: the check stands for both halves.
-        return answered, f"only a short answer (or restatements of the query); {answer_note}"
-    opening = " ".join(sentences[:3])
-    similarity = float((await ctx.similarity([ctx.need], [opening]))[0, 0])
+        return answered, f"declines, restating nothing of the question; {answer_note}"
+    similarity = float((await ctx.similarity([ctx.need], [" ".join(sentences[:3])]))[0, 0])
     names = {t for t in salient_terms(ctx.item.query) if not t.isdigit()}
-    coverage = _coverage(names, " ".join(sentences))
+    lowered = " ".join(sentences).lower()
+    coverage = sum(1 for n in names if n in lowered) / len(names) if names else 1.0
     topical = clip((similarity - 0.2) / 0.4) * 0.6 + coverage * 0.4
     return 0.5 * topical + 0.5 * answered, \
-        f"similarity {similarity:.2f}, query names covered {coverage:.0%}; {answer_note}"
+        f"declines: similarity {similarity:.2f}, query names covered {coverage:.0%}; {answer_note}"
 
 
 async def planning_quality(ctx: Context) -> tuple[float, str]:

@@ -15,17 +15,19 @@ import numpy as np
 from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
+from reward.judges.local.claims import claim_support
 from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
+from reward.judges.local.relevance import _missing_answer_type
 from reward.judges.local.text import (
     MODEL_FLOOR,
     MODEL_SPAN,
-    claim_support,
     claim_text,
     doc_text,
     lexical_coverage,
     negation_flip,
     novel_names,
     salient_terms,
+    TIME_FRAME,
     stale_future,
     unfounded_denial,
 )
@@ -129,12 +131,14 @@ read is checked against the evidence it can."""
         evidence_sentences = list(dict.fromkeys(
             [d.title for d in docs if d.title] + [s for d in docs for s in split_sentences(d.text)])) or [doc_text(d) for d in docs]
         similarity = (await ctx.similarity([claim], evidence_sentences))[0]
-        supported, why = claim_support(claim, docs, context, float(similarity.max()))
+        closest = evidence_sentences[int(np.argmax(similarity))]
+        supported, why = claim_support(claim, docs, float(similarity.max()), context, closest)
         if not supported and why.startswith("numbers not in") and len(docs) < len(ctx.item.evidence):
             # A number the cited passage lacks but another evidence item gives is a citation slip, not an invented
             # number (WiCE claims join facts of several passages): hard only when no evidence item has it. A
             # contrasting attribute stays hard against the passage it cites.
-            anywhere, why_anywhere = claim_support(claim, list(ctx.item.evidence), context, float(similarity.max()))
+            anywhere, why_anywhere = claim_support(claim, list(ctx.item.evidence), float(similarity.max()), context,
+                                                   closest)
             hard = not anywhere and _HARD_FAILURE.search(why_anywhere)
             if not hard:  # the doubt, if any, is what the whole evidence leaves unexplained
                 supported, why = anywhere, why_anywhere
@@ -146,7 +150,9 @@ read is checked against the evidence it can."""
         top = sorted(np.argsort(-similarity)[:SUPPORT_WINDOW].tolist())
         window = [evidence_sentences[i] for i in top]
         doubt = "" if supported else why
-        haystack = " ".join(doc_text(d) for d in docs) + " " + context
+        # The user's words are no evidence: a name, a number or a word only the query gives supports nothing (a
+        # false premise must not supply its own support).
+        haystack = " ".join(doc_text(d) for d in docs)
         names = novel_names(claim, haystack)
         if names:
             doubt = f"names not in the evidence: {', '.join(names[:3])}"
@@ -154,9 +160,12 @@ read is checked against the evidence it can."""
             doubt = "negates what the evidence says"
         elif unfounded_denial(claim, haystack):
             doubt = "denies what no evidence denies"
+        # The combination's coverage features were fitted over the evidence and the user's words, so they are read
+        # so; what decides on the user's words alone (numbers, names, a contrasting word, a denial) reads the
+        # evidence only, and `coverage_evidence` is the evidence's share alone.
         everything = " ".join(doc_text(d) for d in ctx.item.evidence) + " " + context
-        extra = claim_features(claim, haystack, everything, evidence_sentences[int(np.argmax(similarity))])
-        pending.append((len(checks), claim, window, doubt, lexical_coverage(claim, haystack), extra))
+        extra = claim_features(claim, haystack, everything, closest)
+        pending.append((len(checks), claim, window, doubt, lexical_coverage(claim, haystack + " " + context), extra))
         checks.append(None)
     if pending:
         probabilities = await ctx.scorer.probabilities(
@@ -345,29 +354,56 @@ async def highlight_hallucination(ctx: Context) -> tuple[float, str, float]:
     return 1.0, "no claim in the answer", 1.0
 
 
-def _supply(ctx: Context, relevance: np.ndarray) -> tuple[bool, str]:
-    """Whether some evidence item plausibly answers the need: topical similarity and the need's names present."""
+SUPPLY_RELEVANCE = 0.4
+"""An evidence sentence supplies the need when the question-relevance head reads it as answering it at least this
+likely (and its passage names what the query names, and it holds the kind of answer asked for)."""
+
+
+async def _supply(ctx: Context) -> tuple[bool, str]:
+    """Whether the evidence holds what the need asks for, not merely its topic: some evidence sentence that the
+    question-relevance head (`reward.judges.question_relevance`, fitted to tell the sentence holding a question's
+    answer from the rest of its passage) reads as answering the need, in a passage that names the query's names (a
+    venue, a product, a day), holding the kind of answer asked for (a number for "how many", a date or number for
+    "when"). A passage on the right topic that lacks the asked fact (weekday hours when asked about Sundays) does
+    not supply it."""
+    from reward.judges.question_relevance import shipped_relevance
+
     if not ctx.item.evidence:
         return False, "no evidence"
-    names = {t for t in salient_terms(ctx.need) if not t.isdigit()}
-    best = int(np.argmax(relevance))
-    text = doc_text(ctx.item.evidence[best]).lower()
-    covered = [n for n in names if n in text]
-    coverage = len(covered) / len(names) if names else 1.0
-    # A name of the need that no evidence mentions (a venue, a product) usually means the evidence is about
-    # something else; a demonym ("French" vs "France") is the usual exception, so close topical similarity lets
-    # partial coverage through.
-    similarity = float(relevance[best])
-    supplied = (similarity >= 0.35 and coverage == 1.0) or (similarity >= 0.55 and coverage >= 0.5)
-    return supplied, f"best evidence [Doc {ctx.item.evidence[best].id}] similarity {relevance[best]:.2f}, names covered {coverage:.0%}"
+    rows = [(d, s) for d in ctx.item.evidence
+            for s in dict.fromkeys(x for x in (d.title, *split_sentences(d.text)) if x and x.strip())]
+    if not rows:
+        return False, "no evidence sentence"
+    vectors = await ctx.embedder.embed([ctx.need, *(s for _, s in rows)])
+    overlap = np.array([lexical_coverage(ctx.need, s) for _, s in rows], dtype=np.float32)
+    relevance = shipped_relevance().probability(vectors[0], vectors[1:], overlap)
+    names = ({t for t in salient_terms(ctx.item.query) if not t.isdigit()}
+             or {t for t in salient_terms(ctx.need) if not t.isdigit()})
+    best, best_value, best_note = None, -1.0, ""
+    for k in np.argsort(-relevance)[:8].tolist():
+        doc, sentence = rows[k]
+        text = doc_text(doc).lower()
+        coverage = sum(1 for n in names if n in text) / len(names) if names else 1.0
+        if any(TIME_FRAME.match(n) and n.rstrip("s") not in text for n in names):
+            coverage = 0.0
+        missing = _missing_answer_type(ctx.need, sentence)
+        # A name of the need that the passage never mentions (a venue, a day) usually means it answers for
+        # something else; a demonym ("French" vs "France") is the usual exception, so half the names pass when
+        # the head is sure.
+        value = float(relevance[k]) * (1.0 if coverage == 1.0 else 0.7 if coverage >= 0.5 else 0.0) * (0.0 if missing else 1.0)
+        if value > best_value:
+            best, best_value = k, value
+            best_note = f"names covered {coverage:.0%}" + (f", lacks {missing}" if missing else "")
+    doc = rows[best][0]
+    return best_value >= SUPPLY_RELEVANCE, (f"best answering sentence [Doc {doc.id}] relevance "
+                                            f"{float(relevance[best]):.2f}, {best_note}")
 
 
 async def no_supply_reject(ctx: Context) -> tuple[float, str]:
-    """Refusal (the refusal rule) against supply (does any evidence item match the need's topic and names?):
-    refusing without supply or answering with supply scores 1; inventing without supply scores the share of
-    supported sentences; refusing despite supply scores 0.2."""
-    relevance = (await ctx.similarity([ctx.need], [doc_text(d) for d in ctx.item.evidence]))[0]
-    supplied, why = _supply(ctx, relevance)
+    """Refusal (the refusal rule) against supply (does an evidence sentence hold what the need asks for,
+    `_supply`): refusing without supply or answering with supply scores 1; inventing without supply scores the
+    share of supported sentences; refusing despite supply scores 0.2."""
+    supplied, why = await _supply(ctx)
     refusal = ctx.rule("refusal.detect").findings["refusal"]
     if refusal:
         return (0.2, f"refuses although evidence seems to answer ({why})") if supplied else (1.0, f"correct refusal ({why})")

@@ -1,0 +1,150 @@
+"""The lexical checks of one claim against its evidence (`claim_support`): its figures (given by the evidence,
+derived from two of its figures, denied by the claim, or the user's own against another figure in the evidence's
+unit), a contrasting word swapped in, and how much of its wording is new. Pure functions of strings and evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from reward.format import strip_citations
+from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc_text, numbers, stem, stems
+from reward.schema import Evidence
+
+
+def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0, asked: str = "",
+                  closest: str = "") -> tuple[bool, str]:
+    """Whether the evidence supports a claim: its numbers all occur in the evidence or follow from two of its figures
+    by one subtraction or addition (`derived_numbers`), no word swaps in a contrasting sibling of what the evidence
+    says, and few of its content words are new (stems compared) unless it is a close paraphrase (`similarity`, the
+    best embedding similarity to an evidence sentence). The user's words (`asked`) are no evidence: a number only the
+    query gives is missing where the evidence gives another figure in its unit (a false premise, "30 euros" where
+    the evidence says 18 euros), and no name; the query's words, which a claim repeats to say what it is about ("your
+    laptop"), are not counted as new words. Returns (supported, why not)."""
+    if not docs:
+        return False, "no evidence to support it"
+    haystack = " ".join(doc_text(d) for d in docs)
+    missing_numbers = numbers(claim) - numbers(haystack) - derived_numbers(claim, haystack, asked) - denied_numbers(claim)
+    missing_numbers -= numbers(asked) - contradicted_numbers(claim, haystack)
+    if missing_numbers:
+        return False, f"numbers not in the evidence: {', '.join(sorted(missing_numbers))}"
+    evidence_words = set(content_words(haystack))
+    asked_words, closest_words = set(content_words(asked)), set(content_words(closest))
+    for word in content_words(claim):
+        group = _CONTRAST_OF.get(word)
+        # A word the query gives ("is it optional?", "is it open?") is read against the evidence sentence closest to
+        # the claim: "optional" fails where that sentence says "required", not where another passage says "closed"
+        # of another date.
+        against = closest_words if word in asked_words else evidence_words
+        if group and word not in evidence_words and (group - {word}) & against:
+            return False, f"says {word!r} where the evidence says {sorted((group - {word}) & against)[0]!r}"
+    words = content_words(claim)
+    if not words:
+        return True, ""
+    known = {stem(w) for w in evidence_words} | stems(asked)
+    novel = [w for w in words if stem(w) not in known]
+    ratio = len(novel) / len(words)
+    if len(novel) <= 1 or ratio <= 0.25 or (ratio <= 0.5 and similarity >= 0.5) or (ratio <= 0.7 and similarity >= 0.7):
+        return True, ""
+    return False, f"words not in the evidence: {', '.join(novel[:5])} (closest evidence similarity {similarity:.2f})"
+
+
+_DENIED_NUMBER = re.compile(r"(?:\bnot|n't|\bnever|\brather than|\binstead of)\s+(?:the\s+|about\s+|around\s+)?"
+                            r"(\d+(?:[.,:]\d+)*)", re.IGNORECASE)
+
+
+def denied_numbers(claim: str) -> set[str]:
+    """Numbers the claim denies rather than states ("18 euros, not 30"): a premise correction names the wrong figure
+    without claiming it.
+
+    >>> sorted(denied_numbers("Tickets cost 18 euros, not 30, at the door."))
+    ['30']
+    """
+    return {m.group(1).replace(",", "") for m in _DENIED_NUMBER.finditer(strip_citations(claim))}
+
+
+_QUANTITY = re.compile(r"(\d+(?:[.,]\d+)*)(?:-|\s*)([a-z]+)?", re.IGNORECASE)
+_YEAR_UNIT = "year"
+
+
+def _quantities(text: str) -> list[tuple[float, str, str]]:
+    """(value, the number as written without thousands commas, the stem of its unit: the word after it, "" for none)
+    for every number of the text ("28-day" is 28 in days); a time of day or a date's parts ("10:00", "2025-08-28")
+    are no quantities."""
+    text = strip_citations(text)
+    out = []
+    for match in _QUANTITY.finditer(text):
+        start, end = match.span(1)
+        if _in_time_or_date(text, start, end):
+            continue
+        written = match.group(1).replace(",", "")
+        try:
+            value = float(written)
+        except ValueError:
+            continue
+        unit = (match.group(2) or "").lower()
+        out.append((value, written, stem(unit.rstrip("s")) if unit and unit not in STOPWORDS else ""))
+    return out
+
+
+def _in_time_or_date(text: str, start: int, end: int) -> bool:
+    """Whether the number at text[start:end] is part of a time or a date (a colon, slash or hyphen joins it to
+    another number)."""
+    before, after = text[max(0, start - 1):start], text[end:end + 2]
+    return bool(re.match(r"[:/-]\d", after)) or before in (":", "/", "-")
+
+
+def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
+    """The claim's numbers that the evidence does not give but that follow from two figures by one subtraction or
+    addition, both in the unit the claim gives ("25 metres taller" from 212 and 187 metres), or a span of years
+    between two years ("12 years later" from 1998 and 2010). At least one figure is the evidence's; the other may be
+    the user's own ("10 weeks past that" from the user's 30 weeks and the evidence's 20 weeks). A number in no unit
+    is never derived: any small number is the difference of some two figures.
+
+    >>> sorted(derived_numbers("The Harbour Tower is 25 metres taller.", "It is 212 metres tall. The mill rises 187 metres."))
+    ['25']
+    >>> sorted(derived_numbers("It is 25 floors taller.", "It is 212 metres tall. The mill rises 187 metres."))
+    []
+    >>> sorted(derived_numbers("It opened 11 years later.", "The first line opened in 1998; the second in 2009."))
+    ['11']
+    >>> sorted(derived_numbers("40 days is 12 days past the limit.", "The appeal limit is 28 days.", "a fine 40 days ago"))
+    ['12']
+    """
+    evidence, user = _quantities(haystack), _quantities(asked)
+    out = set()
+    for value, written, unit in _quantities(claim):
+        if not unit:
+            continue
+        if unit == _YEAR_UNIT:
+            found = {v for v, _, _ in evidence if 1000 <= v <= 2100 and v == int(v)}
+            given = found | {v for v, _, _ in user if 1000 <= v <= 2100 and v == int(v)}
+        else:
+            found = {v for v, _, u in evidence if u == unit}
+            given = found | {v for v, _, u in user if u == unit}
+        if any(abs(abs(a - b) - value) < 1e-9 or abs(a + b - value) < 1e-9
+               for a in found for b in given if a != b):
+            out.add(written)
+    return out
+
+
+def contradicted_numbers(claim: str, haystack: str) -> set[str]:
+    """The claim's numbers in a unit for which the evidence gives only other figures ("30 euros" where the evidence
+    says "18 euros"; not "a 2-week trip" against a "30-day" entry).
+
+    >>> sorted(contradicted_numbers("Tickets cost 30 euros.", "Tickets cost 18 euros at the door."))
+    ['30']
+    >>> sorted(contradicted_numbers("A 2-week trip fits.", "The 30-day visa-free entry."))
+    []
+    >>> sorted(contradicted_numbers("40 days is 12 days past the 28-day limit.", "Appeal within 28 days."))
+    []
+    """
+    evidence: dict[str, set[float]] = {}
+    for value, _, unit in _quantities(haystack):
+        if unit:
+            evidence.setdefault(unit, set()).add(value)
+    denied = denied_numbers(claim)
+    stated = {unit for value, written, unit in _quantities(claim) if unit in evidence and value in evidence[unit]
+              and written not in denied}
+    return {written for value, written, unit in _quantities(claim)
+            if unit in evidence and value not in evidence[unit] and unit not in stated}
