@@ -46,7 +46,7 @@ from reward.serve.chunks import (LARGE_BODY_BYTES, TURN_ITEMS, FairShare, chunk_
 from reward.serve.config import Limits, ServerArgs, _fingerprint, check_secrets, secret_names, served_suites
 from reward.serve.metrics import Metrics
 from reward.serve.outage import judge_outage
-from reward.serve.readiness import scorers_ready, warm_up
+from reward.serve.readiness import scorer_head_problems, scorers_ready, warm_up
 from reward.serve.reload import rubric_stamp, suite_shrinkage
 
 log = logging.getLogger(__name__)
@@ -96,6 +96,11 @@ class Scorer:
                 self.reloaded.pop(next(iter(self.reloaded)))
             self.reloaded[key] = Engine(suite, self.judge, max_concurrency=self.judge_concurrency)
         return self.reloaded[key]
+
+    async def head_problems(self, suite: LoadedSuite) -> dict[str, str]:
+        """The suite's dimensions whose example-fitted heads cannot separate their examples, with why."""
+        problems = getattr(self.judge, "head_problems", None)
+        return await problems(suite.dimensions.values()) if problems is not None else {}
 
     async def score(self, suite: str | LoadedSuite, items: list[dict]) -> dict[str, Any]:
         """Results of a chunk that holds its groups whole."""
@@ -162,6 +167,8 @@ class Ingress:
         """Why the last rubric reload was refused (the previous versions keep serving); None after a good one."""
         self.metrics = Metrics()
         self.scorers_warm = False
+        self.head_problems: dict[tuple[str, str], dict[str, str]] = {}
+        """By (suite, version): the dimensions whose example-fitted heads cannot separate their examples, with why."""
         token = os.environ.get(args.token_env) or None
         self.token = token.encode() if token else None
         self.items_in_flight = 0
@@ -372,6 +379,16 @@ class Ingress:
             from reward.judges.local_coverage import unscored_dimensions
 
             summary["structurally_unscored"] = [d.name for d in unscored_dimensions(loaded.dimensions)]
+            if any(d.local is not None and d.local.fitted for d in loaded.dimensions.values()):
+                # Heads that cannot separate their examples leave their dimensions out too; null until a warm
+                # scoring replica has fitted them (asking a cold one would hold the request for its models' load).
+                found = self.head_problems.get((name, loaded.version))
+                if found is None and (self.scorers_warm or scorers_ready(self.scorer)):
+                    found = scorer_head_problems(self.scorer, loaded)
+                    if found is not None:
+                        self.head_problems[(name, loaded.version)] = found
+                summary["examples_not_separable"] = found
+                summary["structurally_unscored"] += list(found or ())
         if brief:
             return summary
         summary["dimensions"] = [

@@ -48,3 +48,17 @@ def scorers_ready(scorer: Any, timeout_s: float = 1.0) -> bool:
     except Exception as exc:  # noqa: BLE001 - still starting (timeout) or a replica restarting: not ready yet
         log.debug("scorers not ready yet: %s", exc)
         return False
+
+
+def scorer_head_problems(scorer: Any, suite: Any, timeout_s: float = 10.0) -> dict[str, str] | None:
+    """The dimensions of `suite` (a LoadedSuite) whose example-fitted heads cannot separate their examples, with why,
+    as a scoring replica behind `scorer` fitted them; {} for a judge without such heads; None while no replica answers
+    (still starting). Called from a worker thread, like `scorers_ready`."""
+    problems = getattr(scorer, "head_problems", None)
+    if problems is None:
+        return {}
+    try:
+        return dict(problems.remote(suite).result(timeout_s=timeout_s))
+    except Exception as exc:  # noqa: BLE001 - a replica still loading its models: not known yet
+        log.debug("example heads not known yet: %s", exc)
+        return None

@@ -137,6 +137,17 @@ class LocalJudge(Judge):
             if dimension.local is not None and dimension.local.fitted:
                 await self.heads.head(dimension.local, self.embedder.embed, self.scorer.probabilities)
 
+    async def head_problems(self, dimensions: Iterable[Dimension]) -> dict[str, str]:
+        """Why each of these dimensions' example-fitted heads cannot separate its examples, by dimension name (heads
+        not fitted yet are fitted now); a dimension whose head can score, or that has none, is absent."""
+        problems = {}
+        for dimension in dimensions:
+            if dimension.local is not None and dimension.local.fitted:
+                head = await self.heads.head(dimension.local, self.embedder.embed, self.scorer.probabilities)
+                if head.problem():
+                    problems[dimension.name] = head.problem()
+        return problems
+
     async def _judge_from_examples(self, request: JudgeRequest) -> JudgeReply:
         """A dimension without a hand-written method, scored by the head fitted on its YAML's labelled examples."""
         by_id = request.item.evidence_by_id()
