@@ -1,5 +1,6 @@
-"""`reward rubric lint|schema|preview|diff`: report every problem of a rubric folder or file; JSON Schemas for editors
-and CI; the exact messages a judge receives for an item; what a rubric edit does to the scores of a set of items."""
+"""`reward rubric lint|schema|preview|diff|check`: report every problem of a rubric folder or file; JSON Schemas for
+editors and CI; the exact messages a judge receives for an item; what a rubric edit does to the scores of a set of
+items; how well a dimension agrees with items its author labelled."""
 
 from __future__ import annotations
 
@@ -223,6 +224,51 @@ def diff_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_command(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from reward.engine import SqliteReplyCache
+    from reward.evaluation.rubric_check import as_json, check_dimensions, load_labelled, parse_label_scores
+    from reward.judges.factory import make_judge
+    from reward.rubric import did_you_mean, load_suite
+
+    suite = load_suite(args.suite, Path(args.rubrics))
+    if args.dimension is not None and args.dimension not in suite.dimensions:
+        raise ValueError(f"suite {suite.name!r} has no dimension {args.dimension!r}"
+                         f"{did_you_mean(args.dimension, suite.dimensions)}; it has: {', '.join(suite.dimensions)}")
+    labelled = load_labelled(Path(args.labels), suite, args.dimension, parse_label_scores(args.label_scores or ""))
+    judge = make_judge(args.judge)
+    checks = check_dimensions(suite, judge, labelled, resamples=args.resamples,
+                              cache=SqliteReplyCache(args.cache) if args.cache else None)
+    if args.json:
+        print(as_json(checks, suite=suite.name, suite_version=suite.version, judge=judge.name, labels=args.labels))
+        return 0
+
+    def ci(interval) -> str:
+        return "" if not interval else f" [{interval[0]:.2f}, {interval[1]:.2f}]"
+
+    out = Console(width=120)
+    for check in checks:
+        o = check.overall
+        out.print(f"[bold]{check.dimension}[/bold] ({suite.name} {suite.version}, judge {judge.name}): {check.scored} of "
+                  f"{check.items} items scored; pair agreement {_format(o['pair_agreement'])}{ci(o['pair_agreement_ci'])}"
+                  f" over {o['pairs']} pairs (0.5 is chance), pass/fail accuracy {_format(o['accuracy'])}"
+                  f"{ci(o['accuracy_ci'])}, kappa {_format(o['kappa'])}, scores span {_format(o['spread'])}")
+        if check.unscored:
+            out.print("  unscored: " + ", ".join(f"{n} {reason}" for reason, n in check.unscored.items())
+                      + (f" ({check.explanation})" if check.explanation else ""))
+        table = Table("label", "expected", "n", "mean score [95% CI]", "min-max", "pass/fail accuracy",
+                      "pair agreement vs other labels")
+        for row in check.labels:
+            table.add_row(row["label"], f"{row['expected']:g}", str(row["n"]), _format(row["mean"]) + ci(row["mean_ci"]),
+                          f"{_format(row['min'])}-{_format(row['max'])}", _format(row["accuracy"]) + ci(row["accuracy_ci"]),
+                          _format(row["pair_agreement"]) + ci(row["pair_agreement_ci"]))
+        if check.labels:
+            out.print(table)
+    return 0
+
+
 def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
     rubric = sub.add_parser("rubric", help="rubric tools")
     rubric_sub = rubric.add_subparsers(dest="rubric_command", required=True)
@@ -249,5 +295,19 @@ def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
     diff.add_argument("--cache", help="SQLite file of judge replies, shared by both versions and later runs")
     diff.add_argument("--top", type=positive_int, default=5, help="items that moved most to list (default 5)")
     diff.add_argument("--json", action="store_true", help="the comparison as JSON")
+    check = rubric_sub.add_parser("check", help="a dimension's agreement with items you labelled, per label and "
+                                  "overall, with bootstrap intervals")
+    check.add_argument("labels", help="JSONL of labelled items: {\"item\": {...}, \"dimension\": ..., \"label\": ...} "
+                       "or {..., \"score\": 0.5}")
+    check.add_argument("--dimension", help="the dimension to check (default: each one the file names); also the "
+                       "dimension of lines that name none")
+    check.add_argument("--suite", default="searchllm", help="suite name or path (default: searchllm)")
+    check.add_argument("--rubrics", default=str(DEFAULT_RUBRIC_DIR), help="rubric folder")
+    check.add_argument("--judge", default="local", help="judge backend: local, mock, or a configs/judges/*.yaml file")
+    check.add_argument("--label-scores", help="scores of labels outside the dimension's scale, e.g. "
+                       "pass=1,partial=0.5,fail=0")
+    check.add_argument("--resamples", type=positive_int, default=1000, help="bootstrap resamples (default 1000)")
+    check.add_argument("--cache", help="SQLite file of judge replies, reused by later runs")
+    check.add_argument("--json", action="store_true", help="the figures as JSON")
     return {"rubric lint": lint_command, "rubric schema": schema_command, "rubric preview": preview_command,
-            "rubric diff": diff_command}
+            "rubric diff": diff_command, "rubric check": check_command}
