@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from reward.cli import main
 from reward.engine import Engine
@@ -14,6 +15,7 @@ from reward.judges.factory import make_judge
 from reward.rubric import DEFAULT_RUBRIC_DIR, load_suite
 
 TONE = Path(__file__).parent / "fixtures" / "tone" / "tone.yaml"
+SHUFFLED_TONE = [1.0, 0.5, 0.25, 1.0, 0.0, 0.5, 0.25, 0.75, 0.0, 0.75]  # the tone examples' scores, permuted
 TEXTS = {  # responses the tone examples never show, with the label an author would give them
     "2": ["The ferry to the island leaves every hour from pier 4 and the crossing takes forty minutes.",
           "The pharmacy on Main Street is open until 8 pm on weekdays and until noon on Saturdays."],
@@ -30,6 +32,13 @@ def rubrics(tmp_path_factory):
     shutil.copy(TONE, root / "dimensions" / "tone.yaml")
     (root / "suites" / "tone-only.yaml").write_text("name: tone-only\naggregation: linear\n"
                                                      "dimensions: {format: 1.0, tone: 1.0}\n")
+    data = yaml.safe_load(TONE.read_text())
+    for example, score in zip(data["local"]["examples"], SHUFFLED_TONE, strict=True):
+        example["score"] = score
+    (root / "dimensions" / "tone.yaml").with_name("tone_shuffled.yaml").write_text(
+        yaml.safe_dump({**data, "name": "tone_shuffled"}, sort_keys=False))
+    (root / "suites" / "tone-shuffled.yaml").write_text("name: tone-shuffled\naggregation: linear\n"
+                                                         "dimensions: {format: 1.0, tone_shuffled: 1.0}\n")
     return root
 
 
@@ -67,6 +76,17 @@ def test_the_local_tier_orders_the_labels_and_the_figures_follow_its_scores(rubr
     assert by_label["2"]["n"] == 2 and by_label["2"]["mean"] == pytest.approx((scores[0] + scores[1]) / 2, abs=1e-4)
     assert by_label["0"]["max"] == pytest.approx(max(scores[3:]), abs=1e-4)
     assert by_label["2"]["mean"] > by_label["0"]["mean"] + 0.3
+
+
+def test_a_dimension_its_head_cannot_score_reports_why_instead_of_figures(rubrics, tmp_path, capsys):
+    path = tmp_path / "labels.jsonl"  # lines that name no dimension take --dimension's
+    path.write_text("\n".join(line(t, label=label) for label, texts in TEXTS.items() for t in texts) + "\n")
+    assert main(["rubric", "check", str(path), "--rubrics", str(rubrics), "--suite", "tone-shuffled",
+                 "--dimension", "tone_shuffled", "--resamples", "50", "--json"]) == 0
+    [check] = json.loads(capsys.readouterr().out)["dimensions"]
+    assert check["items"] == 5 and check["scored"] == 0 and check["unscored"] == {"examples_not_separable": 5}
+    assert "cannot separate its examples" in check["explanation"]
+    assert check["overall"]["pair_agreement"] is None and check["labels"] == []
 
 
 def test_the_mock_judge_gives_every_item_the_top_label_so_it_orders_nothing(rubrics, tmp_path, capsys):
