@@ -78,6 +78,17 @@ def test_a_changed_rubric_another_judge_and_a_moved_score_are_drift(tmp_path, ex
     assert main(["replay", "--log", str(tmp_path / "log"), "--judge", "mock-hash", "--tolerance", "1"]) == 0
 
 
+def test_a_log_that_predates_the_judge_field_is_compared_by_its_scores(tmp_path, example_items):
+    _write_log(tmp_path / "log", example_items[:4])
+    [segment] = segments(tmp_path / "log")
+    segment.write_text(segment.read_text().replace(',"judge":"mock:response_hash_script"', ""))
+    assert {r.judge for r in read_log(tmp_path / "log")} == {None}
+    out = tmp_path / "report.json"
+    assert main(["replay", "--log", str(tmp_path / "log"), "--judge", "mock-hash", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["unrecorded_judge"] == 4
+    assert main(["replay", "--log", str(tmp_path / "log"), "--judge", "mock"]) == 1  # the scores still tell
+
+
 def test_the_local_tier_replays_bit_for_bit_a_sample_of_groups(tmp_path, example_items):
     _write_log(tmp_path / "log", example_items, judge_spec="local")
     out = tmp_path / "report.json"

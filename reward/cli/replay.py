@@ -41,7 +41,9 @@ def replay_command(args: argparse.Namespace) -> int:
         Path(args.out).write_text(report.model_dump_json(indent=2) + "\n")
     for mismatch in report.mismatches:
         err.print(f"[red]{mismatch.what} changed[/red] for {mismatch.records} record(s) of suite {mismatch.suite}: "
-                  f"logged {mismatch.logged or '(not recorded)'}, now {mismatch.now}")
+                  f"logged {mismatch.logged}, now {mismatch.now}")
+    if report.unrecorded_judge:
+        err.print(f"{report.unrecorded_judge} record(s) predate the judge field: compared by their scores alone")
     table = Table(title=f"replay of {report.records} record(s), tolerance {report.tolerance:g}"
                         + (f", {report.skipped} without their item skipped" if report.skipped else ""))
     for column in ("dimension", "compared", "drifted", "status changed", "max |delta|"):

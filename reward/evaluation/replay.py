@@ -43,8 +43,8 @@ class Mismatch(BaseModel):
     what: str
     """`suite_version` or `judge`."""
     suite: str
-    logged: str | None
-    """What the records name (None: the log predates the field)."""
+    logged: str
+    """What the records name."""
     now: str
     records: int
 
@@ -57,6 +57,8 @@ class ReplayReport(BaseModel):
     skipped: int = 0
     """Records that could not be replayed: written without their item (`keep_items` off)."""
     tolerance: float
+    unrecorded_judge: int = 0
+    """Records from a log that predates the `judge` field: compared by their scores alone."""
     mismatches: list[Mismatch] = Field(default_factory=list)
     reward: DimensionDrift = Field(default_factory=DimensionDrift)
     """The scalar reward, compared like a dimension."""
@@ -116,6 +118,9 @@ def replay(records: Sequence[ScoreRecord], suite_for: Callable[[str], LoadedSuit
             counts: dict[str | None, int] = defaultdict(int)
             for record in members:
                 counts[logged_of(record)] += 1
+            # A log written before records named their judge cannot say which judge scored it: that is noted, and
+            # the scores themselves still have to come back.
+            report.unrecorded_judge += counts.pop(None, 0) if what == "judge" else 0
             report.mismatches += [Mismatch(what=what, suite=name, logged=logged, now=now, records=n)
                                   for logged, n in sorted(counts.items(), key=lambda kv: str(kv[0])) if logged != now]
         results = Engine(suite, judge).score_sync([r.item for r in members])
