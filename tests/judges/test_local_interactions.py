@@ -85,3 +85,23 @@ def test_supply_is_judged_by_the_asked_fact_not_the_topic(scored):
 def test_query_satisfaction_asks_whether_the_answer_answers(scored):
     answered = dimension(scored, "tram-followup/terse", "query_satisfaction").score
     assert dimension(scored, "tram-followup/other_question", "query_satisfaction").score < answered - 0.2
+
+
+def test_an_earlier_answer_is_retracted_only_where_the_evidence_sides_with_the_retraction(scored):
+    """Saying "correction" buys nothing: retracting an earlier answer the evidence supports, or changing its figure
+    in passing, conflicts with it; restating it does not, and a correction the evidence supports is acknowledged
+    while one it does not support is not."""
+    conflict = {name: dimension(scored, f"ferry-session/{name}", "multi_turn_conflict").score
+                for name in ("clean", "restated", "retracted", "bare_retraction", "changed_pier")}
+    assert conflict["clean"] == 1.0 and conflict["restated"] == 1.0
+    assert conflict["retracted"] < 0.5 and conflict["bare_retraction"] < 0.5 and conflict["changed_pier"] < 0.5
+    assert dimension(scored, "bridge-correction/clean", "multi_turn_conflict").score == 1.0
+    assert dimension(scored, "bridge-correction/unsupported_correction", "multi_turn_conflict").score < 0.5
+
+
+def test_a_value_swapped_in_from_elsewhere_in_the_evidence_is_unsupported(scored):
+    """Pier 5 is in the evidence, but not in the sentence the claim copies the rest from: the claim is read against
+    that sentence, not against the passage at large."""
+    swapped = dimension(scored, "ferry-session/swapped_pier", "claim_hallucination")
+    assert swapped.score < 0.5 and "says '5' where the evidence sentence it follows says '3'" in swapped.explanation
+    assert "where the evidence sentence" not in dimension(scored, "ferry-session/restated", "claim_hallucination").explanation

@@ -5,10 +5,11 @@ unit), a contrasting word swapped in, and how much of its wording is new. Pure f
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 
-from reward.format import strip_citations
+from reward.format import split_sentences, strip_citations
 from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc_text, numbers, stem, stems
 from reward.schema import Evidence
 
@@ -29,6 +30,9 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     missing_numbers -= numbers(asked) - contradicted_numbers(claim, haystack)
     if missing_numbers:
         return False, f"numbers not in the evidence: {', '.join(sorted(missing_numbers))}"
+    swap = swapped_value(claim, [s for d in docs for s in split_sentences(d.text)])
+    if swap:
+        return False, swap
     evidence_words = set(content_words(haystack))
     asked_words, closest_words = set(content_words(asked)), set(content_words(closest))
     for word in content_words(claim):
@@ -148,3 +152,71 @@ def contradicted_numbers(claim: str, haystack: str) -> set[str]:
               and written not in denied}
     return {written for value, written, unit in _quantities(claim)
             if unit in evidence and value not in evidence[unit] and unit not in stated}
+
+
+_TOKEN = re.compile(r"\d+(?:[.,:]\d+)*|[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_YEAR = re.compile(r"^1\d{3}$|^20\d{2}$")
+
+
+def _value_kind(tokens: Sequence[str], k: int) -> str:
+    """What slot tokens[k] fills: "year", "number <unit stem>", "name" (capitalised, not a sentence's first word nor
+    a stop word), or "" (an ordinary word)."""
+    token = tokens[k]
+    if token[0].isdigit():
+        if _YEAR.match(token):
+            return "year"
+        after = tokens[k + 1].lower() if k + 1 < len(tokens) else ""
+        return "number " + (stem(after.rstrip("s")) if after and after not in STOPWORDS else "")
+    return "name" if token[0].isupper() and k > 0 and token.lower() not in STOPWORDS else ""
+
+
+SWAP_COPIED_SHARE = 0.6
+"""A claim is read as one evidence sentence with a value replaced when at least this share of its words follow that
+sentence's words in order (`swapped_value`)."""
+
+
+def swapped_value(claim: str, sentences: Sequence[str]) -> str:
+    """A name or figure of the evidence put in another's place: the claim follows one evidence sentence word for
+    word (`SWAP_COPIED_SHARE` of its words, in order) but where that sentence gives a name or figure, the claim
+    gives another name or figure of the same kind (a year for a year, a figure in the same unit, a capitalised name
+    for a capitalised name) that the sentence does not hold. The claim is checked against the sentence it is about,
+    the one it copies the rest from, not against the passage at large, where the swapped value also occurs (the
+    lexical checks find every number and name somewhere in it). Returns why, or "" for none.
+
+    >>> s = ["Following the conquest of Dali in 1253, the Duan dynasty were appointed as governors.",
+    ...      "He died in 1294."]
+    >>> swapped_value("Following the conquest of Dali in 1294, the Duan dynasty were appointed as governors.", s)
+    "says '1294' where the evidence sentence it follows says '1253'"
+    >>> swapped_value("After Dali was conquered in 1253, the Duan dynasty became governors.", s)
+    ''
+    >>> swapped_value("The Duan dynasty were appointed as governors after the conquest of Dali in 1253.", s)
+    ''
+    """
+    words = _TOKEN.findall(strip_citations(claim))
+    if len(words) < 4:
+        return ""
+    best = None
+    for sentence in sentences:
+        theirs = _TOKEN.findall(sentence)
+        matcher = difflib.SequenceMatcher(None, [w.lower() for w in words], [w.lower() for w in theirs], autojunk=False)
+        copied = sum(block.size for block in matcher.get_matching_blocks())
+        if best is None or copied > best[0]:
+            best = (copied, theirs, matcher)
+    if best is None or best[0] < SWAP_COPIED_SHARE * len(words):
+        return ""
+    _, theirs, matcher = best
+    held = {w.lower() for w in theirs}
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op != "replace":
+            continue
+        ours: dict[str, str] = {}
+        given: dict[str, str] = {}
+        for k in range(i1, i2):
+            if words[k].lower() not in held:
+                ours.setdefault(_value_kind(words, k), words[k])
+        for k in range(j1, j2):
+            given.setdefault(_value_kind(theirs, k), theirs[k])
+        for kind in ours.keys() & given.keys():
+            if kind and ours[kind].lower() != given[kind].lower():
+                return f"says {ours[kind]!r} where the evidence sentence it follows says {given[kind]!r}"
+    return ""

@@ -10,6 +10,7 @@ import re
 import numpy as np
 
 from reward.format import split_sentences, strip_citations
+from reward.judges.local.claims import swapped_value
 from reward.judges.local.context import Context, Unscored, clip
 from reward.judges.local.support import (
     MODEL_TOPIC_SIMILARITY,
@@ -17,8 +18,10 @@ from reward.judges.local.support import (
     SELF_CONFLICT_SPAN,
     TOPIC_SIMILARITY,
     _require_readable_interaction,
+    _sentence_support,
 )
 from reward.judges.local.text import (
+    _CLAUSE,
     _NO,
     _asserted,
     _free_of,
@@ -112,14 +115,45 @@ def conflict_flip(claim: str, other: str) -> bool:
             or any(_asserted(p, other_words, _NO) and not _asserted(p, claim_words, _NO) for p in _free_of(claim.lower())))
 
 
-_ACKNOWLEDGED = re.compile(r"\b(?:earlier|previous|last|above|first) (?:answer|reply|message)\b|\b(?:does not|doesn't|do not|"
-                           r"don't|no longer) apply\b|\bcorrection\b|\bI was wrong\b|\bunlike (?:what|my)\b|\bhas changed\b",
-                           re.IGNORECASE)
+_RETRACTS = re.compile(r"\bcorrect(?:ion|ing)?\b|\bwrong\b|\bmistaken\b|\ba mistake\b|\ban error\b|\bincorrect\b|"
+                       r"\b(?:does not|doesn't|no longer|did not) hold\b|\bcontrary to\b|\bretract\b|"
+                       r"\btake (?:that|it) back\b|\bactually\b|\b(?:earlier|before|previously) I (?:wrote|said|told you)\b",
+                       re.IGNORECASE)
+_ASSISTANT = re.compile(r"\bI\b|\b[Mm]y\b|\b(?:[Ee]arlier|[Pp]revious(?:ly)?)\b")
+"""A sentence that retracts or corrects the assistant's earlier answer ("to correct my earlier answer: ...", "that
+was wrong": a word of correction and a word for the assistant, `_ASSISTANT`): a correction only where the evidence
+leaves the earlier answer unsupported and supports what replaces it (`multi_turn_conflict`), never on its word."""
+_QUALIFIES = re.compile(r"\b(?:earlier|previous|last|above|first) (?:answer|reply|message)\b|\b(?:does not|doesn't|"
+                        r"do not|don't|no longer) apply\b|\bunlike (?:what|my)\b|\bhas changed\b", re.IGNORECASE)
+"""A sentence that says it departs from the earlier answer without retracting it ("the adult advice from my last
+answer does not apply to children"): it narrows the earlier answer, which may stand for its own case, and is not read
+against it when the evidence supports what it says; else it is read like any claim."""
+
+
+_DEMONSTRATIVE = re.compile(r"^\W*(?:that|it|this) (?:was|is) (?:wrong|incorrect|mistaken|a mistake|an error)\W*$",
+                            re.IGNORECASE)
+
+
+def _retraction(sentence: str) -> tuple[str | None, str]:
+    """How an answer sentence speaks of the earlier answer: "retracts" (`_RETRACTS`), "qualifies" (`_QUALIFIES`) or
+    None, and what it claims besides: the sentence without the clauses that speak of the earlier answer."""
+    text = strip_citations(sentence)
+    kind = ("retracts" if _RETRACTS.search(text) and _ASSISTANT.search(text)
+            else "qualifies" if _QUALIFIES.search(text) else None)
+    if kind is None:
+        return None, sentence
+    kept = [c for c in _CLAUSE.split(text) if c and c.strip(" .")
+            and not (_QUALIFIES.search(c) or _RETRACTS.search(c) and _ASSISTANT.search(c) or _DEMONSTRATIVE.match(c))]
+    return kind, ", ".join(c.strip(" .") for c in kept) + "." if kept else ""
+
+
+def _sentences(text: str) -> list[str]:
+    return [re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", s).strip() for s in split_sentences(text)]
 
 
 def _claims(ctx: Context, text: str) -> list[str]:
     context = " ".join([ctx.item.query, *(t.content for t in ctx.item.history if t.role == "user")])
-    sentences = [re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", s).strip() for s in split_sentences(text)]
+    sentences = _sentences(text)
     return list(dict.fromkeys(c for c in (claim_text(s, context) for s in sentences) if c))[:MAX_CONFLICT_CLAIMS]
 
 
@@ -136,18 +170,93 @@ async def self_consistency(ctx: Context) -> tuple[float, str]:
 
 
 async def multi_turn_conflict(ctx: Context) -> tuple[float, str]:
-    """The answer against the assistant's earlier answers in the session: a claim on the same topic as an earlier
-    sentence that the consistency model reads as contradicting it (or negating it) fails. No earlier answer: 1."""
-    earlier = [c for turn in ctx.item.history if turn.role == "assistant" for c in _claims(ctx, turn.content)]
+    """The answer against the assistant's earlier answers in the session, with the evidence as the arbiter:
+
+    - a claim on the same topic as an earlier sentence that the consistency model reads as contradicting it (or
+      negating it) fails;
+    - a claim that follows an earlier sentence the evidence supports but swaps one of its names or figures, where
+      the evidence does not support the claim (the earlier answer changed), fails;
+    - a sentence that retracts or corrects the earlier answer ("that earlier answer does not hold", "to correct my
+      earlier answer: ...") is a correction only when the evidence leaves the earlier answer unsupported and
+      supports what the sentence claims instead; retracting an answer the evidence supports fails. A sentence that
+      narrows the earlier answer without retracting it ("does not apply to children") is not read against it when
+      the evidence supports what it says, and like any claim when it does not.
+
+    No earlier answer: `not_applicable`."""
+    earlier_turns = [turn.content for turn in ctx.item.history if turn.role == "assistant"]
+    earlier = [c for content in earlier_turns for c in _claims(ctx, content)]
     if not earlier:
         # Every response to this interaction alike: a constant 1 would only dilute the gate's other dimensions.
         raise Unscored("not_applicable", "the session has no earlier answer to conflict with")
     _require_readable_interaction(ctx)
-    # A claim that says it departs from the earlier answer ("the adult advice from my last answer does not apply")
-    # acknowledges the change: a conflict is one left unsaid.
-    claims = [c for c in _claims(ctx, ctx.parsed.answer or "") if not _ACKNOWLEDGED.search(c)]
+    earlier_support = await _supports(ctx, earlier)
+    context = " ".join([ctx.item.query, *(t.content for t in ctx.item.history if t.role == "user")])
+    claims = []
+    for sentence in _sentences(ctx.parsed.answer or ""):
+        kind, rest = _retraction(sentence)
+        claim = claim_text(rest, context) if rest else None
+        support = (await _supports(ctx, [claim]))[0] if kind and claim else 1.0
+        if kind == "retracts":
+            # A correction is weighed against the evidence: the earlier answer must be the one the evidence leaves
+            # unsupported, and what replaces it one the evidence supports. What it retracts: the earlier sentence
+            # closest to what it says instead, else the whole earlier answer.
+            replaced = (min(earlier_support) if not claim else
+                        earlier_support[int(np.argmax((await ctx.similarity([claim], earlier))[0]))])
+            if replaced >= 0.5:
+                return 0.0, (f"conflicts with an earlier answer: {sentence[:80]!r} retracts an earlier answer the "
+                             f"evidence supports (P(supported) {replaced:.2f})")
+            if support < 0.5:
+                return 1.0 - clip(2.0 * (0.5 - support)), (f"conflicts with an earlier answer: the correction "
+                                                            f"{claim[:80]!r} is not supported by the evidence")
+        elif kind == "qualifies" and support >= 0.5:
+            # Narrows the earlier answer ("does not apply to her"), and the evidence supports what it says: the
+            # earlier answer may stand for its own case.
+            continue
+        elif claim:
+            claims.append(claim)
+    claims = list(dict.fromkeys(claims))[:MAX_CONFLICT_CLAIMS]
     conflict, why = await _claim_conflict(ctx, earlier, claims, within=False)
-    return 1.0 - conflict, (f"conflicts with an earlier answer: {why}" if conflict >= 0.5 else "consistent with earlier answers")
+    if conflict < 0.5:
+        changed, why_changed = await _changed_claim(ctx, earlier, earlier_support, claims)
+        if changed > conflict:
+            conflict, why = changed, why_changed
+    return 1.0 - conflict, (f"conflicts with an earlier answer: {why}" if conflict >= 0.5
+                            else "consistent with earlier answers")
+
+
+async def _supports(ctx: Context, claims: list[str]) -> list[float]:
+    """Each claim's support by the item's evidence (`support._sentence_support`, every claim on its own): a claim
+    with nothing to check counts as supported."""
+    out = []
+    for claim in claims:
+        checks = await _sentence_support(ctx, [claim])
+        out.append(checks[0].support if checks else 1.0)
+    return out
+
+
+
+async def _changed_claim(ctx: Context, earlier: list[str], earlier_support: list[float],
+                         claims: list[str]) -> tuple[float, str]:
+    """A claim that follows an earlier sentence of the assistant word for word but puts another name or figure in
+    one of its places (`claims.swapped_value`), where the evidence supports the earlier sentence and not the claim:
+    the earlier answer changed against the evidence. Returns (conflict in [0, 1], what it found)."""
+    if not claims:
+        return 0.0, ""
+    similarity = await ctx.similarity(earlier, claims)
+    pairs = [(i, j, swap) for j in range(len(claims)) for i in range(len(earlier))
+             if similarity[i, j] > MODEL_TOPIC_SIMILARITY and earlier_support[i] >= 0.5
+             and (swap := swapped_value(claims[j], [earlier[i]]))]
+    if not pairs:
+        return 0.0, ""
+    wanted = sorted({j for _, j, _ in pairs})
+    support = dict(zip(wanted, await _supports(ctx, [claims[j] for j in wanted]), strict=True))
+    i, j, swap = min(pairs, key=lambda p: support[p[1]])
+    if support[j] >= 0.5:
+        return 0.0, ""
+    return clip(2.0 * (0.5 - support[j])) if support[j] > 0.0 else 1.0, (
+        f"{claims[j][:80]!r} changes {earlier[i][:80]!r} "
+        f"({swap.replace('the evidence sentence', 'the earlier answer')}), "
+        f"which the evidence supports (P(supported) {earlier_support[i]:.2f} against {support[j]:.2f})")
 
 
 _GARBAGE = re.compile(r"(?:\{[a-z_]+\}|\[INSERT[^\]]*\]|<\|[a-z_]+\|>|</?(?:plan|evidence|answer)>)", re.IGNORECASE)

@@ -15,7 +15,7 @@ import numpy as np
 from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
-from reward.judges.local.claims import claim_support
+from reward.judges.local.claims import claim_support, swapped_value
 from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
 from reward.judges.local.relevance import _missing_answer_type
 from reward.judges.local.text import (
@@ -140,7 +140,12 @@ read is checked against the evidence it can."""
             anywhere, why_anywhere = claim_support(claim, list(ctx.item.evidence), float(similarity.max()), context,
                                                    closest)
             hard = not anywhere and _HARD_FAILURE.search(why_anywhere)
-            if not hard:  # the doubt, if any, is what the whole evidence leaves unexplained
+            # ... unless the claim follows a sentence of the passage it cites with the other item's figure put in
+            # that sentence's place (an older copy's figure in the current page's sentence): that is a swap.
+            swap = "" if hard else swapped_value(claim, [s for d in docs for s in split_sentences(d.text)])
+            if swap:
+                supported, why = False, swap
+            elif not hard:  # the doubt, if any, is what the whole evidence leaves unexplained
                 supported, why = anywhere, why_anywhere
         else:
             hard = not supported and _HARD_FAILURE.search(why)
