@@ -22,6 +22,33 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
 
+
+def in_process_ingress(args):
+    """The ingress and one scorer of the reward app, in this process (no Ray): the scorer's handle calls it directly."""
+    import asyncio
+
+    from reward.serve import Ingress, Scorer
+
+    scorer = Scorer.func_or_class(args)
+
+    class Handle:
+        class score:
+            @staticmethod
+            async def remote(suite, items):
+                return await scorer.score(suite, items)
+
+    ingress = Ingress.func_or_class.__new__(Ingress.func_or_class)  # the ASGI wrapper's __init__ is async
+    asyncio.run(ingress.__init__(Handle(), args))
+    return ingress
+
+
+def scripted_judge_config(folder: Path, port: int) -> Path:
+    """A judge config for the scripted judge server on `port`: no retries, so a scripted failure reaches the engine."""
+    config = folder / "judge.yaml"
+    config.write_text(f"parse_retries: 0\nendpoints:\n  - base_url: http://127.0.0.1:{port}/v1\n    model: mock-judge\n"
+                      "    timeout_s: 5\n    max_retries: 0\n    backoff_s: 0.01\n")
+    return config
+
 EVIDENCE = [
     Evidence(id="1", title="Streaming", text="Skibidi is now streaming on Spotify, Apple Music and KKBox; the free tier is supported.",
              source="web", published=dt.date(2025, 9, 2)),

@@ -18,8 +18,8 @@ from starlette.requests import Request
 from reward.judges.mock_server import MockJudgeServer, MockReply, best_label
 from reward.rubric import load_suite
 from reward.scorelog import read_log
-from reward.serve import Ingress, Limits, Scorer, ServerArgs
-from tests.support import FIXTURE_RUBRICS, TOKEN, free_port, make_item
+from reward.serve import Limits, ServerArgs
+from tests.support import in_process_ingress, scripted_judge_config, FIXTURE_RUBRICS, TOKEN, free_port, make_item
 
 pytestmark = pytest.mark.filterwarnings("ignore:coroutine .*__del__' was never awaited")
 
@@ -27,22 +27,11 @@ pytestmark = pytest.mark.filterwarnings("ignore:coroutine .*__del__' was never a
 @pytest.fixture
 def outage(tmp_path, monkeypatch):
     port = free_port()
-    config = tmp_path / "judge.yaml"
-    config.write_text(f"parse_retries: 0\nendpoints:\n  - base_url: http://127.0.0.1:{port}/v1\n    model: mock-judge\n"
-                      "    timeout_s: 5\n    max_retries: 0\n    backoff_s: 0.01\n")
+    config = scripted_judge_config(tmp_path, port)
     monkeypatch.setenv("REWARD_TEST_TOKEN", TOKEN)
     args = ServerArgs(suites=["mini"], rubrics=str(FIXTURE_RUBRICS), judge=str(config), score_log=str(tmp_path / "scores"),
                       token_env="REWARD_TEST_TOKEN", limits=Limits(retry_after_s=1))
-    scorer = Scorer.func_or_class(args)
-
-    class Handle:
-        class score:
-            @staticmethod
-            async def remote(suite, items):
-                return await scorer.score(suite, items)
-
-    ingress = Ingress.func_or_class.__new__(Ingress.func_or_class)
-    asyncio.run(ingress.__init__(Handle(), args))
+    ingress = in_process_ingress(args)
     return ingress, port, tmp_path / "scores"
 
 

@@ -23,8 +23,8 @@ from starlette.requests import Request
 
 from policy.data import row_of
 from reward.scorelog import read_log
-from reward.serve import Ingress, Limits, Scorer, ServerArgs
-from tests.support import EVIDENCE, FIXTURE_RUBRICS, free_port, make_item
+from reward.serve import Limits, ServerArgs
+from tests.support import in_process_ingress, EVIDENCE, FIXTURE_RUBRICS, free_port, make_item
 
 pytestmark = pytest.mark.filterwarnings("ignore:coroutine .*__del__' was never awaited")
 
@@ -34,16 +34,7 @@ GOOD = "Skibidi streams free on Spotify [Doc 1]."
 def _ingress(tmp_path, judge="mock"):
     args = ServerArgs(suites=["mini"], rubrics=str(FIXTURE_RUBRICS), judge=judge, score_log=str(tmp_path / "scores"),
                       token_env="REWARD_TRAINER_TEST_TOKEN", limits=Limits(retry_after_s=1))
-    scorer = Scorer.func_or_class(args)
-
-    class Handle:
-        class score:
-            @staticmethod
-            async def remote(suite, items):
-                return await scorer.score(suite, items)
-
-    ingress = Ingress.func_or_class.__new__(Ingress.func_or_class)
-    asyncio.run(ingress.__init__(Handle(), args))
+    ingress = in_process_ingress(args)
     return ingress
 
 

@@ -26,8 +26,8 @@ from reward.dashboard.monitors import RULES
 from reward.judges.mock_server import MockJudgeServer, MockReply, best_label
 from reward.rubric import load_suite
 from reward.scorelog import read_log
-from reward.serve import Ingress, Scorer, ServerArgs
-from tests.support import EVIDENCE, FIXTURE_RUBRICS, free_port, make_item
+from reward.serve import ServerArgs
+from tests.support import in_process_ingress, scripted_judge_config, EVIDENCE, FIXTURE_RUBRICS, free_port, make_item
 
 pytestmark = pytest.mark.filterwarnings("ignore:coroutine .*__del__' was never awaited")
 
@@ -40,21 +40,10 @@ def served(tmp_path, monkeypatch):
     """The ingress behind an httpx transport, with a judge whose grounding call for rollout #1 answers 503."""
     monkeypatch.delenv("REWARD_ADAPTER_TEST_TOKEN", raising=False)
     port = free_port()
-    config = tmp_path / "judge.yaml"
-    config.write_text(f"parse_retries: 0\nendpoints:\n  - base_url: http://127.0.0.1:{port}/v1\n    model: mock-judge\n"
-                      "    timeout_s: 5\n    max_retries: 0\n    backoff_s: 0.01\n")
+    config = scripted_judge_config(tmp_path, port)
     args = ServerArgs(suites=["mini"], rubrics=str(FIXTURE_RUBRICS), judge=str(config), score_log=str(tmp_path / "scores"),
                       token_env="REWARD_ADAPTER_TEST_TOKEN")
-    scorer = Scorer.func_or_class(args)
-
-    class Handle:
-        class score:
-            @staticmethod
-            async def remote(suite, items):
-                return await scorer.score(suite, items)
-
-    ingress = Ingress.func_or_class.__new__(Ingress.func_or_class)
-    asyncio.run(ingress.__init__(Handle(), args))
+    ingress = in_process_ingress(args)
     suite = load_suite("mini", FIXTURE_RUBRICS)
     top = best_label(suite)
 
