@@ -115,12 +115,13 @@ def invariance(items: list, batches: tuple[int | None, ...] = (7, None), seed: i
     return report
 
 
-def runtime_drift(items: list, runtimes: list[str]) -> dict:
-    """Each runtime's vectors (one fresh process each, items alone) against the first runtime's, per dimension."""
+def runtime_drift(interactions: int, runtimes: list[str]) -> dict:
+    """Each runtime's vectors (one fresh process each, the items of `interactions` interactions scored alone) against
+    the first runtime's, per dimension."""
     vectors = {}
     for runtime in runtimes:
         env = {**os.environ, "REWARD_LOCAL_RUNTIME": runtime}
-        done = subprocess.run([sys.executable, __file__, "--interactions", str(ARGS.interactions), "--dump"],
+        done = subprocess.run([sys.executable, __file__, "--interactions", str(interactions), "--dump"],
                               env=env, capture_output=True, text=True, check=True)
         vectors[runtime] = json.loads(done.stdout)
     reference, out = vectors[runtimes[0]], {}
@@ -146,29 +147,28 @@ def runtime_drift(items: list, runtimes: list[str]) -> dict:
 
 
 def main() -> int:
-    global ARGS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--interactions", type=int, default=45, help="interactions sampled from the fit split")
     parser.add_argument("--server", help="also score through this reward server (its URL)")
     parser.add_argument("--compare-runtimes", help="comma-separated runtimes: drift between them, items alone")
     parser.add_argument("--dump", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out")
-    ARGS = parser.parse_args()
-    items = corpus_items(ARGS.interactions)
-    if ARGS.dump:
+    args = parser.parse_args()
+    items = corpus_items(args.interactions)
+    if args.dump:
         print(json.dumps(score_in_batches(items, 1, 0)))
         return 0
-    if ARGS.compare_runtimes:
-        report = {"items": len(items), "drift": runtime_drift(items, ARGS.compare_runtimes.split(","))}
+    if args.compare_runtimes:
+        report = {"items": len(items), "drift": runtime_drift(args.interactions, args.compare_runtimes.split(","))}
     else:
         from reward.judges.local_runtime import runtime_setting
 
-        report = {"runtime": runtime_setting(), **invariance(items, server=ARGS.server,
+        report = {"runtime": runtime_setting(), **invariance(items, server=args.server,
                                                               token=os.environ.get("REWARD_SERVER_TOKEN"))}
     text = json.dumps(report, indent=2)
     print(text)
-    if ARGS.out:
-        Path(ARGS.out).write_text(text + "\n")
+    if args.out:
+        Path(args.out).write_text(text + "\n")
     return 0 if report.get("identical", True) else 1
 
 
