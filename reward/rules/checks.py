@@ -439,10 +439,23 @@ class CopyParams(_Params):
     Baixi Distribution Center main entrance.") is the answer to a factoid question, not pasted documents."""
 
 
+def _plain(text: str) -> str:
+    """Text as the copy check compares it: folded (`reward.textnorm`) and with accents dropped, so a copy spelled
+    with look-alike letters or accented vowels is still a copy.
+
+    >>> _plain("Thé ｃity’s métro")
+    "the city's metro"
+    """
+    import unicodedata
+
+    text = folded(text).replace("\u2019", "'").replace("\u2018", "'")
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 @lru_cache(maxsize=1024)
 def _evidence_ngrams(text: str, n: int) -> frozenset:
     # The rollouts of a GRPO group share their evidence: compute its n-grams once per group, not per rollout.
-    words = tokens(text)
+    words = tokens(_plain(text))
     return frozenset(zip(*(words[i:] for i in range(n))))
 
 
@@ -450,9 +463,10 @@ def _evidence_ngrams(text: str, n: int) -> frozenset:
 def copy_evidence(item: Item, parsed: ParsedResponse, params: CopyParams) -> RuleResult:
     """Share of the answer's n-grams that occur verbatim in the evidence: pasting documents instead of answering.
 
-    Quoting a phrase or a number is normal; most of the answer copied is not.
+    Quoting a phrase or a number is normal; most of the answer copied is not. Both sides are compared folded and
+    without accents (`_plain`), so accented vowels or look-alike letters do not hide a copy.
     """
-    words = answer_tokens(item, parsed)
+    words = tokens(_plain(parsed.answer_text if parsed.answer is not None else item.response))
     grams = set(zip(*(words[i:] for i in range(params.n))))
     if not grams or len(words) < params.min_tokens:
         return RuleResult(score=1.0, passed=True, explanation="answer too short to compare", findings={"share": 0.0})

@@ -94,6 +94,17 @@ def test_hedges_and_refusal_framing_do_not_exempt_a_claim():
     assert claim_text("Check Spotify, which carries the full track for free [Doc 1].") is not None
 
 
+def test_a_frame_that_only_announces_the_answer_is_no_claim_of_its_own():
+    """"So the answer is X", "X is the answer", "In short, X" and "Answer: X" claim what X claims, no more: the
+    checker reads X, as it reads a bare answer, so announcing the answer is neither a penalty nor a way around it."""
+    bare = claim_text("Kinematic measurements [Doc 1].")
+    for framed in ("So the answer is kinematic measurements [Doc 1].", "Kinematic measurements is the answer [Doc 1].",
+                   "In short, kinematic measurements [Doc 1].", "Answer: kinematic measurements [Doc 1].",
+                   "The short answer is kinematic measurements [Doc 1]."):
+        assert claim_text(framed).lower() == bare.lower(), framed
+    assert claim_text("The answer key was lost in 1998 [Doc 1].") == "The answer key was lost in 1998."
+
+
 def test_language_check():
     assert is_english("The song went live on Spotify, Apple Music and KKBox a day after its radio premiere.")
     assert not is_english("这首歌已于2025年8月28日在Spotify上线，可以免费收听。")

@@ -177,3 +177,8 @@ def test_copy_evidence_leaves_one_short_taken_sentence_alone_and_fails_pasted_do
     pasted = Item(id="p", query="Where can I listen to Skibidi for free?", evidence=[long_doc],
                   response=render_response([Facet("Where to stream?", ("1",))], ["1"], long_doc.text + " [Doc 1]"))
     assert not run("copy.evidence", pasted).passed
+    # Accented vowels or look-alike letters do not hide the paste.
+    accented = long_doc.text.replace("a", "á").replace("o", "ö").replace("e", "е")
+    disguised = pasted.model_copy(update={"response": render_response([Facet("Where to stream?", ("1",))], ["1"],
+                                                                      accented + " [Doc 1]")})
+    assert not run("copy.evidence", disguised).passed

@@ -141,6 +141,35 @@ _ADVICE = re.compile(r"^\W*(?:check|visit|ask|contact|call|try|consider|see|look
 _LEAD = re.compile(r"^\W*(?:(?:please )?note|remember|keep in mind|be aware|bear in mind)\b\s*(?:that\b|:|,)\s*",
                    re.IGNORECASE)
 
+# Frames that only announce the answer ("So the answer is X", "In short, X", "X is the answer", "Answer: X"): they
+# add no claim of their own, so the claim is X, read as a bare answer would be.
+_ANSWER_LEAD = re.compile(
+    r"^\W*(?:(?:so|thus|hence|therefore|in short|in brief|in summary|in sum|to sum up|briefly|simply put|put simply)"
+    r"\s*[,:]?\s*)?(?:(?:the|my|our)\s+)?(?:(?:short|direct|final|simple|brief)\s+)?answer(?:\s+(?:is|would be)\b|\s*[:-])\s*"
+    r"|^\W*(?:so|thus|hence|therefore|in short|in brief|in summary|in sum|to sum up|briefly|simply put|put simply)\s*[,:]\s*",
+    re.IGNORECASE)
+_ANSWER_TAIL = re.compile(r"\s+(?:is|would be)\s+(?:the|my|our)\s+(?:(?:short|direct|final|simple|brief)\s+)?answer\W*$",
+                          re.IGNORECASE)
+
+
+def answer_frame_removed(text: str) -> str:
+    """`text` without a frame that only announces the answer.
+
+    >>> answer_frame_removed("So the answer is kinematic.")
+    'kinematic.'
+    >>> answer_frame_removed("Joy is the answer.")
+    'Joy.'
+    >>> answer_frame_removed("In short, Rankine.")
+    'Rankine.'
+    >>> answer_frame_removed("Answer: improved markedly")
+    'improved markedly'
+    >>> answer_frame_removed("The answer key was lost in 1998.")
+    'The answer key was lost in 1998.'
+    """
+    kept = _ANSWER_LEAD.sub("", text, count=1)
+    kept = _ANSWER_TAIL.sub(".", kept) if _ANSWER_TAIL.search(kept) else kept
+    return kept.strip() if content_words(kept) else text
+
 
 _MARKUP = re.compile(r"[*_`#>|]+")
 
@@ -175,6 +204,7 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
         return None
     # "Note that X" / "Remember: X" states X: the lead-in goes, X is checked like any claim.
     text = _LEAD.sub("", text).strip() or text
+    text = answer_frame_removed(text)
     if _REFUSAL_SENTENCE.search(text) or any(_PREMISE_VERDICT.match(c) for c in _CLAUSE.split(text) if c):
         # What is left once the declining clauses (and a verdict on the user's premise) are gone is still a claim (a
         # hedge exempts only itself) when it says something beyond the user's own words, unless it is advice that
