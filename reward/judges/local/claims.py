@@ -46,12 +46,28 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     words = content_words(claim)
     if not words:
         return True, ""
-    known = {stem(w) for w in evidence_words} | stems(asked)
+    known = {stem(w) for w in evidence_words} | stems(asked) | _ATTRIBUTION
+    if derived_numbers(claim, haystack, asked):
+        # A figure derived from the evidence's comes with the relation that derives it ("2 years before 2007", "a
+        # difference of 8 years") and its unit: those words state the arithmetic, not a new fact.
+        known |= _RELATION | {unit for _, _, unit in _quantities(claim) if unit}
     novel = [w for w in words if stem(w) not in known]
     ratio = len(novel) / len(words)
     if len(novel) <= 1 or ratio <= 0.25 or (ratio <= 0.5 and similarity >= 0.5) or (ratio <= 0.7 and similarity >= 0.7):
         return True, ""
     return False, f"words not in the evidence: {', '.join(novel[:5])} (closest evidence similarity {similarity:.2f})"
+
+
+_ATTRIBUTION = frozenset(stem(w) for w in (
+    "source", "sources", "document", "documents", "passage", "passages", "evidence", "article", "page", "according",
+    "says", "gives", "states", "mentions", "reports", "lists", "cites"))
+"""Words that say where a claim comes from ("the other year the source gives", "according to the article"), not
+what it claims: never new content."""
+_RELATION = frozenset(stem(w) for w in (
+    "difference", "apart", "earlier", "later", "before", "after", "more", "less", "fewer", "than", "against",
+    "older", "younger", "longer", "shorter", "taller", "higher", "lower", "larger", "smaller", "bigger", "greater",
+    "total", "combined", "together", "sum", "first", "second", "came", "year", "years"))
+"""Words of a comparison or a sum that derives a figure from two of the evidence's."""
 
 
 _DENIED_NUMBER = re.compile(r"(?:\bnot|n't|\bnever|\brather than|\binstead of)\s+(?:the\s+|about\s+|around\s+)?"

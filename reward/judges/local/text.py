@@ -129,7 +129,10 @@ _REFUSAL_SENTENCE = re.compile(
 _PREMISE_VERDICT = re.compile(
     r"^\W*(?:(?:that|the|this|your)\s+)?(?:premise|assumption|question)\b[^,;:.]{0,20}?(?:\s+(?:is|was)\b|\s*:)\s*"
     r"(?:not\s+(?:right|correct|true|accurate)|(?:in)?correct|wrong|false|mistaken|a misreading|a misconception|"
-    r"based on a misunderstanding)\W*$|^\W*that(?:'s| is) (?:a misreading|a misconception|not (?:right|correct|true|so))\W*$",
+    r"based on a misunderstanding)\W*$|^\W*that(?:'s| is) (?:a misreading|a misconception|not (?:right|correct|true|so))\W*$"
+    r"|^\W*(?:(?:that|the|this|your)\s+)?(?:premise|assumption|question)\b[^,;:.]{0,30}?\b(?:rests|is based|relies|"
+    r"depends)\s+on\s+(?:a\s+)?(?:false|wrong|mistaken|incorrect|faulty)\s+(?:premise|assumption)\W*$"
+    r"|^\W*(?:actually\W+)?(?:that|this)(?:'s| is) not (?:the case|how it works|quite right)\W*$",
     re.IGNORECASE)
 # Clause boundaries inside a sentence: a hedge ("..., though I could not confirm this") is one clause, the claim
 # it hedges another, and only the hedge is exempt from the check.
