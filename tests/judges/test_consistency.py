@@ -105,6 +105,19 @@ def test_a_frame_that_only_announces_the_answer_is_no_claim_of_its_own():
     assert claim_text("The answer key was lost in 1998 [Doc 1].") == "The answer key was lost in 1998."
 
 
+def test_a_premise_verdict_leading_a_correction_is_no_claim_and_a_derived_figure_may_name_its_relation():
+    from reward.judges.local.claims import claim_support
+    from reward.schema import Evidence
+
+    assert claim_text("The question rests on a false premise: black widows live on land [Doc 1].") == "black widows live on land."
+    assert claim_text("Actually, that is not the case: koalas have no tails [Doc 2].") == "Actually, koalas have no tails."
+    docs = [Evidence(id="1", title="EU law", text="The competence was contested in 2005 at the Court. A directive followed in 2007.")]
+    assert claim_support("That is 2 years before 2007, the other year the source gives.", docs)[0]
+    assert not claim_support("That is 3 years before 2007, the other year the source gives.", docs)[0]
+    # The relation words are known only beside a derived figure: without one they are new content as before.
+    assert not claim_support("The directive came earlier than the treaty and longer than the ruling.", docs)[0]
+
+
 def test_language_check():
     assert is_english("The song went live on Spotify, Apple Music and KKBox a day after its radio premiere.")
     assert not is_english("这首歌已于2025年8月28日在Spotify上线，可以免费收听。")
