@@ -156,6 +156,27 @@ def curve(history) -> dict:
     return {key: {"first5": window(history[:5], key), "last5": window(history[-5:], key)} for key in keys}
 
 
+def markdown(result: dict) -> str:
+    """The tables of benchmarks/TRAINING.md's section: each policy's measures, the arms against the warm start and
+    against each other (paired change, 95% interval), and each run's alerts."""
+    def cell(row: dict) -> str:
+        return f"{row['change']:+.3f} [{row['ci95'][0]:+.3f}, {row['ci95'][1]:+.3f}]"
+
+    names = list(result["means"])
+    keys = list(next(iter(result["means"].values())))
+    lines = ["| measure | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    lines += [f"| {key} | " + " | ".join(f"{result['means'][n][key]:.3f}" for n in names) + " |" for key in keys]
+    lines += ["", "| measure | " + " | ".join(result["comparisons"]) + " |", "|---|" + "---|" * len(result["comparisons"])]
+    lines += [f"| {key} | " + " | ".join(cell(rows[key]) for rows in result["comparisons"].values()) + " |"
+              for key in keys]
+    lines += ["", "| arm | steps | alert (first step, steps firing) |", "|---|---:|---|"]
+    for arm, runs in result["training"].items():
+        for info in runs.values():
+            alerts = "; ".join(f"{key} ({a['first_step']}, {a['steps_firing']})" for key, a in info["alerts"].items())
+            lines.append(f"| {arm} | {info['steps']} | {alerts or 'none'} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--squad", type=Path, required=True)
@@ -218,6 +239,7 @@ def main() -> None:
             print(f"\n{name} ({run}, {info['steps']} steps): {json.dumps(info['curve'])}")
             for key, alert in info["alerts"].items():
                 print(f"  alert {key}: first at step {alert['first_step']}, {alert['steps_firing']} steps")
+    print("\n" + markdown(result))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=1), encoding="utf-8")

@@ -54,3 +54,16 @@ def test_run_alerts_name_the_rule_and_its_first_step_from_a_score_log(tmp_path):
     assert falling and 10 <= falling["first_step"] <= 24 and falling["steps_firing"] >= 1, hacking["alerts"]
     assert "dimension_falling/claim_hallucination" not in healthy["alerts"], healthy["alerts"]
     assert hacking["curve"]["claim_hallucination"]["last5"] < hacking["curve"]["claim_hallucination"]["first5"]
+
+
+def test_the_markdown_tables_hold_every_policy_comparison_and_alert():
+    study = _study()
+    row = {"a": 0.4, "b": 0.5, "change": 0.1, "ci95": [0.02, 0.18], "up": 3, "down": 1, "prompts": 4}
+    result = {"means": {"warm-start": {"answer_span": 0.4}, "gated": {"answer_span": 0.5}},
+              "comparisons": {"gated - warm-start": {"answer_span": row}},
+              "training": {"gated": {"gate-study-gated": {"steps": 60, "alerts": {
+                  "no_variance/self_consistency": {"first_step": 5, "steps_firing": 56, "first_message": "m"}}}}}}
+    text = study.markdown(result)
+    assert "| answer_span | 0.400 | 0.500 |" in text
+    assert "+0.100 [+0.020, +0.180]" in text
+    assert "| gated | 60 | no_variance/self_consistency (5, 56) |" in text
