@@ -280,14 +280,21 @@ def render_response(plan: list[Facet], selected: list[str], answer: str) -> str:
     return "<plan>\n" + "\n".join(lines) + f"\n</plan>\n<evidence>{evidence}</evidence>\n<answer>\n{answer.strip()}\n</answer>"
 
 
+_BLOCK_BREAK = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)]|#)\s)|\n(?=\s*\|)|\n(?=\s*(?:\*\*)?[A-Za-z][\w '’-]{0,30}(?:\*\*)?:\s)")
+"""Where a block ends whatever its punctuation: a blank line, a list item, a heading, a table row, or a labelled line
+("Answer: ...", "**Source:** ...")."""
+
+
 def split_sentences(text: str) -> list[str]:
     """Split prose into sentences (Latin and CJK punctuation), keeping citation markers with their sentence.
 
     >>> split_sentences("It is fungal [Doc 2]. Use fungicide! Done")
     ['It is fungal [Doc 2].', 'Use fungicide!', 'Done']
+    >>> split_sentences("Answer: 1944 [Doc 1]\\nSource: Warsaw")
+    ['Answer: 1944 [Doc 1]', 'Source: Warsaw']
     """
     sentences = []
-    for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)]|#)\s)", text):
+    for block in _BLOCK_BREAK.split(text):
         block = block.strip()
         if not block:
             continue

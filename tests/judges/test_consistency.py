@@ -118,6 +118,19 @@ def test_a_premise_verdict_leading_a_correction_is_no_claim_and_a_derived_figure
     assert not claim_support("The directive came earlier than the treaty and longer than the ruling.", docs)[0]
 
 
+def test_a_labelled_line_is_its_own_sentence_and_a_source_line_claims_nothing():
+    from reward.format import split_sentences
+
+    assert split_sentences("Answer: improved markedly [Doc 2]\nSource: Warsaw") == ["Answer: improved markedly [Doc 2]",
+                                                                                   "Source: Warsaw"]
+    assert split_sentences("| Question | Answer |\n|---|---|\n| Who | Watt [Doc 1] |") == ["| Question | Answer |", "|---|---|",
+                                                                                      "| Who | Watt [Doc 1] |"]
+    # A hard-wrapped sentence stays one sentence.
+    assert split_sentences("The engine was designed\nby James Watt in 1765.") == ["The engine was designed\nby James Watt in 1765."]
+    assert claim_text("Source: Warsaw") is None and claim_text("**Sources:** Doc 2") is None
+    assert claim_text("Answer: improved markedly [Doc 2]") == "improved markedly"
+
+
 def test_language_check():
     assert is_english("The song went live on Spotify, Apple Music and KKBox a day after its radio premiere.")
     assert not is_english("这首歌已于2025年8月28日在Spotify上线，可以免费收听。")

@@ -175,6 +175,8 @@ def answer_frame_removed(text: str) -> str:
 
 
 _MARKUP = re.compile(r"[*_`#>|]+")
+# A line that names where the answer comes from ("Source: Warsaw", "References: [Doc 2]") claims nothing itself.
+_SOURCE_LINE = re.compile(r"^\W*(?:sources?|references?|citations?|cited|documents?|evidence|from)\s*:", re.IGNORECASE)
 
 
 def _specific(text: str, user_words: str) -> list[str]:
@@ -203,7 +205,7 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     'Capping at 80% extends battery life, it is not a fault.'
     """
     text = _MARKUP.sub("", strip_citations(sentence)).strip()
-    if _PREMISE_VERDICT.match(text):
+    if _PREMISE_VERDICT.match(text) or _SOURCE_LINE.match(text):
         return None
     # "Note that X" / "Remember: X" states X: the lead-in goes, X is checked like any claim.
     text = _LEAD.sub("", text).strip() or text
