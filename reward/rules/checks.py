@@ -459,33 +459,20 @@ def _evidence_ngrams(text: str, n: int) -> frozenset:
     return frozenset(zip(*(words[i:] for i in range(n))))
 
 
-def copy_share(item: Item, parsed: ParsedResponse, n: int, excused: str = "") -> tuple[float, int]:
-    """(share of the answer's n-grams found verbatim in the evidence, the answer's token count); with `excused`, an
-    evidence sentence whose n-grams count neither as copied nor in the total: a quotation of it is allowed."""
-    words = tokens(_plain(parsed.answer_text if parsed.answer is not None else item.response))
-    grams = set(zip(*(words[i:] for i in range(n))))
-    if excused:
-        quoted = tokens(_plain(excused))
-        grams -= set(zip(*(quoted[i:] for i in range(n))))
-    if not grams:
-        return 0.0, len(words)
-    evidence_grams = _evidence_ngrams(" ".join(doc.text for doc in item.evidence), n)
-    return len(grams & evidence_grams) / len(grams), len(words)
-
-
 @rule("copy.evidence", CopyParams)
 def copy_evidence(item: Item, parsed: ParsedResponse, params: CopyParams) -> RuleResult:
     """Share of the answer's n-grams that occur verbatim in the evidence: pasting documents instead of answering.
 
     Quoting a phrase or a number is normal; most of the answer copied is not. Both sides are compared folded and
-    without accents (`_plain`), so accented vowels or look-alike letters do not hide a copy. (The local tier's
-    `answer_quality` also allows one quotation of the evidence sentence that answers the question: `copy_share`.)
+    without accents (`_plain`), so accented vowels or look-alike letters do not hide a copy.
     """
-    share, count = copy_share(item, parsed, params.n)
-    if count < params.min_tokens or count < params.n:
-        return RuleResult(score=1.0, passed=True, explanation="answer too short to compare",
-                          findings={"share": 0.0, "n": params.n, "max_share": params.max_share})
+    words = tokens(_plain(parsed.answer_text if parsed.answer is not None else item.response))
+    grams = set(zip(*(words[i:] for i in range(params.n))))
+    if not grams or len(words) < params.min_tokens:
+        return RuleResult(score=1.0, passed=True, explanation="answer too short to compare", findings={"share": 0.0})
+    evidence_grams = _evidence_ngrams(" ".join(doc.text for doc in item.evidence), params.n)
+    share = len(grams & evidence_grams) / len(grams)
     score = 1.0 if share <= params.max_share else max(0.0, 1.0 - (share - params.max_share) / (1.0 - params.max_share))
     return RuleResult(score=round(score, 6), passed=share <= params.max_share,
                       explanation=f"{share:.0%} of the answer's {params.n}-grams are copied from the evidence",
-                      findings={"share": round(share, 4), "n": params.n, "max_share": params.max_share})
+                      findings={"share": round(share, 4)})

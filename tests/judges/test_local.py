@@ -255,30 +255,3 @@ def test_evidence_coverage_only_lowers_the_claim_score_and_copies_cannot_raise_i
         coverage[name] = answer_coverage(ctx)
     assert 0.5 < coverage["plain"] < 1.0, coverage  # "departs", "quickest", "crossing" are not in the evidence
     assert coverage["copy"] == coverage["plain"] and coverage["added"] < coverage["plain"], coverage
-
-
-def test_quoting_the_sentence_that_answers_is_no_paste_but_pasting_more_is():
-    """answer_quality allows one quotation of the evidence sentence that answers the question (saying what it means
-    besides it costs nothing, and scrambling it to hide the quote gains nothing); a second pasted sentence still
-    makes the answer a paste."""
-    from reward.format import Facet, render_response
-    from reward.schema import Item
-
-    passage = ("Warsaw has changed a great deal since 2000. In particular, the city's metro, roads, sidewalks, health "
-               "care facilities and sanitation facilities have improved markedly. The old town was rebuilt after the "
-               "war and is now listed by UNESCO as a World Heritage Site of outstanding value.")
-    question = "Warsaw's sidewalks and sanitation facilities are some examples of things which have what?"
-
-    def item(answer: str) -> Item:
-        return Item(id=f"a{len(answer)}", query=question, evidence=[Evidence(id="1", title="Warsaw", text=passage)],
-                    response=render_response([Facet(question, ("1",))], ["1"], answer))
-
-    quoted = item("In particular, the city's metro, roads, sidewalks, health care facilities and sanitation facilities "
-                  "have improved markedly [Doc 1]. So the answer is that they have improved markedly.")
-    pasted = item("In particular, the city's metro, roads, sidewalks, health care facilities and sanitation facilities "
-                  "have improved markedly. The old town was rebuilt after the war and is now listed by UNESCO as a "
-                  "World Heritage Site of outstanding value [Doc 1].")
-    suite = load_suite("searchllm")
-    results = {r.id: r for r in Engine(suite, LocalJudge()).score_sync([quoted, pasted])}
-    assert results[quoted.id].dimensions["answer_quality"].score == 1.0, results[quoted.id].dimensions["answer_quality"]
-    assert results[pasted.id].dimensions["answer_quality"].score <= 0.2, results[pasted.id].dimensions["answer_quality"]

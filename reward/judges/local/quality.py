@@ -19,7 +19,6 @@ from reward.judges.local.support import (
     TOPIC_SIMILARITY,
     _require_readable_interaction,
     _sentence_support,
-    answering_sentence,
 )
 from reward.judges.local.text import (
     _CLAUSE,
@@ -32,7 +31,7 @@ from reward.judges.local.text import (
     keyword_list_share,
 )
 from reward.rules import RULES
-from reward.rules.checks import copy_share, tokens
+from reward.rules.checks import tokens
 
 
 async def _claim_conflict(ctx: Context, earlier: list[str], claims: list[str], *, within: bool) -> tuple[float, str]:
@@ -288,15 +287,8 @@ async def answer_quality(ctx: Context) -> tuple[float, str]:
         return 0.2, f"degenerate loop: {repetition.explanation}"
     copied = ctx.rule("copy.evidence")
     if not copied.passed:
-        # Quoting the one evidence sentence that answers the question is citing it, not pasting the documents:
-        # the check is taken again with that sentence excused, so saying what it means besides it costs nothing
-        # and scrambling it to hide the quote gains nothing. Any other copied passage still counts.
-        sentence = await answering_sentence(ctx)
-        n, max_share = copied.findings.get("n", 8), copied.findings.get("max_share", 0.6)
-        share = copy_share(ctx.item, ctx.parsed, n, sentence)[0] if sentence else 1.0
-        if share > max_share:
-            # Pasting the documents is no answer of its own: at most 0.2, and nothing once the answer is all copy.
-            return 0.2 * copied.score, f"copies the evidence instead of answering: {copied.explanation}"
+        # Pasting the documents is no answer of its own: at most 0.2, and nothing once the answer is all copy.
+        return 0.2 * copied.score, f"copies the evidence instead of answering: {copied.explanation}"
     spam = RULES["citations.valid"](ctx.item, ctx.parsed).findings["spam"]
     if spam:
         return 0.3, f"citation spam: {', '.join(spam[:2])}"

@@ -365,17 +365,6 @@ likely (and its passage names what the query names, and it holds the kind of ans
 
 
 async def _supply(ctx: Context) -> tuple[bool, str]:
-    supplied, why, _ = await _supply_sentence(ctx)
-    return supplied, why
-
-
-async def answering_sentence(ctx: Context) -> str:
-    """The evidence sentence that `_supply` reads as best answering the need ("" when none does)."""
-    supplied, _, sentence = await _supply_sentence(ctx)
-    return sentence if supplied else ""
-
-
-async def _supply_sentence(ctx: Context) -> tuple[bool, str, str]:
     """Whether the evidence holds what the need asks for, not merely its topic: some evidence sentence that the
     question-relevance head (`reward.judges.question_relevance`, fitted to tell the sentence holding a question's
     answer from the rest of its passage) reads as answering the need, in a passage that names the query's names (a
@@ -385,11 +374,11 @@ async def _supply_sentence(ctx: Context) -> tuple[bool, str, str]:
     from reward.judges.question_relevance import shipped_relevance
 
     if not ctx.item.evidence:
-        return False, "no evidence", ""
+        return False, "no evidence"
     rows = [(d, s) for d in ctx.item.evidence
             for s in dict.fromkeys(x for x in (d.title, *split_sentences(d.text)) if x and x.strip())]
     if not rows:
-        return False, "no evidence sentence", ""
+        return False, "no evidence sentence"
     vectors = await ctx.embedder.embed([ctx.need, *(s for _, s in rows)])
     overlap = np.array([lexical_coverage(ctx.need, s) for _, s in rows], dtype=np.float32)
     relevance = shipped_relevance().probability(vectors[0], vectors[1:], overlap)
@@ -412,7 +401,7 @@ async def _supply_sentence(ctx: Context) -> tuple[bool, str, str]:
             best_note = f"names covered {coverage:.0%}" + (f", lacks {missing}" if missing else "")
     doc = rows[best][0]
     return best_value >= SUPPLY_RELEVANCE, (f"best answering sentence [Doc {doc.id}] relevance "
-                                            f"{float(relevance[best]):.2f}, {best_note}"), rows[best][1]
+                                            f"{float(relevance[best]):.2f}, {best_note}")
 
 
 async def no_supply_reject(ctx: Context) -> tuple[float, str]:
