@@ -29,9 +29,12 @@ import argparse
 import json
 import random
 import statistics
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # training_report, beside this script
 
 SUITES = ("searchllm", "searchllm-linear", "searchllm-monitor-claims")
 TITLES = ("Steam_engine", "Immune_system")
@@ -81,15 +84,13 @@ def generate(policy: str, adapter: Path | None, records: list[dict], prompt: str
 
 
 def measures(record: dict, response: str, gold: list[str]) -> dict[str, float]:
-    """The three checks the reward does not compute, for one answer."""
-    from policy.format import parse_response
+    """The three checks the reward does not compute, for one answer: `training_report.answer_checks` (the span and
+    the cited document, as the training report reads them) and the format."""
     from policy.sft import demonstration_problems
+    from training_report import answer_checks
 
-    parsed = parse_response(response)
-    answer = parsed.answer_text.lower()
-    gold_docs = {doc["id"] for doc in record["evidence"] if any(g in doc["text"] for g in gold)}
-    return {"answer_span": float(any(g.lower() in answer for g in gold)),
-            "cites_answer_document": float(bool(set(parsed.cited_ids) & gold_docs)),
+    checks = answer_checks(response, record["evidence"], gold)
+    return {**{key: float(value) for key, value in checks.items()},
             "format_valid": float(not demonstration_problems({"response": response, "evidence": record["evidence"]}))}
 
 
@@ -99,7 +100,7 @@ def score_all(records: list[dict], responses: list[str], judge) -> dict[str, lis
     from reward.rubric import load_suite
     from reward.schema import Item
 
-    items = [Item.model_validate({**r, "id": f"{r['id']}", "response": text}) for r, text in zip(records, responses)]
+    items = [Item.model_validate({**r, "response": text}) for r, text in zip(records, responses)]
     out = {}
     for name in SUITES:
         results = Engine(load_suite(name), judge).score_sync(items)

@@ -120,6 +120,18 @@ def same_prompt_change(scores: str, run: str, keys: tuple[str, ...] = ("reward",
     return {"prompts": len(pairs), "mean_steps_apart": statistics.fmean(gaps), "rows": rows}
 
 
+def answer_checks(response: str, evidence: list[dict], gold: list[str]) -> dict[str, bool]:
+    """Against SQuAD's reference spans `gold`: does the answer hold one (case-folded), and does it cite a document of
+    `evidence` that holds one."""
+    from policy.format import parse_response
+
+    parsed = parse_response(response)
+    answer = parsed.answer_text.lower()
+    gold_docs = {doc["id"] for doc in evidence if any(g in doc["text"] for g in gold)}
+    return {"answer_span": any(g.lower() in answer for g in gold),
+            "cites_answer_document": bool(set(parsed.cited_ids) & gold_docs)}
+
+
 def answer_accuracy(scores: str, run: str, squad: Path, interactions: Path, steps_per_block: int,
                     resamples: int = 2000, seed: int = 0) -> dict:
     """Correctness on the reference answers of SQuAD (data this project did not write), beside the reward: per block
@@ -129,8 +141,6 @@ def answer_accuracy(scores: str, run: str, squad: Path, interactions: Path, step
     `same_prompt`: the same shares and the reward for each prompt drawn more than once, its first draw against its
     last (the change with a 95% bootstrap interval over the prompts), so the prompts' difficulty is out of it."""
     import random
-
-    from policy.format import parse_response
 
     data = json.loads(squad.read_text(encoding="utf-8"))
     spans = {qa["id"]: [a["text"] for a in qa["answers"]]
@@ -149,11 +159,7 @@ def answer_accuracy(scores: str, run: str, squad: Path, interactions: Path, step
         if item_id not in records:
             continue
         gold = spans.get(item_id.removeprefix("squad-"), [])
-        gold_docs = {doc["id"] for doc in records[item_id]["evidence"] if any(g in doc["text"] for g in gold)}
-        parsed = parse_response(record.item.response)
-        answer = parsed.answer_text.lower()
-        outcome = {"answer_span": any(g.lower() in answer for g in gold),
-                   "cites_answer_document": bool(set(parsed.cited_ids) & gold_docs)}
+        outcome = answer_checks(record.item.response, records[item_id]["evidence"], gold)
         block = blocks[(record.step - 1) // steps_per_block]
         for key, value in outcome.items():
             block[key].append(value)

@@ -12,13 +12,10 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from dashboard_browser import dashboard_page, quantize
 
 from reward.dashboard import render_from_log
 from reward.dashboard.synthetic import write_synthetic_log, write_synthetic_trainer_log
-
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 parser = argparse.ArgumentParser()
 parser.add_argument("log", nargs="?")
@@ -37,15 +34,8 @@ with tempfile.TemporaryDirectory() as tmp:
         folder = write_synthetic_log(Path(tmp) / "scores", steps=60, items=32, runs=3)
         trainer = write_synthetic_trainer_log(Path(tmp) / "trainer", steps=60, runs=2)
         args.click = args.click or "claim_hallucination:linear:40"
-    page_path = Path(tmp) / "dashboard.html"
-    page_path.write_text(render_from_log(folder, trainer=trainer, sample_stride=5), encoding="utf-8")
     shots = [args.out]
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
-        page = browser.new_page(viewport={"width": 1500, "height": 1350})
-        page.goto(page_path.as_uri())
-        page.wait_for_function("window.dashboardReady === true")
-        page.wait_for_timeout(500)
+    with dashboard_page(render_from_log(folder, trainer=trainer, sample_stride=5), Path(tmp), height=1350) as page:
         page.screenshot(path=args.out)
         if trainer:
             page.locator("#trainer-section").screenshot(path=args.trainer)
@@ -62,10 +52,6 @@ with tempfile.TemporaryDirectory() as tmp:
             page.screenshot(path=args.drilldown, full_page=True,
                             clip={"x": 0, "y": top - 8, "width": 1500, "height": bottom - top + 16})
             shots.append(args.drilldown)
-        browser.close()
-# 256 colours are plenty for flat charts and keep the repository's PNGs small.
-from PIL import Image  # noqa: E402
-
 for shot in shots:
-    Image.open(shot).convert("RGB").quantize(256).save(shot, optimize=True)
+    quantize(shot)
     print(shot)

@@ -13,13 +13,10 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from dashboard_browser import dashboard_page
 
 from reward.dashboard import render_from_log
 from reward.dashboard.synthetic import write_scenario_log
-
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 parser = argparse.ArgumentParser()
 parser.add_argument("log", nargs="?")
@@ -28,14 +25,7 @@ parser.add_argument("--out", default="docs/dashboard-alerts.png")
 args = parser.parse_args()
 with tempfile.TemporaryDirectory() as tmp:
     folder = args.log or write_scenario_log(Path(tmp) / "scores", scenarios=("healthy", "hacking"))
-    page_path = Path(tmp) / "dashboard.html"
-    page_path.write_text(render_from_log(folder, smoothing=0.0), encoding="utf-8")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
-        page = browser.new_page(viewport={"width": 1500, "height": 1100})
-        page.goto(page_path.as_uri())
-        page.wait_for_function("window.dashboardReady === true")
-        page.wait_for_timeout(500)
+    with dashboard_page(render_from_log(folder, smoothing=0.0), Path(tmp)) as page:
         # The alerts list, the reward chart and the dimension's card, moved next to each other for one picture.
         page.evaluate("""(name) => {
             const card = document.getElementById('chart-dim-' + name).closest('.card');
@@ -51,5 +41,4 @@ with tempfile.TemporaryDirectory() as tmp:
         }""")
         page.screenshot(path=args.out, clip={"x": 0, "y": box["top"], "width": 1500, "height": box["bottom"] - box["top"]},
                         full_page=True)
-        browser.close()
 print(args.out)

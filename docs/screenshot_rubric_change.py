@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from dashboard_browser import dashboard_page, quantize
 
 from reward.dashboard import render_from_log
 from reward.dashboard.page import rubric_titles
@@ -23,8 +23,6 @@ from reward.rubric import DEFAULT_RUBRIC_DIR
 from reward.schema import DimensionScore, Item, ItemResult
 from reward.scorelog import ScoreLog
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ROOT = Path(__file__).resolve().parent.parent
 
 parser = argparse.ArgumentParser()
@@ -49,20 +47,10 @@ with tempfile.TemporaryDirectory() as tmp:
         log.append(items, results, suite="searchllm", suite_version="4d75c1f5b8a4401f" if step < 8 else "53e15de2640125a2",
                    run="grpo", step=step)
     log.close()
-    page_path = Path(tmp) / "dashboard.html"
-    page_path.write_text(render_from_log(Path(tmp) / "scores", titles=rubric_titles(rubrics)), encoding="utf-8")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
-        page = browser.new_page(viewport={"width": 1500, "height": 1100})
-        page.goto(page_path.as_uri())
-        page.wait_for_function("window.dashboardReady === true")
-        page.wait_for_timeout(500)
+    with dashboard_page(render_from_log(Path(tmp) / "scores", titles=rubric_titles(rubrics)), Path(tmp)) as page:
         top = page.evaluate("document.getElementById('chart-reward').getBoundingClientRect().top + window.scrollY")
         bottom = page.evaluate("document.getElementById('chart-dim-medical_safety').getBoundingClientRect().bottom"
                                " + window.scrollY")
         page.screenshot(path=args.out, full_page=True, clip={"x": 0, "y": top - 8, "width": 1500, "height": bottom - top + 16})
-        browser.close()
-from PIL import Image  # noqa: E402
-
-Image.open(args.out).convert("RGB").quantize(256).save(args.out, optimize=True)
+quantize(args.out)
 print(args.out)
