@@ -7,6 +7,7 @@ the rule tier's throughput is measured in `benchmarks/`.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from functools import lru_cache
 
@@ -446,8 +447,6 @@ def _plain(text: str) -> str:
     >>> _plain("Thé ｃity’s métro")
     "the city's metro"
     """
-    import unicodedata
-
     text = folded(text).replace("\u2019", "'").replace("\u2018", "'")
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 

@@ -26,7 +26,8 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     if not docs:
         return False, "no evidence to support it"
     haystack = " ".join(doc_text(d) for d in docs)
-    missing_numbers = numbers(claim) - numbers(haystack) - derived_numbers(claim, haystack, asked) - denied_numbers(claim)
+    derived = derived_numbers(claim, haystack, asked)
+    missing_numbers = numbers(claim) - numbers(haystack) - derived - denied_numbers(claim)
     missing_numbers -= numbers(asked) - contradicted_numbers(claim, haystack)
     if missing_numbers:
         return False, f"numbers not in the evidence: {', '.join(sorted(missing_numbers))}"
@@ -47,7 +48,7 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     if not words:
         return True, ""
     known = {stem(w) for w in evidence_words} | stems(asked) | _ATTRIBUTION
-    if derived_numbers(claim, haystack, asked):
+    if derived:
         # A figure derived from the evidence's comes with the relation that derives it ("2 years before 2007", "a
         # difference of 8 years") and its unit: those words state the arithmetic, not a new fact.
         known |= _RELATION | {unit for _, _, unit in _quantities(claim) if unit}
