@@ -202,7 +202,7 @@ def _taken_chars(item: Item, answer: str, params: LengthParams) -> int:
     sentences = split_sentences(answer)
     taken = []
     for sentence in sentences:
-        words = tokens(sentence)
+        words = tokens(_plain(sentence))  # compared as `_evidence_ngrams` reads the evidence
         grams = set(zip(*(words[i:] for i in range(params.copy_n))))
         taken.append(bool(grams) and len(grams & evidence) >= params.copy_share * len(grams))
     if taken and all(taken):  # an answer that is one sentence taken from the evidence still answers: its lead counts
