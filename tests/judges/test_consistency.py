@@ -128,6 +128,9 @@ def test_a_labelled_line_is_its_own_sentence_and_a_source_line_claims_nothing():
     # A hard-wrapped sentence stays one sentence.
     assert split_sentences("The engine was designed\nby James Watt in 1765.") == ["The engine was designed\nby James Watt in 1765."]
     assert claim_text("Source: Warsaw") is None and claim_text("**Sources:** Doc 2") is None
+    # A claim put behind a source label is still a claim.
+    assert claim_text("Source: the tablets are safe at 4 g a day [Doc 1].") == "the tablets are safe at 4 g a day."
+    assert claim_text("Source: aspirin 4g") == "aspirin 4g"
     assert claim_text("Answer: improved markedly [Doc 2]") == "improved markedly"
 
 

@@ -175,8 +175,10 @@ def answer_frame_removed(text: str) -> str:
 
 
 _MARKUP = re.compile(r"[*_`#>|]+")
-# A line that names where the answer comes from ("Source: Warsaw", "References: [Doc 2]") claims nothing itself.
-_SOURCE_LINE = re.compile(r"^\W*(?:sources?|references?|citations?|cited|documents?|evidence|from)\s*:", re.IGNORECASE)
+# A line that names where the answer comes from ("Source: Warsaw", "References: [Doc 2]") claims nothing itself; what
+# follows the label is a claim like any other when it says more than a name (a figure, more than five words).
+_SOURCE_LINE = re.compile(r"^\W*(?:sources?|references?|citations?|cited|documents?|evidence|from)\s*:\s*", re.IGNORECASE)
+_SOURCE_NAME = re.compile(r"^(?:doc(?:ument)?s?\s*[\d, ]+|[^\d]+?)\W*$", re.IGNORECASE)
 
 
 def _specific(text: str, user_words: str) -> list[str]:
@@ -205,8 +207,14 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     'Capping at 80% extends battery life, it is not a fault.'
     """
     text = _MARKUP.sub("", strip_citations(sentence)).strip()
-    if _PREMISE_VERDICT.match(text) or _SOURCE_LINE.match(text):
+    if _PREMISE_VERDICT.match(text):
         return None
+    label = _SOURCE_LINE.match(text)
+    if label:
+        named = text[label.end():].strip()
+        if not named or (_SOURCE_NAME.match(named) and len(named.split()) <= 5):
+            return None
+        text = named
     # "Note that X" / "Remember: X" states X: the lead-in goes, X is checked like any claim.
     text = _LEAD.sub("", text).strip() or text
     text = answer_frame_removed(text)
