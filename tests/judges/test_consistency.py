@@ -114,6 +114,8 @@ def test_a_premise_verdict_leading_a_correction_is_no_claim_and_a_derived_figure
     docs = [Evidence(id="1", title="EU law", text="The competence was contested in 2005 at the Court. A directive followed in 2007.")]
     assert claim_support("That is 2 years before 2007, the other year the source gives.", docs)[0]
     assert not claim_support("That is 3 years before 2007, the other year the source gives.", docs)[0]
+    # Attribution words do not dilute the new words of a claim.
+    assert not claim_support("The directive offers free parking, as the source says and states and reports.", docs, 0.55)[0]
     # The relation words are known only beside a derived figure: without one they are new content as before.
     assert not claim_support("The directive came earlier than the treaty and longer than the ruling.", docs)[0]
 

@@ -44,14 +44,14 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
         against = closest_words if word in asked_words else evidence_words
         if group and word not in evidence_words and (group - {word}) & against:
             return False, f"says {word!r} where the evidence says {sorted((group - {word}) & against)[0]!r}"
-    words = content_words(claim)
+    # Words that say where the claim comes from, and beside a figure derived from the evidence's the relation and
+    # unit that derive it ("2 years before 2007", "a difference of 8 years"), state no fact: they are left out of
+    # the count, so they neither count as new nor dilute the words that are.
+    framing = _ATTRIBUTION | (_RELATION | {unit for _, _, unit in _quantities(claim) if unit} if derived else frozenset())
+    words = [w for w in content_words(claim) if stem(w) not in framing]
     if not words:
         return True, ""
-    known = {stem(w) for w in evidence_words} | stems(asked) | _ATTRIBUTION
-    if derived:
-        # A figure derived from the evidence's comes with the relation that derives it ("2 years before 2007", "a
-        # difference of 8 years") and its unit: those words state the arithmetic, not a new fact.
-        known |= _RELATION | {unit for _, _, unit in _quantities(claim) if unit}
+    known = {stem(w) for w in evidence_words} | stems(asked)
     novel = [w for w in words if stem(w) not in known]
     ratio = len(novel) / len(words)
     if len(novel) <= 1 or ratio <= 0.25 or (ratio <= 0.5 and similarity >= 0.5) or (ratio <= 0.7 and similarity >= 0.7):
