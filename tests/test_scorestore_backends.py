@@ -246,3 +246,45 @@ def test_a_restarted_node_indexes_a_dead_writers_batch_whose_claim_stands_and_cu
     assert _ids(tmp_path / "node-2") == Counter()
     with ScoreStore(tmp_path, url=url, readonly=True) as store:
         assert store.step_items("r", 1) == 16
+
+
+def test_the_dashboard_on_any_host_reads_every_hosts_aggregates_from_the_database(tmp_path, postgres, monkeypatch):
+    """A log folder whose writers use PostgreSQL names the database (without its password); the dashboard opened on
+    one host's folder charts the steps every host logged, builds no SQLite index of that host's segments alone,
+    and its drill-down skips the batches whose segments sit on another host's disk."""
+    from reward.dashboard.data import UnknownStep, drilldown, page_data, store_version
+    from reward.scorelog.store import STORE_NAME, STORE_URL_NAME, without_password
+
+    monkeypatch.delenv("REWARD_SCORE_STORE", raising=False)
+    url = postgres.create_database()
+    first, second = _log(tmp_path / "host-1", url), _log(tmp_path / "host-2", url)
+    assert first.append(*batch("a"), suite="s", suite_version="v", run="r", step=1, request="req-a") is True
+    before = store_version([tmp_path / "host-1"])
+    assert second.append(*batch("b", size=16), suite="s", suite_version="v", run="r", step=2, request="req-b") is True
+    assert store_version([tmp_path / "host-1"]) != before  # the page cache sees the other host's write
+    first.close()
+    second.close()
+    named = (tmp_path / "host-1" / STORE_URL_NAME).read_text().strip()
+    assert named == without_password(url) and ":" not in named.split("@")[0].split("//")[1]
+    data, where = page_data([tmp_path / "host-1"])
+    run = data["runs"]["r"]
+    assert run["steps"] == [1, 2] and run["items"] == [8, 16]
+    assert where["r"] == (tmp_path / "host-1", "r")
+    assert not (tmp_path / "host-1" / STORE_NAME).exists()
+    mine = drilldown(tmp_path / "host-1", "r", 1)
+    assert {item["id"] for item in mine["items"]} <= {f"a-{i}" for i in range(8)} and mine["items"]
+    with pytest.raises(UnknownStep, match="the node that logged it holds it"):
+        drilldown(tmp_path / "host-1", "r", 2)  # logged by host-2: its lines are not on this disk
+    assert {item["id"] for item in drilldown(tmp_path / "host-2", "r", 2)["items"]} <= {f"b-{i}" for i in range(16)}
+    # A reader whose folder no writer used names the database itself.
+    monkeypatch.setenv("REWARD_SCORE_STORE", url)
+    (tmp_path / "reader").mkdir()
+    assert page_data([tmp_path / "reader"])[0]["runs"]["r"]["steps"] == [1, 2]
+    # `reward log reindex` would index one node's segments into a SQLite file nobody reads: refused, naming why.
+    import argparse
+
+    from reward.cli.logs import reindex_command
+
+    monkeypatch.delenv("REWARD_SCORE_STORE")
+    with pytest.raises(ValueError, match="PostgreSQL store postgresql://.*this node's segments alone"):
+        reindex_command(argparse.Namespace(folder=str(tmp_path / "host-2")))

@@ -48,11 +48,16 @@ def dashboard_command(args: argparse.Namespace) -> int:
 
 
 def reindex_command(args: argparse.Namespace) -> int:
-    from reward.scorelog.store import rebuild, store_path
+    from reward.scorelog.database import redact
+    from reward.scorelog.store import rebuild, store_path, store_url_of
 
     folder = Path(args.folder)
     if not folder.is_dir():
         raise FileNotFoundError(2, "score log folder not found", str(folder))
+    url = store_url_of(folder)
+    if url is not None:
+        raise ValueError(f"{folder}: its aggregates live in the PostgreSQL store {redact(url)}, which every node's "
+                         "writers keep as they log; a reindex would index this node's segments alone")
     counts = rebuild(folder)
     err.print(f"indexed {counts['records']} records in {counts['batches']} batches of {counts['segments']} segments"
               f" into {store_path(folder)}")

@@ -21,7 +21,8 @@ from pathlib import Path
 from reward.dashboard.stats import SAMPLES_RANDOM, format_samples, item_ref
 from reward.scorelog import ScoreRecord, parse_segment, segments
 from reward.scorelog.segments import CONTEXT_PREFIX
-from reward.scorelog.store import REWARD, ScoreStore, rebuild, store_path
+from reward.scorelog.database import redact
+from reward.scorelog.store import REWARD, ScoreStore, rebuild, store_path, store_url_of
 
 log = logging.getLogger(__name__)
 
@@ -37,15 +38,18 @@ def labels(folders: Sequence[Path]) -> list[str]:
 
 
 def open_store(folder: Path) -> ScoreStore:
-    """A reader of the folder's store; indexes the raw log first when the store does not exist yet."""
+    """A reader of the folder's store: the PostgreSQL database its writers name (`store_url_of`: every node's
+    aggregates), else the SQLite file beside its segments, indexing the raw log first when there is none yet."""
     ensure_store(folder)
-    return ScoreStore(folder, readonly=True)
+    return ScoreStore(folder, readonly=True, url=store_url_of(folder))
 
 
 def ensure_store(folder: Path) -> None:
     """Index a folder's raw log when it has no store yet (a log written before the store existed)."""
     if not folder.exists():
         raise FileNotFoundError(f"score log {folder} does not exist")
+    if store_url_of(folder) is not None:
+        return  # the database is the store: its writers keep it
     if not store_path(folder).exists():
         if segments(folder):
             log.info("%s has no aggregate store yet: indexing its segments", folder)
@@ -56,8 +60,13 @@ def ensure_store(folder: Path) -> None:
 
 def store_version(folders: Sequence[Path]) -> tuple:
     """Changes whenever a writer commits to one of the stores (the page cache key)."""
-    state = []
+    state: list = []
     for folder in folders:
+        url = store_url_of(folder)
+        if url is not None:
+            with ScoreStore(folder, readonly=True, url=url) as store:
+                state.append((redact(url), store.version()))
+            continue
         path = store_path(folder)
         for part in (path, Path(f"{path}-wal")):
             stat = part.stat() if part.exists() else None
@@ -92,7 +101,9 @@ def step_records(store: ScoreStore, run: str, step: int) -> Iterator[ScoreRecord
     for segment, offset, length, skip, items in batches:
         path = store.folder / segment
         if not path.exists():
-            log.warning("segment %s of run %r step %d is gone (retention)", segment, run, step)
+            # Gone by retention, or (a PostgreSQL store shared by several nodes) on another node's disk.
+            log.warning("segment %s of run %r step %d is not in %s (removed by retention, or another node's)",
+                        segment, run, step, store.folder)
             continue
         records = (record for _, record in parse_segment(path, offset, length, resolve=False))
         for position, record in enumerate(records):
@@ -110,6 +121,7 @@ def drilldown(folder: Path, run: str, step: int) -> dict:
     with open_store(folder) as store:
         candidates = store.samples(run, step)
         size = store.step_items(run, step)
+        shared = store.url is not None
     if not candidates:
         raise UnknownStep(f"no logged items for run {run!r} step {step} (unknown, or removed by retention)")
     records: dict[tuple[str, int], ScoreRecord | None] = {}
@@ -126,6 +138,9 @@ def drilldown(folder: Path, run: str, step: int) -> dict:
             records[segment, line] = parsed[1]
             refs[segment, line] = item_ref(parsed[1])
     if candidates and not refs:
+        if shared:
+            raise UnknownStep(f"the raw log of run {run!r} step {step} is not in {folder}: the node that logged it "
+                              "holds it (or retention removed it)")
         raise UnknownStep(f"the raw log of run {run!r} step {step} was removed by retention")
     chosen: dict[str, list[tuple]] = {}
     for channel, kept in candidates.items():
@@ -298,26 +313,29 @@ def describe_versions(changes: list[dict], info: dict) -> list[dict]:
 def suite_versions(folder: Path, run: str) -> list[dict]:
     """Where the run's rubric changed: `[{"step", "suite", "version"}, ...]`, the first step of every (suite,
     version) pair that differs from the step before (the run's first step included), read from the first record of
-    each step's first logged batch (a reload in the middle of a step shows at the next step). Steps whose segment is
-    gone (retention) are skipped."""
+    each step's first logged batch (a reload in the middle of a step shows at the next step). A batch whose segment
+    is not on this disk (retention; another node's, with a shared PostgreSQL store) is passed over for the step's
+    next one; steps with none here are skipped."""
     with open_store(folder) as store:
-        rows = store.db.execute("SELECT step, segment, offset FROM batches WHERE run = ? ORDER BY step, segment, offset",
-                                (run,)).fetchall()
+        rows = store.db.execute('SELECT step, segment, "offset" FROM batches WHERE run = ? '
+                                'ORDER BY step, segment, "offset"', (run,)).fetchall()
     changes: list[dict] = []
     current: tuple[str, str] | None = None
-    last_step = None
+    settled = None
     for step, segment, offset in rows:
-        if step == last_step:
+        if step == settled:
             continue
-        last_step = step
         key = (str(folder), segment, offset)
+        path = folder / segment
         if key not in _VERSIONS:
-            path = folder / segment
             try:
                 _VERSIONS[key] = _batch_suite(path, offset) if path.exists() else None
             except ValueError:  # an unreadable line: this step's version is unknown
                 _VERSIONS[key] = None
         found = _VERSIONS[key]
+        if found is None and not path.exists():
+            continue  # try the step's next batch
+        settled = step
         if found is not None and found != current:
             current = found
             changes.append({"step": step, "suite": found[0], "version": found[1]})

@@ -134,7 +134,10 @@ class ScoreLog:
         if store:
             from reward.scorelog.store import ScoreStore
 
+            from reward.scorelog.store import write_store_url
+
             self._store = ScoreStore(self.folder, url=store_url)
+            write_store_url(self.folder, store_url)
             if store_url is not None:
                 self._settle_dead_segments()
 
@@ -581,9 +584,9 @@ def prune(folder: str | Path, retention: Retention, *, keep: Path | None = None,
         log.info("score log retention: deleted %s", path)
     if doomed:
         if store is None:
-            from reward.scorelog.store import ScoreStore
+            from reward.scorelog.store import ScoreStore, store_url_of
 
-            store = ScoreStore(folder)
+            store = ScoreStore(folder, url=store_url_of(folder))
             store.forget_segments([p.name for p in doomed])
             store.close()
         else:

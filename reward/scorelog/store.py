@@ -41,6 +41,8 @@ import hashlib
 import heapq
 import json
 import logging
+import os
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -119,6 +121,45 @@ def _candidates(entries: list) -> dict:
 
 def store_path(folder: str | Path) -> Path:
     return Path(folder) / STORE_NAME
+
+
+STORE_URL_NAME = "store-url"
+"""A log folder whose aggregates live in a PostgreSQL database names it in this file (the URL without its password:
+a reader takes the password from `PGPASSWORD` or a password file, as libpq does), so the dashboard and `reward log`
+opened on any node's folder read the whole cluster's aggregates."""
+
+
+def without_password(url: str) -> str:
+    """>>> without_password("postgresql://reward:s3cret@db:5432/rewards")
+    'postgresql://reward@db:5432/rewards'
+    """
+    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1@", url)
+
+
+def write_store_url(folder: str | Path, url: str | None) -> None:
+    """Record where the folder's aggregates live (a PostgreSQL URL), or that they are the SQLite file beside it."""
+    path = Path(folder) / STORE_URL_NAME
+    if is_postgres(url):
+        text = without_password(url) + "\n"
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            tmp = path.with_name(f".{STORE_URL_NAME}.{os.getpid()}")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def store_url_of(folder: str | Path) -> str | None:
+    """The PostgreSQL URL a folder's writers recorded, or None (the SQLite store beside its segments).
+    `REWARD_SCORE_STORE` overrides it (a reader on a host whose folder no writer used)."""
+    override = os.environ.get("REWARD_SCORE_STORE")
+    if override:
+        return override
+    path = Path(folder) / STORE_URL_NAME
+    if not path.is_file():
+        return None
+    url = path.read_text(encoding="utf-8").strip()
+    return url if is_postgres(url) else None
 
 
 def sketch_quantiles(sketch: dict[int, int], quantiles: Sequence[float]) -> list[float | None]:
