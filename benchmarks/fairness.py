@@ -59,7 +59,10 @@ def latency(url: str, args: argparse.Namespace) -> dict:
         client, n = httpx.Client(timeout=600), 0
         while not stop.is_set():
             t0 = time.perf_counter()
-            reply = client.post(f"{url}/v1/score", json={"items": batch(f"L{worker}-{n}", args.batch)})
+            body = {"items": batch(f"L{worker}-{n}", args.batch)}
+            if args.stepped:  # as a trainer sends them: each client a run, each batch a step
+                body.update(run=f"client-{worker}", step=n)
+            reply = client.post(f"{url}/v1/score", json=body)
             if reply.status_code == 200:
                 large.append(time.perf_counter() - t0)
                 finished.append(time.monotonic())
@@ -97,7 +100,7 @@ def latency(url: str, args: argparse.Namespace) -> dict:
     # Batch throughput: the large batches answered while the probe ran, over its duration.
     return {"one_item_latency_s": percentiles(small), "batch_latency_s": percentiles(large),
             "batches_during_probe": done, "batch_items_per_s": round(done * args.batch / window, 1),
-            "probe_window_s": round(window, 1), "load": f"{args.clients} clients x {args.batch}-item batches",
+            "probe_window_s": round(window, 1), "load": f"{args.clients} clients x {args.batch}-item batches" + (", stepped" if args.stepped else ""),
             "errors": errors}
 
 
@@ -167,6 +170,8 @@ def main() -> None:
     parser.add_argument("--probe-every", type=float, default=1.0, help="latency: seconds between 1-item requests")
     parser.add_argument("--clients", type=int, default=2, help="latency: threads sending large batches")
     parser.add_argument("--batch", type=int, default=1024, help="latency: items per large batch")
+    parser.add_argument("--stepped", action="store_true",
+                        help="latency: each client's batches carry a run and a step, as a trainer's do")
     parser.add_argument("--items", type=int, default=2000, help="group: items in the large group")
     parser.add_argument("--bodies", type=int, default=6, help="memory: maximum-size bodies sent at once")
     parser.add_argument("--body-mb", type=float, default=62.0, help="memory: size of each body")

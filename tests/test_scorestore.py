@@ -317,3 +317,26 @@ def test_step_times_are_wall_clock_utc(tmp_path):
     with ScoreStore(tmp_path, readonly=True) as store:
         shown = dt.datetime.strptime(store.series()["runs"]["r"]["time"][0], "%Y-%m-%d %H:%M:%S").replace(tzinfo=dt.UTC)
     assert before <= shown <= dt.datetime.now(dt.UTC)
+
+
+def test_the_store_write_benchmark_times_the_lock_inside_the_update():
+    """`benchmarks/store_write.py` on a few small batches: the write lock is held for part of each update, and a
+    stepped batch's aggregates are computed before the lock is taken."""
+    import importlib.util
+    import json
+    from contextlib import redirect_stdout
+    from io import StringIO
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("store_write", Path(__file__).parents[1] / "benchmarks" / "store_write.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = StringIO()
+    with redirect_stdout(out):
+        bench.main(["--batches", "4", "--items", "256"])
+    report = json.loads(out.getvalue())
+    assert report["backend"] == "sqlite" and report["items_per_batch"] == 256
+    for kind in ("stepped", "unstepped"):
+        assert report[kind]["batches"] == 4
+        assert 0 < report[kind]["lock_held_ms_median"] <= report[kind]["add_batch_ms_median"]
+    assert report["stepped"]["lock_held_ms_median"] < report["stepped"]["add_batch_ms_median"] / 2

@@ -113,6 +113,49 @@ def test_small_batches_are_written_by_a_writer_of_their_own_and_stay_exactly_onc
         {**{f"s-{i}": 1 for i in range(2)}, **{f"l-{i}": 1 for i in range(8)}})
 
 
+def test_a_small_batchs_store_update_queues_on_the_writers_store_lock_ahead_of_large_ones(tmp_path, monkeypatch):
+    """The small batches' writer shares the store's write lock with the large batches' writer, so a 1-item batch
+    whose update meets a large batch's in progress waits in that lock, first in line, and updates the store as soon
+    as the large one is done; not in the database's own lock, which SQLite takes by polling with sleeps of up to
+    100 ms while the large batches' writer hands it from one batch to the next."""
+    import time
+
+    from reward.scorelog import ScoreLog
+    from reward.scorelog.store import ScoreStore
+    from tests.test_scorelog_durability import batch
+
+    order: list[int] = []
+    entered, release = threading.Event(), threading.Event()
+    add_batch = ScoreStore.add_batch
+
+    def slow_add_batch(self, results, **kwargs):
+        order.append(len(results))
+        if len(results) > 4 and not entered.is_set():
+            entered.set()
+            release.wait(10)  # the large batch's update holds the store
+        return add_batch(self, results, **kwargs)
+
+    monkeypatch.setattr(ScoreStore, "add_batch", slow_add_batch)
+    log = ScoreLog(tmp_path, writer="w", small_items=4)
+    large = threading.Thread(target=log.append, args=batch("l", size=8),
+                             kwargs={"suite": "s", "suite_version": "v", "run": "r", "step": 1})
+    large.start()
+    assert entered.wait(10)
+    small = threading.Thread(target=log.append, args=batch("s", size=1),
+                             kwargs={"suite": "s", "suite_version": "v", "run": "r", "step": 2})
+    small.start()
+    lock = log._store_lock
+    deadline = time.monotonic() + 10
+    while not lock._waiting and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert log._small_lane()._store_lock is lock and lock.held and [size for size, _ in lock._waiting] == [1]
+    release.set()
+    large.join(10)
+    small.join(10)
+    assert order == [8, 1]
+    log.close()
+
+
 class RecordingHandle:
     """A scoring replica called in-process, as a DeploymentHandle would be; records the chunk sizes it got."""
 

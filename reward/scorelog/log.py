@@ -109,7 +109,7 @@ class ScoreLog:
 
     def __init__(self, folder: str | Path, *, keep_items: bool = True, writer: str | None = None,
                  store: bool = True, retention: Retention | None = None, store_url: str | None = None,
-                 small_items: int = 0):
+                 small_items: int = 0, store_lock: SmallestFirstLock | None = None):
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.keep_items = keep_items
@@ -124,6 +124,10 @@ class ScoreLog:
         self._small_options = {"keep_items": keep_items, "store": store, "retention": retention,
                                "store_url": store_url}
         self._lock = SmallestFirstLock()
+        self._store_lock = store_lock or SmallestFirstLock()
+        """Held for each write transaction of the store, and shared with the small batches' writer: the database's
+        own lock is taken by polling (SQLite sleeps up to 100 ms between tries), so a 1-item batch's transaction
+        could wait behind every large batch queued on this writer; in this lock it waits for the one in progress."""
         self._handle = None
         self._segment = 0
         self._contexts: set[str] = set()  # context hashes already in the current segment
@@ -236,8 +240,10 @@ class ScoreLog:
             part = handle.tell()
             if request is not None and self._store is not None:
                 try:
-                    self._release_pending()
-                    logged = self._claim(run or "", request, digest, size, segment, part, {item.id for item in items})
+                    with self._store_lock.for_size(size):
+                        self._release_pending()
+                        logged = self._claim(run or "", request, digest, size, segment, part,
+                                             {item.id for item in items})
                 except StoreUnavailable as exc:
                     raise ScoreLogUnavailable(exc) from exc
                 if logged is None:
@@ -255,8 +261,9 @@ class ScoreLog:
                 raise
             if self._store is not None:
                 try:
-                    self._index(lines, results, offset, segment=segment, suite=suite, run=run, step=step, time=now,
-                                request=request)
+                    with self._store_lock.for_size(size):
+                        self._index(lines, results, offset, segment=segment, suite=suite, run=run, step=step,
+                                    time=now, request=request)
                 except ClaimLost as exc:  # another writer logged the batch while this one waited: not twice
                     self._cut_back(handle, offset)
                     log.warning("score log: %s; this writer's copy was taken back out", exc)
@@ -500,7 +507,8 @@ class ScoreLog:
             return self._small
         with self._small_made:  # made once, on the first small batch (not under the large batches' lock)
             if self._small is None:
-                self._small = ScoreLog(self.folder, writer=f"{self.writer}-small", **self._small_options)
+                self._small = ScoreLog(self.folder, writer=f"{self.writer}-small", store_lock=self._store_lock,
+                                       **self._small_options)
                 self._small.claim_wait_s = self.claim_wait_s
             return self._small
 

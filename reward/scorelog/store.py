@@ -434,6 +434,10 @@ class ScoreStore:
             return
         name = run or suite
         stamp = time.timestamp()
+        # A stepped batch is one part whatever the store holds: its aggregates are computed before the transaction,
+        # which then holds the store's write lock (every writer's, every node's with PostgreSQL) only for the SQL.
+        # An unstepped batch's parts depend on the run's arrivals, read inside it.
+        ready = None if step is None else self._merge_parts(results, segment, lines)
         with self.transaction():
             if request is not None:
                 self._mark_part(run or "", request, segment, offset if part is None else part, len(results))
@@ -452,8 +456,8 @@ class ScoreStore:
                 parts = [(step, results, 0)]
             self._touch_run(name, step is None, suite, len(results))
             for bucket, part, skip in parts:
-                self._merge(name, bucket, part, stamp, segment,
-                            None if lines is None else lines[skip:skip + len(part)])
+                self.merge_step(name, bucket, time=stamp, **(ready if ready is not None else self._merge_parts(
+                    part, segment, None if lines is None else lines[skip:skip + len(part)])))
                 self.index_batch(name, bucket, segment=segment, offset=offset, length=length, items=len(part),
                                  skip=skip)
 
@@ -479,14 +483,16 @@ class ScoreStore:
             "INSERT INTO runs VALUES (?, ?, ?, ?) ON CONFLICT (run) DO UPDATE SET arrivals = runs.arrivals + excluded.arrivals,"
             " suites = excluded.suites", (name, int(unstepped), items, json.dumps(suites)))
 
-    def _merge(self, run: str, step: int, results: Sequence[ItemResult], stamp: float, segment: str,
-               lines: Sequence[int] | None) -> None:
+    @staticmethod
+    def _merge_parts(results: Sequence[ItemResult], segment: str, lines: Sequence[int] | None) -> dict:
+        """`merge_step`'s arguments for these results (a step's, or an unstepped bucket's), but its run, step and
+        time: computed from the results alone, so outside the transaction where the step is known."""
         channels, unscored = _channels(results, lines)
         samples = {n: _candidates([(rank, key, segment, line) for rank, key, line in c.ranked])
                    for n, c in channels.items() if c.ranked}
-        self.merge_step(run, step, items=len(results), valid=sum(bool(r.valid) for r in results), time=stamp,
-                        channels={n: (c.layer, np.asarray(c.values, dtype=np.float64), c.seen) for n, c in channels.items()},
-                        unscored=unscored, samples=samples, cascade=cascade_counts(results))
+        return {"items": len(results), "valid": sum(bool(r.valid) for r in results), "unscored": unscored,
+                "channels": {n: (c.layer, np.asarray(c.values, dtype=np.float64), c.seen) for n, c in channels.items()},
+                "samples": samples, "cascade": cascade_counts(results)}
 
     def merge_step(self, run: str, step: int, *, items: int, valid: int, time: float,
                    channels: dict[str, tuple[str, np.ndarray, int]], unscored: dict[tuple[str, str], int],
