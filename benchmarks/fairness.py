@@ -170,6 +170,8 @@ def main() -> None:
     parser.add_argument("--probe-every", type=float, default=1.0, help="latency: seconds between 1-item requests")
     parser.add_argument("--clients", type=int, default=2, help="latency: threads sending large batches")
     parser.add_argument("--batch", type=int, default=1024, help="latency: items per large batch")
+    parser.add_argument("--scorer-nice", type=int, default=0,
+                        help="the shared scorers' CPU priority below the rest of the app's (ServerArgs.scorer_nice)")
     parser.add_argument("--stepped", action="store_true",
                         help="latency: each client's batches carry a run and a step, as a trainer's do")
     parser.add_argument("--items", type=int, default=2000, help="group: items in the large group")
@@ -186,6 +188,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as log_dir:
         express = {"express_scorers": args.express_scorers} if args.express_scorers else {}
+        if args.scorer_nice:
+            express["scorer_nice"] = args.scorer_nice
         server = ServerArgs(judge=args.judge, score_log=log_dir, scorer_replicas=args.scorers, scorer_cpus=0.5, **express,
                             limits=Limits(max_items=4096, max_items_in_flight=16384,
                                           **{k: int(v) for k, v in (item.split("=", 1) for item in args.limit)}))
@@ -196,7 +200,7 @@ def main() -> None:
             stop_server()
     print(json.dumps({
         "benchmark": f"fairness_{args.mode}", "code": args.code, "judge": args.judge, "limits": args.limit,
-        "express_scorers": args.express_scorers, **measured,
+        "express_scorers": args.express_scorers, "scorer_nice": args.scorer_nice, **measured,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
                    f"load average {os.getloadavg()[0]:.1f}",
     }, indent=2))

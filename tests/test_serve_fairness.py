@@ -200,3 +200,27 @@ def test_small_requests_go_to_the_express_scorers_and_large_ones_never_do(tmp_pa
     assert express.sizes == [2] and shared.sizes == [4, 4]
     ingress.log.close()
     assert Counter(r.result.id[0] for r in read_log(tmp_path / "scores")) == Counter({"s": 2, "l": 8})
+
+
+def test_scorer_nice_lowers_the_shared_scorers_cpu_priority_and_never_the_express_ones(tmp_path):
+    """`scorer_nice` renices a shared scorer's process (a Serve replica is a process of its own), and leaves an
+    express scorer's alone, so a small request's scorer runs first when large batches saturate the CPU."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = """
+import os, sys
+from reward.serve import ServerArgs
+from reward.serve.app import Scorer
+args = ServerArgs(judge="mock", rubrics=sys.argv[1], suites=["mini"], scorer_nice=7)
+before = os.nice(0)
+Scorer.func_or_class(args, express=sys.argv[2] == "express")
+print(os.nice(0) - before)
+"""
+    root = Path(__file__).parents[1]
+    for lane, expected in (("shared", "7"), ("express", "0")):
+        done = subprocess.run([sys.executable, "-c", script, str(FIXTURE_RUBRICS), lane], capture_output=True,
+                              text=True, cwd=root, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.stdout.strip().splitlines()[-1] == expected

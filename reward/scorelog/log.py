@@ -124,10 +124,9 @@ class ScoreLog:
         self._small_options = {"keep_items": keep_items, "store": store, "retention": retention,
                                "store_url": store_url}
         self._lock = SmallestFirstLock()
+        # Held for each store transaction and shared with the small batches' writer: SQLite's own lock is taken by
+        # polling (sleeps up to 100 ms), so a 1-item batch lost it to large ones; here it waits for the one in progress.
         self._store_lock = store_lock or SmallestFirstLock()
-        """Held for each write transaction of the store, and shared with the small batches' writer: the database's
-        own lock is taken by polling (SQLite sleeps up to 100 ms between tries), so a 1-item batch's transaction
-        could wait behind every large batch queued on this writer; in this lock it waits for the one in progress."""
         self._handle = None
         self._segment = 0
         self._contexts: set[str] = set()  # context hashes already in the current segment
@@ -136,9 +135,7 @@ class ScoreLog:
         """(run, request, segment, claim offset, write offset) of a written batch whose store update failed."""
         self._store = None
         if store:
-            from reward.scorelog.store import ScoreStore
-
-            from reward.scorelog.store import write_store_url
+            from reward.scorelog.store import ScoreStore, write_store_url
 
             self._store = ScoreStore(self.folder, url=store_url)
             write_store_url(self.folder, store_url)

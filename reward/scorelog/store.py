@@ -130,7 +130,9 @@ opened on any node's folder read the whole cluster's aggregates."""
 
 
 def without_password(url: str) -> str:
-    """>>> without_password("postgresql://reward:s3cret@db:5432/rewards")
+    """The URL with its password left out.
+
+    >>> without_password("postgresql://reward:s3cret@db:5432/rewards")
     'postgresql://reward@db:5432/rewards'
     """
     return re.sub(r"(://[^:/@]+):[^@]*@", r"\1@", url)

@@ -56,11 +56,13 @@ log = logging.getLogger(__name__)
 class Scorer:
     """Scores chunks of items with one engine per suite (rules on this CPU worker, judges concurrent)."""
 
-    def __init__(self, args: ServerArgs):
+    def __init__(self, args: ServerArgs, express: bool = False):
         from reward.engine import Engine
         from reward.judges.factory import make_judge
 
         check_secrets(args, "Scorer")
+        if args.scorer_nice and not express:
+            os.nice(args.scorer_nice)  # this replica's process only: the express scorers and the ingress keep theirs
         self.judge = make_judge(args.judge)
         self.engines = {
             name: Engine(load_suite(name, Path(args.rubrics)), self.judge, max_concurrency=args.judge_concurrency)
@@ -740,7 +742,7 @@ def build_app(args: ServerArgs) -> Application:
     if args.express_scorers:  # mostly idle: no CPU reserved, so they fit beside the scorers
         express = Scorer.options(name="ExpressScorer", num_replicas=args.express_scorers,
                                  ray_actor_options={"num_cpus": 0, **resources},
-                                 max_ongoing_requests=args.scorer_max_ongoing_requests).bind(args)
+                                 max_ongoing_requests=args.scorer_max_ongoing_requests).bind(args, True)
     placement = {"ray_actor_options": {"num_cpus": 1, **resources}} if resources else {}
     return Ingress.options(num_replicas=args.ingress_replicas, **placement, user_config={"limits": args.limits.model_dump()},
                            max_ongoing_requests=args.ingress_max_ongoing_requests,

@@ -117,6 +117,11 @@ class ServerArgs(BaseModel):
     """Scoring replicas that take only small requests' chunks (`limits.small_items`), so a probe, a validation item
     or an online shadow score never shares a scorer with large batches. Each loads its own judge models (memory);
     no CPU is reserved for them. 0: small requests take express chunk slots on the shared scorers."""
+    scorer_nice: int = Field(default=0, ge=0, le=19)
+    """CPU priority of the shared scorers' processes below the rest of the app's (a Linux nice increment, which any
+    user may take). With `express_scorers`, a positive value lets a small request's scorer, the ingress and the
+    proxy take the CPU first while large batches saturate it; when nothing else wants the CPU the scorers get all of
+    it, so large batches lose throughput only to the work that took priority."""
     ingress_replicas: int = Field(default=1, ge=1)
     replica_resources: dict[str, float] = Field(default_factory=dict)
     """Custom Ray resources every replica asks for. Cluster configs ask for `reward`, which only the judge nodes
