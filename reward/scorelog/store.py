@@ -134,8 +134,11 @@ def without_password(url: str) -> str:
 
     >>> without_password("postgresql://reward:s3cret@db:5432/rewards")
     'postgresql://reward@db:5432/rewards'
+    >>> without_password("postgresql://db/rewards?user=reward&password=s3cret&sslmode=require")
+    'postgresql://db/rewards?user=reward&sslmode=require'
     """
-    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1@", url)
+    url = re.sub(r"(://[^:/@]+):[^@]*@", r"\1@", url)
+    return re.sub(r"([?&])password=[^&]*(&|$)", lambda m: m.group(1) if m.group(2) else "", url).rstrip("?&")
 
 
 def write_store_url(folder: str | Path, url: str | None) -> None:
