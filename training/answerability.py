@@ -27,7 +27,6 @@ never read for anything but to leave its passages out.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import logging
 import platform
@@ -163,19 +162,6 @@ def altered_question(question: str, window_text: str, paragraph: str, rng: rando
     return None
 
 
-def read_source(spec: tuple[str, str, str, str]) -> bytes:
-    path, repository, commit, digest = spec
-    file = ROOT / path
-    if not file.exists():
-        inner = path.split(repository + "/", 1)[1]
-        raise SystemExit(f"{path}: missing; fetch it with\n  git clone https://github.com/{repository} /tmp/src && "
-                         f"mkdir -p {file.parent} && git -C /tmp/src show {commit}:{inner} > {path}")
-    data = file.read_bytes()
-    if hashlib.sha256(data).hexdigest() != digest:
-        raise SystemExit(f"{path}: SHA-256 {hashlib.sha256(data).hexdigest()} is not the recorded {digest}")
-    return data
-
-
 def test_passages() -> set[str]:
     """Every evidence text of the generalization corpus's test split: left out of the evaluation."""
     path = ROOT / "data" / "generalization" / "test.jsonl"
@@ -187,7 +173,7 @@ def test_passages() -> set[str]:
 
 
 def datasets(seed: int, altered_share: float = 0.0) -> tuple[list[QAPair], list[QAPair], dict]:
-    from training.generalization.build import SQUAD2
+    from training.generalization.build import SQUAD2, read_source
 
     rng = random.Random(seed)
     train_data = json.loads(read_source(TRAIN))
