@@ -187,10 +187,11 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8794)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as log_dir:
-        express = {"express_scorers": args.express_scorers} if args.express_scorers else {}
+        # Only the fields this version has, so the harness runs against older code too.
+        options = {"express_scorers": args.express_scorers} if args.express_scorers else {}
         if args.scorer_nice:
-            express["scorer_nice"] = args.scorer_nice
-        server = ServerArgs(judge=args.judge, score_log=log_dir, scorer_replicas=args.scorers, scorer_cpus=0.5, **express,
+            options["scorer_nice"] = args.scorer_nice
+        server = ServerArgs(judge=args.judge, score_log=log_dir, scorer_replicas=args.scorers, scorer_cpus=0.5, **options,
                             limits=Limits(max_items=4096, max_items_in_flight=16384,
                                           **{k: int(v) for k, v in (item.split("=", 1) for item in args.limit)}))
         url = start_server(server, port=args.port)

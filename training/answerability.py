@@ -62,16 +62,10 @@ def window(sentences: list[str], index: int) -> str:
     return " ".join(sentences[max(0, index - 1): index + 1])
 
 
-def _sentence_of(sentences: list[str], spans: list[tuple[int, int]], start: int) -> int | None:
-    for i, (left, right) in enumerate(spans):
-        if left <= start < right:
-            return i
-    return None
-
-
 def paragraph_rows(data: dict, keep_article) -> list[dict]:
     """Per paragraph: its sentences and, per question, the index of its answer's (or plausible answer's) sentence."""
     from reward.format import split_sentences
+    from training.generalization.render import sentence_at
 
     rows = []
     for article in data["data"]:
@@ -80,19 +74,13 @@ def paragraph_rows(data: dict, keep_article) -> list[dict]:
         for index, paragraph in enumerate(article["paragraphs"]):
             context = paragraph["context"]
             sentences = split_sentences(context)
-            spans, cursor = [], 0
-            for s in sentences:
-                left = context.find(s, cursor)
-                left = cursor if left < 0 else left
-                spans.append((left, left + len(s)))
-                cursor = left + len(s)
             questions = []
             for qa in paragraph["qas"]:
                 impossible = bool(qa.get("is_impossible"))
                 answers = qa.get("plausible_answers") if impossible else qa.get("answers")
                 if not answers:
                     continue
-                at = _sentence_of(sentences, spans, answers[0]["answer_start"])
+                at = sentence_at(context, sentences, answers[0]["answer_start"])
                 if at is None:
                     continue
                 questions.append({"question": qa["question"].strip(), "impossible": impossible, "sentence": at})

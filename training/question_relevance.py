@@ -30,6 +30,7 @@ from reward.format import split_sentences  # noqa: E402
 from reward.judges.local import minilm  # noqa: E402
 from reward.judges.local.text import lexical_coverage  # noqa: E402
 from reward.judges.question_relevance import HEAD, relevance_features, write_checksums  # noqa: E402
+from training.generalization.render import sentence_at  # noqa: E402
 
 SQUAD = ROOT / "data" / "public" / "san_mrc-squad-dev-v1.1.json"
 SQUAD_SHA256 = "db71d0a19c3f656b1ebefafce642b828cfab269f0d906312dfb0efdc7173b31a"
@@ -46,19 +47,12 @@ def examples(articles: list[dict], wanted: tuple[str, ...]) -> list[tuple[str, l
         for paragraph in article["paragraphs"]:
             context = paragraph["context"]
             sentences = split_sentences(context)
-            spans, position = [], 0
-            for sentence in sentences:
-                start = context.find(sentence, position)
-                start = position if start < 0 else start
-                spans.append((start, start + len(sentence)))
-                position = start + len(sentence)
             for qa in paragraph["qas"]:
                 if not qa["answers"] or qa.get("is_impossible"):
                     continue
-                begin = qa["answers"][0]["answer_start"]
-                holding = [i for i, (a, b) in enumerate(spans) if a <= begin < b]
-                if holding and len(sentences) > 1:
-                    out.append((qa["question"].strip(), sentences, holding[0]))
+                holding = sentence_at(context, sentences, qa["answers"][0]["answer_start"])
+                if holding is not None and len(sentences) > 1:
+                    out.append((qa["question"].strip(), sentences, holding))
     return out
 
 

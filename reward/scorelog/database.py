@@ -64,6 +64,18 @@ def redact(url: str) -> str:
     return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
 
 
+def without_password(url: str) -> str:
+    """The URL with its password left out.
+
+    >>> without_password("postgresql://reward:s3cret@db:5432/rewards")
+    'postgresql://reward@db:5432/rewards'
+    >>> without_password("postgresql://db/rewards?user=reward&password=s3cret&sslmode=require")
+    'postgresql://db/rewards?user=reward&sslmode=require'
+    """
+    url = re.sub(r"(://[^:/@]+):[^@]*@", r"\1@", url)
+    return re.sub(r"([?&])password=[^&]*(&|$)", lambda m: m.group(1) if m.group(2) else "", url).rstrip("?&")
+
+
 class SQLiteDatabase:
     """The embedded store: a file beside the segments, WAL mode (readers while a run is live)."""
 

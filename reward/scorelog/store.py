@@ -42,7 +42,6 @@ import heapq
 import json
 import logging
 import os
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -51,7 +50,8 @@ import numpy as np
 
 from reward.evaluation.agreement import PASS_AT, pass_fail_kappa
 from reward.schema import UNSTEPPED_SUFFIX, ItemResult
-from reward.scorelog.database import ClaimLost, PostgresDatabase, SQLiteDatabase, is_postgres, redact
+from reward.scorelog.database import (ClaimLost, PostgresDatabase, SQLiteDatabase, is_postgres, redact,
+                                      without_password)
 from reward.scorelog.segments import RequestConflict, parse_segment, read_lines, segments
 
 log = logging.getLogger(__name__)
@@ -127,18 +127,6 @@ STORE_URL_NAME = "store-url"
 """A log folder whose aggregates live in a PostgreSQL database names it in this file (the URL without its password:
 a reader takes the password from `PGPASSWORD` or a password file, as libpq does), so the dashboard and `reward log`
 opened on any node's folder read the whole cluster's aggregates."""
-
-
-def without_password(url: str) -> str:
-    """The URL with its password left out.
-
-    >>> without_password("postgresql://reward:s3cret@db:5432/rewards")
-    'postgresql://reward@db:5432/rewards'
-    >>> without_password("postgresql://db/rewards?user=reward&password=s3cret&sslmode=require")
-    'postgresql://db/rewards?user=reward&sslmode=require'
-    """
-    url = re.sub(r"(://[^:/@]+):[^@]*@", r"\1@", url)
-    return re.sub(r"([?&])password=[^&]*(&|$)", lambda m: m.group(1) if m.group(2) else "", url).rstrip("?&")
 
 
 def write_store_url(folder: str | Path, url: str | None) -> None:

@@ -68,6 +68,19 @@ def sentence_span(context: str, start: int, end: int) -> tuple[int, int]:
     return left, right
 
 
+def sentence_at(context: str, sentences: list[str], position: int) -> int | None:
+    """The index of the sentence of `sentences` (`reward.format.split_sentences(context)`) that holds character
+    `position` of `context`, or None."""
+    cursor = 0
+    for index, sentence in enumerate(sentences):
+        start = context.find(sentence, cursor)
+        start = cursor if start < 0 else start
+        cursor = start + len(sentence)
+        if start <= position < cursor:
+            return index
+    return None
+
+
 def answer_kind(text: str) -> str:
     text = text.strip()
     if _YEAR.match(text):
