@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import json
+import multiprocessing
 import os
 import platform
 import sys
@@ -50,19 +51,20 @@ def percentiles(values: list[float]) -> dict:
             "p99": round(float(np.percentile(values, 99)), 3), "max": round(max(values), 3)}
 
 
-def latency(url: str, args: argparse.Namespace) -> dict:
-    """`--clients` threads send 1,024-item batches back to back; meanwhile a 1-item request every second."""
-    stop = threading.Event()
-    large, small, errors, finished = [], [], [], []
+def load(url: str, args: argparse.Namespace, stop, out) -> None:
+    """`--clients` threads send 1,024-item batches back to back until `stop` is set; their results go to `out`."""
+    if args.client_nice:
+        os.nice(args.client_nice)
+    large, errors, finished = [], [], []
 
-    def load(worker: int) -> None:
-        client, n = httpx.Client(timeout=600), 0
+    def client(worker: int) -> None:
+        http, n = httpx.Client(timeout=600), 0
         while not stop.is_set():
             t0 = time.perf_counter()
             body = {"items": batch(f"L{worker}-{n}", args.batch)}
             if args.stepped:  # as a trainer sends them: each client a run, each batch a step
                 body.update(run=f"client-{worker}", step=n)
-            reply = client.post(f"{url}/v1/score", json=body)
+            reply = http.post(f"{url}/v1/score", json=body)
             if reply.status_code == 200:
                 large.append(time.perf_counter() - t0)
                 finished.append(time.monotonic())
@@ -70,10 +72,23 @@ def latency(url: str, args: argparse.Namespace) -> dict:
                 errors.append(reply.status_code)
             n += 1
 
-    threads = [threading.Thread(target=load, args=(w,), daemon=True) for w in range(args.clients)]
+    threads = [threading.Thread(target=client, args=(w,), daemon=True) for w in range(args.clients)]
     for thread in threads:
         thread.start()
+    for thread in threads:
+        thread.join()
+    out.put({"large": large, "errors": errors, "finished": finished})
+
+
+def latency(url: str, args: argparse.Namespace) -> dict:
+    """The load of `load` from a process of its own (as trainers send from their own hosts: the probe's client
+    shares no interpreter lock with theirs); meanwhile a 1-item request every second."""
+    context = multiprocessing.get_context("spawn")
+    stop, out = context.Event(), context.Queue()
+    loader = context.Process(target=load, args=(url, args, stop, out), daemon=True)
+    loader.start()
     time.sleep(args.warmup)  # the batches fill the server first
+    small, errors = [], []
 
     def probe(n: int) -> None:
         t0 = time.perf_counter()
@@ -93,15 +108,16 @@ def latency(url: str, args: argparse.Namespace) -> dict:
     for thread in probes:
         thread.join(600)
     window = time.monotonic() - started
-    done = sum(1 for t in finished if started <= t <= started + window)
     stop.set()
-    for thread in threads:
-        thread.join(600)
+    loaded = out.get(timeout=900)
+    loader.join(60)
+    done = sum(1 for t in loaded["finished"] if started <= t <= started + window)
     # Batch throughput: the large batches answered while the probe ran, over its duration.
-    return {"one_item_latency_s": percentiles(small), "batch_latency_s": percentiles(large),
+    return {"one_item_latency_s": percentiles(small), "batch_latency_s": percentiles(loaded["large"]),
             "batches_during_probe": done, "batch_items_per_s": round(done * args.batch / window, 1),
-            "probe_window_s": round(window, 1), "load": f"{args.clients} clients x {args.batch}-item batches" + (", stepped" if args.stepped else ""),
-            "errors": errors}
+            "probe_window_s": round(window, 1), "load": f"{args.clients} clients x {args.batch}-item batches"
+            + (", stepped" if args.stepped else "") + (f", clients at nice {args.client_nice}" if args.client_nice else ""),
+            "errors": errors + loaded["errors"]}
 
 
 def group(url: str, args: argparse.Namespace) -> dict:
@@ -172,6 +188,9 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=1024, help="latency: items per large batch")
     parser.add_argument("--scorer-nice", type=int, default=0,
                         help="the shared scorers' CPU priority below the rest of the app's (ServerArgs.scorer_nice)")
+    parser.add_argument("--client-nice", type=int, default=0,
+                        help="latency: the batch clients' process at this CPU priority below the server's, as if they ran "
+                             "on other hosts (a probe's time then measures the server, not 8 clients on its cores)")
     parser.add_argument("--stepped", action="store_true",
                         help="latency: each client's batches carry a run and a step, as a trainer's do")
     parser.add_argument("--items", type=int, default=2000, help="group: items in the large group")
@@ -201,7 +220,8 @@ def main() -> None:
             stop_server()
     print(json.dumps({
         "benchmark": f"fairness_{args.mode}", "code": args.code, "judge": args.judge, "limits": args.limit,
-        "express_scorers": args.express_scorers, "scorer_nice": args.scorer_nice, **measured,
+        "express_scorers": args.express_scorers, "scorer_nice": args.scorer_nice,
+        "client_nice": args.client_nice, **measured,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
                    f"load average {os.getloadavg()[0]:.1f}",
     }, indent=2))

@@ -100,6 +100,11 @@ def format_structure(item: Item, parsed: ParsedResponse, params: _Params) -> Rul
     return RuleResult(score=score, passed=not problems, explanation=explanation, findings={"problems": problems})
 
 
+_FOLLOW_UP_LEAD = re.compile(
+    r"^\W*(?:(?:and|also|so|then|plus|ok(?:ay)?|well|one more (?:thing|question)|another (?:thing|question)|"
+    r"follow[- ]?up(?: question)?|quick question)\b[\s,:;.!-]*)+", re.IGNORECASE)
+
+
 class QueryLengthRange(_Params):
     """The acceptable answer length for one kind of query (a factoid question, a how-to or comparison question)."""
 
@@ -161,8 +166,17 @@ class LengthParams(_Params):
         return self
 
     def range_for(self, query: str) -> tuple[str, int, int]:
-        """(query kind, min_chars, max_chars) for this query; kind `general` when no entry matches."""
-        question = query.strip()
+        """(query kind, min_chars, max_chars) for this query; kind `general` when no entry matches. The marker a
+        follow-up opens with ("And", "Also,", "One more thing:") is not part of the question it asks.
+
+        >>> params = LengthParams(by_query=[QueryLengthRange(kind="factoid", pattern=r"^\\W*what\\b",
+        ...                                                  unless=r"\\band\\s+what\\b", min_chars=1, max_chars=900)])
+        >>> params.range_for("And what cycle do steam engines use?")[0], params.range_for("One more thing: What is it?")[0]
+        ('factoid', 'factoid')
+        >>> params.range_for("What is it and what does it cost?")[0]
+        'general'
+        """
+        question = _FOLLOW_UP_LEAD.sub("", query.strip(), count=1) or query.strip()
         for entry in self.by_query:
             if entry.matches(question):
                 return entry.kind, entry.min_chars, entry.max_chars

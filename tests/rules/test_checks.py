@@ -123,6 +123,10 @@ def _asked(query: str, answer: str) -> Item:
     ("When is Jay Chou's Singapore concert and how much are tickets?", "general"),
     ("Is the Riverside farmers market open this Saturday, and until what time?", "general"),
     ("And for my 6-year-old daughter?", "general"),
+    # a follow-up's opening marker is not part of the question it asks
+    ("And what ideal thermodynamic cycle analyzes the process by which steam engines work?", "factoid"),
+    ("One more thing: What is the effect of testosterone on the male immune system?", "factoid"),
+    ("Also, how do I renew the permit?", "explanation"),
     ("Which gate should I enter for Baixi from Wanda Resort?", "general"),
     ("When can I listen to the song Skibidi for free?", "general"),
 ])

@@ -64,10 +64,11 @@ _ATTRIBUTION = frozenset(stem(w) for w in (
     "says", "gives", "states", "mentions", "reports", "lists", "cites"))
 """Words that say where a claim comes from ("the other year the source gives", "according to the article"), not
 what it claims: never new content."""
-_RELATION = frozenset(stem(w) for w in (
+_RELATION_WORDS = frozenset((
     "difference", "apart", "earlier", "later", "before", "after", "more", "less", "fewer", "than", "against",
     "older", "younger", "longer", "shorter", "taller", "higher", "lower", "larger", "smaller", "bigger", "greater",
     "total", "combined", "together", "sum", "first", "second", "came", "year", "years"))
+_RELATION = frozenset(stem(w) for w in _RELATION_WORDS)
 """Words of a comparison or a sum that derives a figure from two of the evidence's."""
 
 
@@ -132,8 +133,47 @@ def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
     >>> sorted(derived_numbers("40 days is 12 days past the limit.", "The appeal limit is 28 days.", "a fine 40 days ago"))
     ['12']
     """
+    return {written for written, *_ in _derivations(claim, haystack, asked)}
+
+
+def without_derivation(claim: str, haystack: str, asked: str = "") -> str | None:
+    """The claim as the consistency model reads it: each figure derived from the evidence's (`derived_numbers`) taken
+    out with the relation that derives it ("2 years before 2007", ", a difference of 8 years"), which the model cannot
+    compute and the arithmetic has checked. None when nothing is left but such derivations, their units and words
+    that say where the claim comes from; the claim unchanged when it derives nothing.
+
+    >>> without_derivation("The first is earlier: 1977 against 1985, a difference of 8 years.", "in 1977. in 1985.")
+    'The first is earlier: 1977 against 1985.'
+    >>> without_derivation("That is 2 years before 2007, the other year the source gives.", "in 2005. in 2007.") is None
+    True
+    >>> without_derivation("It opened 11 years later than the first line.", "opened in 1998; the second in 2009.")
+    'It opened later than the first line.'
+    >>> without_derivation("It opened 12 years later.", "opened in 1998; the second in 2009.")
+    'It opened 12 years later.'
+    """
+    derived = _derivations(claim, haystack, asked)
+    if not derived:
+        return claim
+    text = strip_citations(claim)
+    for written, *_ in derived:
+        text = re.sub(r"(?:,\s*)?(?:\b(?:a|an|the)\s+(?:difference|gap|span)\s+of\s+)?(?<![\d.,])" + re.escape(written)
+                      + r"(?![\d.,]\d)[\s-]*[^\W\d_]*(?:\s+(?:" + "|".join(sorted(_RELATION_WORDS)) + r")"
+                      r"(?:\s+than)?\s+(?:in\s+)?\d+(?:[.,]\d+)*)?", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"\s+([,.;:])", r"\1", re.sub(r"\s{2,}", " ", text)).strip(" ,;")
+    units = {_YEAR_UNIT} | {unit for _, _, unit in _quantities(claim) if unit}
+    left = [w for w in content_words(text) if stem(w) not in _ATTRIBUTION and stem(w).rstrip("s") not in units]
+    return text if left or numbers(text) else None
+
+
+def _figure(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def _derivations(claim: str, haystack: str, asked: str) -> list[tuple[str, str | None, float, float, bool]]:
+    """(the derived number as written, its unit as the claim writes it, None for a span of years, the two figures
+    it follows from, whether it is their sum) for each derived number of the claim: the first derivation found."""
     evidence, user = _quantities(haystack), _quantities(asked)
-    out = set()
+    out = []
     for value, written, unit in _quantities(claim):
         if not unit:
             continue
@@ -143,9 +183,14 @@ def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
         else:
             found = {v for v, _, u in evidence if u == unit}
             given = found | {v for v, _, u in user if u == unit}
-        if any(abs(abs(a - b) - value) < 1e-9 or abs(a + b - value) < 1e-9
-               for a in found for b in given if a != b):
-            out.add(written)
+        for a in sorted(found):
+            pair = next(((b, abs(a + b - value) < 1e-9) for b in sorted(given) if a != b
+                         and (abs(abs(a - b) - value) < 1e-9 or abs(a + b - value) < 1e-9)), None)
+            if pair:
+                word = re.search(re.escape(written) + r"[\s-]*([^\W\d_]+)", strip_citations(claim).replace(",", ""))
+                out.append((written, None if unit == _YEAR_UNIT else (word.group(1) if word else unit), a, pair[0],
+                            pair[1]))
+                break
     return out
 
 

@@ -44,10 +44,19 @@ async def answer_useful(ctx: Context) -> tuple[float, str]:
 async def answer_firstness(ctx: Context) -> tuple[float, str]:
     """Position of the first sentence that answers: the first whose similarity to the need is within 0.05 of the
     best sentence's (restatements never answer; stuffed keywords do not count). First sentence 1.0, within the
-    first three 0.75, middle 0.5, end 0.25."""
+    first three 0.75, middle 0.5, end 0.25. An answer with no sentence long enough to judge by relatedness is
+    placed by the answer check (`_answer_checks`), as `answer_useful` credits it."""
     sentences, cleaned, relevance = await _substantive_relevance(ctx, credit_copies=True)
     if not sentences:
-        return 0.0, "no answer"
+        # An answer too short for relatedness to judge ("1906 [Doc 2].") is placed as `answer_useful` reads it: by
+        # the answer check, where its first part that answers stands.
+        checks = await _answer_checks(ctx)
+        first = next((i for i, c in enumerate(checks) if c.answers > 0), None)
+        if first is None:
+            return 0.0, "no answer"
+        if first == 0:
+            return 1.0, "the first sentence answers"
+        return 0.5, f"the answering sentence is sentence {first + 1} of {len(checks)}"
     answering = [float(r) if c else -1.0 for c, r in zip(cleaned, relevance, strict=True)]
     best = max(answering)
     if best < 0:

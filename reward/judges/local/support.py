@@ -15,7 +15,7 @@ import numpy as np
 from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
-from reward.judges.local.claims import claim_support, swapped_value
+from reward.judges.local.claims import claim_support, swapped_value, without_derivation
 from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
 from reward.judges.local.relevance import _missing_answer_type
 from reward.judges.local.text import (
@@ -25,6 +25,7 @@ from reward.judges.local.text import (
     doc_text,
     lexical_coverage,
     negation_flip,
+    is_fragment,
     novel_names,
     salient_terms,
     TIME_FRAME,
@@ -158,7 +159,22 @@ read is checked against the evidence it can."""
         # The user's words are no evidence: a name, a number or a word only the query gives supports nothing (a
         # false premise must not supply its own support).
         haystack = " ".join(doc_text(d) for d in docs)
-        names = novel_names(claim, haystack)
+        # A figure derived from the evidence's ("2 years before 2007", "a difference of 8 years") is checked by its
+        # arithmetic (`claim_support`), which the model cannot do: the model reads the claim without it, and a
+        # sentence that only derives a figure has nothing left for the model.
+        reading = without_derivation(claim, haystack, context) if supported else claim
+        if reading is None:
+            checks.append(SentenceCheck(claim, 1.0, 0.0, "", confidence=1.0))
+            continue
+        if is_fragment(reading):
+            # A fragment ("Zhenjin.", "The answer is solar.") claims nothing on its own: its claim is the question it
+            # answers, answered by it. The model reads the two together, from the evidence sentences closest to
+            # both, and a name the question gives that the evidence lacks is a name the claim gives.
+            reading = f"{ctx.item.query.strip()} {reading}"
+            similarity = (await ctx.similarity([reading], evidence_sentences))[0]
+            top = sorted(np.argsort(-similarity)[:SUPPORT_WINDOW].tolist())
+            window = [evidence_sentences[i] for i in top]
+        names = novel_names(reading, haystack)
         if names:
             doubt = f"names not in the evidence: {', '.join(names[:3])}"
         elif negation_flip(claim, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))]):
@@ -170,7 +186,7 @@ read is checked against the evidence it can."""
         # evidence only, and `coverage_evidence` is the evidence's share alone.
         everything = " ".join(doc_text(d) for d in ctx.item.evidence) + " " + context
         extra = claim_features(claim, haystack, everything, closest)
-        pending.append((len(checks), claim, window, doubt, lexical_coverage(claim, haystack + " " + context), extra))
+        pending.append((len(checks), reading, window, doubt, lexical_coverage(claim, haystack + " " + context), extra))
         checks.append(None)
     if pending:
         probabilities = await ctx.scorer.probabilities(
@@ -362,10 +378,20 @@ async def highlight_hallucination(ctx: Context) -> tuple[float, str, float]:
 SUPPLY_RELEVANCE = 0.4
 """An evidence sentence supplies the need when the question-relevance head reads it as answering it at least this
 likely (and its passage names what the query names, and it holds the kind of answer asked for)."""
+SUPPLY_DOUBT = 0.2
+"""Around SUPPLY_RELEVANCE, the band in which the supply reading is doubtful (the head tells the sentence holding a
+question's answer from a plausible one of an unanswerable question only at AUC 0.64): `no_supply_reject` scores each
+side by its expectation across it."""
 
 
 async def _supply(ctx: Context) -> tuple[bool, str]:
-    """Whether the evidence holds what the need asks for, not merely its topic: some evidence sentence that the
+    """Whether the evidence supplies the need (`_supply_value` at least `SUPPLY_RELEVANCE`), and why."""
+    value, why = await _supply_value(ctx)
+    return value >= SUPPLY_RELEVANCE, why
+
+
+async def _supply_value(ctx: Context) -> tuple[float, str]:
+    """How likely the evidence holds what the need asks for (0 to 1), and why: whether the evidence holds what the need asks for, not merely its topic: some evidence sentence that the
     question-relevance head (`reward.judges.question_relevance`, fitted to tell the sentence holding a question's
     answer from the rest of its passage) reads as answering the need, in a passage that names the query's names (a
     venue, a product, a day), holding the kind of answer asked for (a number for "how many", a date or number for
@@ -374,11 +400,11 @@ async def _supply(ctx: Context) -> tuple[bool, str]:
     from reward.judges.question_relevance import shipped_relevance
 
     if not ctx.item.evidence:
-        return False, "no evidence"
+        return 0.0, "no evidence"
     rows = [(d, s) for d in ctx.item.evidence
             for s in dict.fromkeys(x for x in (d.title, *split_sentences(d.text)) if x and x.strip())]
     if not rows:
-        return False, "no evidence sentence"
+        return 0.0, "no evidence sentence"
     vectors = await ctx.embedder.embed([ctx.need, *(s for _, s in rows)])
     overlap = np.array([lexical_coverage(ctx.need, s) for _, s in rows], dtype=np.float32)
     relevance = shipped_relevance().probability(vectors[0], vectors[1:], overlap)
@@ -400,22 +426,31 @@ async def _supply(ctx: Context) -> tuple[bool, str]:
             best, best_value = k, value
             best_note = f"names covered {coverage:.0%}" + (f", lacks {missing}" if missing else "")
     doc = rows[best][0]
-    return best_value >= SUPPLY_RELEVANCE, (f"best answering sentence [Doc {doc.id}] relevance "
-                                            f"{float(relevance[best]):.2f}, {best_note}")
+    return max(0.0, best_value), f"best answering sentence [Doc {doc.id}] relevance {float(relevance[best]):.2f}, {best_note}"
 
 
 async def no_supply_reject(ctx: Context) -> tuple[float, str]:
     """Refusal (the refusal rule) against supply (does an evidence sentence hold what the need asks for,
-    `_supply`): refusing without supply or answering with supply scores 1; inventing without supply scores the
-    share of supported sentences; refusing despite supply scores 0.2."""
-    supplied, why = await _supply(ctx)
+    `_supply_value`): refusing without supply or answering with supply scores 1; inventing without supply scores
+    half the answer's claim support; refusing despite supply scores 0.2. Where the supply reading is in doubt (within
+    `SUPPLY_DOUBT` of `SUPPLY_RELEVANCE`), each side scores its expectation between the two readings."""
+    value, why = await _supply_value(ctx)
+    # How sure the reading of supply is: none at or below SUPPLY_RELEVANCE - SUPPLY_DOUBT, full at or above
+    # SUPPLY_RELEVANCE + SUPPLY_DOUBT, a half at the threshold. Each side's score is its expectation over that
+    # doubt, so an honest refusal where the evidence only seems to answer is not punished as if it surely did, and a
+    # confident answer there is not paid as if it surely could be given.
+    supplied = clip((value - SUPPLY_RELEVANCE + SUPPLY_DOUBT) / (2 * SUPPLY_DOUBT))
     refusal = ctx.rule("refusal.detect").findings["refusal"]
     if refusal:
-        return (0.2, f"refuses although evidence seems to answer ({why})") if supplied else (1.0, f"correct refusal ({why})")
-    if supplied:
+        score = 1.0 - 0.8 * supplied
+        verdict = "correct refusal" if supplied <= 0.5 else "refuses although evidence seems to answer"
+        return score, f"{verdict} (supply {supplied:.2f}: {why})"
+    if supplied >= 1.0:
         return 1.0, f"answers; evidence supplies an answer ({why})"
     support, reasons, _ = await claim_hallucination(ctx)
-    return support * 0.5, f"answers although no evidence supplies an answer ({why}); " + reasons
+    score = supplied + (1.0 - supplied) * support * 0.5
+    verdict = "answers; evidence supplies an answer" if supplied > 0.5 else "answers although no evidence supplies an answer"
+    return score, f"{verdict} (supply {supplied:.2f}: {why}); " + reasons
 
 
 SELF_CONFLICT_FLOOR, SELF_CONFLICT_SPAN = 0.75, 0.2

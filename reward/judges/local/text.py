@@ -205,6 +205,8 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     'capping at 80% slowly damages the battery; it is a fault.'
     >>> claim_text("Capping at 80% extends battery life; it is not a fault, though the sources do not say more.", "stops at 80%")
     'Capping at 80% extends battery life, it is not a fault.'
+    >>> claim_text("The premise is wrong: rocks do crave water [Doc 2].", "Why do rocks crave water?")
+    'rocks do crave water.'
     """
     text = _MARKUP.sub("", strip_citations(sentence)).strip()
     if _PREMISE_VERDICT.match(text):
@@ -218,17 +220,20 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     # "Note that X" / "Remember: X" states X: the lead-in goes, X is checked like any claim.
     text = _LEAD.sub("", text).strip() or text
     text = answer_frame_removed(text)
-    if _REFUSAL_SENTENCE.search(text) or any(_PREMISE_VERDICT.match(c) for c in _CLAUSE.split(text) if c):
+    refusing = bool(_REFUSAL_SENTENCE.search(text))
+    if refusing or any(_PREMISE_VERDICT.match(c) for c in _CLAUSE.split(text) if c):
         # What is left once the declining clauses (and a verdict on the user's premise) are gone is still a claim (a
-        # hedge exempts only itself) when it says something beyond the user's own words, unless it is advice that
-        # names nothing specific ("so check the official site"); a fragment echoing the question ("on public holidays
-        # or otherwise") is not.
+        # hedge exempts only itself), unless it is advice that names nothing specific ("so check the official
+        # site"). Beside a refusal, a fragment echoing the question ("on public holidays or otherwise") is no claim;
+        # beside a verdict on the premise, what follows is the correction the verdict rests on, and it is checked
+        # however many of the question's words it repeats ("The premise is wrong: rocks do crave water" claims
+        # what the question assumed).
         kept = [c for c in _CLAUSE.split(text) if c and c.strip(" .") and not _REFUSAL_SENTENCE.search(c)
                 and not _PREMISE_VERDICT.match(c)]
         kept = [c for c in kept if not (_ADVICE.match(c) and not _specific(c, user_words))]
         asked = {stem(w) for w in content_words(user_words)}
         said = {stem(w) for c in kept for w in content_words(c)} - asked
-        if not kept or (len(said) < 2 and not any(_specific(c, user_words) for c in kept)):
+        if not kept or (refusing and len(said) < 2 and not any(_specific(c, user_words) for c in kept)):
             return None
         text = ", ".join(c.strip(" .") for c in kept) + "."
     if _ADVICE.match(text) and not _specific(text, user_words):
@@ -435,6 +440,21 @@ def unfounded_denial(claim: str, haystack: str) -> bool:
         if phrase and not any(p in known for p in phrase):
             return True
     return False
+
+
+_FINITE = re.compile(r"\b(?:is|are|was|were|be|been|being|am|has|have|had|does|did|do|can|could|will|would|should|"
+                     r"may|might|must|shall)\b|n't\b", re.IGNORECASE)
+
+
+def is_fragment(claim: str) -> bool:
+    """A claim that is no sentence: a name, a figure or a phrase of at most six words with no finite verb of the
+    usual kinds, what a terse answer gives ("Zhenjin.", "Patrimonial feudalism.", "1906.").
+
+    >>> is_fragment("Patrimonial feudalism."), is_fragment("Twice."), is_fragment("It was founded in 1844.")
+    (True, True, False)
+    """
+    words = re.findall(r"[\w'’-]+", claim)
+    return 0 < len(words) <= 6 and not _FINITE.search(claim)
 
 
 def novel_names(claim: str, haystack: str) -> list[str]:
