@@ -450,8 +450,9 @@ class CopyParams(_Params):
     max_share: float = Field(default=0.6, gt=0.0, le=1.0)
     """Share of the answer's n-grams found verbatim in the evidence at which the check fails."""
     min_tokens: int = Field(default=20, ge=0)
-    """Answers shorter than this are not checked: one short sentence taken from the evidence ("Enter through the
-    Baixi Distribution Center main entrance.") is the answer to a factoid question, not pasted documents."""
+    """Answers that copy fewer tokens than this (the tokens inside copied n-grams) are not checked: one short
+    sentence taken from the evidence ("Enter through the Baixi Distribution Center main entrance.") is the answer to
+    a factoid question, not pasted documents, and words of the answer's own beside it do not make it one."""
 
 
 def _plain(text: str) -> str:
@@ -484,6 +485,11 @@ def copy_evidence(item: Item, parsed: ParsedResponse, params: CopyParams) -> Rul
     if not grams or len(words) < params.min_tokens:
         return RuleResult(score=1.0, passed=True, explanation="answer too short to compare", findings={"share": 0.0})
     evidence_grams = _evidence_ngrams(" ".join(doc.text for doc in item.evidence), params.n)
+    copied = {k for i in range(len(words) - params.n + 1) if tuple(words[i:i + params.n]) in evidence_grams
+              for k in range(i, i + params.n)}
+    if len(copied) < params.min_tokens:
+        return RuleResult(score=1.0, passed=True, explanation=f"{len(copied)} tokens copied from the evidence, fewer "
+                          f"than {params.min_tokens}", findings={"share": 0.0})
     share = len(grams & evidence_grams) / len(grams)
     score = 1.0 if share <= params.max_share else max(0.0, 1.0 - (share - params.max_share) / (1.0 - params.max_share))
     return RuleResult(score=round(score, 6), passed=share <= params.max_share,

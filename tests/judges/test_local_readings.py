@@ -100,3 +100,21 @@ def test_no_supply_reject_scores_each_side_by_its_expectation_where_supply_is_in
     score, explanation = asyncio.run(module.no_supply_reject(Ctx()))
     assert score == pytest.approx(expected)
     assert "suppl" in explanation and "fixed" in explanation
+
+
+@pytest.mark.parametrize("sentence", [
+    "No dose is given in the source [Doc 1].",
+    "Neither source covers substituting baking soda.",
+    "Neither of the documents mentions a Sunday timetable [Doc 2].",
+])
+def test_saying_what_the_sources_do_not_give_is_no_claim(sentence):
+    from reward.judges.local.text import claim_text
+
+    assert claim_text(sentence, "What is the maximum dose?") is None
+
+
+def test_a_dangling_attribution_is_no_part_of_the_claim():
+    from reward.judges.local.text import claim_text
+
+    assert claim_text("Mongol Empire, according to [Doc 2].") == "Mongol Empire."
+    assert claim_text("It is the Rankine cycle, as the source states [Doc 1].") == "It is the Rankine cycle."

@@ -175,6 +175,15 @@ def test_copy_evidence_leaves_one_short_taken_sentence_alone_and_fails_pasted_do
     assert short.passed and short.score == 1.0
     assert not run("copy.evidence", item("Skibidi is streaming on Spotify, free tier supported [Doc 1]."),
                    min_tokens=0).passed
+    # Words of the answer's own beside one short quoted sentence do not turn it into pasted documents.
+    quoted = Evidence(id="1", title="Spotify", text=(
+        "The free tier of Spotify plays the full Skibidi track with short ads between the songs. Apple Music asks "
+        "for a subscription."))
+    answer = "The free tier of Spotify plays the full Skibidi track with short ads between the songs [Doc 1]. So yes, you can."
+    quote_and_answer = Item(id="q", query="Can I play Skibidi for free?", evidence=[quoted],
+                            response=render_response([Facet("Free?", ("1",))], ["1"], answer))
+    assert run("copy.evidence", quote_and_answer).passed
+    assert not run("copy.evidence", quote_and_answer, min_tokens=10).passed
     long_doc = Evidence(id="1", title="Spotify", text=(
         "Skibidi is streaming on Spotify, where the free tier plays the full track with ads between songs, and "
         "Apple Music offers it to subscribers after a one-month trial."))

@@ -117,6 +117,28 @@ def _in_time_or_date(text: str, start: int, end: int) -> bool:
     return bool(re.match(r"[:/-]\d", after)) or before in (":", "/", "-")
 
 
+_FINITE = re.compile(r"\b(?:is|are|was|were|be|been|being|am|has|have|had|does|did|do|can|could|will|would|should|"
+                     r"may|might|must|shall)\b|n't\b", re.IGNORECASE)
+
+
+_PRONOUN_COPULA = re.compile(r"^\W*(?:it|this|that|they|these|those)(?:'s|’s|\s+(?:is|was|are|were))\s+", re.IGNORECASE)
+
+
+def is_fragment(claim: str) -> bool:
+    """A claim that is no sentence: a name, a figure or a phrase of at most six words with no finite verb of the
+    usual kinds, what a terse answer gives ("Zhenjin.", "Patrimonial feudalism.", "1906."), also behind a pronoun
+    and a copula ("It is Zhenjin.").
+
+    >>> is_fragment("Patrimonial feudalism."), is_fragment("Twice."), is_fragment("Arthur's Magazine was founded in 1844.")
+    (True, True, False)
+    >>> is_fragment("It is Zhenjin."), is_fragment("They were the Iroquois.")
+    (True, True)
+    """
+    claim = _PRONOUN_COPULA.sub("", claim, count=1)  # "It is Zhenjin" claims what "Zhenjin" does
+    words = re.findall(r"[\w'’-]+", claim)
+    return 0 < len(words) <= 6 and not _FINITE.search(claim)
+
+
 def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
     """The claim's numbers that the evidence does not give but that follow from two figures by one subtraction or
     addition, both in the unit the claim gives ("25 metres taller" from 212 and 187 metres), or a span of years

@@ -15,7 +15,7 @@ import numpy as np
 from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
-from reward.judges.local.claims import claim_support, swapped_value, without_derivation
+from reward.judges.local.claims import claim_support, is_fragment, swapped_value, without_derivation
 from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
 from reward.judges.local.relevance import _missing_answer_type
 from reward.judges.local.text import (
@@ -25,7 +25,6 @@ from reward.judges.local.text import (
     doc_text,
     lexical_coverage,
     negation_flip,
-    is_fragment,
     novel_names,
     salient_terms,
     TIME_FRAME,
@@ -99,6 +98,9 @@ async def _sentence_support(ctx: Context, sentences: list[str]) -> list[Sentence
 language was checked before: `_require_readable_interaction`), and a claim citing only evidence the model cannot
 read is checked against the evidence it can."""
     context = " ".join([ctx.item.query, *(t.content for t in ctx.item.history if t.role == "user")])
+    # An answer that declines has no terse answer to read with its question: what is left of its sentences once the
+    # declining clauses go ("[Doc 2] covers the Yuan dynasty, but not this") is read as it stands.
+    answering = not ctx.rule("refusal.detect").findings["refusal"]
     checks: list[SentenceCheck | None] = []
     # (index, claim, window, lexical doubt, coverage, claim_features)
     pending: list[tuple[int, str, list[str], str, float, dict[str, float]]] = []
@@ -166,11 +168,11 @@ read is checked against the evidence it can."""
         if reading is None:
             checks.append(SentenceCheck(claim, 1.0, 0.0, "", confidence=1.0))
             continue
-        if is_fragment(reading):
+        if answering and is_fragment(reading):
             # A fragment ("Zhenjin.", "The answer is solar.") claims nothing on its own: its claim is the question it
             # answers, answered by it. The model reads the two together, from the evidence sentences closest to
             # both, and a name the question gives that the evidence lacks is a name the claim gives.
-            reading = f"{ctx.item.query.strip()} {reading}"
+            reading = f"{ctx.item.query.strip().rstrip('?.! ')}? {reading}"
             similarity = (await ctx.similarity([reading], evidence_sentences))[0]
             top = sorted(np.argsort(-similarity)[:SUPPORT_WINDOW].tolist())
             window = [evidence_sentences[i] for i in top]
