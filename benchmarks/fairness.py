@@ -3,6 +3,8 @@ batches saturate the server, the time to score one large GRPO group against the 
 the ingress's memory while maximum-size bodies arrive at once. The real app on a local Ray, mock judge, loopback.
 
     unshare -n sh -c 'ip link set lo up && .venv/bin/python benchmarks/fairness.py latency --clients 8 --probes 120'
+    unshare -n sh -c 'ip link set lo up && .venv/bin/python benchmarks/fairness.py latency --clients 8 --probes 120 \
+        --express-scorers 1 --stepped --scorer-nice 10 --client-nice 19'
     unshare -n sh -c 'ip link set lo up && .venv/bin/python benchmarks/fairness.py group --items 2000'
     unshare -n sh -c 'ip link set lo up && .venv/bin/python benchmarks/fairness.py memory --bodies 6'
 

@@ -348,13 +348,17 @@ _REFUSAL = re.compile(
     r"(?:answer|information|mention)|no answer in the (?:sources|documents|evidence|passages)"
     r"|not enough (?:information|evidence)|insufficient (?:information|evidence)"
     r"|no (?:reliable|relevant|available) (?:information|evidence|sources?)"
+    r"|neither (?:of the )?(?:documents?|sources?|passages?|results?|texts?)\b.{0,40}?\b(?:mentions?|says?|covers?|"
+    r"gives?|answers?|states?|lists?|includes?|specif(?:y|ies)|address(?:es)?)"
+    r"|no \w+(?: \w+)? (?:is|are) (?:given|listed|mentioned|stated|provided|specified|named) (?:in|by) "
+    r"(?:the|any|these|either) (?:sources?|documents?|passages?|evidence|results?|texts?)"
     r")",
     re.IGNORECASE,
 )
 
 
 # Every refusal pattern contains one of these; they gate the slower regex.
-_REFUSAL_CUES = ("n't", "n'", "not", "unable", "no ", "insufficient", "none of")
+_REFUSAL_CUES = ("n't", "n'", "not", "unable", "no ", "insufficient", "none of", "neither")
 
 
 @rule("refusal.detect")

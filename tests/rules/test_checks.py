@@ -75,7 +75,10 @@ def test_repetition_detects_repeated_ngrams_and_sentences():
     ("The provided evidence does not mention a free option, so I cannot confirm one.", True),
     ("I couldn't find reliable information about free listening.", True),
     ("There is not enough information in the sources to answer.", True),
+    ("Neither source covers the opening date of the bridge [Doc 1].", True),
+    ("No opening date is given in the source [Doc 1].", True),
     ("It is free on Spotify [Doc 1].", False),
+    ("Neither band played in 1999, both sources say [Doc 1].", False),
 ])
 def test_refusal_detection(answer, refusal):
     assert run("refusal.detect", item(answer)).findings["refusal"] is refusal
