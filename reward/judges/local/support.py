@@ -393,9 +393,9 @@ async def _supply(ctx: Context) -> tuple[bool, str]:
 
 
 async def _supply_value(ctx: Context) -> tuple[float, str]:
-    """How likely the evidence holds what the need asks for (0 to 1), and why: whether the evidence holds what the need asks for, not merely its topic: some evidence sentence that the
-    question-relevance head (`reward.judges.question_relevance`, fitted to tell the sentence holding a question's
-    answer from the rest of its passage) reads as answering the need, in a passage that names the query's names (a
+    """How likely the evidence holds what the need asks for (0 to 1), and why. What the need asks for, not merely
+    its topic: some evidence sentence that the question-relevance head (`reward.judges.question_relevance`, fitted
+    to tell the sentence holding a question's answer from the rest of its passage) reads as answering the need, in a passage that names the query's names (a
     venue, a product, a day), holding the kind of answer asked for (a number for "how many", a date or number for
     "when"). A passage on the right topic that lacks the asked fact (weekday hours when asked about Sundays) does
     not supply it."""
