@@ -49,6 +49,15 @@ def scripted_judge_config(folder: Path, port: int) -> Path:
                       "    timeout_s: 5\n    max_retries: 0\n    backoff_s: 0.01\n")
     return config
 
+# A two-magazine passage and an unrelated one: the local tier's same-evidence cases.
+MAGAZINES = Evidence(id="1", title="Women's magazines", text=(
+    "Arthur's Magazine was an American literary periodical published in Philadelphia in the 19th century. "
+    "It was founded in 1844 by Timothy Shay Arthur. First for Women is a women's magazine published by Bauer Media "
+    "Group in the USA. It was started in 1989."))
+PORTS = Evidence(id="2", title="Port of Philadelphia", text=(
+    "The Port of Philadelphia handles cargo on the Delaware River. Its terminals were modernised in the 1990s "
+    "and serve container ships from Europe."))
+
 EVIDENCE = [
     Evidence(id="1", title="Streaming", text="Skibidi is now streaming on Spotify, Apple Music and KKBox; the free tier is supported.",
              source="web", published=dt.date(2025, 9, 2)),

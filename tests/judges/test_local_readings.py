@@ -9,16 +9,10 @@ from reward.format import Facet, render_response
 from reward.judges.local import LocalJudge
 from reward.rubric import load_suite
 from reward.schema import Evidence, Item
+from tests.support import MAGAZINES, PORTS
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-MAGAZINES = Evidence(id="1", title="Women's magazines", text=(
-    "Arthur's Magazine was an American literary periodical published in Philadelphia in the 19th century. "
-    "It was founded in 1844 by Timothy Shay Arthur. First for Women is a women's magazine published by Bauer Media "
-    "Group in the USA. It was started in 1989."))
-PORTS = Evidence(id="2", title="Port of Philadelphia", text=(
-    "The Port of Philadelphia handles cargo on the Delaware River. Its terminals were modernised in the 1990s "
-    "and serve container ships from Europe."))
 REBUTTAL = Evidence(id="3", title="Rocks and water", text=(
     "Rocks are not living things and cannot become addicted to anything. Water wears rocks down over time through "
     "erosion."))
@@ -27,18 +21,6 @@ REBUTTAL = Evidence(id="3", title="Rocks and water", text=(
 def item(query: str, answer: str, cited: str = "1", evidence=(MAGAZINES, PORTS), item_id: str = "x") -> Item:
     return Item(id=item_id, query=query, evidence=list(evidence),
                 response=render_response([Facet(query, (cited,))], [cited], answer))
-
-
-@pytest.fixture(scope="module")
-def scores():
-    engine = Engine(load_suite("searchllm"), LocalJudge())
-
-    def run(*items: Item) -> list[dict[str, float]]:
-        results = engine.score_sync(list(items))
-        return [{n: s.score for n, s in r.dimensions.items() if s.status == "ok"} | {"reward": r.reward}
-                for r in results]
-
-    return run
 
 
 def test_a_terse_answer_that_answers_comes_first_and_one_citing_the_wrong_document_does_not(scores):

@@ -7,42 +7,22 @@ import shutil
 import numpy as np
 import pytest
 
-from reward.engine import Engine
 from reward.format import Facet, render_response
-from reward.judges.local import LocalJudge, minilm
+from reward.judges.local import minilm
 from reward.judges.local.text import lexical_coverage
 from reward.judges.question_relevance import QuestionRelevance, RelevanceArtifactError, shipped_relevance
 from reward.judges.question_relevance import ARTIFACT
-from reward.rubric import load_suite
-from reward.schema import Evidence, Item
+from reward.schema import Item
+from tests.support import MAGAZINES, PORTS
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-MAGAZINES = Evidence(id="1", title="Women's magazines", text=(
-    "Arthur's Magazine was an American literary periodical published in Philadelphia in the 19th century. "
-    "It was founded in 1844 by Timothy Shay Arthur. First for Women is a women's magazine published by Bauer Media "
-    "Group in the USA. It was started in 1989."))
-PORTS = Evidence(id="2", title="Port of Philadelphia", text=(
-    "The Port of Philadelphia handles cargo on the Delaware River. Its terminals were modernised in the 1990s "
-    "and serve container ships from Europe."))
 QUESTION = "Which magazine was started first, Arthur's Magazine or First for Women?"
 
 
 def item(answer: str, cited: str = "1", query: str = QUESTION, item_id: str = "x") -> Item:
     return Item(id=item_id, query=query, evidence=[MAGAZINES, PORTS],
                 response=render_response([Facet(query, (cited,))], [cited], answer))
-
-
-@pytest.fixture(scope="module")
-def scores():
-    engine = Engine(load_suite("searchllm"), LocalJudge())
-
-    def run(*items: Item) -> list[dict[str, float]]:
-        results = engine.score_sync(list(items))
-        return [{n: s.score for n, s in r.dimensions.items() if s.status == "ok"} | {"reward": r.reward}
-                for r in results]
-
-    return run
 
 
 def test_the_shipped_head_ranks_the_answering_sentence_first():

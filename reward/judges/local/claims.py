@@ -155,7 +155,21 @@ def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
     >>> sorted(derived_numbers("40 days is 12 days past the limit.", "The appeal limit is 28 days.", "a fine 40 days ago"))
     ['12']
     """
-    return {written for written, *_ in _derivations(claim, haystack, asked)}
+    evidence, user = _quantities(haystack), _quantities(asked)
+    out = set()
+    for value, written, unit in _quantities(claim):
+        if not unit:
+            continue
+        if unit == _YEAR_UNIT:
+            found = {v for v, _, _ in evidence if 1000 <= v <= 2100 and v == int(v)}
+            given = found | {v for v, _, _ in user if 1000 <= v <= 2100 and v == int(v)}
+        else:
+            found = {v for v, _, u in evidence if u == unit}
+            given = found | {v for v, _, u in user if u == unit}
+        if any(abs(abs(a - b) - value) < 1e-9 or abs(a + b - value) < 1e-9
+               for a in found for b in given if a != b):
+            out.add(written)
+    return out
 
 
 def without_derivation(claim: str, haystack: str, asked: str = "") -> str | None:
@@ -173,11 +187,11 @@ def without_derivation(claim: str, haystack: str, asked: str = "") -> str | None
     >>> without_derivation("It opened 12 years later.", "opened in 1998; the second in 2009.")
     'It opened 12 years later.'
     """
-    derived = _derivations(claim, haystack, asked)
+    derived = derived_numbers(claim, haystack, asked)
     if not derived:
         return claim
     text = strip_citations(claim)
-    for written, *_ in derived:
+    for written in sorted(derived):
         text = re.sub(r"(?:,\s*)?(?:\b(?:a|an|the)\s+(?:difference|gap|span)\s+of\s+)?(?<![\d.,])" + re.escape(written)
                       + r"(?![\d.,]\d)[\s-]*[^\W\d_]*(?:\s+(?:" + "|".join(sorted(_RELATION_WORDS)) + r")"
                       r"(?:\s+than)?\s+(?:in\s+)?\d+(?:[.,]\d+)*)?", "", text, flags=re.IGNORECASE)
@@ -185,35 +199,6 @@ def without_derivation(claim: str, haystack: str, asked: str = "") -> str | None
     units = {_YEAR_UNIT} | {unit for _, _, unit in _quantities(claim) if unit}
     left = [w for w in content_words(text) if stem(w) not in _ATTRIBUTION and stem(w).rstrip("s") not in units]
     return text if left or numbers(text) else None
-
-
-def _figure(value: float) -> str:
-    return str(int(value)) if value == int(value) else f"{value:g}"
-
-
-def _derivations(claim: str, haystack: str, asked: str) -> list[tuple[str, str | None, float, float, bool]]:
-    """(the derived number as written, its unit as the claim writes it, None for a span of years, the two figures
-    it follows from, whether it is their sum) for each derived number of the claim: the first derivation found."""
-    evidence, user = _quantities(haystack), _quantities(asked)
-    out = []
-    for value, written, unit in _quantities(claim):
-        if not unit:
-            continue
-        if unit == _YEAR_UNIT:
-            found = {v for v, _, _ in evidence if 1000 <= v <= 2100 and v == int(v)}
-            given = found | {v for v, _, _ in user if 1000 <= v <= 2100 and v == int(v)}
-        else:
-            found = {v for v, _, u in evidence if u == unit}
-            given = found | {v for v, _, u in user if u == unit}
-        for a in sorted(found):
-            pair = next(((b, abs(a + b - value) < 1e-9) for b in sorted(given) if a != b
-                         and (abs(abs(a - b) - value) < 1e-9 or abs(a + b - value) < 1e-9)), None)
-            if pair:
-                word = re.search(re.escape(written) + r"[\s-]*([^\W\d_]+)", strip_citations(claim).replace(",", ""))
-                out.append((written, None if unit == _YEAR_UNIT else (word.group(1) if word else unit), a, pair[0],
-                            pair[1]))
-                break
-    return out
 
 
 def contradicted_numbers(claim: str, haystack: str) -> set[str]:

@@ -395,10 +395,10 @@ async def _supply(ctx: Context) -> tuple[bool, str]:
 async def _supply_value(ctx: Context) -> tuple[float, str]:
     """How likely the evidence holds what the need asks for (0 to 1), and why. What the need asks for, not merely
     its topic: some evidence sentence that the question-relevance head (`reward.judges.question_relevance`, fitted
-    to tell the sentence holding a question's answer from the rest of its passage) reads as answering the need, in a passage that names the query's names (a
-    venue, a product, a day), holding the kind of answer asked for (a number for "how many", a date or number for
-    "when"). A passage on the right topic that lacks the asked fact (weekday hours when asked about Sundays) does
-    not supply it."""
+    to tell the sentence holding a question's answer from the rest of its passage) reads as answering the need, in
+    a passage that names the query's names (a venue, a product, a day), holding the kind of answer asked for (a
+    number for "how many", a date or number for "when"). A passage on the right topic that lacks the asked fact
+    (weekday hours when asked about Sundays) does not supply it."""
     from reward.judges.question_relevance import shipped_relevance
 
     if not ctx.item.evidence:
@@ -428,7 +428,8 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
             best, best_value = k, value
             best_note = f"names covered {coverage:.0%}" + (f", lacks {missing}" if missing else "")
     doc = rows[best][0]
-    return max(0.0, best_value), f"best answering sentence [Doc {doc.id}] relevance {float(relevance[best]):.2f}, {best_note}"
+    return max(0.0, best_value), (f"best answering sentence [Doc {doc.id}] relevance {float(relevance[best]):.2f}, "
+                                  f"{best_note}")
 
 
 async def no_supply_reject(ctx: Context) -> tuple[float, str]:
