@@ -294,18 +294,23 @@ def test_full_disk_answers_503_with_the_reason_and_logs_a_retried_batch_exactly_
     assert sorted(logged) == sorted(i["id"] for i in items)
 
 
-def test_admission_control_answers_503_with_retry_after_beyond_the_items_in_flight_bound(server):
+@pytest.mark.parametrize("request_ids", [False, True], ids=["anonymous", "with-request-ids"])
+def test_admission_control_answers_503_with_retry_after_beyond_the_items_in_flight_bound(server, request_ids):
     """The fixture admits 120 items in flight; 8 concurrent 40-item requests exceed it: some get 503 with
-    Retry-After, none a 5xx of another kind, and only the accepted ones are in the log, once."""
+    Retry-After, none a 5xx of another kind, and only the accepted ones are in the log, once. With request ids the
+    ingress claims each id in the score store before scoring; requests that passed the bound together while their
+    claims ran must not all be admitted."""
     import concurrent.futures
 
     url = server["url"]
+    run = f"admission-{'ids' if request_ids else 'anonymous'}"
     examples = [json.loads(l) for l in EXAMPLES.read_text().splitlines() if l.strip()]
 
     def send(n: int) -> tuple[int, httpx.Response]:
         items = [{**examples[i % len(examples)], "id": f"adm{n}-{i}",
-                  "query": f"{examples[i % len(examples)]['query']} (admission {n}-{i})"} for i in range(40)]
-        return n, httpx.post(f"{url}/v1/score", json={"items": items, "run": "admission"}, headers=AUTH, timeout=120)
+                  "query": f"{examples[i % len(examples)]['query']} ({run} {n}-{i})"} for i in range(40)]
+        body = {"items": items, "run": run} | ({"request_id": f"{run}-{n}"} if request_ids else {})
+        return n, httpx.post(f"{url}/v1/score", json=body, headers=AUTH, timeout=120)
 
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         replies = dict(pool.map(send, range(8)))
@@ -313,7 +318,7 @@ def test_admission_control_answers_503_with_retry_after_beyond_the_items_in_flig
     assert set(codes) == {200, 503} and codes.count(200) >= 3, codes
     busy = next(r for r in replies.values() if r.status_code == 503)
     assert busy.headers["retry-after"] == "1" and "limit of 120 (limit max_items_in_flight)" in busy.json()["error"]
-    logged = Counter(r.result.id.split("-")[0] for r in read_log(server["log"]) if r.run == "admission")
+    logged = Counter(r.result.id.split("-")[0] for r in read_log(server["log"]) if r.run == run)
     assert logged == {f"adm{n}": 40 for n, r in replies.items() if r.status_code == 200}
 
 

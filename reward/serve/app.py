@@ -578,6 +578,14 @@ class Ingress:
             return _error(503, f"server busy: {self.items_in_flight} items in flight on this replica, {count} more would "
                                f"exceed the limit of {self.limits.max_items_in_flight} (limit max_items_in_flight); retry later",
                           headers=self._retry_after())
+        # Reserved at the check, before any await: requests checked together must not all pass against the same count.
+        self.items_in_flight += count
+        try:
+            return await self._score_checked(score_request)
+        finally:
+            self.items_in_flight -= count
+
+    async def _score_checked(self, score_request: ScoreRequest) -> Response:
         if self.log is not None and self.log_problem:  # don't spend judge time on a batch that cannot be logged
             problem = await asyncio.to_thread(self.log.probe)
             if problem:
@@ -595,11 +603,7 @@ class Ingress:
             except ScoreLogUnavailable as exc:  # the score store's database is down: nothing scored, retry later
                 self.log_problem = exc.reason
                 return self._log_unavailable()
-        self.items_in_flight += count
-        try:
-            return await self._score_admitted(score_request, digest)
-        finally:
-            self.items_in_flight -= count
+        return await self._score_admitted(score_request, digest)
 
     def _check_request(self, score_request: ScoreRequest) -> str:
         digest = batch_digest(score_request.items, suite=score_request.suite, step=score_request.step)
