@@ -201,6 +201,8 @@ def main() -> None:
     parser.add_argument("--scorers", type=int, default=2)
     parser.add_argument("--express-scorers", type=int, default=0,
                         help="scoring replicas for small requests only (passed only when set: older code has none)")
+    parser.add_argument("--bulk-ingress", action="store_true",
+                        help="large requests handled by a replica of their own (ServerArgs.bulk_ingress)")
     parser.add_argument("--judge", default="mock", help="judge backend, e.g. mock:0.05 (each call takes 50 ms)")
     parser.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
                         help="another `Limits` field, e.g. chunks_per_scorer=4 (repeatable)")
@@ -212,6 +214,8 @@ def main() -> None:
         options = {"express_scorers": args.express_scorers} if args.express_scorers else {}
         if args.scorer_nice:
             options["scorer_nice"] = args.scorer_nice
+        if args.bulk_ingress:
+            options["bulk_ingress"] = True
         server = ServerArgs(judge=args.judge, score_log=log_dir, scorer_replicas=args.scorers, scorer_cpus=0.5, **options,
                             limits=Limits(max_items=4096, max_items_in_flight=16384,
                                           **{k: int(v) for k, v in (item.split("=", 1) for item in args.limit)}))
@@ -223,7 +227,7 @@ def main() -> None:
     print(json.dumps({
         "benchmark": f"fairness_{args.mode}", "code": args.code, "judge": args.judge, "limits": args.limit,
         "express_scorers": args.express_scorers, "scorer_nice": args.scorer_nice,
-        "client_nice": args.client_nice, **measured,
+        "bulk_ingress": args.bulk_ingress, "client_nice": args.client_nice, **measured,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
                    f"load average {os.getloadavg()[0]:.1f}",
     }, indent=2))

@@ -44,7 +44,7 @@ from reward.serve.body import BodyRejected, _field_errors, parse_body
 from reward.serve.chunks import (LARGE_BODY_BYTES, TURN_ITEMS, FairShare, chunk_by_group, chunk_reply, dump_items,
                                  in_worker, largest_group, off_loop, parse_items, results_in_order, vectors_in_turns)
 from reward.serve.config import Limits, ServerArgs, _fingerprint, check_secrets, secret_names, served_suites
-from reward.serve.metrics import Metrics
+from reward.serve.metrics import Metrics, merged_exposition
 from reward.serve.outage import judge_outage
 from reward.serve.readiness import scorer_head_problems, scorers_ready, warm_up
 from reward.serve.reload import rubric_stamp, suite_shrinkage
@@ -150,14 +150,19 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None, **e
     return JSONResponse(status_code=status, content={"error": message, **extra}, headers=headers)
 
 
-@serve.deployment
-@serve.ingress(api)
-class Ingress:
-    """HTTP ingress: validation, limits, auth, fan-out to scorers, score log, metrics."""
+class IngressReplica:
+    """HTTP ingress: validation, limits, auth, fan-out to scorers, score log, metrics. Deployed twice: as `Ingress`
+    (the FastAPI routes), and with `bulk_ingress` as `BulkIngress`, which takes large score requests' bodies from
+    the ingress through `score_body`."""
 
-    def __init__(self, scorer: DeploymentHandle, args: ServerArgs, express: DeploymentHandle | None = None):
+    def __init__(self, scorer: DeploymentHandle, args: ServerArgs, express: DeploymentHandle | None = None,
+                 bulk: DeploymentHandle | None = None, role: str = "ingress"):
         check_secrets(args, "Ingress")
+        if role == "bulk" and args.scorer_nice:
+            os.nice(args.scorer_nice)  # large requests' work yields the CPU to the ingress's, as the scorers do
         self.scorer = scorer
+        self.bulk = bulk
+        """The replica that handles large requests (`bulk_ingress`), or None."""
         self.express = express
         """The scorers that take only small requests' chunks (`express_scorers`), or None."""
         self.args = args
@@ -416,7 +421,13 @@ class Ingress:
                 self.metrics.observe_alerts(self.args.score_log, self.args.rubrics)
             except Exception:
                 log.exception("training monitors failed; /metrics without reward_alert")
-        return Response(self.metrics.render(), media_type=CONTENT_TYPE_LATEST)
+        text = self.metrics.render()
+        if self.bulk is not None:  # large requests are counted there
+            try:
+                text = merged_exposition(text, self.bulk.metrics_text.remote().result(timeout_s=10))
+            except Exception:
+                log.exception("the bulk ingress's metrics are missing from this scrape")
+        return Response(text, media_type=CONTENT_TYPE_LATEST)
 
     @api.get("/dashboard")
     def dashboard(self, request: Request) -> Response:
@@ -560,6 +571,43 @@ class Ingress:
         body = await self._read_body(request, reserved)
         if isinstance(body, Response):
             return body
+        if self.bulk is not None and len(body) > LARGE_BODY_BYTES:
+            return await self._forward(body)
+        return await self._score_bytes(body)
+
+    async def _forward(self, body: bytes) -> Response:
+        """A large request's bytes to the bulk replica, with the rubric versions this replica serves (the bulk one
+        loads them first if it has others), and its reply back as it came."""
+        try:
+            status, headers, content, log_problem = await self.bulk.score_body.remote(body, self._versions(),
+                                                                                      self.rubric_problem)
+        except RayError as exc:
+            log.error("the bulk ingress failed: %s", exc)
+            return _error(503, f"bulk ingress unavailable ({type(exc).__name__}); retry later", headers=self._retry_after())
+        if log_problem:  # the same log: probed again before this replica's next batch
+            self.log_problem = log_problem
+        return Response(content, status_code=status, headers=headers, media_type="application/json")
+
+    async def score_body(self, body: bytes, versions: dict[str, str], rubric_problem: str | None = None
+                         ) -> tuple[int, dict[str, str], bytes, str | None]:
+        """The bulk replica's entry: a large score request's body, authorised and admitted by its bytes at the
+        ingress. Its reply as (status, headers, body, why the score log cannot be written or None)."""
+        self.requests_in_flight += 1
+        try:
+            if versions != self._versions():  # the ingress reloaded (or refused) its rubrics: follow it
+                await asyncio.to_thread(self.reload_rubrics, True)
+            self.rubric_problem = rubric_problem if versions == self._versions() else self.rubric_problem
+            response = await self._score_bytes(body)
+        finally:
+            self.requests_in_flight -= 1
+        headers = {k: v for k, v in response.headers.items() if k.lower() not in ("content-length", "content-type")}
+        return response.status_code, headers, bytes(response.body), self.log_problem
+
+    def metrics_text(self) -> bytes:
+        """This replica's Prometheus exposition (the ingress merges the bulk replica's into its `/metrics`)."""
+        return self.metrics.render()
+
+    async def _score_bytes(self, body: bytes) -> Response:
         try:
             payload = await off_loop(len(body) > LARGE_BODY_BYTES, parse_body, body, self.limits)
         except BodyRejected as exc:
@@ -720,6 +768,10 @@ class Ingress:
         return self.fair_share
 
 
+Ingress = serve.deployment(name="Ingress")(serve.ingress(api)(IngressReplica))
+BulkIngress = serve.deployment(name="BulkIngress")(IngressReplica)
+
+
 def build_app(args: ServerArgs) -> Application:
     """The reward application: `Ingress` fanning out to `Scorer` replicas."""
     args = ServerArgs.model_validate(args) if not isinstance(args, ServerArgs) else args
@@ -748,10 +800,16 @@ def build_app(args: ServerArgs) -> Application:
                                  ray_actor_options={"num_cpus": 0, **resources},
                                  max_ongoing_requests=args.scorer_max_ongoing_requests).bind(args, True)
     placement = {"ray_actor_options": {"num_cpus": 1, **resources}} if resources else {}
+    bulk = None
+    if args.bulk_ingress:
+        bulk = BulkIngress.options(num_replicas=args.ingress_replicas, ray_actor_options={"num_cpus": 0, **resources},
+                               user_config={"limits": args.limits.model_dump()},
+                               max_ongoing_requests=args.ingress_max_ongoing_requests,
+                               graceful_shutdown_timeout_s=args.drain_timeout_s).bind(scorer, args, None, None, "bulk")
     return Ingress.options(num_replicas=args.ingress_replicas, **placement, user_config={"limits": args.limits.model_dump()},
                            max_ongoing_requests=args.ingress_max_ongoing_requests,
                            graceful_shutdown_timeout_s=args.drain_timeout_s,
-                           max_queued_requests=args.ingress_max_queued_requests).bind(scorer, args, express)
+                           max_queued_requests=args.ingress_max_queued_requests).bind(scorer, args, express, bulk)
 
 
 __all__ = ["OPEN_ROUTES", "BodyRejected", "Ingress", "Limits", "Scorer", "ServerArgs", "build_app", "check_secrets",

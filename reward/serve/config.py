@@ -122,6 +122,10 @@ class ServerArgs(BaseModel):
     user may take). With `express_scorers`, a positive value lets a small request's scorer, the ingress and the
     proxy take the CPU first while large batches saturate it; when nothing else wants the CPU the scorers get all of
     it, so large batches lose throughput only to the work that took priority."""
+    bulk_ingress: bool = False
+    """Large requests (bodies above 256 KiB) are parsed, validated, scored, logged and answered by a replica of
+    their own (`BulkIngress`, in its own process, at the shared scorers' `scorer_nice`); the ingress only passes
+    their bytes on. A small request then never waits for the ingress's interpreter behind a large one's work."""
     ingress_replicas: int = Field(default=1, ge=1)
     replica_resources: dict[str, float] = Field(default_factory=dict)
     """Custom Ray resources every replica asks for. Cluster configs ask for `reward`, which only the judge nodes

@@ -127,6 +127,39 @@ class Metrics:
         return generate_latest(self.registry)
 
 
+def merged_exposition(*texts: bytes) -> bytes:
+    """Several replicas' Prometheus expositions as one: counters and histograms summed series by series (a
+    series' `_created` is its earliest), a gauge's series as the first text that has it gives it."""
+    from prometheus_client import CollectorRegistry, generate_latest
+    from prometheus_client.metrics_core import Metric
+    from prometheus_client.parser import text_string_to_metric_families
+
+    families: dict[str, tuple[Metric, dict]] = {}
+    for text in texts:
+        for family in text_string_to_metric_families(text.decode()):
+            _, series = families.setdefault(family.name, (family, {}))
+            for sample in family.samples:
+                key = (sample.name, tuple(sorted(sample.labels.items())))
+                kept = series.get(key)
+                if kept is None:
+                    series[key] = sample
+                elif sample.name.endswith("_created"):
+                    series[key] = kept._replace(value=min(kept.value, sample.value))
+                elif family.type != "gauge":
+                    series[key] = kept._replace(value=kept.value + sample.value)
+
+    class Merged:
+        def collect(self):
+            for family, series in families.values():
+                metric = Metric(family.name, family.documentation, family.type)
+                metric.samples = list(series.values())
+                yield metric
+
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(Merged())
+    return generate_latest(registry)
+
+
 JUDGE_LATENCY_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
 
 
