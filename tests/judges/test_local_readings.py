@@ -2,6 +2,8 @@
 the answer check, a figure derived from the evidence's is read with its arithmetic, and a verdict on the premise does
 not take what follows it out of the claim check."""
 
+import datetime as dt
+
 import pytest
 
 from reward.engine import Engine
@@ -88,6 +90,9 @@ def test_no_supply_reject_scores_each_side_by_its_expectation_where_supply_is_in
     "No dose is given in the source [Doc 1].",
     "Neither source covers substituting baking soda.",
     "Neither of the documents mentions a Sunday timetable [Doc 2].",
+    "The evidence has no opening-weekend figure.",
+    "The sources give no Sunday opening hours [Doc 1].",
+    "The sources disagree.",  # what the sources say, not a claim about the world; the figures after it are checked
 ])
 def test_saying_what_the_sources_do_not_give_is_no_claim(sentence):
     from reward.judges.local.text import claim_text
@@ -100,3 +105,28 @@ def test_a_dangling_attribution_is_no_part_of_the_claim():
 
     assert claim_text("Mongol Empire, according to [Doc 2].") == "Mongol Empire."
     assert claim_text("It is the Rankine cycle, as the source states [Doc 1].") == "It is the Rankine cycle."
+
+
+PRICES = Evidence(id="1", title="Bike subscriptions", text=(
+    "Volt Basic costs €39 per month with a one-time €25 sign-up fee. Arc Plus costs €54 per month and has no sign-up "
+    "fee. The Orrin summit stands 3,390 metres above sea level."), published=dt.date(2024, 5, 2))
+
+
+@pytest.mark.parametrize("claim, supported", [
+    ("Volt Basic is cheaper by €15 a month.", True),  # a difference of two prices, in their currency
+    ("Volt Basic is cheaper by €16 a month.", False),  # a miscalculated one
+    ("Volt Basic costs €29 a month.", False),  # 54 - 25, but nothing derives it: a figure the evidence does not give
+    ("The summit is 3,390 m high.", True),  # "m" is the evidence's metres
+    ("The 2024 guide lists Volt Basic at €39 per month.", True),  # the year is the document's date
+    ("The 2023 guide lists Volt Basic at €39 per month.", False),
+])
+def test_figures_are_read_in_their_units_and_the_documents_date_is_the_documents(claim, supported):
+    from reward.judges.local.claims import claim_support
+
+    assert claim_support(claim, [PRICES])[0] is supported, claim_support(claim, [PRICES])
+
+
+def test_an_answer_with_a_thousands_separator_names_the_evidences_figure(scores):
+    query = "How high is the Orrin summit?"
+    answer, = scores(item(query, "The Orrin summit is 3,390 metres high [Doc 1].", evidence=(PRICES,)))
+    assert answer["query_satisfaction"] >= 0.5

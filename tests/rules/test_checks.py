@@ -77,6 +77,9 @@ def test_repetition_detects_repeated_ngrams_and_sentences():
     ("There is not enough information in the sources to answer.", True),
     ("Neither source covers the opening date of the bridge [Doc 1].", True),
     ("No opening date is given in the source [Doc 1].", True),
+    ("Not stated: the evidence has no opening-weekend figure.", True),
+    ("The sources give no Sunday opening hours [Doc 1].", True),
+    ("The museum has no car park of its own [Doc 2].", False),
     ("It is free on Spotify [Doc 1].", False),
     ("Neither band played in 1999, both sources say [Doc 1].", False),
 ])

@@ -14,6 +14,22 @@ from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc
 from reward.schema import Evidence
 
 
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+"""A thousands separator ("3,390"), which `numbers` drops."""
+
+
+def dated_text(doc: Evidence) -> str:
+    """The document's title and text, and its publication date when it has one: a figure or a year taken from the
+    date ("the 2024 guide") is the document's, not the answer's own.
+
+    >>> import datetime as dt
+    >>> dated_text(Evidence(id="1", title="Guide", text="It is 3,390 m.", published=dt.date(2024, 3, 24)))
+    'Guide. It is 3,390 m. Published 24 March 2024.'
+    """
+    published = f" Published {doc.published.day} {doc.published:%B %Y}." if doc.published else ""
+    return doc_text(doc) + published
+
+
 def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0, asked: str = "",
                   closest: str = "") -> tuple[bool, str]:
     """Whether the evidence supports a claim: its numbers all occur in the evidence or follow from two of its figures
@@ -25,7 +41,7 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     laptop"), are not counted as new words. Returns (supported, why not)."""
     if not docs:
         return False, "no evidence to support it"
-    haystack = " ".join(doc_text(d) for d in docs)
+    haystack = " ".join(dated_text(d) for d in docs)
     derived = derived_numbers(claim, haystack, asked)
     missing_numbers = numbers(claim) - numbers(haystack) - derived - denied_numbers(claim)
     missing_numbers -= numbers(asked) - contradicted_numbers(claim, haystack)
@@ -47,8 +63,10 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     # Words that say where the claim comes from, and beside a figure derived from the evidence's the relation and
     # unit that derive it ("2 years before 2007", "a difference of 8 years"), state no fact: they are left out of
     # the count, so they neither count as new nor dilute the words that are.
-    framing = _ATTRIBUTION | (_RELATION | {unit for _, _, unit in _quantities(claim) if unit} if derived else frozenset())
-    words = [w for w in content_words(claim) if stem(w) not in framing]
+    framing = _ATTRIBUTION | (_RELATION if derived else frozenset())
+    units = {unit for _, _, unit in _quantities(claim) if unit} if derived else set()
+    words = [w for w in content_words(claim) if stem(w) not in framing and _unit(None, w) not in units
+             and not any(c.isdigit() for c in w)]  # a figure ("€15") is the number check's
     if not words:
         return True, ""
     known = {stem(w) for w in evidence_words} | stems(asked)
@@ -67,9 +85,16 @@ what it claims: never new content."""
 _RELATION_WORDS = frozenset((
     "difference", "apart", "earlier", "later", "before", "after", "more", "less", "fewer", "than", "against",
     "older", "younger", "longer", "shorter", "taller", "higher", "lower", "larger", "smaller", "bigger", "greater",
-    "total", "combined", "together", "sum", "first", "second", "came", "year", "years"))
+    "total", "combined", "together", "sum", "first", "second", "came", "year", "years", "cheaper", "dearer",
+    "pricier", "costlier", "faster", "slower", "heavier", "lighter", "warmer", "colder", "remaining", "rest"))
 _RELATION = frozenset(stem(w) for w in _RELATION_WORDS)
 """Words of a comparison or a sum that derives a figure from two of the evidence's."""
+_DERIVING = re.compile(r"\b(?:" + "|".join(sorted(_RELATION_WORDS - {"first", "second", "came", "year", "years"}) + [
+    "past", "over", "under", "above", "below", "beyond", "short", "left", "off", "saves?", "saving", "extra",
+    "additional", "minus", "plus", "gap", "span", "altogether",
+    "in all", "versus", "vs", r"by\s+[$€£¥]?\d"]) + r")\b", re.IGNORECASE)
+"""What a sentence that derives a figure says: a comparison, a sum, a span. Without one, a figure that happens to be
+the difference of two of the evidence's ("Volt costs €29 a month", 54 - 25) is a figure the evidence does not give."""
 
 
 _DENIED_NUMBER = re.compile(r"(?:\bnot|n't|\bnever|\brather than|\binstead of)\s+(?:the\s+|about\s+|around\s+)?"
@@ -86,8 +111,34 @@ def denied_numbers(claim: str) -> set[str]:
     return {m.group(1).replace(",", "") for m in _DENIED_NUMBER.finditer(strip_citations(claim))}
 
 
-_QUANTITY = re.compile(r"(\d+(?:[.,]\d+)*)(?:-|\s*)([a-z]+)?", re.IGNORECASE)
+_QUANTITY = re.compile(r"([$€£¥])?\s?(\d+(?:[.,]\d+)*)(?:-|\s*)([a-z]+|%)?", re.IGNORECASE)
 _YEAR_UNIT = "year"
+_CURRENCY = {"$": "dollar", "€": "euro", "£": "pound", "¥": "yen"}
+_UNIT_NAMES = {
+    **dict.fromkeys(("m", "metre", "meter"), "metre"), **dict.fromkeys(("km", "kilometre", "kilometer"), "kilometre"),
+    **dict.fromkeys(("cm", "centimetre", "centimeter"), "centimetre"),
+    **dict.fromkeys(("mm", "millimetre", "millimeter"), "millimetre"), **dict.fromkeys(("kg", "kilogram", "kilo"), "kilogram"),
+    **dict.fromkeys(("g", "gram", "gramme"), "gram"), **dict.fromkeys(("mg", "milligram"), "milligram"),
+    **dict.fromkeys(("l", "litre", "liter"), "litre"), **dict.fromkeys(("ml", "millilitre", "milliliter"), "millilitre"),
+    **dict.fromkeys(("h", "hr", "hour"), "hour"), **dict.fromkeys(("min", "minute"), "minute"),
+    **dict.fromkeys(("sec", "second"), "second"), **dict.fromkeys(("yr", "year"), "year"),
+    **dict.fromkeys(("ft", "foot", "feet"), "foot"), **dict.fromkeys(("mi", "mile"), "mile"),
+    **dict.fromkeys(("lb", "pound"), "pound"), **dict.fromkeys(("euro", "eur"), "euro"),
+    **dict.fromkeys(("dollar", "usd"), "dollar"), **dict.fromkeys(("%", "percent", "per cent"), "percent"),
+}
+"""A unit as written (lower case, plural "s" dropped) -> its name, so "271 m" and "164 metres" are in one unit."""
+
+
+def _unit(currency: str | None, word: str | None) -> str:
+    """The unit of a quantity: its currency sign ("€15 a month" is in euros), else the word after it (abbreviations
+    and spellings named alike), "" for none."""
+    if currency:
+        return _CURRENCY[currency]
+    word = (word or "").lower()
+    if not word or word in STOPWORDS:
+        return ""
+    named = _UNIT_NAMES.get(word) or _UNIT_NAMES.get(word.rstrip("s"))
+    return named or stem(word.rstrip("s"))
 
 
 def _quantities(text: str) -> list[tuple[float, str, str]]:
@@ -97,16 +148,15 @@ def _quantities(text: str) -> list[tuple[float, str, str]]:
     text = strip_citations(text)
     out = []
     for match in _QUANTITY.finditer(text):
-        start, end = match.span(1)
+        start, end = match.span(2)
         if _in_time_or_date(text, start, end):
             continue
-        written = match.group(1).replace(",", "")
+        written = match.group(2).replace(",", "")
         try:
             value = float(written)
         except ValueError:
             continue
-        unit = (match.group(2) or "").lower()
-        out.append((value, written, stem(unit.rstrip("s")) if unit and unit not in STOPWORDS else ""))
+        out.append((value, written, _unit(match.group(1), match.group(3))))
     return out
 
 
@@ -121,6 +171,9 @@ _FINITE = re.compile(r"\b(?:is|are|was|were|be|been|being|am|has|have|had|does|d
                      r"may|might|must|shall)\b|n't\b", re.IGNORECASE)
 
 
+_ABOUT_SOURCES = re.compile(r"^\W*(?:the|both|all|these|those|two|neither|either|each)\s+(?:\w+\s+)?"
+                            r"(?:sources?|documents?|passages?|articles?|evidence|results?|reports?|texts?)"
+                            r"\s+(?!of\b)[a-z]", re.IGNORECASE)
 _PRONOUN_COPULA = re.compile(r"^\W*(?:it|this|that|they|these|those)(?:'s|’s|\s+(?:is|was|are|were))\s+", re.IGNORECASE)
 
 
@@ -133,7 +186,15 @@ def is_fragment(claim: str) -> bool:
     (True, True, False)
     >>> is_fragment("It is Zhenjin."), is_fragment("They were the Iroquois.")
     (True, True)
+
+    A sentence about the sources ("The sources disagree.", "Both documents agree.") is a statement with a verb the
+    auxiliaries above do not cover, not an answer to the question:
+
+    >>> is_fragment("The sources disagree."), is_fragment("Both documents agree on 1998.")
+    (False, False)
     """
+    if _ABOUT_SOURCES.match(claim):
+        return False
     claim = _PRONOUN_COPULA.sub("", claim, count=1)  # "It is Zhenjin" claims what "Zhenjin" does
     words = re.findall(r"[\w'’-]+", claim)
     return 0 < len(words) <= 6 and not _FINITE.search(claim)
@@ -154,11 +215,21 @@ def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
     ['11']
     >>> sorted(derived_numbers("40 days is 12 days past the limit.", "The appeal limit is 28 days.", "a fine 40 days ago"))
     ['12']
+    >>> sorted(derived_numbers("Volt is cheaper by €15 a month.", "Volt costs €39 a month. Arc costs €54 a month."))
+    ['15']
+    >>> sorted(derived_numbers("The remaining cascades make up 107 m.", "It is 271 metres tall; its free fall is 164 metres."))
+    ['107']
+    >>> sorted(derived_numbers("It is 15 cheaper.", "Volt costs €39 a month. Arc costs €54 a month."))
+    []
+    >>> sorted(derived_numbers("Volt costs €29 a month.", "Volt costs €54 a month, and €25 to sign up."))
+    []
     """
+    if not _DERIVING.search(strip_citations(claim)):
+        return set()
     evidence, user = _quantities(haystack), _quantities(asked)
     out = set()
     for value, written, unit in _quantities(claim):
-        if not unit:
+        if not unit or any(v == value and u == unit for v, _, u in evidence):  # given, not derived
             continue
         if unit == _YEAR_UNIT:
             found = {v for v, _, _ in evidence if 1000 <= v <= 2100 and v == int(v)}
@@ -197,7 +268,7 @@ def without_derivation(claim: str, haystack: str, asked: str = "") -> str | None
                       r"(?:\s+than)?\s+(?:in\s+)?\d+(?:[.,]\d+)*)?", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\s+([,.;:])", r"\1", re.sub(r"\s{2,}", " ", text)).strip(" ,;")
     units = {_YEAR_UNIT} | {unit for _, _, unit in _quantities(claim) if unit}
-    left = [w for w in content_words(text) if stem(w) not in _ATTRIBUTION and stem(w).rstrip("s") not in units]
+    left = [w for w in content_words(text) if stem(w) not in _ATTRIBUTION and _unit(None, w) not in units]
     return text if left or numbers(text) else None
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reward.format import parse_citations, split_sentences, strip_citations
-from reward.judges.local.claims import derived_numbers
+from reward.judges.local.claims import _THOUSANDS, dated_text, derived_numbers
 from reward.judges.local.context import Context, _answer_parts, clip
 from reward.judges.local.text import (
     TIME_FRAME,
@@ -118,7 +118,11 @@ def _name_in(name: str, haystack: str) -> bool:
     False
     >>> _name_in("lenovo vantage power", "open lenovo vantage > power.")
     True
+    >>> _name_in("20", "it rose to 1200 in 2020."), _name_in("20", "it rose 20.5%."), _name_in("20", "20 km, 12.")
+    (False, False, True)
     """
+    if name[:1].isdigit():  # a number is one only as a whole: "20" is not in "1200" nor in "20.5"
+        return re.search(rf"(?<![\d.]){re.escape(name)}(?![\d]|[.,]\d)", haystack) is not None
     if name in haystack:
         return True
     words = name.split()
@@ -198,8 +202,9 @@ async def _answer_checks(ctx: Context) -> list[AnswerCheck]:
         if not cited:
             checks.append(AnswerCheck(text, 0.0, "cites no evidence"))
             continue
-        haystack = " ".join(doc_text(d) for d in cited).lower()
-        derived = derived_numbers(text, " ".join(doc_text(d) for d in cited), question)
+        # Numbers as `salient_terms` gives them, without thousands separators ("3,390" is the answer's 3390).
+        haystack = _THOUSANDS.sub("", " ".join(dated_text(d) for d in cited).lower())
+        derived = derived_numbers(text, " ".join(dated_text(d) for d in cited), question)
         novel = sorted(t for t in salient_terms(text) - asked_names - derived if not _name_in(t, haystack))
         if novel:
             checks.append(AnswerCheck(text, 0.0, f"names {', '.join(novel[:3])}, which its cited evidence does not"))

@@ -9,6 +9,7 @@ import re
 from reward.judges.local.context import Context, clip
 from reward.judges.local.evidence import _distinct_relevant, _substantive_relevance
 from reward.judges.local.relevance import _answer_checks, _copy_weights, _plain
+from reward.judges.local.text import numbers, stems
 
 """What a sentence copied from the evidence counts for in usefulness and claim diversity, against one of the answer's
 own."""
@@ -70,13 +71,29 @@ async def answer_firstness(ctx: Context) -> tuple[float, str]:
 
 
 async def redundant_repetition(ctx: Context) -> tuple[float, str]:
-    """Share of answer sentences that paraphrase an earlier one (similarity > 0.8), combined with the n-gram
-    repetition rule (the lower of the two)."""
+    """Share of answer sentences that paraphrase an earlier one (similarity > 0.8 and at most half of its content
+    words and figures new against it: two sentences on one topic that state different facts are alike to the
+    embedding, not repeats), combined with the n-gram repetition rule (the lower of the two)."""
     sentences, _, pairwise = await _distinct_relevant(ctx)
     repetition = ctx.rule("repetition.ngram")
     if len(sentences) < 2:
         return repetition.score, repetition.explanation
-    repeats = sum(1 for i in range(1, len(sentences)) if float(pairwise[i, :i].max()) > 0.8)
+    repeats = sum(1 for i in range(1, len(sentences))
+                  if any(float(pairwise[i, j]) > 0.8 and _new_share(sentences[i], sentences[j]) <= 0.5 for j in range(i)))
     semantic = 1.0 - repeats / (len(sentences) - 1)
     score = min(semantic, repetition.score)
     return score, f"{repeats} of {len(sentences)} sentences repeat an earlier one; {repetition.explanation}"
+
+
+def _new_share(sentence: str, earlier: str) -> float:
+    """Share of the sentence's content words (stems) and figures that the earlier sentence does not have.
+
+    >>> _new_share("It costs €39 a month, €54 for Arc.", "Volt costs €39 a month against €54 for Arc.")
+    0.0
+    >>> _new_share("After the €25 fee it is cheaper: €493 a year against €648.", "It costs €39 a month, €54 for Arc.")
+    1.0
+    """
+    words = set(stems(sentence)) | numbers(sentence)
+    if not words:
+        return 0.0
+    return len(words - set(stems(earlier)) - numbers(earlier)) / len(words)

@@ -76,6 +76,15 @@ class SentenceCheck:
     """What the combination read (model probabilities, coverage, `claim_features`); empty on a hard failure."""
 
 
+_LABELLED = re.compile(r"^\W*[A-Za-z][\w '’()+-]{0,30}:\s+\S")
+"""A labelled line ("Next change: not before January 2027"): its label says what the fragment after it is about, so
+it is read as it stands, not as an answer to the whole question.
+
+>>> [bool(_LABELLED.match(s)) for s in ("Next change: not before January 2027", "Current rate (21+): €12.40", "Zhenjin.")]
+[True, True, False]
+"""
+
+
 def claim_features(claim: str, haystack: str, everything: str, closest: str) -> dict[str, float]:
     """Cheap claim features the artifact's combination may weigh beside P(supported) and coverage: capitalised names
     the cited evidence never mentions (up to 3), coverage by all of the item's evidence (a claim may join facts of
@@ -168,7 +177,7 @@ read is checked against the evidence it can."""
         if reading is None:
             checks.append(SentenceCheck(claim, 1.0, 0.0, "", confidence=1.0))
             continue
-        if answering and is_fragment(reading):
+        if answering and is_fragment(reading) and not _LABELLED.match(reading):
             # A fragment ("Zhenjin.", "The answer is solar.") claims nothing on its own: its claim is the question it
             # answers, answered by it. The model reads the two together, from the evidence sentences closest to
             # both, and a name the question gives that the evidence lacks is a name the claim gives.

@@ -120,13 +120,14 @@ _REFUSAL_SENTENCE = re.compile(
     r"(?:documents|sources|passages|results|texts)|no (?:document|source|passage|result|text))\b.{0,40}"
     r"\b(?:mention|say|contain|cover|confirm|find|answer|know|state|verify|give|list|provide|include|specify|"
     r"report|show|tell|indicate)s?\b"
-    r"|\b(?:says?|mentions?|gives?|states?) nothing (?:about|on|that|to)\b"
-    r"|\bneither (?:of the )?(?:documents?|sources?|passages?|results?|texts?)\b.{0,40}\b(?:mentions?|says?|covers?|"
+    r"|\b(?:says?|mentions?|gives?|states?) nothing (?:about|on|that|to)\b|\b(?:sources|documents|reports|figures) "
+    r"(?:disagree|differ|conflict)(?=\s*(?:[.:;,!]|$))|\bneither (?:of the )?(?:documents?|sources?|passages?|results?|texts?)\b.{0,40}\b(?:mentions?|says?|covers?|"
     r"gives?|answers?|states?|lists?|includes?|specif(?:y|ies)|addresses?)\b"
     r"|\bno \w+(?: \w+)? (?:is|are) (?:given|listed|mentioned|stated|provided|specified|named) (?:in|by) "
     r"(?:the|any|these|either) (?:sources?|documents?|passages?|evidence|results?|texts?)\b"
-    r"|\b(?:sources?|documents?|evidence|passages?)\b.{0,20}\b(?:gives?|contains?|has|have|provides?|offers?) no "
-    r"(?:answer|information|mention|figure|date|details?)\b|\bno answer in the (?:sources|documents|evidence|passages)\b",
+    r"|\b(?:sources?|documents?|evidence|passages?)(?:\s+[\w'-]+){0,2}?\s+(?:gives?|contains?|has|have|provides?|"
+    r"offers?) no (?:[\w'-]+ ){0,3}?(?:answer|information|mention|figure|number|date|details?|data|hours|price)s?\b"
+    r"|\bno answer in the (?:sources|documents|evidence|passages)\b",
     re.IGNORECASE)
 # A verdict on the user's premise ("That premise is not right", "Premise: not correct", "That's a misreading"): it
 # says the question is mistaken, which the claims after it must show; it claims nothing about the world itself.
