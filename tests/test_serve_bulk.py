@@ -19,7 +19,7 @@ from reward.scorelog.segments import CONTEXT_PREFIX
 from reward.serve import Ingress, Scorer, ServerArgs
 from reward.serve.app import IngressReplica
 from reward.serve.chunks import LARGE_BODY_BYTES
-from tests.support import FIXTURE_RUBRICS, TOKEN, make_item
+from tests.support import AUTH, FIXTURE_RUBRICS, TOKEN, make_item
 from tests.test_hot_reload import request
 
 
@@ -134,38 +134,90 @@ def test_a_bad_large_body_gets_the_same_4xx_from_the_bulk_replica(pair):
     assert status == 422 and any(d["field"] == "request_id" for d in reply["detail"]), reply
 
 
-def test_the_bulk_replica_scores_with_the_rubric_version_the_ingress_serves(pair):
+def test_the_bulk_replica_scores_with_the_suites_and_warning_the_ingress_serves(pair):
+    """The bulk replica reads no rubric file: each request brings the ingress's suites, so a reload (or a refused
+    one, or a tree broken on disk) changes the large requests' version and warning exactly as the small ones'."""
     front, bulk, _, rubrics, _ = pair
     before = front.suites["mini"].version
     status, reply = post(front, batch(300, "V"))
-    assert status == 200 and reply["suite_version"] == before
+    assert status == 200 and reply["suite_version"] == before and bulk.suites == {}
     suite = rubrics / "suites" / "mini.yaml"
     suite.write_text(suite.read_text().replace("useful: 3", "useful: 5"))
     assert front.reload_rubrics()["reloaded"]
     after = front.suites["mini"].version
-    assert after != before and bulk.suites["mini"].version == before  # the bulk replica has not heard yet
     status, reply = post(front, batch(300, "W"))
-    assert status == 200 and reply["suite_version"] == after and bulk.suites["mini"].version == after
+    assert status == 200 and after != before and reply["suite_version"] == after
 
-    # A refused reload: the ingress keeps serving `after` with a warning, and so does the bulk replica's reply.
-    suite.write_text(suite.read_text() + "\n  bogus: [\n")
+    # A shrunken suite the ingress refuses: the large request is scored with the version the ingress keeps, with its
+    # warning, although the file on disk (which a restarted bulk replica would see) now has fewer dimensions.
+    suite.write_text(suite.read_text().replace("useful: 5", ""))
     assert not front.reload_rubrics()["reloaded"]
+    restarted = IngressReplica(front.scorer, front.args, None, None, "bulk")  # starts, whatever the tree holds
+    front.bulk = BulkHandle(restarted)
     status, reply = post(front, batch(300, "X"))
     assert status == 200 and reply["suite_version"] == after
     assert reply["rubric_warning"].startswith("rubric reload refused"), reply.get("rubric_warning")
+    assert set(reply["results"][0]["dimensions"]) == set(front.suites["mini"].dimensions)
 
 
-@pytest.fixture(scope="module")
-def bulk_server(tmp_path_factory):
+def test_the_bulk_replica_bounds_its_own_bytes_and_its_answers_keep_their_headers(pair):
+    front, bulk, _, _, _ = pair
+    bulk.bytes_in_flight = bulk.limits.max_bytes_in_flight  # as if it held other bodies up to its bound
+    status, reply = post(front, batch(300, "Y"))
+    assert status == 503 and "max_bytes_in_flight" in reply["error"]
+    bulk.bytes_in_flight = 0
+    front.limits = front.limits.model_copy(update={"max_items": 200})  # limits travel with the request
+    raw = asyncio.run(front.score(request("POST", "/v1/score", batch(300, "Z"))))
+    assert raw.status_code == 413 and bulk.limits.max_items == 200
+
+
+def test_a_score_log_problem_on_the_bulk_replica_reaches_the_ingress_and_a_written_batch_clears_it(pair):
+    front, bulk, _, _, _ = pair
+    bulk.log_problem = "disk full (test)"
+    bulk.log.probe = lambda: "disk full (test)"
+    status, reply = post(front, batch(300, "P", run="p"))
+    assert status == 503 and "disk full" in reply["error"] and front.log_problem == "disk full (test)"
+    assert type(front).readyz(front, request("GET", "/readyz")).status_code == 503
+    bulk.log.probe = lambda: None  # the disk is back: the bulk replica's next batch is written
+    status, _ = post(front, batch(300, "Q", run="p"))
+    assert status == 200 and bulk.log_problem is None and front.log_problem is None
+
+
+@pytest.mark.parametrize("failure, status", [("task", 500), ("actor", 503)])
+def test_a_failed_bulk_replica_is_a_500_for_its_own_bug_and_a_503_when_it_is_gone(pair, failure, status):
+    from ray.exceptions import RayActorError, RayTaskError
+
+    front, _, _, _, _ = pair
+
+    class Failing:
+        async def remote(self, *args):
+            if failure == "task":
+                raise RayTaskError("score_body", "Traceback ...", ValueError("bug"))
+            raise RayActorError()
+
+    front.bulk = type("Handle", (), {"score_body": Failing()})()
+    code, reply = post(front, batch(300, "F"))
+    assert code == status and "bulk ingress" in reply["error"], reply
+    assert code == 500 or reply["error"].endswith("retry later")
+
+
+@pytest.fixture
+def bulk_server(server, tmp_path):
+    """The session's Serve instance and port with the app redeployed with `bulk_ingress` (one Serve per Ray
+    session, so a second port would never listen); the session's own app is back afterwards."""
     from reward.serve.runner import start_server, stop_server
-    from tests.support import free_port
 
-    log_dir = tmp_path_factory.mktemp("bulk-scores")
-    args = ServerArgs(judge="mock", score_log=str(log_dir), bulk_ingress=True, express_scorers=1, scorer_nice=5)
+    args = server["args"].model_copy(update={"score_log": str(tmp_path / "bulk-scores"), "bulk_ingress": True,
+                                             "express_scorers": 1, "scorer_nice": 5,
+                                             "limits": server["args"].limits.model_copy(update={
+                                                 "max_items": 400, "max_items_in_flight": 400,
+                                                 "max_bytes": 4_000_000})})
+    stop_server()
     try:
-        yield {"url": start_server(args, port=free_port(), num_cpus=2), "log": log_dir}
+        yield {"url": start_server(args, port=server["port"], num_cpus=2), "log": tmp_path / "bulk-scores"}
     finally:
         stop_server()
+        start_server(server["args"], port=server["port"], num_cpus=2)
 
 
 def test_the_app_deploys_a_bulk_replica_in_a_process_of_its_own(bulk_server):
@@ -177,12 +229,14 @@ def test_the_app_deploys_a_bulk_replica_in_a_process_of_its_own(bulk_server):
     examples = [json.loads(line) for line in EXAMPLES.read_text().splitlines() if line.strip()]
     large = [{**examples[k % len(examples)], "id": f"L{k}", "group": f"g{k // 8}"} for k in range(256)]
     assert len(json.dumps({"items": large})) > LARGE_BODY_BYTES
-    with httpx.Client(timeout=300) as client:
+    with httpx.Client(timeout=300, headers=AUTH) as client:
         big = client.post(f"{url}/v1/score", json={"items": large, "run": "bulk", "step": 0, "request_id": "b-1"})
         small = client.post(f"{url}/v1/score", json={"items": [{**examples[0], "id": "S0"}], "run": "bulk", "step": 0})
         assert big.status_code == 200 and len(big.json()["results"]) == 256, big.text[:300]
         assert small.status_code == 200, small.text[:300]
         metrics = client.get(f"{url}/metrics").text
+        denied = httpx.post(f"{url}/v1/score", json={"items": large, "run": "bulk"}, timeout=60)  # no token
+        assert denied.status_code == 401
     pids = {}  # segments are named scores-<time>-<pid>-<uuid>-<n>.jsonl
     for name, ids in ids_by_segment(bulk_server["log"]).items():
         for i in ids:

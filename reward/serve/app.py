@@ -20,6 +20,7 @@ import asyncio
 import hmac
 import logging
 import os
+import pickle
 import threading
 import time
 from pathlib import Path
@@ -32,7 +33,7 @@ from pydantic import ValidationError
 from starlette.requests import ClientDisconnect
 from tenacity import AsyncRetrying, before_sleep_log, stop_after_attempt, wait_exponential_jitter
 from ray import serve
-from ray.exceptions import RayError
+from ray.exceptions import RayError, RayTaskError
 from ray.serve import Application
 from ray.serve.handle import DeploymentHandle
 
@@ -146,6 +147,10 @@ def _replica_id() -> str:
         return "local"
 
 
+WRITTEN = "written"
+"""The score-log state a bulk replica reports for a batch it wrote (which clears the ingress's log problem)."""
+
+
 def _error(status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
     return JSONResponse(status_code=status, content={"error": message, **extra}, headers=headers)
 
@@ -163,11 +168,15 @@ class IngressReplica:
         self.scorer = scorer
         self.bulk = bulk
         """The replica that handles large requests (`bulk_ingress`), or None."""
+        self.bulk_metrics: bytes | None = None
+        self._blob: tuple[tuple, bytes] | None = None
+        self._served: dict[str, LoadedSuite] = {}
         self.express = express
         """The scorers that take only small requests' chunks (`express_scorers`), or None."""
         self.args = args
         self.limits = args.limits
-        self.suites = {name: load_suite(name, Path(args.rubrics)) for name in served_suites(args)}
+        # The bulk replica reads no rubric file: each request brings the suites the ingress serves.
+        self.suites = {} if role == "bulk" else {name: load_suite(name, Path(args.rubrics)) for name in served_suites(args)}
         self.rubric_stamp = rubric_stamp(Path(args.rubrics))
         self.rubric_checked = time.monotonic()
         self.rubric_problem: str | None = None
@@ -405,8 +414,8 @@ class IngressReplica:
         ]
         return summary
 
-    def _unknown_suite(self, name: str) -> JSONResponse:
-        known = sorted(self.suites)
+    def _unknown_suite(self, name: str, suites: dict[str, LoadedSuite] | None = None) -> JSONResponse:
+        known = sorted(self.suites if suites is None else suites)
         return _error(404, f"unknown suite {name!r}{did_you_mean(name, known)}", known_suites=known)
 
     @api.get("/metrics")
@@ -422,11 +431,15 @@ class IngressReplica:
             except Exception:
                 log.exception("training monitors failed; /metrics without reward_alert")
         text = self.metrics.render()
-        if self.bulk is not None:  # large requests are counted there
+        if self.bulk is not None and self.args.ingress_replicas == 1:
+            # Large requests are counted on the one bulk replica. With several, a call reaches any of them, so each
+            # replica's own series go through Ray's metrics agent instead (the `ray_` mirror), as the ingresses' do.
             try:
-                text = merged_exposition(text, self.bulk.metrics_text.remote().result(timeout_s=10))
-            except Exception:
-                log.exception("the bulk ingress's metrics are missing from this scrape")
+                self.bulk_metrics = self.bulk.metrics_text.remote().result(timeout_s=2)
+            except Exception:  # busy or restarting: its last counts, so no counter seems to go back
+                log.warning("the bulk ingress's metrics did not come in time; its last ones are shown", exc_info=True)
+            if self.bulk_metrics:
+                text = merged_exposition(text, self.bulk_metrics)
         return Response(text, media_type=CONTENT_TYPE_LATEST)
 
     @api.get("/dashboard")
@@ -576,38 +589,61 @@ class IngressReplica:
         return await self._score_bytes(body)
 
     async def _forward(self, body: bytes) -> Response:
-        """A large request's bytes to the bulk replica, with the rubric versions this replica serves (the bulk one
-        loads them first if it has others), and its reply back as it came."""
+        """A large request's bytes to the bulk replica, with what this replica serves (its suites, their rubric
+        warning, its limits: the bulk replica reads no rubric file and keeps no limits of its own), and its reply
+        back as it came."""
+        from ray.serve.exceptions import RayServeException
+
         try:
-            status, headers, content, log_problem = await self.bulk.score_body.remote(body, self._versions(),
-                                                                                      self.rubric_problem)
-        except RayError as exc:
-            log.error("the bulk ingress failed: %s", exc)
+            status, headers, content, log_state = await self.bulk.score_body.remote(
+                body, self._suites_blob(), self._rubric_warning(), self.limits)
+        except RayTaskError as exc:  # a failure of the bulk replica's own code: no retry fixes it
+            log.error("the bulk ingress failed on a request: %s", exc)
+            return _error(500, f"the bulk ingress failed: {type(getattr(exc, 'cause', None) or exc).__name__}")
+        except (RayError, RayServeException) as exc:  # the replica died, or is not deployed (yet, or any more)
+            log.error("the bulk ingress is unavailable: %s", exc)
             return _error(503, f"bulk ingress unavailable ({type(exc).__name__}); retry later", headers=self._retry_after())
-        if log_problem:  # the same log: probed again before this replica's next batch
-            self.log_problem = log_problem
+        if log_state:  # the same log: a problem there is this replica's too, and a batch written there clears it
+            self.log_problem = log_state if log_state != WRITTEN else None
         return Response(content, status_code=status, headers=headers, media_type="application/json")
 
-    async def score_body(self, body: bytes, versions: dict[str, str], rubric_problem: str | None = None
+    def _suites_blob(self) -> tuple[tuple, bytes]:
+        """The served suites, pickled once per set of versions (they are most of a megabyte), keyed by the versions."""
+        key = tuple(sorted(self._versions().items()))
+        if self._blob is None or self._blob[0] != key:
+            self._blob = (key, pickle.dumps(self.suites))
+        return self._blob
+
+    async def score_body(self, body: bytes, served: tuple[tuple, bytes], warning: str | None, limits: Limits
                          ) -> tuple[int, dict[str, str], bytes, str | None]:
-        """The bulk replica's entry: a large score request's body, authorised and admitted by its bytes at the
-        ingress. Its reply as (status, headers, body, why the score log cannot be written or None)."""
+        """The bulk replica's entry: a large score request's body, authorised at the ingress, scored with the
+        suites, rubric warning and limits the ingress serves. Its reply as (status, headers, body, the score log's
+        state: why it cannot be written, `WRITTEN` when this request's batch was written, or None)."""
+        self.limits = limits
+        if self._blob is None or self._blob[0] != served[0]:  # another set of versions: read it once
+            self._blob, self._served = served, pickle.loads(served[1])
+        suites = self._served
+        busy = self._reserve_bytes(len(body))  # this process's own bound on the bodies it holds and parses
+        if busy:
+            return busy.status_code, dict(busy.headers), bytes(busy.body), None
         self.requests_in_flight += 1
         try:
-            if versions != self._versions():  # the ingress reloaded (or refused) its rubrics: follow it
-                await asyncio.to_thread(self.reload_rubrics, True)
-            self.rubric_problem = rubric_problem if versions == self._versions() else self.rubric_problem
-            response = await self._score_bytes(body)
+            response = await self._score_bytes(body, suites, warning)
         finally:
             self.requests_in_flight -= 1
+            self.bytes_in_flight -= len(body)
         headers = {k: v for k, v in response.headers.items() if k.lower() not in ("content-length", "content-type")}
-        return response.status_code, headers, bytes(response.body), self.log_problem
+        state = self.log_problem or (WRITTEN if response.status_code == 200 and self.log is not None else None)
+        return response.status_code, headers, bytes(response.body), state
 
     def metrics_text(self) -> bytes:
         """This replica's Prometheus exposition (the ingress merges the bulk replica's into its `/metrics`)."""
         return self.metrics.render()
 
-    async def _score_bytes(self, body: bytes) -> Response:
+    async def _score_bytes(self, body: bytes, suites: dict[str, LoadedSuite] | None = None,
+                           warning: str | None = None) -> Response:
+        if suites is None:  # what this replica serves now: a reload while the request is in flight changes neither
+            suites, warning = self.suites, self._rubric_warning()
         try:
             payload = await off_loop(len(body) > LARGE_BODY_BYTES, parse_body, body, self.limits)
         except BodyRejected as exc:
@@ -620,8 +656,8 @@ class IngressReplica:
         except ValidationError as exc:
             errors = _field_errors(exc)
             return _error(422, "invalid request: " + "; ".join(f"{e['field']}: {e['message']}" for e in errors[:3]), detail=errors)
-        if score_request.suite not in self.suites:
-            return self._unknown_suite(score_request.suite)
+        if score_request.suite not in suites:
+            return self._unknown_suite(score_request.suite, suites)
         if self.items_in_flight + count > self.limits.max_items_in_flight:
             return _error(503, f"server busy: {self.items_in_flight} items in flight on this replica, {count} more would "
                                f"exceed the limit of {self.limits.max_items_in_flight} (limit max_items_in_flight); retry later",
@@ -629,11 +665,11 @@ class IngressReplica:
         # Reserved at the check, before any await: requests checked together must not all pass against the same count.
         self.items_in_flight += count
         try:
-            return await self._score_checked(score_request)
+            return await self._score_checked(score_request, suites[score_request.suite], warning)
         finally:
             self.items_in_flight -= count
 
-    async def _score_checked(self, score_request: ScoreRequest) -> Response:
+    async def _score_checked(self, score_request: ScoreRequest, loaded: LoadedSuite, warning: str | None) -> Response:
         if self.log is not None and self.log_problem:  # don't spend judge time on a batch that cannot be logged
             problem = await asyncio.to_thread(self.log.probe)
             if problem:
@@ -651,7 +687,7 @@ class IngressReplica:
             except ScoreLogUnavailable as exc:  # the score store's database is down: nothing scored, retry later
                 self.log_problem = exc.reason
                 return self._log_unavailable()
-        return await self._score_admitted(score_request, digest)
+        return await self._score_admitted(score_request, loaded, warning, digest)
 
     def _check_request(self, score_request: ScoreRequest) -> str:
         digest = batch_digest(score_request.items, suite=score_request.suite, step=score_request.step)
@@ -666,10 +702,10 @@ class IngressReplica:
     def _log_unavailable(self) -> JSONResponse:
         return _error(503, f"score log unavailable: {self.log_problem}", headers=self._retry_after())
 
-    async def _score_admitted(self, score_request: ScoreRequest, digest: str | None = None) -> Response:
+    async def _score_admitted(self, score_request: ScoreRequest, loaded: LoadedSuite, warning: str | None,
+                              digest: str | None = None) -> Response:
         from reward.scorelog import ScoreLogUnavailable
 
-        loaded = self.suites[score_request.suite]
         try:
             results = await self._fan_out(score_request, loaded)
         except RayError as exc:  # scoring replicas dead or gone past the retries: a retryable 503, not a bare 500
@@ -697,13 +733,12 @@ class IngressReplica:
             if self.log_problem is not None:
                 log.warning("score log writable again")
             self.log_problem = None
-        body = await off_loop(len(results) > self.limits.small_items, self._reply_body, loaded, results)
+        body = await off_loop(len(results) > self.limits.small_items, self._reply_body, loaded, results, warning)
         return Response(body, media_type="application/json")
 
-    def _reply_body(self, loaded: LoadedSuite, results: list[ItemResult]) -> str:
+    def _reply_body(self, loaded: LoadedSuite, results: list[ItemResult], warning: str | None) -> str:
         self.metrics.observe(loaded.name, results)
-        reply = ScoreResponse(suite=loaded.name, suite_version=loaded.version, results=results,
-                              rubric_warning=self._rubric_warning())
+        reply = ScoreResponse(suite=loaded.name, suite_version=loaded.version, results=results, rubric_warning=warning)
         # `rubric_warning` only when there is one: the reply keeps its shape for clients that know no such key.
         return reply.model_dump_json(exclude={"rubric_warning"} if reply.rubric_warning is None else None)
 

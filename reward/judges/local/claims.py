@@ -14,6 +14,7 @@ from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc
 from reward.schema import Evidence
 
 
+_FIGURE = re.compile(r"[$€£¥]?\d[\d.,]*%?")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 """A thousands separator ("3,390"), which `numbers` drops."""
 
@@ -66,7 +67,7 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     framing = _ATTRIBUTION | (_RELATION if derived else frozenset())
     units = {unit for _, _, unit in _quantities(claim) if unit} if derived else set()
     words = [w for w in content_words(claim) if stem(w) not in framing and _unit(None, w) not in units
-             and not any(c.isdigit() for c in w)]  # a figure ("€15") is the number check's
+             and not _FIGURE.fullmatch(w)]  # a figure ("€15") is the number check's
     if not words:
         return True, ""
     known = {stem(w) for w in evidence_words} | stems(asked)

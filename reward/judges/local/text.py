@@ -26,7 +26,7 @@ STOPWORDS = frozenset(
     typically generally instead however therefore thus while during before after above below between through per via
     yes get gets got make makes made use used using one two new first last now within without""".split()
 )
-_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_NUMBER = re.compile(r"(?<![^\W_])\d+(?:[.,:]\d+)*")  # not glued to a word: "m2", "CO2" hold no figure
 TIME_FRAME = re.compile(r"^(?:mon|tues|wednes|thurs|fri|satur|sun)days?$|^(?:january|february|march|april|may|june|"
                         r"july|august|september|october|november|december)$")
 """A day or month (lower-cased): a time frame, as a query names it or an answer to "when" gives it."""
