@@ -45,11 +45,13 @@ class BulkHandle:
 
     def __init__(self, replica: IngressReplica):
         self.calls = 0
+        self.sent_suites: list[bool] = []
         outer = self
 
         class Score:
             async def remote(self, *args):
                 outer.calls += 1
+                outer.sent_suites.append(args[2] is not None)
                 return pickle.loads(pickle.dumps(await replica.score_body(*pickle.loads(pickle.dumps(args)))))
 
         class Metrics:
@@ -99,10 +101,11 @@ def test_large_requests_are_scored_and_logged_by_the_bulk_replica_and_small_ones
     large = batch(300, "L", run="r", step=1, request_id="big-1")
     assert len(json.dumps(large)) > LARGE_BODY_BYTES
     status, reply = post(front, large)
-    assert status == 200 and handle.calls == 1, reply
+    # The first call names the suites' versions only; the bulk replica asks for them once, and keeps them.
+    assert status == 200 and handle.sent_suites == [False, True], reply
     assert [r["id"] for r in reply["results"]] == [i["id"] for i in large["items"]]
     status, small = post(front, batch(2, "S", run="r", step=1))
-    assert status == 200 and handle.calls == 1  # the small one stayed
+    assert status == 200 and handle.calls == 2  # the small one stayed
     # The same items scored by the ingress itself give the same scores: the bulk replica is the same code.
     direct = IngressReplica(front.scorer, front.args.model_copy(update={"score_log": None}))
     status, alone = post(direct, batch(300, "L", run="r", step=1))
@@ -110,7 +113,7 @@ def test_large_requests_are_scored_and_logged_by_the_bulk_replica_and_small_ones
 
     # A retry of the large batch (same request id) is answered again and logged once; the bulk replica wrote it.
     status, again = post(front, large)
-    assert status == 200 and handle.calls == 2 and again["results"] == reply["results"]
+    assert status == 200 and handle.sent_suites == [False, True, False] and again["results"] == reply["results"]
     logged = Counter(r.result.id for r in read_log(log_dir) if r.run == "r")
     assert len(logged) == 302 and set(logged.values()) == {1}
     writers = {name: {i[0] for i in ids} for name, ids in ids_by_segment(log_dir).items()}
@@ -128,7 +131,7 @@ def test_a_bad_large_body_gets_the_same_4xx_from_the_bulk_replica(pair):
     payload = batch(300, "B")
     payload["items"][7].pop("query")
     status, reply = post(front, payload)
-    assert status == 422 and handle.calls == 1 and reply["detail"][0]["field"] == "items.7.query", reply
+    assert status == 422 and handle.calls == 2 and reply["detail"][0]["field"] == "items.7.query", reply
     payload = batch(300, "C", request_id="not an id!")
     status, reply = post(front, payload)
     assert status == 422 and any(d["field"] == "request_id" for d in reply["detail"]), reply

@@ -147,6 +147,8 @@ def _replica_id() -> str:
         return "local"
 
 
+NEED_SUITES = "need suites"
+"""A bulk replica's answer to a request that names suite versions it does not hold: send them."""
 WRITTEN = "written"
 """The score-log state a bulk replica reports for a batch it wrote (which clears the ingress's log problem)."""
 
@@ -594,9 +596,12 @@ class IngressReplica:
         back as it came."""
         from ray.serve.exceptions import RayServeException
 
-        try:
-            status, headers, content, log_state = await self.bulk.score_body.remote(
-                body, self._suites_blob(), self._rubric_warning(), self.limits)
+        key, blob = self._suites_blob()
+        try:  # the suites go along only when the bulk replica asks for them (once per set of versions)
+            reply = await self.bulk.score_body.remote(body, key, None, self._rubric_warning(), self.limits)
+            if reply == NEED_SUITES:
+                reply = await self.bulk.score_body.remote(body, key, blob, self._rubric_warning(), self.limits)
+            status, headers, content, log_state = reply
         except RayTaskError as exc:  # a failure of the bulk replica's own code: no retry fixes it
             log.error("the bulk ingress failed on a request: %s", exc)
             return _error(500, f"the bulk ingress failed: {type(getattr(exc, 'cause', None) or exc).__name__}")
@@ -614,14 +619,17 @@ class IngressReplica:
             self._blob = (key, pickle.dumps(self.suites))
         return self._blob
 
-    async def score_body(self, body: bytes, served: tuple[tuple, bytes], warning: str | None, limits: Limits
-                         ) -> tuple[int, dict[str, str], bytes, str | None]:
+    async def score_body(self, body: bytes, key: tuple, blob: bytes | None, warning: str | None, limits: Limits
+                         ) -> tuple[int, dict[str, str], bytes, str | None] | str:
         """The bulk replica's entry: a large score request's body, authorised at the ingress, scored with the
         suites, rubric warning and limits the ingress serves. Its reply as (status, headers, body, the score log's
-        state: why it cannot be written, `WRITTEN` when this request's batch was written, or None)."""
+        state: why it cannot be written, `WRITTEN` when this request's batch was written, or None), or
+        `NEED_SUITES` when it does not hold the suites of `key` and `blob` (them, pickled) was not sent."""
         self.limits = limits
-        if self._blob is None or self._blob[0] != served[0]:  # another set of versions: read it once
-            self._blob, self._served = served, pickle.loads(served[1])
+        if self._blob is None or self._blob[0] != key:  # another set of versions: read it once
+            if blob is None:
+                return NEED_SUITES
+            self._blob, self._served = (key, blob), pickle.loads(blob)
         suites = self._served
         busy = self._reserve_bytes(len(body))  # this process's own bound on the bodies it holds and parses
         if busy:
