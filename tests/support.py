@@ -23,6 +23,21 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def mini_app_args(tmp_path: Path, monkeypatch, **overrides):
+    """Server args serving the `mini` suite from a copy of the fixture rubrics (`tmp_path / "rubrics"`, without
+    `mini-linear`), the mock judge, the score log in `tmp_path / "scores"` and the test token."""
+    import shutil
+
+    from reward.serve import ServerArgs
+
+    rubrics = tmp_path / "rubrics"
+    shutil.copytree(FIXTURE_RUBRICS, rubrics)
+    (rubrics / "suites" / "mini-linear.yaml").unlink()
+    monkeypatch.setenv("REWARD_TEST_TOKEN", TOKEN)
+    return ServerArgs(suites=["mini"], rubrics=str(rubrics), judge="mock", score_log=str(tmp_path / "scores"),
+                      token_env="REWARD_TEST_TOKEN", **overrides)
+
+
 def in_process_ingress(args):
     """The ingress and one scorer of the reward app, in this process (no Ray): the scorer's handle calls it directly."""
     import asyncio

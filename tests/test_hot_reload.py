@@ -17,7 +17,7 @@ import pytest
 from starlette.requests import Request
 
 from reward.serve import Ingress, Scorer, ServerArgs
-from tests.support import FIXTURE_RUBRICS, TOKEN, make_item
+from tests.support import FIXTURE_RUBRICS, TOKEN, make_item, mini_app_args
 
 
 def request(method: str, path: str, body: dict | None = None, token: str | None = TOKEN) -> Request:
@@ -52,12 +52,8 @@ class GatedHandle:
 
 @pytest.fixture
 def app(tmp_path, monkeypatch):
+    args = mini_app_args(tmp_path, monkeypatch, rubric_poll_s=0.01)
     rubrics = tmp_path / "rubrics"
-    shutil.copytree(FIXTURE_RUBRICS, rubrics)
-    (rubrics / "suites" / "mini-linear.yaml").unlink()
-    monkeypatch.setenv("REWARD_TEST_TOKEN", TOKEN)
-    args = ServerArgs(suites=["mini"], rubrics=str(rubrics), judge="mock", score_log=str(tmp_path / "scores"),
-                      token_env="REWARD_TEST_TOKEN", rubric_poll_s=0.01)
     handle = GatedHandle(Scorer.func_or_class(args))
     ingress = Ingress.func_or_class.__new__(Ingress.func_or_class)
     asyncio.run(ingress.__init__(handle, args))

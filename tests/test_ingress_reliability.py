@@ -14,7 +14,7 @@ import pytest
 from reward.scorelog import batch_digest, read_log
 from reward.schema import Item
 from reward.serve import Ingress, Scorer, ServerArgs
-from tests.support import FIXTURE_RUBRICS, TOKEN, make_item
+from tests.support import FIXTURE_RUBRICS, TOKEN, make_item, mini_app_args
 from tests.test_hot_reload import GatedHandle, reply, request
 
 pytestmark = pytest.mark.filterwarnings("ignore:coroutine .*__del__' was never awaited")
@@ -22,12 +22,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:coroutine .*__del__' was never a
 
 @pytest.fixture
 def app(tmp_path, monkeypatch):
+    args = mini_app_args(tmp_path, monkeypatch, rubric_poll_s=0.01)
     rubrics = tmp_path / "rubrics"
-    shutil.copytree(FIXTURE_RUBRICS, rubrics)
-    (rubrics / "suites" / "mini-linear.yaml").unlink()
-    monkeypatch.setenv("REWARD_TEST_TOKEN", TOKEN)
-    args = ServerArgs(suites=["mini"], rubrics=str(rubrics), judge="mock", score_log=str(tmp_path / "scores"),
-                      token_env="REWARD_TEST_TOKEN", rubric_poll_s=0.01)
     handle = GatedHandle(Scorer.func_or_class(args))
     ingress = Ingress.func_or_class.__new__(Ingress.func_or_class)
     asyncio.run(ingress.__init__(handle, args))

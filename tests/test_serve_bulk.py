@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import pickle
-import shutil
 from collections import Counter
 
 import httpx
@@ -16,10 +15,10 @@ import pytest
 
 from reward.scorelog import read_log
 from reward.scorelog.segments import CONTEXT_PREFIX
-from reward.serve import Ingress, Scorer, ServerArgs
+from reward.serve import Ingress, Scorer
 from reward.serve.app import IngressReplica
 from reward.serve.chunks import LARGE_BODY_BYTES
-from tests.support import AUTH, FIXTURE_RUBRICS, TOKEN, make_item
+from tests.support import AUTH, make_item, mini_app_args
 from tests.test_hot_reload import request
 
 
@@ -63,12 +62,8 @@ class BulkHandle:
 
 @pytest.fixture
 def pair(tmp_path, monkeypatch):
+    args = mini_app_args(tmp_path, monkeypatch, rubric_poll_s=0, bulk_ingress=True)
     rubrics = tmp_path / "rubrics"
-    shutil.copytree(FIXTURE_RUBRICS, rubrics)
-    (rubrics / "suites" / "mini-linear.yaml").unlink()
-    monkeypatch.setenv("REWARD_TEST_TOKEN", TOKEN)
-    args = ServerArgs(suites=["mini"], rubrics=str(rubrics), judge="mock", score_log=str(tmp_path / "scores"),
-                      token_env="REWARD_TEST_TOKEN", rubric_poll_s=0, bulk_ingress=True)
     scorer = ScorerHandle(Scorer.func_or_class(args))
     bulk = IngressReplica(scorer, args, None, None, "bulk")
     handle = BulkHandle(bulk)

@@ -331,6 +331,9 @@ def repetition_ngram(item: Item, parsed: ParsedResponse, params: RepetitionParam
     )
 
 
+LACKED_ITEM = r"(?:[\w'-]+ ){0,3}?(?:answer|information|mention|figure|number|date|details?|data|hours|price)s?\b"
+"""What a sentence says the sources lack ("the evidence has no opening-weekend figure"): read by the refusal rule
+here and by the local tier's claim reading (`reward.judges.local.text`), so the two never drift apart."""
 _REFUSAL = re.compile(
     r"\b(?:"
     r"(?:i|we) (?:could ?n[o']t|can ?n[o']t|cannot|am unable to|was unable to|were unable to|do not|don't) "
@@ -344,8 +347,7 @@ _REFUSAL = re.compile(
     r"(?:information|evidence|sources?|data|details)"
     r"|none of the (?:provided |available |retrieved |cited )?(?:evidence|sources|documents|passages|results) "
     r"(?:answers?|says?|mentions?|gives?|states?|contains?|covers?)"
-    r"|(?:sources?|documents?|evidence|passages?) (?:gives?|contains?|has|have|provides?|offers?) no "
-    r"(?:[\w'-]+ ){0,3}?(?:answer|information|mention|figure|number|date|details?|data|hours|price)s?\b"
+    r"|(?:sources?|documents?|evidence|passages?) (?:gives?|contains?|has|have|provides?|offers?) no " + LACKED_ITEM +
     r"|no answer in the (?:sources|documents|evidence|passages)"
     r"|not enough (?:information|evidence)|insufficient (?:information|evidence)"
     r"|no (?:reliable|relevant|available) (?:information|evidence|sources?)"

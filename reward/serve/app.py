@@ -631,15 +631,14 @@ class IngressReplica:
                 return NEED_SUITES
             self._blob, self._served = (key, blob), pickle.loads(blob)
         suites = self._served
-        busy = self._reserve_bytes(len(body))  # this process's own bound on the bodies it holds and parses
-        if busy:
-            return busy.status_code, dict(busy.headers), bytes(busy.body), None
-        self.requests_in_flight += 1
-        try:
-            response = await self._score_bytes(body, suites, warning)
-        finally:
-            self.requests_in_flight -= 1
-            self.bytes_in_flight -= len(body)
+        response = self._reserve_bytes(len(body))  # this process's own bound on the bodies it holds and parses
+        if response is None:
+            self.requests_in_flight += 1
+            try:
+                response = await self._score_bytes(body, suites, warning)
+            finally:
+                self.requests_in_flight -= 1
+                self.bytes_in_flight -= len(body)
         headers = {k: v for k, v in response.headers.items() if k.lower() not in ("content-length", "content-type")}
         state = self.log_problem or (WRITTEN if response.status_code == 200 and self.log is not None else None)
         return response.status_code, headers, bytes(response.body), state
@@ -845,8 +844,8 @@ def build_app(args: ServerArgs) -> Application:
     placement = {"ray_actor_options": {"num_cpus": 1, **resources}} if resources else {}
     bulk = None
     if args.bulk_ingress:
+        # No user_config: the limits come with each request, from the ingress.
         bulk = BulkIngress.options(num_replicas=args.ingress_replicas, ray_actor_options={"num_cpus": 0, **resources},
-                               user_config={"limits": args.limits.model_dump()},
                                max_ongoing_requests=args.ingress_max_ongoing_requests,
                                graceful_shutdown_timeout_s=args.drain_timeout_s).bind(scorer, args, None, None, "bulk")
     return Ingress.options(num_replicas=args.ingress_replicas, **placement, user_config={"limits": args.limits.model_dump()},

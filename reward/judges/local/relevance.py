@@ -202,9 +202,10 @@ async def _answer_checks(ctx: Context) -> list[AnswerCheck]:
         if not cited:
             checks.append(AnswerCheck(text, 0.0, "cites no evidence"))
             continue
+        cited_text = " ".join(dated_text(d) for d in cited)
         # Numbers as `salient_terms` gives them, without thousands separators ("3,390" is the answer's 3390).
-        haystack = _THOUSANDS.sub("", " ".join(dated_text(d) for d in cited).lower())
-        derived = derived_numbers(text, " ".join(dated_text(d) for d in cited), question)
+        haystack = _THOUSANDS.sub("", cited_text.lower())
+        derived = derived_numbers(text, cited_text, question)
         novel = sorted(t for t in salient_terms(text) - asked_names - derived if not _name_in(t, haystack))
         if novel:
             checks.append(AnswerCheck(text, 0.0, f"names {', '.join(novel[:3])}, which its cited evidence does not"))

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.rules.checks import tokens
+from reward.rules.checks import LACKED_ITEM, tokens
 from reward.schema import Evidence
 
 # -- lexical helpers -------------------------------------------------------------------------------------------
@@ -126,7 +126,7 @@ _REFUSAL_SENTENCE = re.compile(
     r"|\bno \w+(?: \w+)? (?:is|are) (?:given|listed|mentioned|stated|provided|specified|named) (?:in|by) "
     r"(?:the|any|these|either) (?:sources?|documents?|passages?|evidence|results?|texts?)\b"
     r"|\b(?:sources?|documents?|evidence|passages?)(?:\s+[\w'-]+){0,2}?\s+(?:gives?|contains?|has|have|provides?|"
-    r"offers?) no (?:[\w'-]+ ){0,3}?(?:answer|information|mention|figure|number|date|details?|data|hours|price)s?\b"
+    r"offers?) no " + LACKED_ITEM +
     r"|\bno answer in the (?:sources|documents|evidence|passages)\b",
     re.IGNORECASE)
 # A verdict on the user's premise ("That premise is not right", "Premise: not correct", "That's a misreading"): it
