@@ -320,3 +320,66 @@ def _split_keep_citations(block: str) -> list[str]:
         start = end
     parts.append(block[start:])
     return parts
+
+
+_TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_CELL_MARKUP = re.compile(r"[*_`]+")
+_PLAIN_HEADERS = frozenset({"", "answer", "answers", "value", "values", "result", "detail", "details", "what", "question",
+                            "item", "name", "fact", "facts", "source", "sources", "response", "notes", "note"})
+
+
+_YES_NO = re.compile(r"^\W*(?:yes|no|not)\b", re.IGNORECASE)
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def _cells(row: str) -> list[str]:
+    return [_CELL_MARKUP.sub("", cell).strip() for cell in _TABLE_ROW.match(row).group(1).split("|")]
+
+
+def _row_sentence(headers: list[str], cells: list[str]) -> str:
+    """One row as the sentence it stands for: its first cell, then each other cell, the row's citations at its end.
+    A cell that says little alone ("yes", "not needed", "free") is said under its header's name ("permit not
+    needed"), unless the header is a plain one such as "Answer"; a cell that says what it is ("212 m", "lead
+    everywhere") is said as it stands."""
+    joined = " ".join(cells)
+    cites = " ".join(m.group(0) for m in _CITATION.finditer(joined))
+    cells = [strip_citations(cell).strip(" .;") for cell in cells]
+    first = cells[0].rstrip(" ?:")
+    rest = []
+    for header, cell in zip([*headers[1:], *[""] * len(cells)], cells[1:]):
+        if cell:
+            named = header.strip().lower()
+            said = not _YES_NO.match(cell) and (len(_WORD.findall(cell)) >= 2 or any(c.isdigit() for c in cell))
+            rest.append(cell if said or named in _PLAIN_HEADERS or named in cell.lower() else f"{named} {cell}")
+    sentence = f"{first}: {'; '.join(rest)}" if first and rest else (first or "; ".join(rest))
+    return f"{sentence}{' ' + cites if cites else ''}." if sentence else ""
+
+
+def tables_as_lines(text: str) -> str:
+    """`text` with every Markdown table (a header row, a rule row, data rows) written as one line per data row, as
+    the row would be said in a sentence: a claim in a table is read as the same claim in prose.
+
+    >>> print(tables_as_lines("| Tower | Height |\\n|---|---|\\n| North Tower | 212 m [Doc 1] |\\n\\nBoth are tall."))
+    North Tower: 212 m [Doc 1].
+    <BLANKLINE>
+    Both are tall.
+    >>> tables_as_lines("| Question | Answer |\\n|---|---|\\n| Who founded it? | **Larry Roberts** [Doc 2] |")
+    'Who founded it: Larry Roberts [Doc 2].'
+    >>> tables_as_lines("| Shed | Permit | Fee |\\n|---|---|---|\\n| 25 m² | yes [Doc 1] | 40 euros |")
+    '25 m²: permit yes; 40 euros [Doc 1].'
+    """
+    if "|" not in text:
+        return text
+    lines, out, index = text.split("\n"), [], 0
+    while index < len(lines):
+        if _TABLE_ROW.match(lines[index]) and index + 1 < len(lines) and _TABLE_RULE.match(lines[index + 1]):
+            headers = _cells(lines[index])
+            index += 2
+            while index < len(lines) and _TABLE_ROW.match(lines[index]):
+                out.append(_row_sentence(headers, _cells(lines[index])))
+                index += 1
+            continue
+        out.append(lines[index])
+        index += 1
+    return "\n".join(out)

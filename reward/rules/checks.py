@@ -103,6 +103,11 @@ def format_structure(item: Item, parsed: ParsedResponse, params: _Params) -> Rul
 _FOLLOW_UP_LEAD = re.compile(
     r"^\W*(?:(?:and|also|so|then|plus|ok(?:ay)?|well|one more (?:thing|question)|another (?:thing|question)|"
     r"follow[- ]?up(?: question)?|quick question)\b[\s,:;.!-]*)+", re.IGNORECASE)
+# What the user says before asking ("Thanks.", "Got it!", "Blisters have come up."): statements, none opening as a
+# question does, each ending in "." or "!" after a word that is no abbreviation ("U.S.", "Dr."), then the question.
+_LEADING_STATEMENTS = re.compile(
+    r"^(?:(?!\W*(?i:who|whom|whose|what|which|when|where|why|how|is|are|was|were|do|does|did|can|could|should|will)\b)"
+    r"[^?.!]*?\b(?![A-Z][a-z]?\.)[\w'’]+[.!]\s+(?=[A-Z]))+(?=[^.!]*\?\s*$)")
 
 
 class QueryLengthRange(_Params):
@@ -167,7 +172,8 @@ class LengthParams(_Params):
 
     def range_for(self, query: str) -> tuple[str, int, int]:
         """(query kind, min_chars, max_chars) for this query; kind `general` when no entry matches. The marker a
-        follow-up opens with ("And", "Also,", "One more thing:") is not part of the question it asks.
+        follow-up opens with ("And", "Also,", "One more thing:") is not part of the question it asks, nor are the
+        statements before it ("Thanks.", "Got it.").
 
         >>> params = LengthParams(by_query=[QueryLengthRange(kind="factoid", pattern=r"^\\W*what\\b",
         ...                                                  unless=r"\\band\\s+what\\b", min_chars=1, max_chars=900)])
@@ -175,8 +181,18 @@ class LengthParams(_Params):
         ('factoid', 'factoid')
         >>> params.range_for("What is it and what does it cost?")[0]
         'general'
+
+        What the user says before the question is not part of it:
+
+        >>> params.range_for("Thanks. What is it?")[0], params.range_for("Got it! And what is it?")[0]
+        ('factoid', 'factoid')
+        >>> params.range_for("Blisters came up. Thanks. What is it?")[0], params.range_for("What did the U.S. Army do?")[0]
+        ('factoid', 'factoid')
+        >>> params.range_for("What is it. And what does it cost?")[0]
+        'general'
         """
-        question = _FOLLOW_UP_LEAD.sub("", query.strip(), count=1) or query.strip()
+        question = _LEADING_STATEMENTS.sub("", query.strip(), count=1)
+        question = _FOLLOW_UP_LEAD.sub("", question, count=1) or query.strip()
         for entry in self.by_query:
             if entry.matches(question):
                 return entry.kind, entry.min_chars, entry.max_chars

@@ -130,3 +130,47 @@ def test_an_answer_with_a_thousands_separator_names_the_evidences_figure(scores)
     query = "How high is the Orrin summit?"
     answer, = scores(item(query, "The Orrin summit is 3,390 metres high [Doc 1].", evidence=(PRICES,)))
     assert answer["query_satisfaction"] >= 0.5
+
+
+def test_a_claim_in_a_table_is_judged_as_the_same_claim_in_prose(scores):
+    """A Markdown table is read one sentence per row: the header is no claim, and a row's claim passes or fails as
+    it would in prose."""
+    query = "When was Arthur's Magazine founded?"
+    table = "| Question | Answer |\n|---|---|\n| {q} | {a} [Doc 1] |"
+    prose, right, wrong = scores(
+        item(query, "Arthur's Magazine was founded in 1844 [Doc 1].", item_id="p"),
+        item(query, table.format(q=query, a="1844"), item_id="t"),
+        item(query, table.format(q=query, a="1850"), item_id="w"))
+    assert right["highlight_hallucination"] >= 0.5 and right["claim_hallucination"] >= 0.5
+    assert abs(right["highlight_hallucination"] - prose["highlight_hallucination"]) < 0.1
+    assert wrong["highlight_hallucination"] < 0.5 and wrong["reward"] < right["reward"] - 0.1
+
+
+def test_two_figures_of_the_evidence_are_checked_by_their_order(scores):
+    """A verdict that orders two of the evidence's figures is checked by their arithmetic, which the model cannot
+    do: the right order is supported however the model reads it, the reversed one fails."""
+    query = "Which was founded first, Arthur's Magazine or First for Women?"
+    right, flipped, terse = scores(
+        item(query, "Comparing the two, the first (1844) came before the second (1989) [Doc 1].", item_id="r"),
+        item(query, "Comparing the two, the first (1989) came before the second (1844) [Doc 1].", item_id="f"),
+        item(query, "Arthur's Magazine is later: 1844 against 1989 [Doc 1].", item_id="t"))
+    assert right["highlight_hallucination"] >= 0.5
+    for wrong in (flipped, terse):
+        assert wrong["highlight_hallucination"] < 0.25 and wrong["reward"] < right["reward"] - 0.1
+
+
+def test_a_frame_that_announces_the_answer_does_not_lower_its_grounding(scores):
+    query = "When was Arthur's Magazine founded?"
+    sentence = "It was founded in 1844 by Timothy Shay Arthur [Doc 1]."
+    alone, framed = scores(item(query, sentence, item_id="a"), item(query, f"1844 is the answer. {sentence}", item_id="f"))
+    assert framed["claim_hallucination"] >= alone["claim_hallucination"] - 0.05
+
+
+def test_a_figure_the_evidence_replaces_is_not_stated_by_it(scores):
+    hours = Evidence(id="1", title="City museum: opening hours", text=(
+        "From 1 January 2026 the city museum closes at 17:00 on Sundays instead of 18:00. Weekday hours are unchanged."))
+    query = "What time does the city museum close on Sundays?"
+    new, old = scores(item(query, "The museum closes at 17:00 on Sundays [Doc 1].", evidence=(hours,), item_id="n"),
+                      item(query, "The museum closes at 18:00 on Sundays [Doc 1].", evidence=(hours,), item_id="o"))
+    assert new["highlight_hallucination"] >= 0.5
+    assert old["highlight_hallucination"] < 0.25 and old["reward"] < new["reward"] - 0.1

@@ -133,6 +133,10 @@ def _asked(query: str, answer: str) -> Item:
     ("And what ideal thermodynamic cycle analyzes the process by which steam engines work?", "factoid"),
     ("One more thing: What is the effect of testosterone on the male immune system?", "factoid"),
     ("Also, how do I renew the permit?", "explanation"),
+    # nor is what the user says before asking it
+    ("Thanks. When were most of the places of worship destroyed in Warsaw?", "factoid"),
+    ("Got it. Who else did the network reach?", "factoid"),
+    ("Blisters have come up. How do I care for them?", "explanation"),
     ("Which gate should I enter for Baixi from Wanda Resort?", "general"),
     ("When can I listen to the song Skibidi for free?", "general"),
 ])

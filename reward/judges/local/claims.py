@@ -39,18 +39,32 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     best embedding similarity to an evidence sentence). The user's words (`asked`) are no evidence: a number only the
     query gives is missing where the evidence gives another figure in its unit (a false premise, "30 euros" where
     the evidence says 18 euros), and no name; the query's words, which a claim repeats to say what it is about ("your
-    laptop"), are not counted as new words. Returns (supported, why not)."""
+    laptop"), are not counted as new words. A figure the evidence names only to deny or replace it ("closes at 17:00
+    instead of 18:00") is one it denies. Returns (supported, why not).
+
+    >>> museum = [Evidence(id="1", text="From 2026 the museum closes at 17:00 on Sundays instead of 18:00.")]
+    >>> claim_support("The museum closes at 18:00 on Sundays.", museum), claim_support("It closes at 17:00.", museum)
+    ((False, 'says 18:00 where the evidence says not 18:00'), (True, ''))
+    """
     if not docs:
         return False, "no evidence to support it"
     haystack = " ".join(dated_text(d) for d in docs)
     derived = derived_numbers(claim, haystack, asked)
-    missing_numbers = numbers(claim) - numbers(haystack) - derived - denied_numbers(claim)
+    missing_numbers = numbers(claim) - numbers(haystack) - spelled_numbers(haystack) - derived - denied_numbers(claim)
     missing_numbers -= numbers(asked) - contradicted_numbers(claim, haystack)
     if missing_numbers:
         return False, f"numbers not in the evidence: {', '.join(sorted(missing_numbers))}"
+    # A figure the evidence gives only to deny or replace it ("17:00 instead of 18:00", "not 30") is not stated by it.
+    replaced = denied_numbers(haystack) - numbers(_DENIED_NUMBER.sub(" ", strip_citations(haystack)))
+    stated = sorted((numbers(claim) - denied_numbers(claim)) & replaced)
+    if stated:
+        return False, f"says {stated[0]} where the evidence says not {stated[0]}"
     swap = swapped_value(claim, [s for d in docs for s in split_sentences(d.text)])
     if swap:
         return False, swap
+    order = ordering(claim, haystack)
+    if order and not order[0]:
+        return order
     evidence_words = set(content_words(haystack))
     asked_words, closest_words = set(content_words(asked)), set(content_words(closest))
     for word in content_words(claim):
@@ -61,10 +75,11 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
         against = closest_words if word in asked_words else evidence_words
         if group and word not in evidence_words and (group - {word}) & against:
             return False, f"says {word!r} where the evidence says {sorted((group - {word}) & against)[0]!r}"
-    # Words that say where the claim comes from, and beside a figure derived from the evidence's the relation and
-    # unit that derive it ("2 years before 2007", "a difference of 8 years"), state no fact: they are left out of
-    # the count, so they neither count as new nor dilute the words that are.
-    framing = _ATTRIBUTION | (_RELATION if derived else frozenset())
+    # Words that say where the claim comes from, and beside a figure derived from the evidence's (or two of its
+    # figures rightly ordered) the relation and unit that derive it ("2 years before 2007", "a difference of 8
+    # years", "the second came before the first"), state no fact: they are left out of the count, so they neither
+    # count as new nor dilute the words that are.
+    framing = _ATTRIBUTION | (_RELATION | _ORDER_STEMS if derived or order else frozenset())
     units = {unit for _, _, unit in _quantities(claim) if unit} if derived else set()
     words = [w for w in content_words(claim) if stem(w) not in framing and _unit(None, w) not in units
              and not _FIGURE.fullmatch(w)]  # a figure ("€15") is the number check's
@@ -100,6 +115,23 @@ the difference of two of the evidence's ("Volt costs €29 a month", 54 - 25) is
 
 _DENIED_NUMBER = re.compile(r"(?:\bnot|n't|\bnever|\brather than|\binstead of)\s+(?:the\s+|about\s+|around\s+)?"
                             r"(\d+(?:[.,:]\d+)*)", re.IGNORECASE)
+
+
+_SPELLED = {w: str(n) for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())} | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60",
+                                                      "seventy": "70", "eighty": "80", "ninety": "90", "hundred": "100"}
+_SPELLED_WORD = re.compile(r"\b(" + "|".join(_SPELLED) + r")\b", re.IGNORECASE)
+
+
+def spelled_numbers(text: str) -> set[str]:
+    """The numbers a text spells out ("one or two tablets"): a claim may give them in figures ("1-2 tablets"). Read
+    on the evidence's side only, so a claim's "one of the largest" claims no figure.
+
+    >>> sorted(spelled_numbers("Take one or two tablets, up to Four times."), key=int)
+    ['1', '2', '4']
+    """
+    return {_SPELLED[m.group(1).lower()] for m in _SPELLED_WORD.finditer(text)}
 
 
 def denied_numbers(claim: str) -> set[str]:
@@ -159,6 +191,133 @@ def _quantities(text: str) -> list[tuple[float, str, str]]:
             continue
         out.append((value, written, _unit(match.group(1), match.group(3))))
     return out
+
+
+_CALENDAR = "calendar year"
+_ORDER = {
+    # a year's order is its time's; any other figure's is its size
+    _CALENDAR: ({"before", "earlier", "older", "first", "sooner"},
+                {"after", "later", "newer", "younger", "last"}),
+    "": ({"less", "fewer", "smaller", "lower", "shorter", "cheaper", "lighter", "colder", "slower", "younger"},
+         {"more", "larger", "bigger", "greater", "higher", "longer", "taller", "dearer", "pricier", "costlier",
+          "heavier", "warmer", "faster", "older"}),
+}
+_ORDER_WORDS = frozenset(w for below, above in _ORDER.values() for w in below | above)
+_ORDER_STEMS = frozenset(stem(w) for w in _ORDER_WORDS)
+_CONNECTOR = re.compile(r"\b(?:against|versus|vs\.?|compared (?:to|with))(?=\W)", re.IGNORECASE)
+
+
+_RATE = re.compile(r"(?:\s*[a-z%]+)?\s*(?:(?:a|an|per|each|every)\s+|/\s*)(day|week|month|year|hour|minute|night|"
+                   r"person|people|head|capita|kilo|kg|litre|liter|unit|piece|ticket|adult|child|student|visit|trip|"
+                   r"ride|use|dose|gb|mb)s?\b"
+                   r"|(?:\s*[a-z%]+)?\s*(daily|weekly|monthly|yearly|annually|hourly)\b", re.IGNORECASE)
+
+
+def _figures(text: str, haystack: str) -> list[tuple[int, int, float, str, str]]:
+    """(start, end, value, as written, kind) of each figure of `text` the evidence gives: its unit (a currency, a
+    unit of measure, what it counts: "400 beds"), or a calendar year."""
+    given = numbers(haystack)
+    out = []
+    for match in _QUANTITY.finditer(text):
+        start, end = match.span(2)
+        written = match.group(2).replace(",", "")
+        if _in_time_or_date(text, start, end) or written not in given or not re.fullmatch(r"\d+(?:\.\d+)?", written):
+            continue
+        value = float(written)
+        word = (match.group(3) or "").lower()
+        unit = _CURRENCY.get(match.group(1) or "") or _UNIT_NAMES.get(word) or _UNIT_NAMES.get(word.rstrip("s")) or ""
+        if not unit and value.is_integer() and 1000 <= value <= 2100:
+            unit = _CALENDAR
+        elif not unit and word not in STOPWORDS | _ORDER_WORDS | {"against", "versus", "vs", "compared", "came"}:
+            unit = stem(word.rstrip("s"))  # what it counts ("400 beds")
+        # a rate is part of the kind: "€120" is no figure of the kind "€12 a month" is
+        rate = _RATE.match(text, end)
+        out.append((start, end, value, written, unit + (f" per {stem(rate.group(1) or rate.group(2))}" if rate else "")))
+    return out
+
+
+def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tuple[int, int]]]:
+    """(holds, word, first figure, second figure, span of the word) for each pair of figures `text` orders."""
+    out = []
+    figures = _figures(text, haystack)
+    for (a_start, a_end, a, a_text, kind), (b_start, _, b, b_text, b_kind) in zip(figures, figures[1:]):
+        below, above = _ORDER[_CALENDAR if kind == _CALENDAR else ""]
+        gap = text[a_end:b_start]
+        if kind != b_kind or a == b or len(re.findall(r"[a-z]+", gap, re.IGNORECASE)) > 8:
+            continue
+        # A word of order in lower case ("First for Women" is a name), not "first"/"last" between the figures (there
+        # they name which: "came before the first (1269)").
+        words = list(re.finditer(r"[a-z]+", gap))
+        said = [m for m in words if m.group(0) in (below | above) - {"first", "last"}][:1]
+        offset = a_end
+        if not said and not any(m.group(0) in _ORDER_WORDS for m in words):
+            # the verdict before both figures ("X came first: founded in 1844, Y in 1989", "earlier: 1977 against 1985")
+            clause = re.split(r"[.;!?]", text[:a_start])[-1]
+            offset = a_start - len(clause)
+            said = [] if re.search(r"\d", clause) else [m for m in list(re.finditer(r"[A-Za-z]+", clause))[-8:]
+                    if m.group(0).lower() in below | above and (m.group(0).islower() or not clause[:m.start()].strip())][-1:]
+        if not said:
+            continue
+        word = said[0].group(0).lower()
+        holds = (a < b) if word in below else (a > b)
+        out.append((holds, word, a_text, b_text, (offset + said[0].start(), offset + said[0].end())))
+    return out
+
+
+def ordering(claim: str, haystack: str) -> tuple[bool, str] | None:
+    """How a claim orders two figures the evidence gives, in one unit (or two years), by a word of order between them
+    ("the second (1264) came before the first (1269)", "5,000, more than the 4,000 of 1990") or in the clause before
+    both ("earlier: 1977 against 1985", "X came first: founded in 1844, Y in 1989"): (whether the figures are so
+    ordered, why not); None when it orders none. Years are ordered by words of time, other figures by words of size
+    ("fewer people came in 2010 than in 2000" orders no years). The first figure named is the one ordered, as it is
+    in these phrasings.
+
+    >>> ordering("The second (1264) came before the first (1269).", "in 1269 ... in 1264")
+    (True, '')
+    >>> ordering("The first is earlier: 1985 [Doc 1] against 1977 [Doc 2].", "in 1985 ... in 1977")[0]
+    False
+    >>> ordering("It costs €15, €5 more than the €10 plan.", "€15 ... €10"), ordering("In 1990 it had 400 beds.", "1990 400")
+    ((True, ''), None)
+    >>> ordering("In 1975 it began, and in 1977 it was created, followed by 1978.", "1975 1977 1978") is None
+    True
+    >>> ordering("Fewer people came in 2010 than in 2000.", "2000 2010"), ordering("Mir came first: 1844, Tor 1989.", "1844 1989")
+    (None, (True, ''))
+    >>> ordering("The first (1599) came before the second (1884): in 1599 it was founded.", "1599 1884")
+    (True, '')
+    >>> ordering("B is cheaper: 120 euros a year, against 12 euros a month for A.", "120 euros 12 euros") is None
+    True
+    >>> ordering("B is cheaper: €120, against €12 a month.", "€120 €12") is None, ordering("B is cheaper: €10 against €12.", "€10 €12")
+    (True, (True, ''))
+    """
+    verdict = None
+    for holds, word, a, b, _ in _orderings(strip_citations(claim), haystack):
+        if not holds:
+            return False, f"orders {a} {word} {b}, where the evidence says its figures are the other way"
+        verdict = (True, "")
+    return verdict
+
+
+def ordered_reading(claim: str, haystack: str) -> str:
+    """The claim as the consistency model reads it where it rightly orders two of the evidence's figures: without the
+    words of order (and "than", "against"), which the model cannot check and the arithmetic has, so that what is left
+    says which figure goes with what.
+
+    >>> ordered_reading("Arthur's Magazine (1844) is older than First for Women (1989).", "1844 1989")
+    "Arthur's Magazine (1844) and First for Women (1989)."
+    >>> ordered_reading("Mir is earlier: 1844 against 1989.", "1844 1989")
+    'Mir: 1844 and 1989.'
+    """
+    text = strip_citations(claim)
+    found = _orderings(text, haystack)
+    if not found or not all(holds for holds, *_ in found):
+        return claim
+    for *_, (start, end) in sorted(found, key=lambda f: -f[4][0]):
+        before = re.sub(r"(?:\s+(?:is|was|are|were|came|comes|come|has been))?\s*$", "", text[:start])
+        after = text[end:]
+        text = before + (after.lstrip() if re.match(r"\s*[:,]", after) else
+                         " and " + re.sub(r"^\s*(?:than|to)\b\s*", "", after))
+    text = _CONNECTOR.sub("and", text)
+    return re.sub(r"\s{2,}", " ", text).strip()
 
 
 def _in_time_or_date(text: str, start: int, end: int) -> bool:
@@ -248,10 +407,13 @@ def without_derivation(claim: str, haystack: str, asked: str = "") -> str | None
     """The claim as the consistency model reads it: each figure derived from the evidence's (`derived_numbers`) taken
     out with the relation that derives it ("2 years before 2007", ", a difference of 8 years"), which the model cannot
     compute and the arithmetic has checked. None when nothing is left but such derivations, their units and words
-    that say where the claim comes from; the claim unchanged when it derives nothing.
+    that say where the claim comes from, or when all it says is how two of the evidence's figures are ordered
+    (`_orders_only`); where it rightly orders two figures, without the words of order (`ordered_reading`).
 
-    >>> without_derivation("The first is earlier: 1977 against 1985, a difference of 8 years.", "in 1977. in 1985.")
-    'The first is earlier: 1977 against 1985.'
+    >>> without_derivation("Mir is older: 1977 against 1985, a difference of 8 years.", "Mir, 1977. Tor, 1985.")
+    'Mir: 1977 and 1985.'
+    >>> without_derivation("The first is earlier: 1977 against 1985, a difference of 8 years.", "in 1977. in 1985.") is None
+    True
     >>> without_derivation("That is 2 years before 2007, the other year the source gives.", "in 2005. in 2007.") is None
     True
     >>> without_derivation("It opened 11 years later than the first line.", "opened in 1998; the second in 2009.")
@@ -261,7 +423,7 @@ def without_derivation(claim: str, haystack: str, asked: str = "") -> str | None
     """
     derived = derived_numbers(claim, haystack, asked)
     if not derived:
-        return claim
+        return None if _orders_only(claim, haystack) else ordered_reading(claim, haystack)
     text = strip_citations(claim)
     for written in sorted(derived):
         text = re.sub(r"(?:,\s*)?(?:\b(?:a|an|the)\s+(?:difference|gap|span)\s+of\s+)?(?<![\d.,])" + re.escape(written)
@@ -270,7 +432,25 @@ def without_derivation(claim: str, haystack: str, asked: str = "") -> str | None
     text = re.sub(r"\s+([,.;:])", r"\1", re.sub(r"\s{2,}", " ", text)).strip(" ,;")
     units = {_YEAR_UNIT} | {unit for _, _, unit in _quantities(claim) if unit}
     left = [w for w in content_words(text) if stem(w) not in _ATTRIBUTION and _unit(None, w) not in units]
-    return text if left or numbers(text) else None
+    return ordered_reading(text, haystack) if (left or numbers(text)) and not _orders_only(text, haystack) else None
+
+
+_COMPARING = frozenset(stem(w) for w in ("comparing", "compared", "comparison", "two", "both", "one", "other"))
+
+
+def _orders_only(claim: str, haystack: str) -> bool:
+    """Whether all a claim says is that two figures of the evidence are ordered as they are ("Comparing the two, the
+    second (1264) came before the first (1269)"): the arithmetic has checked it, and the model cannot compare figures.
+
+    >>> _orders_only("Comparing the two, the second (1264) came before the first (1269).", "1269. 1264.")
+    True
+    >>> _orders_only("The charter (1599) came before the settlement (1884).", "1599. 1884.")
+    False
+    """
+    if ordering(claim, haystack) != (True, ""):
+        return False
+    return not [w for w in content_words(strip_citations(claim))
+                if stem(w) not in _RELATION | _ATTRIBUTION | _COMPARING and not _FIGURE.fullmatch(w)]
 
 
 def contradicted_numbers(claim: str, haystack: str) -> set[str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reward.format import parse_response, split_sentences, strip_citations
+from reward.format import parse_response, split_sentences, strip_citations, tables_as_lines
 from reward.judges.base import JudgeRequest
 from reward.judges.consistency import ConsistencyScorer, is_english
 from reward.judges.local.embed import Embedder
@@ -175,8 +175,9 @@ def _reading_item(item: Item) -> Item:
     update: dict = {}
     for field_name in ("query", "response"):
         text = getattr(item, field_name)
-        if reading_form(text) != text:
-            update[field_name] = reading_form(text)
+        read = reading_form(text) if field_name == "query" else tables_as_lines(reading_form(text))
+        if read != text:
+            update[field_name] = read
     evidence = [d if reading_form(d.text) == d.text and reading_form(d.title) == d.title
                 else d.model_copy(update={"text": reading_form(d.text), "title": reading_form(d.title)}) for d in item.evidence]
     if any(a is not b for a, b in zip(evidence, item.evidence, strict=True)):
@@ -195,7 +196,8 @@ def _reading_item(item: Item) -> Item:
 def reading_request(request: JudgeRequest) -> JudgeRequest:
     """The request as the local methods read it: accents, look-alike letters, fullwidth forms and zero-width
     characters folded in the response, the query, the history and the evidence alike, so none of them can take a
-    sentence out of a check (or into a wrong one)."""
+    sentence out of a check (or into a wrong one); a table in the response read as one sentence per row
+    (`reward.format.tables_as_lines`), so a claim is judged alike in a table and in prose."""
     item = _reading_item(request.item)
     if item is request.item:
         return request

@@ -77,6 +77,7 @@ class SentenceCheck:
 
 
 _LABELLED = re.compile(r"^\W*[A-Za-z][\w '’()+-]{0,30}:\s+\S")
+_LABEL = re.compile(r"^\W*[A-Za-z][\w '’()+-]{0,30}:\s+(?=\S)")
 """A labelled line ("Next change: not before January 2027"): its label says what the fragment after it is about, so
 it is read as it stands, not as an answer to the whole question.
 
@@ -188,7 +189,8 @@ read is checked against the evidence it can."""
         names = novel_names(reading, haystack)
         if names:
             doubt = f"names not in the evidence: {', '.join(names[:3])}"
-        elif negation_flip(claim, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))]):
+        elif negation_flip(claim, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))]) \
+                and negation_flip(claim, " ".join(window)):  # a claim joining sentences: one may deny what it denies
             doubt = "negates what the evidence says"
         elif unfounded_denial(claim, haystack):
             doubt = "denies what no evidence denies"
@@ -279,15 +281,23 @@ async def claim_hallucination(ctx: Context) -> tuple[float, str, float]:
 
 def answer_grounding(ctx: Context) -> dict[str, float]:
     """The lexical grounding (`grounding.lexical_features`) of the answer's sentences that are not copies of an
-    evidence sentence, against every evidence item's title and text (the user's words are no evidence): appending
+    evidence sentence, against every evidence item's title and text (the user's words are no evidence), each read as
+    the claim checker reads it (`claim_text`: no frame that only announces the answer, no source line, no refusal;
+    `without_derivation`: no figure the arithmetic derived or ordered) and without the label of a labelled line
+    ("Per dose: 500 mg"): appending
     copied sentences cannot raise it, as they cannot dilute a false claim in the claim score. An answer of copies
     only is fully grounded."""
     copies = {body for body, kind in _answer_parts(ctx) if kind == "copy"}
-    kept = [strip_citations(sentence) for sentence in split_sentences(ctx.parsed.answer or "")
+    read = [claim_text(sentence, ctx.item.query) for sentence in split_sentences(ctx.parsed.answer or "")
             if re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip() not in copies]
+    texts = [doc_text(d) for d in ctx.item.evidence]
+    haystack = " ".join(texts)
+    # What the arithmetic checked (a derived figure, two figures rightly ordered) is read as the model reads it.
+    derived = [without_derivation(text, haystack, ctx.item.query) for text in read if text]
+    kept = [_LABEL.sub("", text, count=1) for text in derived if text]
     if not kept:
         return dict.fromkeys(LEXICAL_FEATURES, 1.0)
-    return lexical_features(" ".join(kept), [doc_text(d) for d in ctx.item.evidence])
+    return lexical_features(" ".join(kept), texts)
 
 
 async def _claim_checks(ctx: Context) -> list[SentenceCheck]:

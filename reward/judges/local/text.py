@@ -71,9 +71,7 @@ def _content_words(text: str) -> list[str]:
 def content_words(text: str) -> list[str]:
     """The text's words without citations, stop words, bare numbers and single letters. Cached by text: every
     rollout of a group and every dimension reads the same evidence again (~0.5 CPU-s per 256-item GRPO step)."""
-    if len(text) > _CACHED_TEXT_CHARS:
-        return _content_words(text)
-    return list(_cached_content_words(text))
+    return _content_words(text) if len(text) > _CACHED_TEXT_CHARS else list(_cached_content_words(text))
 
 
 def numbers(text: str) -> set[str]:
@@ -91,8 +89,7 @@ def doc_text(doc: Evidence) -> str:
 
 
 def lexical_coverage(claim: str, haystack: str) -> float:
-    """Share of the claim's content words (stems compared) found in the haystack: the trivial baseline's signal,
-    one input of the claim score.
+    """Share of the claim's content words (stems compared) found in the haystack: the trivial baseline's signal.
 
     >>> lexical_coverage("The cat sat on a red mat.", "A cat sat down on the mat.")
     0.75
@@ -173,8 +170,8 @@ def answer_frame_removed(text: str) -> str:
 
     >>> answer_frame_removed("So the answer is kinematic.")
     'kinematic.'
-    >>> answer_frame_removed("Joy is the answer.")
-    'Joy.'
+    >>> answer_frame_removed("Joy is the answer."), answer_frame_removed("1944 is the answer.")
+    ('Joy.', '1944.')
     >>> answer_frame_removed("In short, Rankine.")
     'Rankine.'
     >>> answer_frame_removed("Answer: improved markedly")
@@ -187,7 +184,7 @@ def answer_frame_removed(text: str) -> str:
     kept = _ANSWER_LEAD.sub("", text, count=1)
     kept = _ANSWER_TAIL.sub(".", kept) if _ANSWER_TAIL.search(kept) else kept
     kept = _ATTRIBUTION_TAIL.sub(r"\1", kept)
-    return kept.strip() if content_words(kept) else text
+    return kept.strip() if content_words(kept) or numbers(kept) else text
 
 
 _MARKUP = re.compile(r"[*_`#>|]+")
@@ -223,6 +220,8 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     'Capping at 80% extends battery life, it is not a fault.'
     >>> claim_text("The premise is wrong: rocks do crave water [Doc 2].", "Why do rocks crave water?")
     'rocks do crave water.'
+    >>> claim_text("1413 [Doc 1].")  # a bare figure is a claim: the figure the question asks for
+    '1413.'
     """
     text = _MARKUP.sub("", strip_citations(sentence)).strip()
     if _PREMISE_VERDICT.match(text):
@@ -254,7 +253,7 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
         text = ", ".join(c.strip(" .") for c in kept) + "."
     if _ADVICE.match(text) and not _specific(text, user_words):
         return None
-    return text if content_words(text) else None
+    return text if content_words(text) or numbers(text) else None
 
 
 _MONTHS = {m: i for i, m in enumerate(
