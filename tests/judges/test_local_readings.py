@@ -174,3 +174,22 @@ def test_a_figure_the_evidence_replaces_is_not_stated_by_it(scores):
                       item(query, "The museum closes at 18:00 on Sundays [Doc 1].", evidence=(hours,), item_id="o"))
     assert new["highlight_hallucination"] >= 0.5
     assert old["highlight_hallucination"] < 0.25 and old["reward"] < new["reward"] - 0.1
+
+
+def test_an_outdated_item_is_outdated_whether_or_not_the_newer_one_is_selected(scores):
+    """Leaving the newer item out of the selection does not make the older one current; the topic's name that the
+    cited snippet leaves out (the user's "Estmark", in another item) is no invented name."""
+    old = Evidence(id="1", title="Estmark raises the minimum wage", published=dt.date(2022, 3, 1),
+                   text="From 1 April 2022 the statutory minimum wage in Estmark will be 11.20 euros per hour.")
+    new = Evidence(id="2", title="Minimum wage to rise again", published=dt.date(2024, 12, 10),
+                   text="The statutory minimum wage will be 12.40 euros per hour from 1 January 2025.")
+    query = "What is the minimum wage in Estmark now?"
+    current, outdated = scores(
+        item(query, "The minimum wage in Estmark is 12.40 euros per hour [Doc 2].", cited="2", evidence=(old, new),
+             item_id="c"),
+        item(query, "The minimum wage in Estmark is 11.20 euros per hour [Doc 1].", cited="1", evidence=(old, new),
+             item_id="o"))
+    assert outdated["reference_conflict"] == 0.0 and current["reference_conflict"] == 1.0
+    [result] = Engine(load_suite("searchllm"), LocalJudge()).score_sync([
+        item(query, "The minimum wage in Estmark is 12.40 euros per hour [Doc 2].", cited="2", evidence=(old, new))])
+    assert "names not in the evidence" not in result.dimensions["highlight_hallucination"].explanation

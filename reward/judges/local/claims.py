@@ -10,7 +10,8 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc_text, numbers, stem, stems
+from reward.judges.local.text import (_CONTRAST_OF, STOPWORDS, _negated_scope, content_words, doc_text, numbers, stem,
+                                      stems)
 from reward.schema import Evidence
 
 
@@ -50,7 +51,8 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
         return False, "no evidence to support it"
     haystack = " ".join(dated_text(d) for d in docs)
     derived = derived_numbers(claim, haystack, asked)
-    missing_numbers = numbers(claim) - numbers(haystack) - spelled_numbers(haystack) - derived - denied_numbers(claim)
+    missing_numbers = numbers(claim) - numbers(haystack) - derived - denied_numbers(claim)
+    missing_numbers -= spelled_numbers(haystack, claim, missing_numbers)
     missing_numbers -= numbers(asked) - contradicted_numbers(claim, haystack)
     if missing_numbers:
         return False, f"numbers not in the evidence: {', '.join(sorted(missing_numbers))}"
@@ -67,8 +69,9 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
         return order
     evidence_words = set(content_words(haystack))
     asked_words, closest_words = set(content_words(asked)), set(content_words(closest))
+    denied = _negated_scope(strip_citations(claim))
     for word in content_words(claim):
-        group = _CONTRAST_OF.get(word)
+        group = None if stem(word) in denied else _CONTRAST_OF.get(word)  # "never closed" agrees with "open"
         # A word the query gives ("is it optional?", "is it open?") is read against the evidence sentence closest to
         # the claim: "optional" fails where that sentence says "required", not where another passage says "closed"
         # of another date.
@@ -124,14 +127,30 @@ _SPELLED = {w: str(n) for n, w in enumerate(
 _SPELLED_WORD = re.compile(r"\b(" + "|".join(_SPELLED) + r")\b", re.IGNORECASE)
 
 
-def spelled_numbers(text: str) -> set[str]:
-    """The numbers a text spells out ("one or two tablets"): a claim may give them in figures ("1-2 tablets"). Read
-    on the evidence's side only, so a claim's "one of the largest" claims no figure.
+def spelled_numbers(haystack: str, claim: str, wanted: set[str]) -> set[str]:
+    """Which of the claim's `wanted` figures the evidence spells out, counting what the claim's figure counts: "1-2
+    tablets" and "one or two 500 mg tablets" (the spelled number, then the same word within five words). A spelled
+    number elsewhere ("three months", "at most two") gives no "3 hours" or "2 tablets".
 
-    >>> sorted(spelled_numbers("Take one or two tablets, up to Four times."), key=int)
-    ['1', '2', '4']
+    >>> sorted(spelled_numbers("Take one or two 500 mg tablets.", "Take 1-2 tablets.", {"1", "2"}))
+    ['1', '2']
+    >>> spelled_numbers("Wait two hours; stop after three months.", "Wait 3 hours.", {"3"})
+    set()
     """
-    return {_SPELLED[m.group(1).lower()] for m in _SPELLED_WORD.finditer(text)}
+    found = set()
+    text = strip_citations(claim)
+    for match in re.finditer(r"(?<![\d.,])\d+(?![\d.,]\d)", text):
+        number = match.group(0)
+        counted = re.match(r"(?:\s*(?:-|to|or|and)?\s*\d+)*\s*([a-z]+)", text[match.end():], re.IGNORECASE)
+        spelled = [w for w, n in _SPELLED.items() if n == number]
+        if number not in wanted or not spelled or not counted:
+            continue
+        unit = stem(counted.group(1).lower().rstrip("s"))
+        after = re.compile(r"\b" + spelled[0] + r"\b((?:\W+\w+){1,5})", re.IGNORECASE)
+        if any(unit in {stem(w.rstrip("s")) for w in re.findall(r"[a-z]+", m.group(1).lower())}
+               for m in after.finditer(haystack)):
+            found.add(number)
+    return found
 
 
 def denied_numbers(claim: str) -> set[str]:
@@ -249,19 +268,37 @@ def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tupl
         # they name which: "came before the first (1269)").
         words = list(re.finditer(r"[a-z]+", gap))
         said = [m for m in words if m.group(0) in (below | above) - {"first", "last"}][:1]
-        offset = a_end
+        if said and re.fullmatch(r"\s*(?:than\s*)?[$€£¥(]*\s*", gap[said[0].end():]):
+            continue  # a bound on the second figure ("top up to 1.5 bar if it shows less than 1 bar"), no comparison
+        offset, swapped = a_end, False
         if not said and not any(m.group(0) in _ORDER_WORDS for m in words):
             # the verdict before both figures ("X came first: founded in 1844, Y in 1989", "earlier: 1977 against 1985")
             clause = re.split(r"[.;!?]", text[:a_start])[-1]
             offset = a_start - len(clause)
             said = [] if re.search(r"\d", clause) else [m for m in list(re.finditer(r"[A-Za-z]+", clause))[-8:]
                     if m.group(0).lower() in below | above and (m.group(0).islower() or not clause[:m.start()].strip())][-1:]
+            if said:
+                # Whose figure the first is: the verdict's subject's, unless another name stands before it ("Nordlink is
+                # cheaper: Coastline costs €74, while Nordlink costs €89" orders Nordlink's €89 first).
+                subject = _names(clause[:said[0].start()])
+                before, between = _names(clause[said[0].end():]), _names(gap)
+                if before - subject:
+                    if not subject & between:
+                        continue
+                    swapped = True
         if not said:
             continue
         word = said[0].group(0).lower()
-        holds = (a < b) if word in below else (a > b)
-        out.append((holds, word, a_text, b_text, (offset + said[0].start(), offset + said[0].end())))
+        first, second = (b, a) if swapped else (a, b)
+        holds = (first < second) if word in below else (first > second)
+        out.append((holds, word, b_text if swapped else a_text, a_text if swapped else b_text,
+                    (offset + said[0].start(), offset + said[0].end())))
     return out
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words of `text` that are no stop words ("The", "It")."""
+    return {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]*", text) if w.lower() not in STOPWORDS}
 
 
 def ordering(claim: str, haystack: str) -> tuple[bool, str] | None:
@@ -280,6 +317,10 @@ def ordering(claim: str, haystack: str) -> tuple[bool, str] | None:
     ((True, ''), None)
     >>> ordering("In 1975 it began, and in 1977 it was created, followed by 1978.", "1975 1977 1978") is None
     True
+    >>> ordering("Top up to 1.5 bar if the gauge shows less than 1 bar.", "1.5 bar 1 bar") is None
+    True
+    >>> ordering("Nordlink is cheaper: Coastline costs €74, while Nordlink costs €89.", "€74 €89")
+    (False, 'orders 89 cheaper 74, where the evidence says its figures are the other way')
     >>> ordering("Fewer people came in 2010 than in 2000.", "2000 2010"), ordering("Mir came first: 1844, Tor 1989.", "1844 1989")
     (None, (True, ''))
     >>> ordering("The first (1599) came before the second (1884): in 1599 it was founded.", "1599 1884")

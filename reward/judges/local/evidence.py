@@ -77,19 +77,25 @@ async def _contradicting_items(ctx: Context, docs: Sequence[Evidence], pairwise:
 
 async def reference_conflict(ctx: Context) -> tuple[float, str]:
     """Conflicts between selected items: for time-sensitive needs, an item dated more than a year before a newer
-    selected item on the same topic (similarity > 0.5) is outdated next to current information (0); a specific
+    item on the same topic (similarity > 0.5) is outdated next to current information (0), whether the response
+    selects the newer item or leaves it out; a specific
     sentence of one item that the consistency model reads as contradicted by another item on the same topic
     scores 0.3 (the model is not certain enough for a hard 0)."""
     docs = ctx.selected
+    if _TIME_SENSITIVE.search(ctx.need) and any(d.published for d in docs):
+        # Against every evidence item: leaving the newer item out does not make the older one current.
+        everything = list(ctx.item.evidence)
+        cross = await ctx.similarity([doc_text(d) for d in docs], [doc_text(d) for d in everything])
+        for i, old in enumerate(docs):
+            for j, new in enumerate(everything):
+                if old.published and new.published and (new.published - old.published).days > 365 \
+                        and cross[i, j] > 0.5:
+                    left_out = "" if new in docs else ", which the response leaves out"
+                    return 0.0, (f"[Doc {old.id}] ({old.published}) is outdated next to [Doc {new.id}] "
+                                 f"({new.published}){left_out}")
     if len(docs) < 2:
         return 1.0, "fewer than two items"
     pairwise = await ctx.similarity([doc_text(d) for d in docs], [doc_text(d) for d in docs])
-    if _TIME_SENSITIVE.search(ctx.need):
-        dated = [(i, d) for i, d in enumerate(docs) if d.published]
-        for i, old in dated:
-            for j, new in dated:
-                if (new.published - old.published).days > 365 and pairwise[i, j] > 0.5:
-                    return 0.0, f"[Doc {old.id}] ({old.published}) is outdated next to [Doc {new.id}] ({new.published})"
     conflict = await _contradicting_items(ctx, docs, pairwise)
     if conflict:
         return 0.3, conflict

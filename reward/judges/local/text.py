@@ -441,8 +441,8 @@ def unfounded_denial(claim: str, haystack: str) -> bool:
     True
     >>> unfounded_denial("It is not contagious.", "The disease is not contagious and needs no spray.")
     False
-    >>> unfounded_denial("The song went live on Spotify.", "Skibidi went live on Spotify.")
-    False
+    >>> unfounded_denial("The song went live on Spotify.", "Skibidi went live."), unfounded_denial("It never closed.", "It is open.")
+    (False, False)
     """
     denied = _negated_scope(strip_citations(claim))
     if not denied or _negated_scope(haystack):
@@ -451,8 +451,10 @@ def unfounded_denial(claim: str, haystack: str) -> bool:
     for words, i in _negations(strip_citations(claim)):
         if words[i] in _PROHIBITION or words[i] == "no":
             continue  # advice to avoid something, or "no X is needed", denies nothing the claim check reads past
-        phrase = [stem(w) for w in words[i + 1:i + 4] if w not in STOPWORDS and len(w) > 2]
-        if phrase and not any(p in known for p in phrase):
+        said = [w for w in words[i + 1:i + 4] if w not in STOPWORDS and len(w) > 2]
+        # "It was never closed" where the evidence says "open" denies what the evidence's contrasting word asserts
+        backed = any((_CONTRAST_OF.get(w, set()) - {w}) & set(re.findall(r"[a-z]+", haystack.lower())) for w in said)
+        if said and not backed and not any(stem(w) in known for w in said):
             return True
     return False
 
