@@ -6,6 +6,7 @@ unit), a contrasting word swapped in, and how much of its wording is new. Pure f
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Sequence
 
@@ -32,6 +33,18 @@ def dated_text(doc: Evidence) -> str:
     return doc_text(doc) + published
 
 
+@functools.lru_cache(maxsize=1024)
+def _given(haystack: str) -> frozenset[str]:
+    """The evidence's numbers, once per evidence text (every claim of every rollout reads the same evidence)."""
+    return frozenset(numbers(haystack))
+
+
+@functools.lru_cache(maxsize=1024)
+def _replaced(haystack: str) -> frozenset[str]:
+    """Numbers the evidence gives only to deny or replace them ("17:00 instead of 18:00", "not 30")."""
+    return frozenset(denied_numbers(haystack) - numbers(_DENIED_NUMBER.sub(" ", strip_citations(haystack))))
+
+
 def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0, asked: str = "",
                   closest: str = "") -> tuple[bool, str]:
     """Whether the evidence supports a claim: its numbers all occur in the evidence or follow from two of its figures
@@ -51,13 +64,13 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
         return False, "no evidence to support it"
     haystack = " ".join(dated_text(d) for d in docs)
     derived = derived_numbers(claim, haystack, asked)
-    missing_numbers = numbers(claim) - numbers(haystack) - derived - denied_numbers(claim)
+    missing_numbers = numbers(claim) - _given(haystack) - derived - denied_numbers(claim)
     missing_numbers -= spelled_numbers(haystack, claim, missing_numbers)
     missing_numbers -= numbers(asked) - contradicted_numbers(claim, haystack)
     if missing_numbers:
         return False, f"numbers not in the evidence: {', '.join(sorted(missing_numbers))}"
     # A figure the evidence gives only to deny or replace it ("17:00 instead of 18:00", "not 30") is not stated by it.
-    replaced = denied_numbers(haystack) - numbers(_DENIED_NUMBER.sub(" ", strip_citations(haystack)))
+    replaced = _replaced(haystack)
     stated = sorted((numbers(claim) - denied_numbers(claim)) & replaced)
     if stated:
         return False, f"says {stated[0]} where the evidence says not {stated[0]}"
@@ -235,7 +248,7 @@ _RATE = re.compile(r"(?:\s*[a-z%]+)?\s*(?:(?:a|an|per|each|every)\s+|/\s*)(day|w
 def _figures(text: str, haystack: str) -> list[tuple[int, int, float, str, str]]:
     """(start, end, value, as written, kind) of each figure of `text` the evidence gives: its unit (a currency, a
     unit of measure, what it counts: "400 beds"), or a calendar year."""
-    given = numbers(haystack)
+    given = _given(haystack)
     out = []
     for match in _QUANTITY.finditer(text):
         start, end = match.span(2)
