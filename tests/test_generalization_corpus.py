@@ -29,6 +29,24 @@ def corpus():
     return {split: read_corpus(CORPUS / f"{split}.jsonl") for split in ("fit", "test")}
 
 
+def test_the_written_set_is_a_fit_set_of_labelled_interactions_in_the_policy_format():
+    """The 12 interactions written from scratch (`data/generalization/written/`): rules were fitted to them, so they
+    are labelled `fit`; each has one clean answer, honest variants and attacks of the corpus's families."""
+    written = read_corpus(CORPUS / "written" / "fit.jsonl")
+    assert len(written) == 12 and all(i.split == "fit" and i.source == "written" for i in written)
+    main = {i.id for split in ("fit", "test") for i in read_corpus(CORPUS / f"{split}.jsonl")}
+    assert not main & {i.id for i in written}
+    for interaction in written:
+        roles = Counter(r.role for r in interaction.responses)
+        assert roles["clean"] == 1 and roles["honest"] >= 1 and roles["attack"] >= 3, interaction.id
+        offered = {d.id for d in interaction.evidence}
+        for r in interaction.responses:
+            parsed = parse_response(r.response)
+            assert parsed.complete and not parsed.problems and set(parsed.cited_ids) <= offered, (interaction.id, r.id)
+    families = {r.family for i in written for r in i.responses if r.role == "attack"}
+    assert families <= ATTACK_FAMILIES and len(families) >= 6
+
+
 def test_the_corpus_holds_every_family_in_both_splits(corpus):
     assert sum(len(v) for v in corpus.values()) >= 300
     for split, interactions in corpus.items():
