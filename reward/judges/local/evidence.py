@@ -15,7 +15,8 @@ from reward.judges.consistency import is_english
 from reward.judges.local.context import Context, _answer_parts, _answer_sentences, clip
 from reward.judges.local.relevance import _copy_weights, _relevance, _substantive
 from reward.judges.local.support import SUPPORT_WINDOW, _supply
-from reward.judges.local.text import content_words, doc_text, salient_terms, stem, stems
+from reward.judges.local.claims import _quantities
+from reward.judges.local.text import _MONTHS, content_words, doc_text, salient_terms, stem, stems
 from reward.schema import Evidence
 
 
@@ -75,10 +76,39 @@ async def _contradicting_items(ctx: Context, docs: Sequence[Evidence], pairwise:
     return f"[Doc {second}] {claim[:80]!r} contradicts [Doc {first}] (P(contradicted) {probabilities[best, 1]:.2f})"
 
 
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
+_MONTH_STEMS = frozenset(stem(m) for m in _MONTHS)
+
+
+def _values(text: str) -> dict[str, set]:
+    """The text's figures by unit ("euro", "metre", what it counts, "time of day"); no years, dates or bare numbers."""
+    out: dict[str, set] = {}
+    for value, _, unit in _quantities(text):
+        if unit and unit not in _MONTH_STEMS:
+            out.setdefault(unit, set()).add(value)
+    if _CLOCK.search(text):
+        out["time of day"] = set(_CLOCK.findall(text))
+    return out
+
+
+def _superseded(old: Evidence, new: Evidence) -> bool:
+    """Whether the newer item gives another figure in a unit the older one gives (a price, an opening time, a rate):
+    what changes over time, unlike the year an event took place.
+
+    >>> _superseded(Evidence(id="1", text="The wage will be €11.20 per hour."), Evidence(id="2", text="It rises to €12.40."))
+    True
+    >>> _superseded(Evidence(id="1", text="It was founded in 1844."), Evidence(id="2", text="It moved in 1901."))
+    False
+    """
+    before, after = _values(old.text), _values(new.text)
+    return any(before[unit] - after[unit] for unit in before.keys() & after.keys())
+
+
 async def reference_conflict(ctx: Context) -> tuple[float, str]:
     """Conflicts between selected items: for time-sensitive needs, an item dated more than a year before a newer
-    item on the same topic (similarity > 0.5) is outdated next to current information (0), whether the response
-    selects the newer item or leaves it out; a specific
+    item on the same topic (similarity > 0.5) is outdated next to current information (0); a newer item the
+    response leaves out counts where it gives another figure in a unit the older one gives (`_superseded`: a price,
+    an opening time, not the year an event took place); a specific
     sentence of one item that the consistency model reads as contradicted by another item on the same topic
     scores 0.3 (the model is not certain enough for a hard 0)."""
     docs = ctx.selected
@@ -89,7 +119,7 @@ async def reference_conflict(ctx: Context) -> tuple[float, str]:
         for i, old in enumerate(docs):
             for j, new in enumerate(everything):
                 if old.published and new.published and (new.published - old.published).days > 365 \
-                        and cross[i, j] > 0.5:
+                        and cross[i, j] > 0.5 and (new in docs or _superseded(old, new)):
                     left_out = "" if new in docs else ", which the response leaves out"
                     return 0.0, (f"[Doc {old.id}] ({old.published}) is outdated next to [Doc {new.id}] "
                                  f"({new.published}){left_out}")
