@@ -193,3 +193,17 @@ def test_an_outdated_item_is_outdated_whether_or_not_the_newer_one_is_selected(s
     [result] = Engine(load_suite("searchllm"), LocalJudge()).score_sync([
         item(query, "The minimum wage in Estmark is 12.40 euros per hour [Doc 2].", cited="2", evidence=(old, new))])
     assert "names not in the evidence" not in result.dimensions["highlight_hallucination"].explanation
+
+
+def test_a_verdict_between_the_two_things_asked_about_is_checked_against_their_figures(scores):
+    """"Which is older, A or B?" answered "B is older." in a sentence of its own, the years in the next: the verdict
+    is checked against the one year the evidence gives each."""
+    halvard = Evidence(id="1", title="Halvard University", text="Halvard University was founded in 1764 by a charter.")
+    teschen = Evidence(id="2", title="Teschen Institute", text="The Teschen Institute began in 1829 as a mining school.")
+    query = "Which is older, Halvard University or the Teschen Institute?"
+    years = "Halvard University was founded in 1764 [Doc 1], the Teschen Institute in 1829 [Doc 2]."
+    right, flipped = scores(
+        item(query, f"Halvard University is older [Doc 1]. {years}", evidence=(halvard, teschen), item_id="r"),
+        item(query, f"The Teschen Institute is older [Doc 2]. {years}", cited="2", evidence=(halvard, teschen),
+             item_id="f"))
+    assert flipped["highlight_hallucination"] < 0.25 and flipped["reward"] < right["reward"] - 0.1

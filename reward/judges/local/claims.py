@@ -11,6 +11,8 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
+from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quantities, _unit, ordered_reading, ordering,
+                                         spelled_numbers)
 from reward.judges.local.text import (_CONTRAST_OF, STOPWORDS, _negated_scope, content_words, doc_text, numbers, stem,
                                       stems)
 from reward.schema import Evidence
@@ -31,12 +33,6 @@ def dated_text(doc: Evidence) -> str:
     """
     published = f" Published {doc.published.day} {doc.published:%B %Y}." if doc.published else ""
     return doc_text(doc) + published
-
-
-@functools.lru_cache(maxsize=1024)
-def _given(haystack: str) -> frozenset[str]:
-    """The evidence's numbers, once per evidence text (every claim of every rollout reads the same evidence)."""
-    return frozenset(numbers(haystack))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -133,39 +129,6 @@ _DENIED_NUMBER = re.compile(r"(?:\bnot|n't|\bnever|\brather than|\binstead of)\s
                             r"(\d+(?:[.,:]\d+)*)", re.IGNORECASE)
 
 
-_SPELLED = {w: str(n) for n, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split())} | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60",
-                                                      "seventy": "70", "eighty": "80", "ninety": "90", "hundred": "100"}
-_SPELLED_WORD = re.compile(r"\b(" + "|".join(_SPELLED) + r")\b", re.IGNORECASE)
-
-
-def spelled_numbers(haystack: str, claim: str, wanted: set[str]) -> set[str]:
-    """Which of the claim's `wanted` figures the evidence spells out, counting what the claim's figure counts: "1-2
-    tablets" and "one or two 500 mg tablets" (the spelled number, then the same word within five words). A spelled
-    number elsewhere ("three months", "at most two") gives no "3 hours" or "2 tablets".
-
-    >>> sorted(spelled_numbers("Take one or two 500 mg tablets.", "Take 1-2 tablets.", {"1", "2"}))
-    ['1', '2']
-    >>> spelled_numbers("Wait two hours; stop after three months.", "Wait 3 hours.", {"3"})
-    set()
-    """
-    found = set()
-    text = strip_citations(claim)
-    for match in re.finditer(r"(?<![\d.,])\d+(?![\d.,]\d)", text):
-        number = match.group(0)
-        counted = re.match(r"(?:\s*(?:-|to|or|and)?\s*\d+)*\s*([a-z]+)", text[match.end():], re.IGNORECASE)
-        spelled = [w for w, n in _SPELLED.items() if n == number]
-        if number not in wanted or not spelled or not counted:
-            continue
-        unit = stem(counted.group(1).lower().rstrip("s"))
-        after = re.compile(r"\b" + spelled[0] + r"\b((?:\W+\w+){1,5})", re.IGNORECASE)
-        if any(unit in {stem(w.rstrip("s")) for w in re.findall(r"[a-z]+", m.group(1).lower())}
-               for m in after.finditer(haystack)):
-            found.add(number)
-    return found
-
-
 def denied_numbers(claim: str) -> set[str]:
     """Numbers the claim denies rather than states ("18 euros, not 30"): a premise correction names the wrong figure
     without claiming it.
@@ -174,211 +137,6 @@ def denied_numbers(claim: str) -> set[str]:
     ['30']
     """
     return {m.group(1).replace(",", "") for m in _DENIED_NUMBER.finditer(strip_citations(claim))}
-
-
-_QUANTITY = re.compile(r"([$€£¥])?\s?(\d+(?:[.,]\d+)*)(?:-|\s*)([a-z]+|%)?", re.IGNORECASE)
-_YEAR_UNIT = "year"
-_CURRENCY = {"$": "dollar", "€": "euro", "£": "pound", "¥": "yen"}
-_UNIT_NAMES = {
-    **dict.fromkeys(("m", "metre", "meter"), "metre"), **dict.fromkeys(("km", "kilometre", "kilometer"), "kilometre"),
-    **dict.fromkeys(("cm", "centimetre", "centimeter"), "centimetre"),
-    **dict.fromkeys(("mm", "millimetre", "millimeter"), "millimetre"), **dict.fromkeys(("kg", "kilogram", "kilo"), "kilogram"),
-    **dict.fromkeys(("g", "gram", "gramme"), "gram"), **dict.fromkeys(("mg", "milligram"), "milligram"),
-    **dict.fromkeys(("l", "litre", "liter"), "litre"), **dict.fromkeys(("ml", "millilitre", "milliliter"), "millilitre"),
-    **dict.fromkeys(("h", "hr", "hour"), "hour"), **dict.fromkeys(("min", "minute"), "minute"),
-    **dict.fromkeys(("sec", "second"), "second"), **dict.fromkeys(("yr", "year"), "year"),
-    **dict.fromkeys(("ft", "foot", "feet"), "foot"), **dict.fromkeys(("mi", "mile"), "mile"),
-    **dict.fromkeys(("lb", "pound"), "pound"), **dict.fromkeys(("euro", "eur"), "euro"),
-    **dict.fromkeys(("dollar", "usd"), "dollar"), **dict.fromkeys(("%", "percent", "per cent"), "percent"),
-}
-"""A unit as written (lower case, plural "s" dropped) -> its name, so "271 m" and "164 metres" are in one unit."""
-
-
-def _unit(currency: str | None, word: str | None) -> str:
-    """The unit of a quantity: its currency sign ("€15 a month" is in euros), else the word after it (abbreviations
-    and spellings named alike), "" for none."""
-    if currency:
-        return _CURRENCY[currency]
-    word = (word or "").lower()
-    if not word or word in STOPWORDS:
-        return ""
-    named = _UNIT_NAMES.get(word) or _UNIT_NAMES.get(word.rstrip("s"))
-    return named or stem(word.rstrip("s"))
-
-
-def _quantities(text: str) -> list[tuple[float, str, str]]:
-    """(value, the number as written without thousands commas, the stem of its unit: the word after it, "" for none)
-    for every number of the text ("28-day" is 28 in days); a time of day or a date's parts ("10:00", "2025-08-28")
-    are no quantities."""
-    text = strip_citations(text)
-    out = []
-    for match in _QUANTITY.finditer(text):
-        start, end = match.span(2)
-        if _in_time_or_date(text, start, end):
-            continue
-        written = match.group(2).replace(",", "")
-        try:
-            value = float(written)
-        except ValueError:
-            continue
-        out.append((value, written, _unit(match.group(1), match.group(3))))
-    return out
-
-
-_CALENDAR = "calendar year"
-_ORDER = {
-    # a year's order is its time's; any other figure's is its size
-    _CALENDAR: ({"before", "earlier", "older", "first", "sooner"},
-                {"after", "later", "newer", "younger", "last"}),
-    "": ({"less", "fewer", "smaller", "lower", "shorter", "cheaper", "lighter", "colder", "slower", "younger"},
-         {"more", "larger", "bigger", "greater", "higher", "longer", "taller", "dearer", "pricier", "costlier",
-          "heavier", "warmer", "faster", "older"}),
-}
-_ORDER_WORDS = frozenset(w for below, above in _ORDER.values() for w in below | above)
-_ORDER_STEMS = frozenset(stem(w) for w in _ORDER_WORDS)
-_CONNECTOR = re.compile(r"\b(?:against|versus|vs\.?|compared (?:to|with))(?=\W)", re.IGNORECASE)
-
-
-_RATE = re.compile(r"(?:\s*[a-z%]+)?\s*(?:(?:a|an|per|each|every)\s+|/\s*)(day|week|month|year|hour|minute|night|"
-                   r"person|people|head|capita|kilo|kg|litre|liter|unit|piece|ticket|adult|child|student|visit|trip|"
-                   r"ride|use|dose|gb|mb)s?\b"
-                   r"|(?:\s*[a-z%]+)?\s*(daily|weekly|monthly|yearly|annually|hourly)\b", re.IGNORECASE)
-
-
-def _figures(text: str, haystack: str) -> list[tuple[int, int, float, str, str]]:
-    """(start, end, value, as written, kind) of each figure of `text` the evidence gives: its unit (a currency, a
-    unit of measure, what it counts: "400 beds"), or a calendar year."""
-    given = _given(haystack)
-    out = []
-    for match in _QUANTITY.finditer(text):
-        start, end = match.span(2)
-        written = match.group(2).replace(",", "")
-        if _in_time_or_date(text, start, end) or written not in given or not re.fullmatch(r"\d+(?:\.\d+)?", written):
-            continue
-        value = float(written)
-        word = (match.group(3) or "").lower()
-        unit = _CURRENCY.get(match.group(1) or "") or _UNIT_NAMES.get(word) or _UNIT_NAMES.get(word.rstrip("s")) or ""
-        if not unit and value.is_integer() and 1000 <= value <= 2100:
-            unit = _CALENDAR
-        elif not unit and word not in STOPWORDS | _ORDER_WORDS | {"against", "versus", "vs", "compared", "came"}:
-            unit = stem(word.rstrip("s"))  # what it counts ("400 beds")
-        # a rate is part of the kind: "€120" is no figure of the kind "€12 a month" is
-        rate = _RATE.match(text, end)
-        out.append((start, end, value, written, unit + (f" per {stem(rate.group(1) or rate.group(2))}" if rate else "")))
-    return out
-
-
-def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tuple[int, int]]]:
-    """(holds, word, first figure, second figure, span of the word) for each pair of figures `text` orders."""
-    out = []
-    figures = _figures(text, haystack)
-    for (a_start, a_end, a, a_text, kind), (b_start, _, b, b_text, b_kind) in zip(figures, figures[1:]):
-        below, above = _ORDER[_CALENDAR if kind == _CALENDAR else ""]
-        gap = text[a_end:b_start]
-        if kind != b_kind or a == b or len(re.findall(r"[a-z]+", gap, re.IGNORECASE)) > 8:
-            continue
-        # A word of order in lower case ("First for Women" is a name), not "first"/"last" between the figures (there
-        # they name which: "came before the first (1269)").
-        words = list(re.finditer(r"[a-z]+", gap))
-        said = [m for m in words if m.group(0) in (below | above) - {"first", "last"}][:1]
-        if said and re.fullmatch(r"\s*(?:than\s*)?[$€£¥(]*\s*", gap[said[0].end():]):
-            continue  # a bound on the second figure ("top up to 1.5 bar if it shows less than 1 bar"), no comparison
-        offset, swapped = a_end, False
-        if not said and not any(m.group(0) in _ORDER_WORDS for m in words):
-            # the verdict before both figures ("X came first: founded in 1844, Y in 1989", "earlier: 1977 against 1985")
-            clause = re.split(r"[.;!?]", text[:a_start])[-1]
-            offset = a_start - len(clause)
-            said = [] if re.search(r"\d", clause) else [m for m in list(re.finditer(r"[A-Za-z]+", clause))[-8:]
-                    if m.group(0).lower() in below | above and (m.group(0).islower() or not clause[:m.start()].strip())][-1:]
-            if said:
-                # Whose figure the first is: the verdict's subject's, unless another name stands before it ("Nordlink is
-                # cheaper: Coastline costs €74, while Nordlink costs €89" orders Nordlink's €89 first).
-                subject = _names(clause[:said[0].start()])
-                before, between = _names(clause[said[0].end():]), _names(gap)
-                if before - subject:
-                    if not subject & between:
-                        continue
-                    swapped = True
-        if not said:
-            continue
-        word = said[0].group(0).lower()
-        first, second = (b, a) if swapped else (a, b)
-        holds = (first < second) if word in below else (first > second)
-        out.append((holds, word, b_text if swapped else a_text, a_text if swapped else b_text,
-                    (offset + said[0].start(), offset + said[0].end())))
-    return out
-
-
-def _names(text: str) -> set[str]:
-    """Capitalised words of `text` that are no stop words ("The", "It")."""
-    return {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]*", text) if w.lower() not in STOPWORDS}
-
-
-def ordering(claim: str, haystack: str) -> tuple[bool, str] | None:
-    """How a claim orders two figures the evidence gives, in one unit (or two years), by a word of order between them
-    ("the second (1264) came before the first (1269)", "5,000, more than the 4,000 of 1990") or in the clause before
-    both ("earlier: 1977 against 1985", "X came first: founded in 1844, Y in 1989"): (whether the figures are so
-    ordered, why not); None when it orders none. Years are ordered by words of time, other figures by words of size
-    ("fewer people came in 2010 than in 2000" orders no years). The first figure named is the one ordered, as it is
-    in these phrasings.
-
-    >>> ordering("The second (1264) came before the first (1269).", "in 1269 ... in 1264")
-    (True, '')
-    >>> ordering("The first is earlier: 1985 [Doc 1] against 1977 [Doc 2].", "in 1985 ... in 1977")[0]
-    False
-    >>> ordering("It costs €15, €5 more than the €10 plan.", "€15 ... €10"), ordering("In 1990 it had 400 beds.", "1990 400")
-    ((True, ''), None)
-    >>> ordering("In 1975 it began, and in 1977 it was created, followed by 1978.", "1975 1977 1978") is None
-    True
-    >>> ordering("Top up to 1.5 bar if the gauge shows less than 1 bar.", "1.5 bar 1 bar") is None
-    True
-    >>> ordering("Nordlink is cheaper: Coastline costs €74, while Nordlink costs €89.", "€74 €89")
-    (False, 'orders 89 cheaper 74, where the evidence says its figures are the other way')
-    >>> ordering("Fewer people came in 2010 than in 2000.", "2000 2010"), ordering("Mir came first: 1844, Tor 1989.", "1844 1989")
-    (None, (True, ''))
-    >>> ordering("The first (1599) came before the second (1884): in 1599 it was founded.", "1599 1884")
-    (True, '')
-    >>> ordering("B is cheaper: 120 euros a year, against 12 euros a month for A.", "120 euros 12 euros") is None
-    True
-    >>> ordering("B is cheaper: €120, against €12 a month.", "€120 €12") is None, ordering("B is cheaper: €10 against €12.", "€10 €12")
-    (True, (True, ''))
-    """
-    verdict = None
-    for holds, word, a, b, _ in _orderings(strip_citations(claim), haystack):
-        if not holds:
-            return False, f"orders {a} {word} {b}, where the evidence says its figures are the other way"
-        verdict = (True, "")
-    return verdict
-
-
-def ordered_reading(claim: str, haystack: str) -> str:
-    """The claim as the consistency model reads it where it rightly orders two of the evidence's figures: without the
-    words of order (and "than", "against"), which the model cannot check and the arithmetic has, so that what is left
-    says which figure goes with what.
-
-    >>> ordered_reading("Arthur's Magazine (1844) is older than First for Women (1989).", "1844 1989")
-    "Arthur's Magazine (1844) and First for Women (1989)."
-    >>> ordered_reading("Mir is earlier: 1844 against 1989.", "1844 1989")
-    'Mir: 1844 and 1989.'
-    """
-    text = strip_citations(claim)
-    found = _orderings(text, haystack)
-    if not found or not all(holds for holds, *_ in found):
-        return claim
-    for *_, (start, end) in sorted(found, key=lambda f: -f[4][0]):
-        before = re.sub(r"(?:\s+(?:is|was|are|were|came|comes|come|has been))?\s*$", "", text[:start])
-        after = text[end:]
-        text = before + (after.lstrip() if re.match(r"\s*[:,]", after) else
-                         " and " + re.sub(r"^\s*(?:than|to)\b\s*", "", after))
-    text = _CONNECTOR.sub("and", text)
-    return re.sub(r"\s{2,}", " ", text).strip()
-
-
-def _in_time_or_date(text: str, start: int, end: int) -> bool:
-    """Whether the number at text[start:end] is part of a time or a date (a colon, slash or hyphen joins it to
-    another number)."""
-    before, after = text[max(0, start - 1):start], text[end:end + 2]
-    return bool(re.match(r"[:/-]\d", after)) or before in (":", "/", "-")
 
 
 _FINITE = re.compile(r"\b(?:is|are|was|were|be|been|being|am|has|have|had|does|did|do|can|could|will|would|should|"

@@ -15,7 +15,7 @@ from reward.judges.consistency import is_english
 from reward.judges.local.context import Context, _answer_parts, _answer_sentences, clip
 from reward.judges.local.relevance import _copy_weights, _relevance, _substantive
 from reward.judges.local.support import SUPPORT_WINDOW, _supply
-from reward.judges.local.claims import _quantities
+from reward.judges.local.figures import _quantities
 from reward.judges.local.text import _MONTHS, content_words, doc_text, salient_terms, stem, stems
 from reward.schema import Evidence
 

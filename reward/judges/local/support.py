@@ -16,6 +16,7 @@ from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.claims import claim_support, is_fragment, swapped_value, without_derivation
+from reward.judges.local.figures import named_verdict
 from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
 from reward.judges.local.relevance import _missing_answer_type
 from reward.judges.local.text import (
@@ -146,6 +147,11 @@ read is checked against the evidence it can."""
         similarity = (await ctx.similarity([claim], evidence_sentences))[0]
         closest = evidence_sentences[int(np.argmax(similarity))]
         supported, why = claim_support(claim, docs, float(similarity.max()), context, closest)
+        # A verdict between the two things asked about is checked against what every evidence item gives each.
+        verdict = named_verdict(claim, [s for d in ctx.item.evidence for s in split_sentences(d.text)], context) \
+            if supported else None
+        if verdict and not verdict[0]:
+            supported, why = verdict
         if not supported and why.startswith("numbers not in") and len(docs) < len(ctx.item.evidence):
             # A number the cited passage lacks but another evidence item gives is a citation slip, not an invented
             # number (WiCE claims join facts of several passages): hard only when no evidence item has it. A
