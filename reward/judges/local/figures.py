@@ -22,7 +22,7 @@ _SPELLED = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())} | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60",
                                                       "seventy": "70", "eighty": "80", "ninety": "90", "hundred": "100"}
-_SPELLED_WORD = re.compile(r"\b(" + "|".join(_SPELLED) + r")\b", re.IGNORECASE)
+_SPELLING = {n: w for w, n in _SPELLED.items()}
 
 
 def spelled_numbers(haystack: str, claim: str, wanted: set[str]) -> set[str]:
@@ -40,11 +40,11 @@ def spelled_numbers(haystack: str, claim: str, wanted: set[str]) -> set[str]:
     for match in re.finditer(r"(?<![\d.,])\d+(?![\d.,]\d)", text):
         number = match.group(0)
         counted = re.match(r"(?:\s*(?:-|to|or|and)?\s*\d+)*\s*([a-z]+)", text[match.end():], re.IGNORECASE)
-        spelled = [w for w, n in _SPELLED.items() if n == number]
+        spelled = _SPELLING.get(number)
         if number not in wanted or not spelled or not counted:
             continue
         unit = stem(counted.group(1).lower().rstrip("s"))
-        after = re.compile(r"\b" + spelled[0] + r"\b((?:\W+\w+){1,5})", re.IGNORECASE)
+        after = re.compile(r"\b" + spelled + r"\b((?:\W+\w+){1,5})", re.IGNORECASE)
         if any(unit in {stem(w.rstrip("s")) for w in re.findall(r"[a-z]+", m.group(1).lower())}
                for m in after.finditer(haystack)):
             found.add(number)
@@ -111,6 +111,8 @@ _ORDER = {
 }
 _ORDER_WORDS = frozenset(w for below, above in _ORDER.values() for w in below | above)
 _ORDER_STEMS = frozenset(stem(w) for w in _ORDER_WORDS)
+_NO_COUNT = STOPWORDS | _ORDER_WORDS | {"against", "versus", "vs", "compared", "came"}
+"""Words after a figure that say nothing of what it counts."""
 _CONNECTOR = re.compile(r"\b(?:against|versus|vs\.?|compared (?:to|with))(?=\W)", re.IGNORECASE)
 
 
@@ -135,7 +137,7 @@ def _figures(text: str, haystack: str) -> list[tuple[int, int, float, str, str]]
         unit = _CURRENCY.get(match.group(1) or "") or _UNIT_NAMES.get(word) or _UNIT_NAMES.get(word.rstrip("s")) or ""
         if not unit and value.is_integer() and 1000 <= value <= 2100:
             unit = _CALENDAR
-        elif not unit and word not in STOPWORDS | _ORDER_WORDS | {"against", "versus", "vs", "compared", "came"}:
+        elif not unit and word not in _NO_COUNT:
             unit = stem(word.rstrip("s"))  # what it counts ("400 beds")
         # a rate is part of the kind: "€120" is no figure of the kind "€12 a month" is
         rate = _RATE.match(text, end)
@@ -212,7 +214,8 @@ def named_verdict(claim: str, sentences: Sequence[str], asked: str) -> tuple[boo
     choice = _CHOICE.search(asked)
     text = strip_citations(claim)
     said = [m for m in re.finditer(r"[a-z]+", text) if m.group(0) in _ORDER_WORDS]
-    if not choice or not said or _figures(text, " ".join(sentences)) or re.search(r"\b(?:not|never|no)\b|n't", text):
+    joined = " ".join(sentences)
+    if not choice or not said or _figures(text, joined) or re.search(r"\b(?:not|never|no)\b|n't", text):
         return None  # no verdict, one with figures (`ordering` reads it), or a denied one ("B is not older")
     a, b = _names(choice.group("a")), _names(choice.group("b"))
     a, b = a - b, b - a
@@ -228,7 +231,6 @@ def named_verdict(claim: str, sentences: Sequence[str], asked: str) -> tuple[boo
         out: dict[str, set[float]] = {}
         for sentence in sentences:
             if _names(sentence) & names:
-                joined = " ".join(sentences)
                 for _, _, value, _, unit in _figures(sentence, joined):
                     if (unit == _CALENDAR) == (kind == _CALENDAR) and unit:
                         out.setdefault(unit, set()).add(value)

@@ -77,8 +77,7 @@ class SentenceCheck:
     """What the combination read (model probabilities, coverage, `claim_features`); empty on a hard failure."""
 
 
-_LABELLED = re.compile(r"^\W*[A-Za-z][\w '’()+-]{0,30}:\s+\S")
-_LABEL = re.compile(r"^\W*[A-Za-z][\w '’()+-]{0,30}:\s+(?=\S)")
+_LABELLED = re.compile(r"^\W*[A-Za-z][\w '’()+-]{0,30}:\s+(?=\S)")
 """A labelled line ("Next change: not before January 2027"): its label says what the fragment after it is about, so
 it is read as it stands, not as an answer to the whole question.
 
@@ -112,6 +111,9 @@ read is checked against the evidence it can."""
     # An answer that declines has no terse answer to read with its question: what is left of its sentences once the
     # declining clauses go ("[Doc 2] covers the Yuan dynasty, but not this") is read as it stands.
     answering = not ctx.rule("refusal.detect").findings["refusal"]
+    every_sentence = [s for d in ctx.item.evidence for s in split_sentences(d.text)]
+    everywhere = " ".join(doc_text(d) for d in ctx.item.evidence)
+    asked_lower, everywhere_lower = context.lower(), everywhere.lower()
     checks: list[SentenceCheck | None] = []
     # (index, claim, window, lexical doubt, coverage, claim_features)
     pending: list[tuple[int, str, list[str], str, float, dict[str, float]]] = []
@@ -148,8 +150,7 @@ read is checked against the evidence it can."""
         closest = evidence_sentences[int(np.argmax(similarity))]
         supported, why = claim_support(claim, docs, float(similarity.max()), context, closest)
         # A verdict between the two things asked about is checked against what every evidence item gives each.
-        verdict = named_verdict(claim, [s for d in ctx.item.evidence for s in split_sentences(d.text)], context) \
-            if supported else None
+        verdict = named_verdict(claim, every_sentence, context) if supported else None
         if verdict and not verdict[0]:
             supported, why = verdict
         if not supported and why.startswith("numbers not in") and len(docs) < len(ctx.item.evidence):
@@ -194,8 +195,7 @@ read is checked against the evidence it can."""
             window = [evidence_sentences[i] for i in top]
         # The user's topic ("Estmark") that some evidence item names is no invented name where the cited item, a
         # news snippet, leaves it out; any other name must be in what the claim cites.
-        everywhere = " ".join(doc_text(d) for d in ctx.item.evidence).lower()
-        names = [n for n in novel_names(reading, haystack) if not (n in context.lower() and n in everywhere)]
+        names = [n for n in novel_names(reading, haystack) if not (n in asked_lower and n in everywhere_lower)]
         if names:
             doubt = f"names not in the evidence: {', '.join(names[:3])}"
         elif negation_flip(claim, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))]) \
@@ -206,7 +206,7 @@ read is checked against the evidence it can."""
         # The combination's coverage features were fitted over the evidence and the user's words, so they are read
         # so; what decides on the user's words alone (numbers, names, a contrasting word, a denial) reads the
         # evidence only, and `coverage_evidence` is the evidence's share alone.
-        everything = " ".join(doc_text(d) for d in ctx.item.evidence) + " " + context
+        everything = everywhere + " " + context
         extra = claim_features(claim, haystack, everything, closest)
         pending.append((len(checks), reading, window, doubt, lexical_coverage(claim, haystack + " " + context), extra))
         checks.append(None)
@@ -215,9 +215,8 @@ read is checked against the evidence it can."""
             [(" ".join(window), claim) for _, claim, window, _, _, _ in pending])
         combination = getattr(ctx.scorer.model(), "combination", None)
         # The user's words are no evidence: coverage by the evidence alone is the combination's lexical feature.
-        evidence_text = " ".join(doc_text(d) for d in ctx.item.evidence)
         for (index, claim, _, lexical, coverage, extra), row in zip(pending, probabilities, strict=True):
-            extra = {**extra, "coverage_evidence": lexical_coverage(claim, evidence_text)}
+            extra = {**extra, "coverage_evidence": lexical_coverage(claim, everywhere)}
             p_supported = (combination.probability(float(row[0]), coverage, extra) if combination
                            else float(row[0]))
             reading = combination.support if combination else None
@@ -303,7 +302,7 @@ def answer_grounding(ctx: Context) -> dict[str, float]:
     haystack = " ".join(texts)
     # What the arithmetic checked (a derived figure, two figures rightly ordered) is read as the model reads it.
     derived = [without_derivation(text, haystack, ctx.item.query) for text in read if text]
-    kept = [_LABEL.sub("", text, count=1) for text in derived if text]
+    kept = [_LABELLED.sub("", text, count=1) for text in derived if text]
     if not kept:
         return dict.fromkeys(LEXICAL_FEATURES, 1.0)
     return lexical_features(" ".join(kept), texts)
