@@ -207,3 +207,49 @@ def test_a_verdict_between_the_two_things_asked_about_is_checked_against_their_f
         item(query, f"The Teschen Institute is older [Doc 2]. {years}", cited="2", evidence=(halvard, teschen),
              item_id="f"))
     assert flipped["highlight_hallucination"] < 0.25 and flipped["reward"] < right["reward"] - 0.1
+
+
+def explanations(query: str, answers: list[str], evidence) -> list[str]:
+    results = Engine(load_suite("searchllm"), LocalJudge()).score_sync(
+        [item(query, a, evidence=evidence, item_id=str(i)) for i, a in enumerate(answers)])
+    return [r.dimensions["highlight_hallucination"].explanation for r in results]
+
+
+def test_a_figure_worked_out_in_the_open_from_the_evidences_figures_is_no_invented_number():
+    """A difference, a count times what it counts, a sum of such products: the claim states its operands, which the
+    evidence gives, so the figure is no invented number. A figure two unrelated figures of the sentence happen to
+    multiply to ("every 2 hours, up to 10 doses") is still one, and so is a miscalculated one."""
+    towns = (Evidence(id="1", title="Kvernes", text="At the 2021 census Kvernes had 48,300 inhabitants."),
+             Evidence(id="2", title="Dalsby", text="Dalsby had 36,900 inhabitants at the 2021 census."))
+    right, miscalculated = explanations("Which town is bigger, Kvernes or Dalsby?", [
+        "Kvernes has 48,300 inhabitants, 11,400 more than the 36,900 of Dalsby [Doc 1][Doc 2].",
+        "Kvernes has 48,300 inhabitants, 12,400 more than the 36,900 of Dalsby [Doc 1][Doc 2]."], towns)
+    assert "numbers not in the evidence" not in right, right
+    assert "numbers not in the evidence: 12400" in miscalculated, miscalculated
+    dosing = (Evidence(id="1", title="Children's ibuprofen", text=(
+        "Children aged 2 to 4 years: 5 ml per dose. Give up to 3 doses in 24 hours, at least 6 hours apart.")),)
+    worked, unrelated = explanations("How much can a 3-year-old take?", [
+        "Up to 15 ml in 24 hours: 3 doses of 5 ml [Doc 1].",
+        "Give 5 ml every 2 hours, up to 10 doses a day [Doc 1]."], dosing)
+    assert "numbers not in the evidence" not in worked, worked
+    assert "numbers not in the evidence: 10" in unrelated, unrelated
+
+
+def test_honest_wordings_of_silence_and_premise_corrections_are_not_read_as_invented_denials():
+    """"X is not given in the sources" is no claim; a denial of what a why-question takes for granted, in the user's
+    own words, is a premise correction, not a denial that no evidence makes; a plural of the evidence's name
+    ("Saturdays") is no new name."""
+    festival = (Evidence(id="1", title="Morrow Park festival", text="The 2023 festival ran from 14 to 16 July on three stages."),)
+    [silent] = explanations("How many people attended the 2023 festival?",
+                            ["The attendance for 2023 is not given in the sources I have [Doc 1]."], festival)
+    assert "denies" not in silent and "contradicted" not in silent, silent
+    lighthouse = (Evidence(id="1", title="Brenner Point", text=(
+        "In 2015 Brenner Point lighthouse was automated and its last keeper retired; the light still operates.")),)
+    [corrected] = explanations("Why did the Brenner Point lighthouse close in 2015?", [
+        "The premise is not quite right: the lighthouse was not closed in 2015. It was automated that year [Doc 1]."],
+        lighthouse)
+    assert "denies what no evidence denies" not in corrected, corrected
+    library = (Evidence(id="1", title="City library", text="Saturday: 10:00 to 16:00. Sunday: closed."),)
+    [plural] = explanations("When does the library open on Saturdays?",
+                            ["On Saturdays the library is open from 10:00 to 16:00 [Doc 1]."], library)
+    assert "names not in the evidence" not in plural, plural

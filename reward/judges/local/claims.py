@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
 from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quantities, _unit, ordered_reading, ordering,
-                                         spelled_numbers)
-from reward.judges.local.text import (_CONTRAST_OF, STOPWORDS, _negated_scope, content_words, doc_text, numbers, stem,
-                                      stems)
+                                         spelled_numbers, stated_arithmetic)
+from reward.judges.local.negation import _negated_scope
+from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc_text, numbers, stem, stems
 from reward.schema import Evidence
 
 
@@ -61,7 +61,7 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     haystack = " ".join(dated_text(d) for d in docs)
     derived = derived_numbers(claim, haystack, asked)
     missing_numbers = numbers(claim) - _given(haystack) - derived - denied_numbers(claim)
-    missing_numbers -= spelled_numbers(haystack, claim, missing_numbers)
+    missing_numbers -= spelled_numbers(haystack, claim, missing_numbers) | stated_arithmetic(claim, haystack)
     missing_numbers -= numbers(asked) - contradicted_numbers(claim, haystack)
     if missing_numbers:
         return False, f"numbers not in the evidence: {', '.join(sorted(missing_numbers))}"
@@ -159,6 +159,11 @@ def is_fragment(claim: str) -> bool:
     >>> is_fragment("It is Zhenjin."), is_fragment("They were the Iroquois.")
     (True, True)
 
+    A denial of more than two words is a statement, whatever its verb: "The lighthouse never closed."
+
+    >>> is_fragment("The lighthouse never closed."), is_fragment("Not Zhenjin.")
+    (False, True)
+
     A sentence about the sources ("The sources disagree.", "Both documents agree.") is a statement with a verb the
     auxiliaries above do not cover, not an answer to the question:
 
@@ -169,7 +174,7 @@ def is_fragment(claim: str) -> bool:
         return False
     claim = _PRONOUN_COPULA.sub("", claim, count=1)  # "It is Zhenjin" claims what "Zhenjin" does
     words = re.findall(r"[\w'’-]+", claim)
-    return 0 < len(words) <= 6 and not _FINITE.search(claim)
+    return 0 < len(words) <= 6 and not _FINITE.search(claim) and not (len(words) > 2 and _negated_scope(claim))
 
 
 def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:

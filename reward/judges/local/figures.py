@@ -100,6 +100,77 @@ def _quantities(text: str) -> list[tuple[float, str, str]]:
     return out
 
 
+_COUNT = r"(\d+|" + "|".join(_SPELLED) + r")"
+_PRODUCTS = (
+    # a count before a quantity: "two 200 mg tablets", "2 x 200 mg", "3 times 40", "3 doses of 5 ml"
+    re.compile(r"(?<![\d.,])\b" + _COUNT + r"(?:\s*(?:x|×|\*|times)\s*|\s+[a-z]+\s+of\s+|\s+)[$€£¥]?(\d+(?:[.,]\d+)*)"
+               r"(?![\d:])",
+               re.IGNORECASE),
+    # a quantity in each of a count: "800 in each of the two tents", "€12 for each of 3 nights"
+    re.compile(r"(?<![\d:])[$€£¥]?(\d+(?:[.,]\d+)*)\s+(?:[a-z]+\s+){0,2}each\s+of\s+(?:the\s+)?" + _COUNT + r"\b",
+               re.IGNORECASE),
+)
+
+
+def _value(written: str) -> float:
+    return float(_SPELLED.get(written.lower(), written.replace(",", "")))
+
+
+def stated_arithmetic(claim: str, haystack: str) -> set[str]:
+    """The claim's numbers that the evidence does not give but that the claim works out in the open from figures it
+    states and the evidence gives: a sum or difference of two in one unit, a count times a quantity it counts
+    ("two 200 mg tablets", "800 in each of two tents"), or a figure plus such a product ("6,100: 4,500 plus 800 in
+    each of two tents"), rounded as written. The working is in the claim for a reader to check; a figure the claim
+    gives without it is no derivation. Such a figure is no invented number, but it stays in what the consistency
+    model reads (unlike `claims.derived_numbers`, whose words of relation say what was worked out).
+
+    >>> sorted(stated_arithmetic("By 11,400 people: 48,300 against 36,900.", "It had 48,300. It had 36,900."))
+    ['11400']
+    >>> sorted(stated_arithmetic("Up to 6,100 (4,500 plus 800 in each of two tents).", "Holds 4,500; two tents 800 each."))
+    ['6100']
+    >>> sorted(stated_arithmetic("200 to 400 mg, one or two 200 mg tablets.", "Take one or two 200 mg tablets."))
+    ['400']
+    >>> sorted(stated_arithmetic("By 11,400 people.", "It had 48,300. It had 36,900."))
+    []
+
+    Figures in different units add to nothing, and two figures of one sentence multiply only as a count and what it
+    counts: "every 2 hours, up to 8 doses" is no working (4 doses a day, ages 2 to 4).
+
+    >>> sorted(stated_arithmetic("Give 4 ml every 2 hours, up to 8 doses a day.", "Ages 2 to 4: 4 ml."))
+    []
+    >>> sorted(stated_arithmetic("It seats 4500, or 2000 more.", "It seats 4500."))
+    []
+    """
+    given = _given(haystack)
+    text = strip_citations(claim)
+    lowered = haystack.lower()
+    figures = {n for n in numbers(text) if re.fullmatch(r"\d+(?:\.\d+)?", n)}  # not a time of day ("10:00")
+    unit_of = {written: unit for _, written, unit in _quantities(text)}
+    stated = [(float(n), unit_of.get(n, "")) for n in figures if n in given]
+
+    def known(written: str) -> bool:
+        word = written.lower()
+        return written.replace(",", "") in given or (word in _SPELLED and re.search(r"\b" + word + r"\b", lowered) is not None)
+
+    products = set()
+    for pattern in _PRODUCTS:
+        for match in pattern.finditer(text):
+            count, quantity = match.groups() if pattern is _PRODUCTS[0] else match.groups()[::-1]
+            if known(count) and known(quantity):
+                products.add(_value(count) * _value(quantity))
+    reachable = set(products) | {a + p for a, _ in stated for p in products}
+    for i, (a, u) in enumerate(stated):
+        for b, v in stated[i + 1:]:
+            if u == v or not u or not v:
+                reachable |= {a + b, abs(a - b)}
+    out = set()
+    for n in figures - given:
+        decimals = len(n.split(".")[1]) if "." in n else 0
+        if any(abs(r - float(n)) <= 0.5 * 10 ** -decimals + 1e-9 for r in reachable if r > 0):
+            out.add(n)
+    return out
+
+
 _CALENDAR = "calendar year"
 _ORDER = {
     # a year's order is its time's; any other figure's is its size

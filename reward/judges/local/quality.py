@@ -20,13 +20,9 @@ from reward.judges.local.support import (
     _require_readable_interaction,
     _sentence_support,
 )
+from reward.judges.local.negation import _NO, _asserted, _free_of, _is_negation, _negated_scope
 from reward.judges.local.text import (
     _CLAUSE,
-    _NO,
-    _asserted,
-    _free_of,
-    _is_negation,
-    _negated_scope,
     claim_text,
     keyword_list_share,
 )

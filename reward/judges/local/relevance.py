@@ -15,6 +15,7 @@ import numpy as np
 
 from reward.format import parse_citations, split_sentences, strip_citations
 from reward.judges.local.claims import _THOUSANDS, dated_text, derived_numbers
+from reward.judges.local.figures import _SPELLED, stated_arithmetic
 from reward.judges.local.context import Context, _answer_parts, clip
 from reward.judges.local.text import (
     TIME_FRAME,
@@ -64,12 +65,18 @@ _TIME_WORD = re.compile(r"\b(?:now|already|today|tonight|tomorrow|yesterday|curr
 _EXPECTS_NAME = re.compile(r"\b(?:who|whom|whose|where)\b", re.IGNORECASE)
 
 
+_COUNT_WORDS = re.compile(r"\b(?:once|twice|thrice|dozens?|hundreds|thousands|millions|none|" + "|".join(
+    w for w in _SPELLED if w != "one") + r")\b")
+
+
 def _missing_answer_type(query: str, part: str) -> str | None:
     """What the question asks for that the part's new words hold none of: a number for "how many" / "what year", a
     number or a date's name for "when", a name for "who" / "where"; None when the part has one (or the question asks
     for none of these)."""
     names = {t for t in salient_terms(part) if not t.isdigit()} - salient_terms(query)
-    has_number = bool(numbers(part) - numbers(query))
+    # "Twice", "three times", "a dozen": a count in words answers "how many" as its figure does.
+    has_number = bool(numbers(part) - numbers(query)) or bool(set(_COUNT_WORDS.findall(part.lower()))
+                                                              - set(_COUNT_WORDS.findall(query.lower())))
     if _EXPECTS_NUMBER.search(query):
         return None if has_number else "a number"
     if _EXPECTS_TIME.search(query):
@@ -205,7 +212,7 @@ async def _answer_checks(ctx: Context) -> list[AnswerCheck]:
         cited_text = " ".join(dated_text(d) for d in cited)
         # Numbers as `salient_terms` gives them, without thousands separators ("3,390" is the answer's 3390).
         haystack = _THOUSANDS.sub("", cited_text.lower())
-        derived = derived_numbers(text, cited_text, question)
+        derived = derived_numbers(text, cited_text, question) | stated_arithmetic(text, cited_text)
         novel = sorted(t for t in salient_terms(text) - asked_names - derived if not _name_in(t, haystack))
         if novel:
             checks.append(AnswerCheck(text, 0.0, f"names {', '.join(novel[:3])}, which its cited evidence does not"))

@@ -60,9 +60,15 @@ async def answer_firstness(ctx: Context) -> tuple[float, str]:
         return 0.5, f"the answering sentence is sentence {first + 1} of {len(checks)}"
     answering = [float(r) if c else -1.0 for c, r in zip(cleaned, relevance, strict=True)]
     best = max(answering)
-    if best < 0:
+    # A sentence too short for relatedness to judge ("In short, Rankine [Doc 2].") answers where the answer check
+    # credits it as much as the best sentence it credits, as `answer_useful` counts it.
+    checks = [c for c in await _answer_checks(ctx) if c.answers > 0]
+    strongest = max((c.answers for c in checks), default=0.0)
+    terse = {c.text for c in checks if c.answers >= 0.5 * strongest}
+    placed = [i for i, (s, c) in enumerate(zip(sentences, cleaned, strict=True)) if c is None and _plain(s) in terse]
+    if best < 0 and not placed:
         return 0.0, "the answer only restates the query"
-    first = next(i for i, r in enumerate(answering) if r >= best - 0.05)
+    first = min([i for i, r in enumerate(answering) if best >= 0 and r >= best - 0.05] + placed)
     if first == 0:
         return 1.0, "the first sentence answers"
     position = first / len(sentences)

@@ -19,18 +19,17 @@ from reward.judges.local.claims import claim_support, is_fragment, swapped_value
 from reward.judges.local.figures import named_verdict
 from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
 from reward.judges.local.relevance import _missing_answer_type
+from reward.judges.local.negation import negation_flip, unfounded_denial
 from reward.judges.local.text import (
     MODEL_FLOOR,
     MODEL_SPAN,
     claim_text,
     doc_text,
     lexical_coverage,
-    negation_flip,
     novel_names,
     salient_terms,
     TIME_FRAME,
     stale_future,
-    unfounded_denial,
 )
 from reward.schema import Evidence
 
@@ -201,7 +200,7 @@ read is checked against the evidence it can."""
         elif negation_flip(claim, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))]) \
                 and negation_flip(claim, " ".join(window)):  # a claim joining sentences: one may deny what it denies
             doubt = "negates what the evidence says"
-        elif unfounded_denial(claim, haystack):
+        elif unfounded_denial(claim, haystack, ctx.item.query):
             doubt = "denies what no evidence denies"
         # The combination's coverage features were fitted over the evidence and the user's words, so they are read
         # so; what decides on the user's words alone (numbers, names, a contrasting word, a denial) reads the

@@ -1,5 +1,5 @@
 """The text heuristics the local methods share: content words and stems, numbers and names, contrasting words,
-negation scope, claim extraction from an answer sentence, stale future dates, query echoes, keyword lists and
+claim extraction from an answer sentence, stale future dates, query echoes, keyword lists and
 copies of the evidence. Pure functions of strings (and evidence), cached by text where the same evidence is read
 for every rollout of a group.
 """
@@ -120,8 +120,9 @@ _REFUSAL_SENTENCE = re.compile(
     r"|\b(?:says?|mentions?|gives?|states?) nothing (?:about|on|that|to)\b|\b(?:sources|documents|reports|figures) "
     r"(?:disagree|differ|conflict)(?=\s*(?:[.:;,!]|$))|\bneither (?:of the )?(?:documents?|sources?|passages?|results?|texts?)\b.{0,40}\b(?:mentions?|says?|covers?|"
     r"gives?|answers?|states?|lists?|includes?|specif(?:y|ies)|addresses?)\b"
-    r"|\bno \w+(?: \w+)? (?:is|are) (?:given|listed|mentioned|stated|provided|specified|named) (?:in|by) "
-    r"(?:the|any|these|either) (?:sources?|documents?|passages?|evidence|results?|texts?)\b"
+    r"|\b(?:no \w+(?: \w+)? (?:is|are)|(?:is|are|was|were) not) (?:given|listed|mentioned|stated|provided|specified|"
+    r"named|reported|included) (?:in|by) (?:the|any|these|either|my|our) (?:sources?|documents?|passages?|evidence|"
+    r"results?|texts?)\b"
     r"|\b(?:sources?|documents?|evidence|passages?)(?:\s+[\w'-]+){0,2}?\s+(?:gives?|contains?|has|have|provides?|"
     r"offers?) no " + LACKED_ITEM +
     r"|\bno answer in the (?:sources|documents|evidence|passages)\b",
@@ -130,7 +131,8 @@ _REFUSAL_SENTENCE = re.compile(
 # says the question is mistaken, which the claims after it must show; it claims nothing about the world itself.
 _PREMISE_VERDICT = re.compile(
     r"^\W*(?:(?:that|the|this|your)\s+)?(?:premise|assumption|question)\b[^,;:.]{0,20}?(?:\s+(?:is|was)\b|\s*:)\s*"
-    r"(?:not\s+(?:right|correct|true|accurate)|(?:in)?correct|wrong|false|mistaken|a misreading|a misconception|"
+    r"(?:not\s+(?:quite\s+|entirely\s+|exactly\s+)?(?:right|correct|true|accurate)|(?:in)?correct|wrong|false|mistaken|"
+    r"a misreading|a misconception|"
     r"based on a misunderstanding)\W*$|^\W*that(?:'s| is) (?:a misreading|a misconception|not (?:right|correct|true|so))\W*$"
     r"|^\W*(?:(?:that|the|this|your)\s+)?(?:premise|assumption|question)\b[^,;:.]{0,30}?\b(?:rests|is based|relies|"
     r"depends)\s+on\s+(?:a\s+)?(?:false|wrong|mistaken|incorrect|faulty)\s+(?:premise|assumption)\W*$"
@@ -284,186 +286,16 @@ def stale_future(sentence: str, now: dt.date | None) -> str | None:
         if when < now:
             return f"presents {when.isoformat()} as upcoming although today is {now.isoformat()}"
     return None
-"""Evidence sentences (by MiniLM similarity to the claim) the consistency model reads with each claim: three, so a
-list item that joins the facts of neighbouring sentences (a timetable and its fare) is read whole; chosen on the
-project's constructed answers, never on a held-out benchmark."""
-_NEGATION = re.compile(r"\b(?:not|never|cannot|no longer)\b|n't\b", re.IGNORECASE)
-_PROHIBITION = frozenset({"avoid", "avoids", "avoided", "avoiding", "refrain"})
-"""Verbs that forbid what follows them as a "do not" does: "Avoid hot water" says what "Do not use hot water" says."""
-
-
-def _is_negation(word: str) -> bool:
-    """A word that negates what follows it: not, never, cannot, a contraction in n't, or a prohibition ("avoid")."""
-    return bool(_NEGATION.fullmatch(word)) or word.endswith("n't") or word in _PROHIBITION
-
-
-_SCOPE_END = re.compile(r"[,;:.!?()]|\s-\s|\bbut\b|\bso\b", re.IGNORECASE)
-
-
-def _negations(text: str):
-    """(clause words, index of a negation) for every negation of the text, clause by clause (`_SCOPE_END`)."""
-    for clause in _SCOPE_END.split(text.lower()):
-        words = re.findall(r"[a-z']+", clause)
-        for i, word in enumerate(words):
-            if _is_negation(word) or word == "no":
-                yield words, i
-
-
-_FRAMES = (("true", "that"), ("the", "case", "that"), ("correct", "that"), ("accurate", "that"))
-"""What a negation may wrap a whole statement in ("it is not true that X"): the negation applies to X."""
-_FALSE_THAT = {"false", "untrue", "incorrect", "wrong"}
-
-
-def _negated_phrases(words: list[str]) -> list[list[str]]:
-    """The (up to 2) content words after each negation: the phrase the negation applies to. A negated frame ("not
-    true that", "not the case that") or "false that" negates the statement that follows it.
-
-    >>> _negated_phrases("it is not true that the free tier carries the full track".split())
-    [['free', 'tier']]
-    >>> _negated_phrases("it is false that the free tier carries ads".split())
-    [['free', 'tier']]
-    """
-    out = []
-    for i, word in enumerate(words):
-        start = None
-        if _is_negation(word):
-            start = i + 1
-            for frame in _FRAMES:
-                if tuple(words[start:start + len(frame)]) == frame:
-                    start += len(frame)
-                    break
-        elif word in _FALSE_THAT and words[i + 1:i + 2] == ["that"]:
-            start = i + 2
-        if start is not None:
-            phrase = [w for w in words[start:start + 4] if w not in STOPWORDS and w.isalpha()][:2]
-            if phrase:
-                out.append(phrase)
-    return out
-
-
-def _clause_negated_phrases(text: str) -> list[list[str]]:
-    """`_negated_phrases` clause by clause: a negation applies within its clause ("18 euros, not 30, and sold at the
-    door" denies the 30, not the sale)."""
-    return [p for clause in _SCOPE_END.split(text.lower()) for p in _negated_phrases(re.findall(r"[a-z']+", clause))]
-
-
-def _asserted(phrase: list[str], words: list[str], negations: frozenset[str] = frozenset()) -> bool:
-    """The phrase occurs in `words` (first word, then the rest within 6 words) with no negation (or a word of
-    `negations`) just before it."""
-    phrase = [w[:4] for w in phrase]
-    stems = [w[:4] for w in words]
-    for j, word in enumerate(stems):
-        if word == phrase[0] and all(p in stems[j:j + 5] for p in phrase[1:]):
-            before = words[max(0, j - 4):j]
-            if not any(_is_negation(b) or b == "no" or b in negations for b in before):
-                return True
-    return False
-
-
-_FREE_OF = re.compile(r"\b([a-z]+)-free\b")
-_NO = frozenset({"no", "without"})
-
-
-def _free_of(text: str) -> list[list[str]]:
-    """What an "X-free" compound negates: "visa-free entry" says no visa is needed or required.
-
-    >>> _free_of("the 30-day visa-free entry")
-    [['visa', 'need'], ['need', 'visa'], ['visa', 'required'], ['required', 'visa']]
-    """
-    return [phrase for thing in _FREE_OF.findall(text) for verb in ("need", "required")
-            for phrase in ([thing, verb], [verb, thing])]
-
-
-def _negated_scope(text: str) -> frozenset[str]:
-    return _negated_scope_cached(text) if len(text) <= _CACHED_TEXT_CHARS else _negated_scope_of(text)
-
-
-@functools.lru_cache(maxsize=4096)
-def _negated_scope_cached(text: str) -> frozenset[str]:
-    return _negated_scope_of(text)
-
-
-def _negated_scope_of(text: str) -> frozenset[str]:
-    """Content-word stems under a negation: from each "not / never / no longer / n't" to the end of its clause (at most
-    12 words).
-
-    >>> sorted(_negated_scope("Do not give a child both at the same time, but alternate them."))
-    ['child', 'give', 'time']
-    """
-    return frozenset(stem(w) for words, i in _negations(text) for w in words[i + 1:i + 13]
-                     if w not in STOPWORDS and len(w) > 2)
-
-
-def negation_flip(claim: str, evidence_sentence: str) -> bool:
-    """The claim negates a phrase the evidence sentence asserts, or asserts a phrase the sentence negates (an
-    "X-free" compound negates that X is needed).
-
-    >>> negation_flip("Spotify Free: not the full track, only previews.", "Spotify's free tier carries the full track with ads.")
-    True
-    >>> negation_flip("Spotify's free tier carries the full track.", "Spotify's free tier carries the full track with ads.")
-    False
-    >>> negation_flip("It is not contagious.", "It is not contagious and needs no spray.")
-    False
-    >>> negation_flip("The free tier does not carry the full track.", "The free tier carries the full track with ads.")
-    True
-    >>> negation_flip("It is not true that Spotify's free tier carries the full track.", "Spotify's free tier carries the full track with ads.")
-    True
-    >>> evidence = "China's 30-day visa-free entry policy has been extended until 31 December 2026."
-    >>> [negation_flip(c, evidence) for c in ("A visa is needed: France is covered by the visa-free entry.",
-    ...                                       "No visa is needed: France is covered by the visa-free entry.",
-    ...                                       "You do not need a visa.", "You need a visa for work.")]
-    [True, False, False, True]
-    >>> negation_flip("US citizens need a visa.", "Entry is visa-free for France; US citizens need a visa.")
-    False
-    >>> [negation_flip(c, "Do not wash merino in hot water.") for c in ("Avoid washing merino in hot water.",
-    ...                                                                 "Avoid cold rinses; wash merino in hot water.")]
-    [False, True]
-    """
-    claim_words = re.findall(r"[a-z']+", strip_citations(claim).lower())
-    evidence_words = re.findall(r"[a-z']+", evidence_sentence.lower())
-    if _negated_scope(strip_citations(claim)) & _negated_scope(evidence_sentence):
-        return False  # both deny the same thing ("not at the same time" / "do not give both at the same time")
-    # Asserted within one clause: "Avoid paracetamol; give aspirin" asserts giving aspirin, whatever it avoids.
-    claim_clauses = [re.findall(r"[a-z']+", c) for c in _SCOPE_END.split(strip_citations(claim).lower())]
-    evidence_clauses = [re.findall(r"[a-z']+", c) for c in _SCOPE_END.split(evidence_sentence.lower())]
-    return (any(_asserted(p, words) for p in _clause_negated_phrases(strip_citations(claim)) for words in evidence_clauses)
-            or any(_asserted(p, words) for p in _clause_negated_phrases(evidence_sentence) for words in claim_clauses)
-            or any(_asserted(p, claim_words, _NO) and not _asserted(p, evidence_words, _NO)
-                   for p in _free_of(evidence_sentence.lower())))
-
-
-def unfounded_denial(claim: str, haystack: str) -> bool:
-    """The claim denies something ("is not already out") although nothing in the evidence is denied and the denied
-    words never occur in it: a negation slipped into a supported sentence, which the consistency model reads past
-    (it weighs the rest of the sentence).
-
-    >>> unfounded_denial("The song is not already out: it went live on Spotify.", "Skibidi went live on Spotify.")
-    True
-    >>> unfounded_denial("It is not contagious.", "The disease is not contagious and needs no spray.")
-    False
-    >>> unfounded_denial("The song went live on Spotify.", "Skibidi went live."), unfounded_denial("It never closed.", "It is open.")
-    (False, False)
-    """
-    denied = _negated_scope(strip_citations(claim))
-    if not denied or _negated_scope(haystack):
-        return False
-    known = stems(haystack)
-    for words, i in _negations(strip_citations(claim)):
-        if words[i] in _PROHIBITION or words[i] == "no":
-            continue  # advice to avoid something, or "no X is needed", denies nothing the claim check reads past
-        said = [w for w in words[i + 1:i + 4] if w not in STOPWORDS and len(w) > 2]
-        # "It was never closed" where the evidence says "open" denies what the evidence's contrasting word asserts
-        backed = any((_CONTRAST_OF.get(w, set()) - {w}) & set(re.findall(r"[a-z]+", haystack.lower())) for w in said)
-        if said and not backed and not any(stem(w) in known for w in said):
-            return True
-    return False
-
-
 def novel_names(claim: str, haystack: str) -> list[str]:
-    """Capitalised names of the claim that the evidence never mentions (the caller's haystack: the user's words are no
-    evidence)."""
+    """Capitalised names of the claim that the evidence never mentions, in the singular or the plural (the caller's
+    haystack: the user's words are no evidence).
+
+    >>> novel_names("It opens on Saturdays, and at Kessler.", "Open on Saturday."), novel_names("In Paris.", "Pari.")
+    (['kessler'], ['paris'])
+    """
     lowered = haystack.lower()
     return sorted(n for n in salient_terms(claim) if not n.isdigit() and n not in lowered
+                  and not (len(n) > 5 and n.endswith("s") and n[:-1] in lowered)
                   and not any(part in lowered for part in n.split() if len(part) > 3))
 
 

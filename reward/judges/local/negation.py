@@ -1,0 +1,194 @@
+"""Negation readings of the local tier: what a sentence denies (`_negated_scope`), whether a claim denies what its
+evidence sentence asserts (`negation_flip`) or denies what no evidence denies (`unfounded_denial`). Pure functions of
+strings, cached by text where the same evidence is read for every rollout of a group.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from reward.format import strip_citations
+from reward.judges.local.text import _CACHED_TEXT_CHARS, _CONTRAST_OF, STOPWORDS, stem, stems
+
+_NEGATION = re.compile(r"\b(?:not|never|cannot|no longer)\b|n't\b", re.IGNORECASE)
+_PROHIBITION = frozenset({"avoid", "avoids", "avoided", "avoiding", "refrain"})
+"""Verbs that forbid what follows them as a "do not" does: "Avoid hot water" says what "Do not use hot water" says."""
+
+
+def _is_negation(word: str) -> bool:
+    """A word that negates what follows it: not, never, cannot, a contraction in n't, or a prohibition ("avoid")."""
+    return bool(_NEGATION.fullmatch(word)) or word.endswith("n't") or word in _PROHIBITION
+
+
+_SCOPE_END = re.compile(r"[,;:.!?()]|\s-\s|\bbut\b|\bso\b", re.IGNORECASE)
+
+
+def _negations(text: str):
+    """(clause words, index of a negation) for every negation of the text, clause by clause (`_SCOPE_END`)."""
+    for clause in _SCOPE_END.split(text.lower()):
+        words = re.findall(r"[a-z']+", clause)
+        for i, word in enumerate(words):
+            if _is_negation(word) or word == "no":
+                yield words, i
+
+
+_FRAMES = (("true", "that"), ("the", "case", "that"), ("correct", "that"), ("accurate", "that"))
+"""What a negation may wrap a whole statement in ("it is not true that X"): the negation applies to X."""
+_FALSE_THAT = {"false", "untrue", "incorrect", "wrong"}
+
+
+def _negated_phrases(words: list[str]) -> list[list[str]]:
+    """The (up to 2) content words after each negation: the phrase the negation applies to. A negated frame ("not
+    true that", "not the case that") or "false that" negates the statement that follows it.
+
+    >>> _negated_phrases("it is not true that the free tier carries the full track".split())
+    [['free', 'tier']]
+    >>> _negated_phrases("it is false that the free tier carries ads".split())
+    [['free', 'tier']]
+    """
+    out = []
+    for i, word in enumerate(words):
+        start = None
+        if _is_negation(word):
+            start = i + 1
+            for frame in _FRAMES:
+                if tuple(words[start:start + len(frame)]) == frame:
+                    start += len(frame)
+                    break
+        elif word in _FALSE_THAT and words[i + 1:i + 2] == ["that"]:
+            start = i + 2
+        if start is not None:
+            phrase = [w for w in words[start:start + 4] if w not in STOPWORDS and w.isalpha()][:2]
+            if phrase:
+                out.append(phrase)
+    return out
+
+
+def _clause_negated_phrases(text: str) -> list[list[str]]:
+    """`_negated_phrases` clause by clause: a negation applies within its clause ("18 euros, not 30, and sold at the
+    door" denies the 30, not the sale)."""
+    return [p for clause in _SCOPE_END.split(text.lower()) for p in _negated_phrases(re.findall(r"[a-z']+", clause))]
+
+
+def _asserted(phrase: list[str], words: list[str], negations: frozenset[str] = frozenset()) -> bool:
+    """The phrase occurs in `words` (first word, then the rest within 6 words) with no negation (or a word of
+    `negations`) just before it."""
+    phrase = [w[:4] for w in phrase]
+    stems = [w[:4] for w in words]
+    for j, word in enumerate(stems):
+        if word == phrase[0] and all(p in stems[j:j + 5] for p in phrase[1:]):
+            before = words[max(0, j - 4):j]
+            if not any(_is_negation(b) or b == "no" or b in negations for b in before):
+                return True
+    return False
+
+
+_FREE_OF = re.compile(r"\b([a-z]+)-free\b")
+_NO = frozenset({"no", "without"})
+
+
+def _free_of(text: str) -> list[list[str]]:
+    """What an "X-free" compound negates: "visa-free entry" says no visa is needed or required.
+
+    >>> _free_of("the 30-day visa-free entry")
+    [['visa', 'need'], ['need', 'visa'], ['visa', 'required'], ['required', 'visa']]
+    """
+    return [phrase for thing in _FREE_OF.findall(text) for verb in ("need", "required")
+            for phrase in ([thing, verb], [verb, thing])]
+
+
+def _negated_scope(text: str) -> frozenset[str]:
+    return _negated_scope_cached(text) if len(text) <= _CACHED_TEXT_CHARS else _negated_scope_of(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _negated_scope_cached(text: str) -> frozenset[str]:
+    return _negated_scope_of(text)
+
+
+def _negated_scope_of(text: str) -> frozenset[str]:
+    """Content-word stems under a negation: from each "not / never / no longer / n't" to the end of its clause (at most
+    12 words).
+
+    >>> sorted(_negated_scope("Do not give a child both at the same time, but alternate them."))
+    ['child', 'give', 'time']
+    """
+    return frozenset(stem(w) for words, i in _negations(text) for w in words[i + 1:i + 13]
+                     if w not in STOPWORDS and len(w) > 2)
+
+
+def negation_flip(claim: str, evidence_sentence: str) -> bool:
+    """The claim negates a phrase the evidence sentence asserts, or asserts a phrase the sentence negates (an
+    "X-free" compound negates that X is needed).
+
+    >>> negation_flip("Spotify Free: not the full track, only previews.", "Spotify's free tier carries the full track with ads.")
+    True
+    >>> negation_flip("Spotify's free tier carries the full track.", "Spotify's free tier carries the full track with ads.")
+    False
+    >>> negation_flip("It is not contagious.", "It is not contagious and needs no spray.")
+    False
+    >>> negation_flip("The free tier does not carry the full track.", "The free tier carries the full track with ads.")
+    True
+    >>> negation_flip("It is not true that Spotify's free tier carries the full track.", "Spotify's free tier carries the full track with ads.")
+    True
+    >>> evidence = "China's 30-day visa-free entry policy has been extended until 31 December 2026."
+    >>> [negation_flip(c, evidence) for c in ("A visa is needed: France is covered by the visa-free entry.",
+    ...                                       "No visa is needed: France is covered by the visa-free entry.",
+    ...                                       "You do not need a visa.", "You need a visa for work.")]
+    [True, False, False, True]
+    >>> negation_flip("US citizens need a visa.", "Entry is visa-free for France; US citizens need a visa.")
+    False
+    >>> [negation_flip(c, "Do not wash merino in hot water.") for c in ("Avoid washing merino in hot water.",
+    ...                                                                 "Avoid cold rinses; wash merino in hot water.")]
+    [False, True]
+    """
+    claim_words = re.findall(r"[a-z']+", strip_citations(claim).lower())
+    evidence_words = re.findall(r"[a-z']+", evidence_sentence.lower())
+    if _negated_scope(strip_citations(claim)) & _negated_scope(evidence_sentence):
+        return False  # both deny the same thing ("not at the same time" / "do not give both at the same time")
+    # Asserted within one clause: "Avoid paracetamol; give aspirin" asserts giving aspirin, whatever it avoids.
+    claim_clauses = [re.findall(r"[a-z']+", c) for c in _SCOPE_END.split(strip_citations(claim).lower())]
+    evidence_clauses = [re.findall(r"[a-z']+", c) for c in _SCOPE_END.split(evidence_sentence.lower())]
+    return (any(_asserted(p, words) for p in _clause_negated_phrases(strip_citations(claim)) for words in evidence_clauses)
+            or any(_asserted(p, words) for p in _clause_negated_phrases(evidence_sentence) for words in claim_clauses)
+            or any(_asserted(p, claim_words, _NO) and not _asserted(p, evidence_words, _NO)
+                   for p in _free_of(evidence_sentence.lower())))
+
+
+_PRESUPPOSING = re.compile(r"^\W*(?:and\s+|so\s+|but\s+)?(?:why|when|how|where|what|which|who)\b", re.IGNORECASE)
+
+
+def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
+    """The claim denies something ("is not already out") although nothing in the evidence is denied and the denied
+    words never occur in it: a negation slipped into a supported sentence, which the consistency model reads past
+    (it weighs the rest of the sentence). What a question that presupposes it (`asked`: "Why did the lighthouse
+    close?", not "Did it close?") takes for granted may be denied in the user's own words, a premise correction: that
+    denial is left to the consistency model and the other checks.
+
+    >>> unfounded_denial("It was not closed in 2015.", "It was automated in 2015.", "Why did it close in 2015?")
+    False
+    >>> unfounded_denial("It was not closed in 2015.", "It was automated in 2015.", "Did it close in 2015?")
+    True
+
+    >>> unfounded_denial("The song is not already out: it went live on Spotify.", "Skibidi went live on Spotify.")
+    True
+    >>> unfounded_denial("It is not contagious.", "The disease is not contagious and needs no spray.")
+    False
+    >>> unfounded_denial("The song went live on Spotify.", "Skibidi went live."), unfounded_denial("It never closed.", "It is open.")
+    (False, False)
+    """
+    denied = _negated_scope(strip_citations(claim))
+    if not denied or _negated_scope(haystack):
+        return False
+    presupposed = stems(asked) if _PRESUPPOSING.match(asked) else frozenset()
+    known = stems(haystack) | presupposed | {s[:-1] for s in presupposed if s.endswith("e")}  # "close": "closed"
+    for words, i in _negations(strip_citations(claim)):
+        if words[i] in _PROHIBITION or words[i] == "no":
+            continue  # advice to avoid something, or "no X is needed", denies nothing the claim check reads past
+        said = [w for w in words[i + 1:i + 4] if w not in STOPWORDS and len(w) > 2]
+        # "It was never closed" where the evidence says "open" denies what the evidence's contrasting word asserts
+        backed = any((_CONTRAST_OF.get(w, set()) - {w}) & set(re.findall(r"[a-z]+", haystack.lower())) for w in said)
+        if said and not backed and not any(stem(w) in known for w in said):
+            return True
+    return False
