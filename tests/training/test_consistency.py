@@ -109,6 +109,27 @@ def test_negation_paraphrases_keep_the_meaning_and_dropping_the_negation_contrad
     assert "without an account" in pairs[0].evidence
 
 
+def test_hard_pairs_support_a_claim_beside_a_negation_and_a_denial_of_the_opposite():
+    from training.consistency.hard import beside_negation_pairs, denial_pairs
+
+    passage = ("Take one or two tablets every 4 to 6 hours with food. Do not take more than 8 tablets in 24 hours. "
+               "The pharmacy on Main Street is open until 22:00 every day.")
+    beside = list(beside_negation_pairs([("p", passage)], seed=13))
+    kinds = {(p.label, p.kind) for p in beside}
+    # either sentence restated is supported, so a "not" in the claim or in the window decides nothing on its own
+    assert {(0, "supported:beside_negation"), (0, "supported:negated_restated"),
+            (1, "contradicted:beside_negation")} <= kinds
+    for pair in beside:
+        assert "Do not take more than 8 tablets" in pair.evidence  # the negated sentence is in view
+        if pair.kind == "supported:negated_restated":
+            assert "not take more than 8 tablets" in pair.claim
+        if pair.kind == "contradicted:negation_dropped_beside":
+            assert " not " not in f" {pair.claim.lower()} "
+    denial = list(denial_pairs([("p", passage)], seed=13))
+    assert [(p.label, p.kind) for p in denial] == [(0, "supported:denial_of_opposite"), (1, "contradicted:opposite")]
+    assert "is not closed until 22:00" in denial[0].claim and "is closed until 22:00" in denial[1].claim
+
+
 def test_a_combination_is_fitted_only_on_pairs_past_every_trained_range():
     from training.consistency.combine import sick_used_until, used_end
 
@@ -119,6 +140,11 @@ def test_a_combination_is_fitted_only_on_pairs_past_every_trained_range():
              "sick": {"train_pairs_used": 1000, "used_until": 4000}, "negation_paraphrase": {"train_pairs_used": 500},
              "continued_from": {"recipe": second}}
     assert used_end(first) == 2880 and used_end(second) == 9280 and used_end(third) == 11540
+    # a continued run that replays earlier pairs beside hard ones reads no further than its parent
+    fourth = {"skipped_pairs": 0, "hyperparameters": {"pairs_planned": 3000}, "sick": {"train_pairs_used": 600},
+              "negation_paraphrase": {"train_pairs_used": 300}, "hard": {"train_pairs_used": 900},
+              "continued_from": {"recipe": third}}
+    assert used_end(fourth) == 11540
     assert sick_used_until(second) == 3000 and sick_used_until(third) == 4000
 
 

@@ -40,7 +40,7 @@ log = logging.getLogger("training.consistency.combine")
 def used_end(recipe: dict) -> int:
     """How far into `build`'s training list this artifact (and any it continued from) read."""
     hyper = recipe.get("hyperparameters", {})
-    mixed = sum(int((recipe.get(k) or {}).get("train_pairs_used", 0)) for k in ("sick", "negation_paraphrase"))
+    mixed = sum(int((recipe.get(k) or {}).get("train_pairs_used", 0)) for k in ("sick", "negation_paraphrase", "hard"))
     end = int(recipe.get("skipped_pairs", 0) or 0) + int(hyper.get("pairs_planned", hyper.get("pairs", 0))) - mixed
     parent = (recipe.get("continued_from") or {}).get("recipe")
     return max(end, used_end(parent)) if parent else end

@@ -4,7 +4,8 @@
     python -m training.consistency.train --pairs 2880 --out reward/judges/consistency_model
 
 Continue an artifact on fresh pairs with `--init-from DIR --skip N` (LoRA layers it did not cover start from a zero
-update), mix in SICK (`--sick N --sick-skip M`) and negation paraphrases (`--paraphrase N`), weight the classes
+update), mix in SICK (`--sick N --sick-skip M`), negation paraphrases (`--paraphrase N`) and hard pairs (`--hard N`: a claim beside a
+negated sentence, a denial of the opposite; `training.consistency.hard`), weight the classes
 (`--balance`) and cap the wall time (`--max-seconds`; the run still evaluates and writes).
 
 Writes the adapter (`adapter_model.safetensors`, `adapter_config.json`), `recipe.json` (sources with commits and
@@ -38,6 +39,7 @@ from training.consistency.data import (
     sick_pairs,
     wice_partial_pairs,
 )
+from training.consistency.hard import hard_pairs_of_sources
 
 log = logging.getLogger("training.consistency.train")
 LORA_TARGETS = ["query", "value", "attention.output.dense", "intermediate.dense", "output.dense"]
@@ -125,6 +127,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="skip this many SICK pairs (fresh ones when continuing)")
     parser.add_argument("--paraphrase", type=int, default=0,
                         help="negation-paraphrase pairs mixed in (training.consistency.data.negation_paraphrase_pairs)")
+    parser.add_argument("--hard", type=int, default=0,
+                        help="hard pairs mixed in: a claim beside a negated sentence, a denial of the opposite "
+                             "(training.consistency.hard; 0: none)")
     parser.add_argument("--public-pairs", type=Path, default=None,
                         help="public claim pairs (python -m training.consistency.public: the fit split's model part)")
     parser.add_argument("--public", type=int, default=0, help="public claim pairs mixed in (0: none)")
@@ -174,6 +179,14 @@ def main(argv: list[str] | None = None) -> None:
                                      "held_out_pairs": len(paraphrase_held),
                                      "train_pairs_used": min(args.paraphrase, len(paraphrase_train))}
     extra = sick_train[args.sick_skip: args.sick_skip + args.sick] + paraphrase_train[: args.paraphrase]
+    if args.hard:
+        hard_train, hard_held = hard_pairs_of_sources(args.seed, {p.passage for p in synthetic_held})
+        held += hard_held
+        extra += hard_train[: args.hard]
+        recipe["hard"] = {"train_pairs_available": len(hard_train), "held_out_pairs": len(hard_held),
+                          "train_pairs_used": min(args.hard, len(hard_train)),
+                          "what": "training.consistency.hard: a claim beside a negated sentence of its passage, "
+                                  "a denial of the opposite of what the evidence says"}
     if args.public:
         if args.public_pairs is None:
             parser.error("--public needs --public-pairs")
