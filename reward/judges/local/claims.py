@@ -237,13 +237,15 @@ def without_derivation(claim: str, haystack: str, asked: str = "") -> str | None
     'It opened later than the first line.'
     >>> without_derivation("It opened 12 years later.", "opened in 1998; the second in 2009.")
     'It opened 12 years later.'
+    >>> without_derivation("Halvard is older by 65 years: founded in 1764, Teschen in 1829.", "in 1764. in 1829.")
+    'Halvard: founded in 1764, Teschen in 1829.'
     """
     derived = derived_numbers(claim, haystack, asked)
     if not derived:
         return None if _orders_only(claim, haystack) else ordered_reading(claim, haystack)
     text = strip_citations(claim)
     for written in sorted(derived):
-        text = re.sub(r"(?:,\s*)?(?:\b(?:a|an|the)\s+(?:difference|gap|span)\s+of\s+)?(?<![\d.,])" + re.escape(written)
+        text = re.sub(r"(?:,\s*)?(?:\b(?:a|an|the)\s+(?:difference|gap|span)\s+of\s+|\bby\s+)?(?<![\d.,])" + re.escape(written)
                       + r"(?![\d.,]\d)[\s-]*[^\W\d_]*(?:\s+(?:" + "|".join(sorted(_RELATION_WORDS)) + r")"
                       r"(?:\s+than)?\s+(?:in\s+)?\d+(?:[.,]\d+)*)?", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\s+([,.;:])", r"\1", re.sub(r"\s{2,}", " ", text)).strip(" ,;")

@@ -156,6 +156,17 @@ def negation_flip(claim: str, evidence_sentence: str) -> bool:
                    for p in _free_of(evidence_sentence.lower())))
 
 
+_RESTRICTION = re.compile(r"\b(?:only|solely|exclusively|except|unless)\b", re.IGNORECASE)
+
+
+def _restricted(claim: str, haystack: str) -> bool:
+    """Some evidence sentence restricts ("only", "except", "unless") and shares two or more of the claim's content
+    words (stems): a denial within its topic is the restriction's other side."""
+    wanted = stems(strip_citations(claim))
+    return any(_RESTRICTION.search(sentence) and len(wanted & stems(sentence)) >= 2
+               for sentence in re.split(r"(?<=[.!?;])\s+", haystack))
+
+
 _PRESUPPOSING = re.compile(r"^\W*(?:and\s+|so\s+|but\s+)?(?:why|when|how|where|what|which|who)\b", re.IGNORECASE)
 
 
@@ -177,12 +188,22 @@ def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
     False
     >>> unfounded_denial("The song went live on Spotify.", "Skibidi went live."), unfounded_denial("It never closed.", "It is open.")
     (False, False)
+
+    What the evidence restricts ("may deduct only unpaid rent and damage beyond normal wear and tear") it denies of
+    everything else, so a denial within the restriction's topic is founded: "deductions for wear and tear are not
+    allowed".
+
+    >>> unfounded_denial("Deductions for wear and tear are not allowed.",
+    ...                  "The landlord may deduct only unpaid rent and damage beyond normal wear and tear.")
+    False
     """
     denied = _negated_scope(strip_citations(claim))
     if not denied or _negated_scope(haystack):
         return False
     presupposed = stems(asked) if _PRESUPPOSING.match(asked) else frozenset()
     known = stems(haystack) | presupposed | {s[:-1] for s in presupposed if s.endswith("e")}  # "close": "closed"
+    if _restricted(claim, haystack):
+        return False
     for words, i in _negations(strip_citations(claim)):
         if words[i] in _PROHIBITION or words[i] == "no":
             continue  # advice to avoid something, or "no X is needed", denies nothing the claim check reads past
