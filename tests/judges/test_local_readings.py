@@ -253,3 +253,35 @@ def test_honest_wordings_of_silence_and_premise_corrections_are_not_read_as_inve
     [plural] = explanations("When does the library open on Saturdays?",
                             ["On Saturdays the library is open from 10:00 to 16:00 [Doc 1]."], library)
     assert "names not in the evidence" not in plural, plural
+
+
+def test_a_rate_worked_out_advice_and_decimals_are_read_as_what_they_are():
+    """"€0.30 per GB" from "€27 for 90 GB" is worked out, not invented; a decimal is a figure, never an unknown name;
+    "Don't combine it with warfarin" is advice, not a denial that no evidence makes."""
+    plans = (Evidence(id="1", title="Nordline Max", text="Nordline Max costs €27 a month for 90 GB of data."),)
+    [rate] = explanations("How much does Nordline Max cost per GB?",
+                          ["It costs €27 for 90 GB, which is €0.30 per GB [Doc 1]."], plans)
+    assert "numbers not in the evidence" not in rate and "names not in the evidence" not in rate, rate
+    label = (Evidence(id="1", title="Pralen tablets", text=(
+        "Ask a doctor or pharmacist before use if you take a blood thinner such as warfarin.")),)
+    [advice] = explanations("Can I take Pralen with warfarin?",
+                            ["Don't combine it with warfarin on your own: ask a doctor or pharmacist first [Doc 1]."],
+                            label)
+    assert "denies what no evidence denies" not in advice, advice
+
+
+def test_a_year_the_question_asks_about_that_no_passage_gives_is_not_supplied():
+    """Asked for 2024's figure where the evidence gives 2022's only: declining is right and the 2022 figure passed
+    off as 2024's answers without supply."""
+    old = Evidence(id="1", title="Kessig rents", published=dt.date(2023, 1, 20),
+                   text="In 2022 the average rent for a two-bedroom flat in Kessig was 1,020 euros a month.")
+    query = "What was the average rent for a two-bedroom flat in Kessig in 2024?"
+    results = Engine(load_suite("searchllm"), LocalJudge()).score_sync([
+        Item(id="d", query=query, evidence=[old], response=render_response(
+            [Facet(query, ("1",))], ["1"], "The sources do not give the 2024 rent; the latest figure is 1,020 euros "
+                                            "a month, for 2022 [Doc 1].")),
+        Item(id="a", query=query, evidence=[old], response=render_response(
+            [Facet(query, ("1",))], ["1"], "In 2024 it was 1,020 euros a month [Doc 1]."))])
+    declined, passed_off = (r.dimensions["no_supply_reject"] for r in results)
+    assert declined.score > passed_off.score, (declined.explanation, passed_off.explanation)
+    assert "refuses although" not in declined.explanation, declined.explanation

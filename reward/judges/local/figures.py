@@ -118,7 +118,8 @@ def _value(written: str) -> float:
 
 def stated_arithmetic(claim: str, haystack: str) -> set[str]:
     """The claim's numbers that the evidence does not give but that the claim works out in the open from figures it
-    states and the evidence gives: a sum or difference of two in one unit, a count times a quantity it counts
+    states and the evidence gives: a sum or difference of two in one unit, a rate as the ratio of two ("€0.30 per
+    GB" from "€27 for 90 GB"), a count times a quantity it counts
     ("two 200 mg tablets", "800 in each of two tents"), or a figure plus such a product ("6,100: 4,500 plus 800 in
     each of two tents"), rounded as written. The working is in the claim for a reader to check; a figure the claim
     gives without it is no derivation. Such a figure is no invented number, but it stays in what the consistency
@@ -132,6 +133,8 @@ def stated_arithmetic(claim: str, haystack: str) -> set[str]:
     ['400']
     >>> sorted(stated_arithmetic("By 11,400 people.", "It had 48,300. It had 36,900."))
     []
+    >>> sorted(stated_arithmetic("€27 for 90 GB, or €0.30 per GB.", "It costs €27 for 90 GB."))
+    ['0.30']
 
     Figures in different units add to nothing, and two figures of one sentence multiply only as a count and what it
     counts: "every 2 hours, up to 8 doses" is no working (4 doses a day, ages 2 to 4).
@@ -163,10 +166,15 @@ def stated_arithmetic(claim: str, haystack: str) -> set[str]:
         for b, v in stated[i + 1:]:
             if u == v or not u or not v:
                 reachable |= {a + b, abs(a - b)}
+    # a rate ("€0.30 per GB") may be the ratio of two figures: "€27 for 90 GB, which is €0.30 per GB"
+    rates = {a / b for a, _ in stated for b, _ in stated if b and a != b}
     out = set()
+    plain = re.sub(r"(?<=\d),(?=\d{3})", "", text)  # figures as `numbers` writes them
     for n in figures - given:
         decimals = len(n.split(".")[1]) if "." in n else 0
-        if any(abs(r - float(n)) <= 0.5 * 10 ** -decimals + 1e-9 for r in reachable if r > 0):
+        rate = any(re.match(r"\s*[a-z]*\s*(?:per|/|each|an?)\s+[a-z]", plain[m.end():], re.IGNORECASE)
+                   for m in re.finditer(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", plain))
+        if any(abs(r - float(n)) <= 0.5 * 10 ** -decimals + 1e-9 for r in reachable | (rates if rate else set()) if r > 0):
             out.add(n)
     return out
 

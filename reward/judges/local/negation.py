@@ -188,6 +188,8 @@ def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
     False
     >>> unfounded_denial("The song went live on Spotify.", "Skibidi went live."), unfounded_denial("It never closed.", "It is open.")
     (False, False)
+    >>> unfounded_denial("Don't combine it with warfarin on your own.", "Ask a pharmacist before using it with warfarin.")
+    False
 
     What the evidence restricts ("may deduct only unpaid rent and damage beyond normal wear and tear") it denies of
     everything else, so a denial within the restriction's topic is founded: "deductions for wear and tear are not
@@ -205,8 +207,10 @@ def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
     if _restricted(claim, haystack):
         return False
     for words, i in _negations(strip_citations(claim)):
-        if words[i] in _PROHIBITION or words[i] == "no":
-            continue  # advice to avoid something, or "no X is needed", denies nothing the claim check reads past
+        if words[i] in _PROHIBITION or words[i] == "no" or i == 0 or (i == 1 and words[0] == "do"):
+            # advice to avoid something ("Avoid X", "Don't combine it with Y", "Never give Z"), or "no X is needed":
+            # it denies nothing the claim check reads past
+            continue
         said = [w for w in words[i + 1:i + 4] if w not in STOPWORDS and len(w) > 2]
         # "It was never closed" where the evidence says "open" denies what the evidence's contrasting word asserts
         backed = any((_CONTRAST_OF.get(w, set()) - {w}) & set(re.findall(r"[a-z]+", haystack.lower())) for w in said)

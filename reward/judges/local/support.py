@@ -27,6 +27,7 @@ from reward.judges.local.text import (
     doc_text,
     lexical_coverage,
     novel_names,
+    numbers,
     salient_terms,
     TIME_FRAME,
     stale_future,
@@ -438,12 +439,17 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
     relevance = shipped_relevance().probability(vectors[0], vectors[1:], overlap)
     names = ({t for t in salient_terms(ctx.item.query) if not t.isdigit()}
              or {t for t in salient_terms(ctx.need) if not t.isdigit()})
+    years = {n for n in numbers(ctx.item.query) if re.fullmatch(r"1\d{3}|20\d{2}", n)}
     best, best_value, best_note = None, -1.0, ""
     for k in np.argsort(-relevance)[:8].tolist():
         doc, sentence = rows[k]
         text = doc_text(doc).lower()
         coverage = sum(1 for n in names if n in text) / len(names) if names else 1.0
         if any(TIME_FRAME.match(n) and n.rstrip("s") not in text for n in names):
+            coverage = 0.0
+        # a year the question asks about that the passage neither names nor was published in: its figures are
+        # another year's (the 2022 rent when asked for 2024's)
+        if years and not any(y in text or (doc.published and str(doc.published.year) == y) for y in years):
             coverage = 0.0
         missing = _missing_answer_type(ctx.need, sentence)
         # A name of the need that the passage never mentions (a venue, a day) usually means it answers for

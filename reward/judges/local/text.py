@@ -286,6 +286,9 @@ def stale_future(sentence: str, now: dt.date | None) -> str | None:
         if when < now:
             return f"presents {when.isoformat()} as upcoming although today is {now.isoformat()}"
     return None
+_FIGURE_ONLY = re.compile(r"[\d.,:]+")  # a figure ("0.30", "10:00") is the number check's, no name
+
+
 def novel_names(claim: str, haystack: str) -> list[str]:
     """Capitalised names of the claim that the evidence never mentions, in the singular or the plural (the caller's
     haystack: the user's words are no evidence).
@@ -294,7 +297,7 @@ def novel_names(claim: str, haystack: str) -> list[str]:
     (['kessler'], ['paris'])
     """
     lowered = haystack.lower()
-    return sorted(n for n in salient_terms(claim) if not n.isdigit() and n not in lowered
+    return sorted(n for n in salient_terms(claim) if not _FIGURE_ONLY.fullmatch(n) and n not in lowered
                   and not (len(n) > 5 and n.endswith("s") and n[:-1] in lowered)
                   and not any(part in lowered for part in n.split() if len(part) > 3))
 
