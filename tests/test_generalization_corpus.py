@@ -30,10 +30,10 @@ def corpus():
 
 
 def test_the_written_set_is_a_fit_set_of_labelled_interactions_in_the_policy_format():
-    """The 12 interactions written from scratch (`data/generalization/written/`): rules were fitted to them, so they
-    are labelled `fit`; each has one clean answer, honest variants and attacks of the corpus's families."""
+    """The 24 interactions written from scratch in two reviews (`data/generalization/written/`): rules were fitted to
+    them, so they are labelled `fit`; each has one clean answer, honest variants and attacks of the corpus's families."""
     written = read_corpus(CORPUS / "written" / "fit.jsonl")
-    assert len(written) == 12 and all(i.split == "fit" and i.source == "written" for i in written)
+    assert len(written) == 24 and all(i.split == "fit" and i.source == "written" for i in written)
     main = {i.id for split in ("fit", "test") for i in read_corpus(CORPUS / f"{split}.jsonl")}
     assert not main & {i.id for i in written}
     for interaction in written:

@@ -4,8 +4,8 @@
     python -m training.consistency.train --pairs 2880 --out reward/judges/consistency_model
 
 Continue an artifact on fresh pairs with `--init-from DIR --skip N` (LoRA layers it did not cover start from a zero
-update), mix in SICK (`--sick N --sick-skip M`), negation paraphrases (`--paraphrase N`) and hard pairs (`--hard N`: a claim beside a
-negated sentence, a denial of the opposite; `training.consistency.hard`), weight the classes
+update), mix in SICK (`--sick N --sick-skip M`), negation paraphrases (`--paraphrase N`) and hard pairs (`--hard N`:
+a claim beside a negated sentence, a denial of the opposite; `training.consistency.hard`), weight the classes
 (`--balance`) and cap the wall time (`--max-seconds`; the run still evaluates and writes).
 
 Writes the adapter (`adapter_model.safetensors`, `adapter_config.json`), `recipe.json` (sources with commits and
