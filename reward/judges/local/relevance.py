@@ -6,8 +6,11 @@ build on.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -167,7 +170,28 @@ class AnswerCheck:
     reason: str
 
 
+_CHECKS: OrderedDict[tuple, tuple[AnswerCheck, ...]] = OrderedDict()
+_CHECKS_LOCK = threading.Lock()
+"""`_answer_checks` by (question, answer, evidence): query satisfaction, usefulness and firstness read the same checks
+of one response (each dimension gets a context of its own)."""
+
+
 async def _answer_checks(ctx: Context) -> list[AnswerCheck]:
+    key = (ctx.need, ctx.parsed.answer or "", tuple((d.id, d.title, d.text, d.published) for d in ctx.item.evidence))
+    with _CHECKS_LOCK:
+        cached = _CHECKS.get(key)
+        if cached is not None:
+            _CHECKS.move_to_end(key)
+            return [dataclasses.replace(c) for c in cached]
+    checks = await _checked_answer(ctx)
+    with _CHECKS_LOCK:
+        _CHECKS[key] = tuple(dataclasses.replace(c) for c in checks)
+        while len(_CHECKS) > 4096:
+            _CHECKS.popitem(last=False)
+    return checks
+
+
+async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
     """Per answer sentence (a terse one-word answer included): does it state something the question asks for, and
     does the evidence it cites contain it? Its words that are not the question's must be found in a cited evidence
     sentence that answers the question (the relevance head, `reward.judges.question_relevance`): the score is that
