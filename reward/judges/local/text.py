@@ -136,7 +136,10 @@ _PREMISE_VERDICT = re.compile(
     r"based on a misunderstanding)\W*$|^\W*that(?:'s| is) (?:a misreading|a misconception|not (?:right|correct|true|so))\W*$"
     r"|^\W*(?:(?:that|the|this|your)\s+)?(?:premise|assumption|question)\b[^,;:.]{0,30}?\b(?:rests|is based|relies|"
     r"depends)\s+on\s+(?:a\s+)?(?:false|wrong|mistaken|incorrect|faulty)\s+(?:premise|assumption)\W*$"
-    r"|^\W*(?:actually\W+)?(?:that|this)(?:'s| is) not (?:the case|how it works|quite right)\W*$",
+    r"|^\W*(?:actually\W+)?(?:that|this)(?:'s| is) not (?:the case|how it works|quite right)\W*$"
+    # what the question does with the facts ("The question mixes up two events"), not a fact itself
+    r"|^\W*(?:(?:the|this|that|your)\s+)?(?:question|premise|assumption)\s+(?:mixes\s+up|mixes|confuses|conflates|"
+    r"misreads|misremembers|rests\s+on|is\s+based\s+on|gets\s+\w+\s+wrong)\b(?![^,;:]*\b(?:correctly|rightly)\b)[^,;:]*$",
     re.IGNORECASE)
 # Clause boundaries inside a sentence: a hedge ("..., though I could not confirm this") is one clause, the claim
 # it hedges another, and only the hedge is exempt from the check.
@@ -224,6 +227,8 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     'rocks do crave water.'
     >>> claim_text("1413 [Doc 1].")  # a bare figure is a claim: the figure the question asks for
     '1413.'
+    >>> claim_text("The question mixes up two events.") is None
+    True
     """
     text = _MARKUP.sub("", strip_citations(sentence)).strip()
     if _PREMISE_VERDICT.match(text):
