@@ -146,8 +146,10 @@ def stated_arithmetic(claim: str, haystack: str) -> set[str]:
     """
     given = _given(haystack)
     text = strip_citations(claim)
-    lowered = haystack.lower()
     figures = {n for n in numbers(text) if re.fullmatch(r"\d+(?:\.\d+)?", n)}  # not a time of day ("10:00")
+    if not figures - given:
+        return set()  # every figure is the evidence's: nothing to work out (most claims)
+    lowered = haystack.lower()
     unit_of = {written: unit for _, written, unit in _quantities(text)}
     stated = [(float(n), unit_of.get(n, "")) for n in figures if n in given]
 

@@ -15,7 +15,7 @@ import numpy as np
 from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
-from reward.judges.local.claims import claim_support, is_fragment, swapped_value, without_derivation
+from reward.judges.local.claims import _YEAR, claim_support, is_fragment, swapped_value, without_derivation
 from reward.judges.local.figures import named_verdict
 from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
 from reward.judges.local.relevance import _missing_answer_type
@@ -439,7 +439,7 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
     relevance = shipped_relevance().probability(vectors[0], vectors[1:], overlap)
     names = ({t for t in salient_terms(ctx.item.query) if not t.isdigit()}
              or {t for t in salient_terms(ctx.need) if not t.isdigit()})
-    years = {n for n in numbers(ctx.item.query) if re.fullmatch(r"1\d{3}|20\d{2}", n)}
+    years = {n for n in numbers(ctx.item.query) if _YEAR.match(n)}
     best, best_value, best_note = None, -1.0, ""
     for k in np.argsort(-relevance)[:8].tolist():
         doc, sentence = rows[k]
