@@ -285,3 +285,19 @@ def test_a_year_the_question_asks_about_that_no_passage_gives_is_not_supplied():
     declined, passed_off = (r.dimensions["no_supply_reject"] for r in results)
     assert declined.score > passed_off.score, (declined.explanation, passed_off.explanation)
     assert "refuses although" not in declined.explanation, declined.explanation
+
+
+def test_a_figure_given_to_the_other_thing_compared_is_a_swap_and_each_ones_own_is_not():
+    """The comparison's figures follow the evidence only when each goes with the name the evidence gives it: the
+    Coastline pass's €74 said of the Nordlink pass (by name or by "it") fails, however the sentence orders its
+    clauses; the same figures each with its own pass pass."""
+    passes = (Evidence(id="1", title="Nordlink", text="The Nordlink pass costs €89 a month and covers the northern zone."),
+              Evidence(id="2", title="Coastline", text="The Coastline pass gives unlimited coastal travel for €74 a month."))
+    swapped, by_name, right, reordered = explanations("Which pass is cheaper, the Nordlink pass or the Coastline pass?", [
+        "The Nordlink pass is cheaper: it costs €74 a month [Doc 1], while the Coastline pass costs €89 a month [Doc 2].",
+        "For the Nordlink pass you pay €74 monthly [Doc 1].",
+        "The Coastline pass is cheaper: it costs €74 a month, against €89 for the Nordlink pass [Doc 1][Doc 2].",
+        "At €74 a month, the Coastline pass costs less than the Nordlink pass at €89 a month [Doc 1][Doc 2]."], passes)
+    assert "gives €74 to 'nordlink'" in swapped, swapped
+    assert "gives €74 to 'nordlink'" in by_name, by_name
+    assert "gives" not in right and "gives" not in reordered, (right, reordered)

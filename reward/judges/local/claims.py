@@ -11,8 +11,8 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quantities, _unit, ordered_reading, ordering,
-                                         spelled_numbers, stated_arithmetic)
+from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quantities, _unit, misattributed,
+                                         ordered_reading, ordering, spelled_numbers, stated_arithmetic)
 from reward.judges.local.negation import _negated_scope
 from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc_text, numbers, stem, stems
 from reward.schema import Evidence
@@ -33,6 +33,16 @@ def dated_text(doc: Evidence) -> str:
     """
     published = f" Published {doc.published.day} {doc.published:%B %Y}." if doc.published else ""
     return doc_text(doc) + published
+
+
+def _windows(docs: Sequence[Evidence]) -> tuple[str, ...]:
+    """Each evidence sentence with the one before it (where a pronoun's name is) and its document's title."""
+    out = []
+    for d in docs:
+        sentences = split_sentences(d.text)
+        out += [" ".join(x for x in (d.title and d.title.rstrip(".") + ".", *sentences[max(0, i - 1): i + 1]) if x)
+                for i in range(len(sentences))]
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -70,7 +80,7 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     stated = sorted((numbers(claim) - denied_numbers(claim)) & replaced)
     if stated:
         return False, f"says {stated[0]} where the evidence says not {stated[0]}"
-    swap = swapped_value(claim, [s for d in docs for s in split_sentences(d.text)])
+    swap = swapped_value(claim, [s for d in docs for s in split_sentences(d.text)]) or misattributed(claim, _windows(docs))
     if swap:
         return False, swap
     order = ordering(claim, haystack)

@@ -392,3 +392,57 @@ def _in_time_or_date(text: str, start: int, end: int) -> bool:
     another number)."""
     before, after = text[max(0, start - 1):start], text[end:end + 2]
     return bool(re.match(r"[:/-]\d", after)) or before in (":", "/", "-")
+
+
+_CLAUSE = re.compile(r"\s*[;:]\s*|,\s+|\s+(?:while|whereas|but|against|versus|vs\.?|compared (?:to|with))\s+",
+                     re.IGNORECASE)
+_PRONOUN_SUBJECT = re.compile(r"(?:it|its|they|their|she|her|he|his)\b", re.IGNORECASE)
+
+
+def _evidence_names(windows: Sequence[str]) -> frozenset[str]:
+    """Words the evidence capitalises where no sentence starts: its names ("Nordlink", "Kvernes")."""
+    return frozenset(w.lower() for window in windows
+                     for w in re.findall(r"(?<![.!?:]\s)(?<!^)\b[A-Z][\w'’-]*", window) if w.lower() not in STOPWORDS)
+
+
+def misattributed(claim: str, windows: Sequence[str]) -> str:
+    """A figure of the evidence given to a name the evidence gives another figure of its kind: the clause of the claim
+    that states the figure names something (or says "it" after naming it), no evidence window that holds the figure
+    names it, and a window that names it holds another figure of the figure's kind ("The Nordlink pass costs €74",
+    where €74 is the Coastline pass's and the Nordlink pass costs €89). `windows` are the evidence sentences, each
+    with the one before it and its document's title. Returns why, or "" for none. Figures are read clause by clause:
+    a clause without a name of its own ("48,300 against 36,900") binds to nothing and is not checked.
+
+    >>> w = ["Rail passes. The Nordlink pass costs €89 a month.", "Coast. The Coastline pass costs €74 a month."]
+    >>> misattributed("The Nordlink pass is cheaper: it costs €74 a month, while the Coastline pass costs €89.", w)
+    "gives €74 to 'nordlink', where the evidence gives it 89"
+    >>> misattributed("The Coastline pass is cheaper: it costs €74 a month, against €89 for the Nordlink pass.", w)
+    ''
+    >>> misattributed("Kvernes is bigger: 48,300 inhabitants against 36,900.", ["Kvernes had 48,300 inhabitants.",
+    ...                                                                       "Dalsby had 36,900 inhabitants."])
+    ''
+    """
+    haystack = " ".join(windows)
+    known = _evidence_names(windows)
+    figures = [(w, _figures(w, haystack)) for w in windows]
+    subject: set[str] = set()
+    for clause in _CLAUSE.split(strip_citations(claim)):
+        names = _names(clause) & known
+        if not names and _PRONOUN_SUBJECT.match(clause):
+            names = subject
+        subject = names or subject
+        if not names:
+            continue
+        for _, _, value, written, kind in _figures(clause, haystack):
+            if not kind or kind == _CALENDAR:
+                continue
+            holding = [w for w, found in figures if any(v == value and k == kind for _, _, v, _, k in found)]
+            if not holding or any(n in w.lower() for w in holding for n in names):
+                continue
+            for window, found in figures:
+                named = sorted(n for n in names if n in window.lower())
+                others = [f for _, _, v, f, k in found if k == kind and v != value]
+                if named and others:
+                    shown = re.search(r"[$€£¥]?\s?" + re.escape(written), clause)
+                    return f"gives {shown.group(0) if shown else written} to {named[0]!r}, where the evidence gives it {others[0]}"
+    return ""
