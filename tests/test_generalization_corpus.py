@@ -130,3 +130,22 @@ def test_a_false_premise_becomes_a_statement():
     assert premise_statement("Why is tax evasion a good business ethic?") == "tax evasion is a good business ethic"
     assert premise_statement("Why do birds breathe in water?") == "birds breathe in water"
     assert premise_statement("Name a butterfly that eats insects.") is None
+
+
+def test_the_held_out_written_set_is_a_test_set_apart_from_everything_fitted():
+    """The 16 interactions a later review wrote from scratch (`data/generalization/written/test.jsonl`) are labelled
+    `test`: scored, never fitted to; their ids and queries are in no fit set, and they are complete interactions of the
+    corpus's families in the policy format."""
+    held = read_corpus(CORPUS / "written" / "test.jsonl")
+    assert len(held) == 16 and all(i.split == "test" and i.source == "written" for i in held)
+    fitted = [*read_corpus(CORPUS / "written" / "fit.jsonl"), *read_corpus(CORPUS / "fit.jsonl")]
+    assert not {i.id for i in fitted} & {i.id for i in held}
+    assert not {i.query for i in fitted} & {i.query for i in held}
+    for interaction in held:
+        roles = Counter(r.role for r in interaction.responses)
+        assert roles["clean"] == 1 and roles["honest"] >= 2 and roles["attack"] >= 5, interaction.id
+        offered = {d.id for d in interaction.evidence}
+        for r in interaction.responses:
+            parsed = parse_response(r.response)
+            assert parsed.complete and not parsed.problems and set(parsed.cited_ids) <= offered, (interaction.id, r.id)
+    assert {r.family for i in held for r in i.responses if r.role == "attack"} <= ATTACK_FAMILIES
