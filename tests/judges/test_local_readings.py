@@ -301,3 +301,23 @@ def test_a_figure_given_to_the_other_thing_compared_is_a_swap_and_each_ones_own_
     assert "gives €74 to 'nordlink'" in swapped, swapped
     assert "gives €74 to 'nordlink'" in by_name, by_name
     assert "gives" not in right and "gives" not in reordered, (right, reordered)
+
+
+def test_a_verdict_on_another_comparison_than_the_one_asked_does_not_answer_it():
+    """"Which is taller?" answered "The Aldine Spire is older" answers another question from the same evidence; the
+    height's verdict in other words ("rises higher", "is the bigger of the two") answers it."""
+    towers = (Evidence(id="1", title="Kessler Tower", text="The Kessler Tower, completed in 2011, rises 318 metres."),
+              Evidence(id="2", title="Aldine Spire", text="The Aldine Spire, finished in 1998, reaches 293 metres."))
+    results = Engine(load_suite("searchllm"), LocalJudge()).score_sync([
+        item("Which is taller, the Kessler Tower or the Aldine Spire?", answer, evidence=towers, item_id=str(n))
+        for n, answer in enumerate([
+            "The Aldine Spire is older: it was finished in 1998 [Doc 2], while the Kessler Tower was completed in 2011 [Doc 1].",
+            "The Kessler Tower rises higher: 318 metres [Doc 1] against 293 metres [Doc 2].",
+            "The Kessler Tower is the bigger of the two, at 318 metres [Doc 1] against 293 [Doc 2].",
+            "The Kessler Tower is taller, at 318 metres [Doc 1]. The Aldine Spire is older, from 1998 [Doc 2]."])])
+    older, higher, bigger, both = (r.dimensions["query_satisfaction"] for r in results)
+    # An answer that gives the verdict asked for may add another comparison.
+    assert "compares what" not in both.explanation and both.score > 0.0, both.explanation
+    assert older.score == 0.0 and "compares what is older" in older.explanation, older.explanation
+    assert "compares what" not in higher.explanation and higher.score > 0.0, higher.explanation
+    assert "compares what" not in bigger.explanation and bigger.score > 0.0, bigger.explanation

@@ -92,6 +92,59 @@ def _missing_answer_type(query: str, part: str) -> str | None:
     return None
 
 
+_DIMENSIONS = {
+    "height": ("taller", "tallest", "higher", "highest", "shorter", "shortest", "lower", "lowest"),
+    "age": ("older", "oldest", "younger", "youngest", "earlier", "earliest", "later", "latest", "newer", "newest"),
+    "size": ("bigger", "biggest", "larger", "largest", "smaller", "smallest", "more populous"),
+    "price": ("cheaper", "cheapest", "dearer", "pricier", "costlier", "expensive", "higher", "lower"),
+    "length": ("longer", "longest", "shorter", "shortest", "farther", "further", "nearer", "closer"),
+    "speed": ("faster", "fastest", "slower", "slowest", "quicker", "quickest"),
+    "weight": ("heavier", "heaviest", "lighter", "lightest"),
+}
+_COMPARED = re.compile(r"\b(?:" + "|".join(sorted({w for ws in _DIMENSIONS.values() for w in ws}, key=len, reverse=True))
+                       + r")\b", re.IGNORECASE)
+"""Words of a comparison, by what they compare. "Bigger" and "smaller" compare any extent (a tower's height too);
+"higher", "lower", "shorter" more than one thing."""
+
+
+_VERDICT = re.compile(r"\b(?:is|was|are|were|be|been|'s|’s)\s+(?:much\s+|far\s+|slightly\s+|the\s+)?(" + _COMPARED.pattern[5:-3]
+                      + r")\b(?=\s*(?:[,:;.!?)\[]|by\b|$))|\b(" + _COMPARED.pattern[5:-3] + r")\s+than\b", re.IGNORECASE)
+"""A comparison word said of something ("is older:", "older than"), not one that describes ("earlier theories") or
+an adverb ("were later reformulated")."""
+
+
+def _compared(text: str, said: bool = False) -> frozenset[str] | None:
+    """What the first comparison word of `text` compares (one or more of `_DIMENSIONS`); None without one. With
+    `said`, only a word the text says of something (`_VERDICT`)."""
+    match = (_VERDICT if said else _COMPARED).search(text)
+    if not match:
+        return None
+    word = next(g for g in match.groups() if g).lower() if said else match.group(0).lower()
+    found = {d for d, words in _DIMENSIONS.items() if word in words}
+    return frozenset(found | ({"height", "length"} if "size" in found else set()))
+
+
+def other_comparison(question: str, part: str) -> str | None:
+    """The comparison a part makes when the question asks for another ("Which is taller?" answered "The Spire is
+    older"): the part's word, or None when the question compares nothing, the part says of nothing that it compares,
+    or one of the comparisons it says ("the train is quicker, but the ferry is cheaper") can be what is asked.
+
+    >>> other_comparison("Which is taller, the Kessler Tower or the Aldine Spire?", "The Aldine Spire is older.")
+    'older'
+    >>> other_comparison("Which is taller, the Kessler Tower or the Aldine Spire?", "The Kessler Tower is bigger.") is None
+    True
+    >>> other_comparison("Which number is larger?", "Maxwell unified earlier theories, which were later reformulated.") is None
+    True
+    >>> other_comparison("Which is cheaper, the ferry or the train?", "The train is quicker, but the ferry is cheaper.") is None
+    True
+    """
+    asked = _compared(question)
+    said = [next(g for g in m.groups() if g).lower() for m in _VERDICT.finditer(part)]
+    if asked is None or not said or any(asked & _compared(word) for word in said):
+        return None
+    return said[0]
+
+
 _ALTERNATIVES = re.compile(r"([^,:;?]+?)\s+or\s+([^,:;?]+?)\s*\?*\s*$", re.IGNORECASE)
 
 
@@ -217,6 +270,10 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
         parts.append((body, text))
     checks: list[AnswerCheck] = []
     pending: list[tuple[int, list[str], set[str], float]] = []
+    # A comparison the answer says of the kind asked ("is cheaper") anywhere makes its other comparisons ("the train
+    # is quicker") additions, not an answer to another question.
+    answers_comparison = any(other_comparison(ctx.item.query, text) is None and _VERDICT.search(text)
+                             for _, text in parts)
     for body, text in parts:
         cited = [docs_by_id[i] for c in parse_citations(body) for i in c.ids if i in docs_by_id]
         chosen = chosen_alternative(question, text)
@@ -244,6 +301,10 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
         missing = _missing_answer_type(question, text)
         if missing:
             checks.append(AnswerCheck(text, 0.0, f"the question asks for {missing}; the sentence gives none"))
+            continue
+        compared = other_comparison(ctx.item.query, text) if not answers_comparison else None
+        if compared:
+            checks.append(AnswerCheck(text, 0.0, f"compares what is {compared}, which the question does not ask"))
             continue
         weight = COPY_CREDIT if copies_evidence(_LEAD.sub("", text).strip() or text, cited) else 1.0
         sentences = list(dict.fromkeys(s for d in cited for s in (d.title, *_evidence_sentences(d.text)) if s))
