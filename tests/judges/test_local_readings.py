@@ -321,3 +321,27 @@ def test_a_verdict_on_another_comparison_than_the_one_asked_does_not_answer_it()
     assert older.score == 0.0 and "compares what is older" in older.explanation, older.explanation
     assert "compares what" not in higher.explanation and higher.score > 0.0, higher.explanation
     assert "compares what" not in bigger.explanation and bigger.score > 0.0, bigger.explanation
+
+
+def test_a_figure_a_newer_page_replaces_is_outdated_whichever_page_the_claim_cites():
+    """The old page's figure stated as current fails however recent the pages are (months apart, not only years),
+    citing only the old page; said as the past ("before that it was") it holds, and so does a figure of the old page
+    the newer one does not change (the weekend times)."""
+    import datetime as dt
+
+    pages = (Evidence(id="1", title="Timetable 2024", published=dt.date(2023, 12, 1), text=(
+                 "Monday to Friday, the first train from Olsberg leaves at 5:12. Saturdays and Sundays: first train 7:12.")),
+             Evidence(id="2", title="Timetable change", published=dt.date(2024, 11, 20), text=(
+                 "From 15 December 2024 the first weekday train from Olsberg will leave at 5:42 instead of 5:12.")))
+    query = "What time does the first train from Olsberg leave on weekdays?"
+    results = Engine(load_suite("searchllm"), LocalJudge()).score_sync([
+        Item(id=str(n), query=query, evidence=list(pages), now=dt.date(2025, 2, 10),
+             response=render_response([Facet(query, ("1",))], ["1"], answer))
+        for n, answer in enumerate([
+            "The first weekday train from Olsberg leaves at 5:12 [Doc 1].",
+            "Since 15 December 2024 it leaves at 5:42 [Doc 2]; before that it was 5:12 [Doc 1].",
+            "On Saturdays and Sundays the first train leaves at 7:12 [Doc 1]."])])
+    old, changed, weekend = (r.dimensions["claim_hallucination"] for r in results)
+    assert "as current, where a newer item (2024-11-20) gives 05:42" in old.explanation and old.score < 0.05, old.explanation
+    assert "as current" not in changed.explanation, changed.explanation
+    assert "as current" not in weekend.explanation, weekend.explanation

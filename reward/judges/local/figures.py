@@ -9,8 +9,8 @@ import functools
 import re
 from collections.abc import Sequence
 
-from reward.format import strip_citations
-from reward.judges.local.text import STOPWORDS, numbers, stem
+from reward.format import split_sentences, strip_citations
+from reward.judges.local.text import STOPWORDS, content_words, dates_in, numbers, stem, stems
 
 @functools.lru_cache(maxsize=1024)
 def _given(haystack: str) -> frozenset[str]:
@@ -445,4 +445,69 @@ def misattributed(claim: str, windows: Sequence[str]) -> str:
                 if named and others:
                     shown = re.search(r"[$€£¥]?\s?" + re.escape(written), clause)
                     return f"gives {shown.group(0) if shown else written} to {named[0]!r}, where the evidence gives it {others[0]}"
+    return ""
+
+
+_CLOCK_TIME = re.compile(r"(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
+_REPLACED_VALUE = re.compile(r"\b(?:instead of|rather than|replacing|up from|down from|no longer)\s+(?:the\s+)?[$€£¥]?\s?"
+                             r"\d[\d.,:]*", re.IGNORECASE)
+_AS_PAST = re.compile(r"\b(?:was|were|had|used to|before|previous(?:ly)?|formerly|earlier|older|old|archived|outdated|"
+                      r"no longer|instead of|changed|up from|down from|rose|fell|replaced|until recently)\b", re.IGNORECASE)
+"""Words that place a figure in the past or in an older source ("before that it was €11.20", "the archived page")."""
+
+
+def _current_values(text: str) -> dict[str, set]:
+    """A text's figures by unit (a currency, a unit, what it counts, "time of day"), without years and without the
+    figures it names only as replaced ("5:42 instead of 5:12", "up from €10.70")."""
+    text = _REPLACED_VALUE.sub(" ", text)
+    out: dict[str, set] = {}
+    for value, _, unit in _quantities(text):
+        if unit and unit != _YEAR_UNIT:
+            out.setdefault(unit, set()).add(value)
+    for time in _CLOCK_TIME.findall(text):
+        out.setdefault("time of day", set()).add(time.zfill(5))
+    return out
+
+
+def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> str:
+    """A figure stated as current that a newer evidence item replaces: the claim states, with no word that places it
+    in the past or in an older source (`_AS_PAST`), a figure that only items published before another one give, and
+    that newer item, published by `now` and naming no date after `now` (a change not yet in force), gives another
+    figure of that unit ("the minimum wage is €11.20" where a later page says it rose to €12.40; "departs at 5:12"
+    where the new timetable says 5:42 instead of 5:12). `items` are each evidence item's (text, publication date);
+    items without a date, and interactions without `now`, are not read. Returns why, or "" for none.
+
+    >>> import datetime as dt
+    >>> pages = [("The wage is €11.20 per hour.", dt.date(2022, 3, 1)),
+    ...          ("The minimum wage rose to €12.40 per hour.", dt.date(2024, 12, 10))]
+    >>> superseded_figure("The minimum wage is €11.20 per hour.", pages, dt.date(2025, 6, 1))
+    'states 11.2 as current, where a newer item (2024-12-10) gives 12.4'
+    >>> superseded_figure("Before that it was €11.20 per hour.", pages, dt.date(2025, 6, 1))
+    ''
+    >>> superseded_figure("The minimum wage is €11.20 per hour.", pages, dt.date(2024, 12, 1))
+    ''
+    >>> superseded_figure("Apprentices earn €9.10 per hour.", pages + [("Apprentices earn €9.10 per hour.",
+    ...                   dt.date(2022, 3, 1))], dt.date(2025, 6, 1))
+    ''
+    """
+    text = strip_citations(claim)
+    if now is None or _AS_PAST.search(text):
+        return ""
+    dated = [(t, p, _current_values(t)) for t, p in items if p is not None and p <= now]
+    words = {stem(w) for w in content_words(text) if not any(c.isdigit() for c in w)}
+    for unit, values in _current_values(text).items():
+        for value in values:
+            holders = [p for _, p, found in dated if value in found.get(unit, ())]
+            if not holders:
+                continue
+            for t, p, found in dated:
+                if p <= max(holders) or value in found.get(unit, ()) or any(d > now for d in dates_in(t)):
+                    continue
+                # The newer item's other figure must be said of what the claim is about: a sentence of it sharing
+                # at least half the claim's words (the new weekday time, not the unchanged weekend one).
+                for sentence in split_sentences(t):
+                    theirs = _current_values(sentence).get(unit, set()) - {value}
+                    if theirs and words and len(words & stems(sentence)) >= 0.5 * len(words):
+                        shown = lambda v: v if isinstance(v, str) else f"{v:g}"  # noqa: E731
+                        return f"states {shown(value)} as current, where a newer item ({p}) gives {shown(sorted(theirs)[0])}"
     return ""

@@ -16,7 +16,7 @@ from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.claims import _YEAR, claim_support, is_fragment, swapped_value, without_derivation
-from reward.judges.local.figures import named_verdict
+from reward.judges.local.figures import named_verdict, superseded_figure
 from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
 from reward.judges.local.relevance import _missing_answer_type
 from reward.judges.local.negation import negation_flip, unfounded_denial
@@ -130,7 +130,10 @@ read is checked against the evidence it can."""
             # list, a sentence in another language): it counts as unsupported.
             checks.append(SentenceCheck(sentence, 0.0, 0.0, f"{claim[:80]!r}: not English, so it cannot be checked"))
             continue
-        stale = stale_future(claim, ctx.item.now)
+        # A figure a newer item replaces is outdated whichever item the claim cites: citing only the old page does
+        # not make it current.
+        stale = stale_future(claim, ctx.item.now) or superseded_figure(
+            claim, [(doc_text(d), d.published) for d in ctx.item.evidence], ctx.item.now)
         if stale:
             checks.append(SentenceCheck(sentence, 0.0, 1.0, f"{claim[:80]!r}: {stale}", hard=True))
             continue
