@@ -489,6 +489,9 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     >>> superseded_figure("Apprentices earn €9.10 per hour.", pages + [("Apprentices earn €9.10 per hour.",
     ...                   dt.date(2022, 3, 1))], dt.date(2025, 6, 1))
     ''
+    >>> superseded_figure("Adults pay €12.", [("Adults pay €12.", dt.date(2023, 1, 1)),
+    ...                   ("Students now pay €8.", dt.date(2024, 6, 1))], dt.date(2025, 6, 1))
+    ''
     """
     text = strip_citations(claim)
     if now is None or _AS_PAST.search(text):
@@ -504,10 +507,11 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
                 if p <= max(holders) or value in found.get(unit, ()) or any(d > now for d in dates_in(t)):
                     continue
                 # The newer item's other figure must be said of what the claim is about: a sentence of it sharing
-                # at least half the claim's words (the new weekday time, not the unchanged weekend one).
+                # at least half the claim's words, and two (the new weekday time, not the unchanged weekend one; not
+                # the students' new fare for "adults pay €12").
                 for sentence in split_sentences(t):
                     theirs = _current_values(sentence).get(unit, set()) - {value}
-                    if theirs and words and len(words & stems(sentence)) >= 0.5 * len(words):
+                    if theirs and len(words & stems(sentence)) >= max(2.0, 0.5 * len(words)):
                         shown = lambda v: v if isinstance(v, str) else f"{v:g}"  # noqa: E731
                         return f"states {shown(value)} as current, where a newer item ({p}) gives {shown(sorted(theirs)[0])}"
     return ""
