@@ -345,3 +345,17 @@ def test_a_figure_a_newer_page_replaces_is_outdated_whichever_page_the_claim_cit
     assert "as current, where a newer item (2024-11-20) gives 05:42" in old.explanation and old.score < 0.05, old.explanation
     assert "as current" not in changed.explanation, changed.explanation
     assert "as current" not in weekend.explanation, weekend.explanation
+
+
+def test_a_figure_of_the_evidence_moved_to_another_unit_is_unsupported():
+    """"Cool for 1.5 minutes" where the evidence says 30 minutes and 1.5 bar: every number is the evidence's, the
+    unit is not; the right steps, and an area written "m²" for the evidence's "square metres", hold."""
+    steps = (Evidence(id="1", title="Bleeding a radiator", text=(
+        "Turn the heating off and wait about 30 minutes for the radiators to cool. If the boiler gauge shows less "
+        "than 1 bar, top it up to about 1.5 bar. Sheds up to 15 square metres need no permit.")),)
+    swapped, right, area = explanations("How do I bleed a radiator?", [
+        "Turn the heating off and let the radiators cool for about 1.5 minutes [Doc 1].",
+        "Turn the heating off and let the radiators cool for about 30 minutes [Doc 1].",
+        "A shed of up to 15 m² needs no permit [Doc 1]."], steps)
+    assert "says 1.5 minute where the evidence gives 1.5 as bar" in swapped, swapped
+    assert "where the evidence gives" not in right and "where the evidence gives" not in area, (right, area)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
 from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quantities, _unit, misattributed,
-                                         ordered_reading, ordering, spelled_numbers, stated_arithmetic)
+                                         ordered_reading, ordering, spelled_numbers, stated_arithmetic, unit_swapped)
 from reward.judges.local.negation import _negated_scope
 from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc_text, numbers, stem, stems
 from reward.schema import Evidence
@@ -80,7 +80,8 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     stated = sorted((numbers(claim) - denied_numbers(claim)) & replaced)
     if stated:
         return False, f"says {stated[0]} where the evidence says not {stated[0]}"
-    swap = swapped_value(claim, [s for d in docs for s in split_sentences(d.text)]) or misattributed(claim, _windows(docs))
+    swap = (swapped_value(claim, [s for d in docs for s in split_sentences(d.text)]) or misattributed(claim, _windows(docs))
+            or unit_swapped(claim, haystack))
     if swap:
         return False, swap
     order = ordering(claim, haystack)

@@ -515,3 +515,35 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
                         shown = lambda v: v if isinstance(v, str) else f"{v:g}"  # noqa: E731
                         return f"states {shown(value)} as current, where a newer item ({p}) gives {shown(sorted(theirs)[0])}"
     return ""
+
+
+_MEASURES = frozenset(_UNIT_NAMES.values()) | frozenset(_CURRENCY.values())
+_AREA = re.compile(r"(\d)\s*(?:m²|m2\b|sq\.?\s?m\b|square\s+met(?:re|er)s?\b)", re.IGNORECASE)
+"""An area in square metres, however written ("15 m²", "15 square metres"): one unit, not metres."""
+
+
+def unit_swapped(claim: str, haystack: str) -> str:
+    """A figure of the evidence put in another unit: the claim gives it in a unit of measure or a currency in which
+    the evidence gives only other figures, and the evidence gives that figure in another unit ("cool for 1.5
+    minutes" where the evidence says 30 minutes and 1.5 bar). Returns why, or "" for none.
+
+    >>> unit_swapped("Let it cool for 1.5 minutes.", "Wait 30 minutes. Top up to 1.5 bar.")
+    'says 1.5 minute where the evidence gives 1.5 as bar and minute as 30'
+    >>> unit_swapped("Let it cool for 30 minutes.", "Wait 30 minutes. Top up to 1.5 bar.")
+    ''
+    >>> unit_swapped("Sheds up to 15 m² need no permit.", "Sheds up to 15 square metres, or 2.5 m high, need none.")
+    ''
+    """
+    claim, haystack = _AREA.sub(r"\1 sqm", claim), _AREA.sub(r"\1 sqm", haystack)
+    units_of: dict[float, set[str]] = {}
+    values_of: dict[str, set[float]] = {}
+    for value, _, unit in _quantities(haystack):
+        if unit:
+            units_of.setdefault(value, set()).add(unit)
+            values_of.setdefault(unit, set()).add(value)
+    for value, written, unit in _quantities(claim):
+        if unit in _MEASURES and value not in values_of.get(unit, {value}) and units_of.get(value, set()) - {unit}:
+            other = sorted(units_of[value] - {unit})[0]
+            return (f"says {written} {unit} where the evidence gives {written} as {other} and {unit} as "
+                    f"{min(values_of[unit]):g}")
+    return ""
