@@ -455,6 +455,11 @@ def misattributed(claim: str, windows: Sequence[str]) -> str:
 _CLOCK_TIME = re.compile(r"(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
 _REPLACED_VALUE = re.compile(r"\b(?:instead of|rather than|replacing|up from|down from|no longer)\s+(?:the\s+)?[$€£¥]?\s?"
                              r"\d[\d.,:]*", re.IGNORECASE)
+_CHANGE = re.compile(r"\b(?:rise|rises|rose|risen|raised?|raises|increase[sd]?|decrease[sd]?|cut|reduced?|lowered|"
+                     r"change[sd]?|new|now|instead of|up from|down from|no longer|replace[sd]?|extended|postponed|moved|"
+                     r"from now on)\b", re.IGNORECASE)
+"""Words by which a newer item says that a figure changed ("rises to €12.40", "5:42 instead of 5:12", "the new
+timetable"): a newer page that merely gives another figure (another medicine's dose) replaces nothing."""
 _AS_PAST = re.compile(r"\b(?:was|were|had|used to|before|previous(?:ly)?|formerly|earlier|older|old|archived|outdated|"
                       r"no longer|instead of|changed|up from|down from|rose|fell|replaced|until recently)\b", re.IGNORECASE)
 """Words that place a figure in the past or in an older source ("before that it was €11.20", "the archived page")."""
@@ -477,8 +482,8 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     """A figure stated as current that a newer evidence item replaces: the claim states, with no word that places it
     in the past or in an older source (`_AS_PAST`), a figure that only items published before another one give, and
     that newer item, published by `now` and naming no date after `now` (a change not yet in force), gives another
-    figure of that unit ("the minimum wage is €11.20" where a later page says it rose to €12.40; "departs at 5:12"
-    where the new timetable says 5:42 instead of 5:12). `items` are each evidence item's (text, publication date);
+    figure of that unit in a sentence that says it changed (`_CHANGE`: "the minimum wage is €11.20" where a later
+    page says it rose to €12.40; "departs at 5:12" where the new timetable says 5:42 instead of 5:12). `items` are each evidence item's (text, publication date);
     items without a date, and interactions without `now`, are not read. Returns why, or "" for none.
 
     >>> import datetime as dt
@@ -495,6 +500,10 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     ''
     >>> superseded_figure("It holds the charge between 75% and 80%.", [("It holds the charge at 75%.", dt.date(2023, 1, 1)),
     ...                   ("The charge now stops at 80%.", dt.date(2025, 3, 4))], dt.date(2025, 6, 1))
+    ''
+    >>> superseded_figure("Ibuprofen: one or two 200 mg tablets 3 times a day.", [("Ibuprofen: one or two 200 mg "
+    ...     "tablets 3 times a day.", dt.date(2025, 2, 4)), ("Paracetamol: one or two 500 mg tablets up to 4 times a day.",
+    ...     dt.date(2025, 3, 12))], dt.date(2025, 11, 18))
     ''
     >>> superseded_figure("Adults pay €12.", [("Adults pay €12.", dt.date(2023, 1, 1)),
     ...                   ("Students now pay €8.", dt.date(2024, 6, 1))], dt.date(2025, 6, 1))
@@ -518,7 +527,7 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
                 # the students' new fare for "adults pay €12").
                 for sentence in split_sentences(t):
                     theirs = _current_values(sentence).get(unit, set()) - values  # none the claim states too
-                    if theirs and len(words & stems(sentence)) >= max(2.0, 0.5 * len(words)):
+                    if theirs and _CHANGE.search(sentence) and len(words & stems(sentence)) >= max(2.0, 0.5 * len(words)):
                         shown = lambda v: v if isinstance(v, str) else f"{v:g}"  # noqa: E731
                         return f"states {shown(value)} as current, where a newer item ({p}) gives {shown(sorted(theirs)[0])}"
     return ""
