@@ -29,6 +29,17 @@ def corpus():
     return {split: read_corpus(CORPUS / f"{split}.jsonl") for split in ("fit", "test")}
 
 
+def assert_complete(interaction, honest: int, attacks: int) -> None:
+    """One clean answer, at least `honest` honest variants and `attacks` attacks, each response in the policy format
+    citing only the interaction's evidence."""
+    roles = Counter(r.role for r in interaction.responses)
+    assert roles["clean"] == 1 and roles["honest"] >= honest and roles["attack"] >= attacks, interaction.id
+    offered = {d.id for d in interaction.evidence}
+    for r in interaction.responses:
+        parsed = parse_response(r.response)
+        assert parsed.complete and not parsed.problems and set(parsed.cited_ids) <= offered, (interaction.id, r.id)
+
+
 def test_the_written_set_is_a_fit_set_of_labelled_interactions_in_the_policy_format():
     """The 24 interactions written from scratch in two reviews (`data/generalization/written/`): rules were fitted to
     them, so they are labelled `fit`; each has one clean answer, honest variants and attacks of the corpus's families."""
@@ -37,12 +48,7 @@ def test_the_written_set_is_a_fit_set_of_labelled_interactions_in_the_policy_for
     main = {i.id for split in ("fit", "test") for i in read_corpus(CORPUS / f"{split}.jsonl")}
     assert not main & {i.id for i in written}
     for interaction in written:
-        roles = Counter(r.role for r in interaction.responses)
-        assert roles["clean"] == 1 and roles["honest"] >= 1 and roles["attack"] >= 3, interaction.id
-        offered = {d.id for d in interaction.evidence}
-        for r in interaction.responses:
-            parsed = parse_response(r.response)
-            assert parsed.complete and not parsed.problems and set(parsed.cited_ids) <= offered, (interaction.id, r.id)
+        assert_complete(interaction, honest=1, attacks=3)
     families = {r.family for i in written for r in i.responses if r.role == "attack"}
     assert families <= ATTACK_FAMILIES and len(families) >= 6
 
@@ -142,10 +148,5 @@ def test_the_held_out_written_set_is_a_test_set_apart_from_everything_fitted():
     assert not {i.id for i in fitted} & {i.id for i in held}
     assert not {i.query for i in fitted} & {i.query for i in held}
     for interaction in held:
-        roles = Counter(r.role for r in interaction.responses)
-        assert roles["clean"] == 1 and roles["honest"] >= 2 and roles["attack"] >= 5, interaction.id
-        offered = {d.id for d in interaction.evidence}
-        for r in interaction.responses:
-            parsed = parse_response(r.response)
-            assert parsed.complete and not parsed.problems and set(parsed.cited_ids) <= offered, (interaction.id, r.id)
+        assert_complete(interaction, honest=2, attacks=5)
     assert {r.family for i in held for r in i.responses if r.role == "attack"} <= ATTACK_FAMILIES

@@ -407,6 +407,13 @@ def _evidence_names(windows: Sequence[str]) -> frozenset[str]:
                      if w.lower() not in STOPWORDS and re.fullmatch(r"[A-Z][a-z]+(?:['’]s)?", w))
 
 
+@functools.lru_cache(maxsize=256)
+def _window_figures(windows: tuple[str, ...]) -> tuple[frozenset[str], list]:
+    """The evidence's names and each window's figures, once per evidence (every claim of every rollout reads it)."""
+    haystack = " ".join(windows)
+    return _evidence_names(windows), [(w, _figures(w, haystack)) for w in windows]
+
+
 def misattributed(claim: str, windows: Sequence[str]) -> str:
     """A figure of the evidence given to a name the evidence gives another figure of its kind: the clause of the claim
     that states the figure names something (or says "it" after naming it), no evidence window that holds the figure
@@ -425,8 +432,7 @@ def misattributed(claim: str, windows: Sequence[str]) -> str:
     ''
     """
     haystack = " ".join(windows)
-    known = _evidence_names(windows)
-    figures = [(w, _figures(w, haystack)) for w in windows]
+    known, figures = _window_figures(tuple(windows))
     subject: set[str] = set()
     for clause in _CLAUSE.split(strip_citations(claim)):
         names = _names(clause) & known
@@ -476,6 +482,11 @@ def _current_values(text: str) -> dict[str, set]:
     for time in _CLOCK_TIME.findall(text):
         out.setdefault("time of day", set()).add(time.zfill(5))
     return out
+
+
+def _shown(value: float | str) -> str:
+    """A figure as a reason shows it: a time of day as written, a number without a trailing ".0"."""
+    return value if isinstance(value, str) else f"{value:g}"
 
 
 def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> str:
@@ -528,14 +539,26 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
                 for sentence in split_sentences(t):
                     theirs = _current_values(sentence).get(unit, set()) - values  # none the claim states too
                     if theirs and _CHANGE.search(sentence) and len(words & stems(sentence)) >= max(2.0, 0.5 * len(words)):
-                        shown = lambda v: v if isinstance(v, str) else f"{v:g}"  # noqa: E731
-                        return f"states {shown(value)} as current, where a newer item ({p}) gives {shown(sorted(theirs)[0])}"
+                        return (f"states {_shown(value)} as current, where a newer item ({p}) gives "
+                                f"{_shown(sorted(theirs)[0])}")
     return ""
 
 
 _MEASURES = frozenset(_UNIT_NAMES.values()) | frozenset(_CURRENCY.values())
 _AREA = re.compile(r"(\d)\s*(?:m²|m2\b|sq\.?\s?m\b|square\s+met(?:re|er)s?\b)", re.IGNORECASE)
 """An area in square metres, however written ("15 m²", "15 square metres"): one unit, not metres."""
+
+
+@functools.lru_cache(maxsize=256)
+def _units_and_values(haystack: str) -> tuple[dict[float, set[str]], dict[str, set[float]]]:
+    """The evidence's units of each figure and figures of each unit, once per evidence text."""
+    units_of: dict[float, set[str]] = {}
+    values_of: dict[str, set[float]] = {}
+    for value, _, unit in _quantities(haystack):
+        if unit:
+            units_of.setdefault(value, set()).add(unit)
+            values_of.setdefault(unit, set()).add(value)
+    return units_of, values_of
 
 
 def unit_swapped(claim: str, haystack: str) -> str:
@@ -550,14 +573,8 @@ def unit_swapped(claim: str, haystack: str) -> str:
     >>> unit_swapped("Sheds up to 15 m² need no permit.", "Sheds up to 15 square metres, or 2.5 m high, need none.")
     ''
     """
-    claim, haystack = _AREA.sub(r"\1 sqm", claim), _AREA.sub(r"\1 sqm", haystack)
-    units_of: dict[float, set[str]] = {}
-    values_of: dict[str, set[float]] = {}
-    for value, _, unit in _quantities(haystack):
-        if unit:
-            units_of.setdefault(value, set()).add(unit)
-            values_of.setdefault(unit, set()).add(value)
-    for value, written, unit in _quantities(claim):
+    units_of, values_of = _units_and_values(_AREA.sub(r"\1 sqm", haystack))
+    for value, written, unit in _quantities(_AREA.sub(r"\1 sqm", claim)):
         if unit in _MEASURES and value not in values_of.get(unit, {value}) and units_of.get(value, set()) - {unit}:
             other = sorted(units_of[value] - {unit})[0]
             return (f"says {written} {unit} where the evidence gives {written} as {other} and {unit} as "

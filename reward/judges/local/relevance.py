@@ -272,8 +272,8 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
     pending: list[tuple[int, list[str], set[str], float]] = []
     # A comparison the answer says of the kind asked ("is cheaper") anywhere makes its other comparisons ("the train
     # is quicker") additions, not an answer to another question.
-    answers_comparison = any(other_comparison(ctx.item.query, text) is None and _VERDICT.search(text)
-                             for _, text in parts)
+    compared = {text: other_comparison(ctx.item.query, text) for _, text in parts}
+    answers_comparison = any(other is None and _VERDICT.search(text) for text, other in compared.items())
     for body, text in parts:
         cited = [docs_by_id[i] for c in parse_citations(body) for i in c.ids if i in docs_by_id]
         chosen = chosen_alternative(question, text)
@@ -302,9 +302,8 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
         if missing:
             checks.append(AnswerCheck(text, 0.0, f"the question asks for {missing}; the sentence gives none"))
             continue
-        compared = other_comparison(ctx.item.query, text) if not answers_comparison else None
-        if compared:
-            checks.append(AnswerCheck(text, 0.0, f"compares what is {compared}, which the question does not ask"))
+        if compared[text] and not answers_comparison:
+            checks.append(AnswerCheck(text, 0.0, f"compares what is {compared[text]}, which the question does not ask"))
             continue
         weight = COPY_CREDIT if copies_evidence(_LEAD.sub("", text).strip() or text, cited) else 1.0
         sentences = list(dict.fromkeys(s for d in cited for s in (d.title, *_evidence_sentences(d.text)) if s))

@@ -132,8 +132,8 @@ read is checked against the evidence it can."""
             continue
         # A figure a newer item replaces is outdated whichever item the claim cites: citing only the old page does
         # not make it current.
-        stale = stale_future(claim, ctx.item.now) or superseded_figure(
-            claim, [(doc_text(d), d.published) for d in ctx.item.evidence], ctx.item.now)
+        stale = stale_future(claim, ctx.item.now) or (ctx.item.now is not None and superseded_figure(
+            claim, [(doc_text(d), d.published) for d in ctx.item.evidence], ctx.item.now))
         if stale:
             checks.append(SentenceCheck(sentence, 0.0, 1.0, f"{claim[:80]!r}: {stale}", hard=True))
             continue
