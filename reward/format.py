@@ -329,6 +329,8 @@ _PLAIN_HEADERS = frozenset({"", "answer", "answers", "value", "values", "result"
                             "item", "name", "fact", "facts", "source", "sources", "response", "notes", "note"})
 
 
+_RATE_HEADER = re.compile(r"(?:\bper\s+|/\s*)([^\W\d_]+)", re.IGNORECASE)
+"""A header that says its figures are rates ("Price per GB", "Dose (mg/kg)"): the unit they are per."""
 _YES_NO = re.compile(r"^\W*(?:yes|no|not)\b", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]{3,}")
 
@@ -351,6 +353,9 @@ def _row_sentence(headers: list[str], cells: list[str]) -> str:
         if cell:
             named = header.strip().lower()
             said = not _YES_NO.match(cell) and (len(_WORD.findall(cell)) >= 2 or any(c.isdigit() for c in cell))
+            rate = _RATE_HEADER.search(header)
+            if rate and any(c.isdigit() for c in cell) and not _RATE_HEADER.search(cell):
+                cell = f"{cell} per {rate.group(1)}"  # "Price per GB" over "€0.40": "€0.40 per GB"
             rest.append(cell if said or named in _PLAIN_HEADERS or named in cell.lower() else f"{named} {cell}")
     sentence = f"{first}: {'; '.join(rest)}" if first and rest else (first or "; ".join(rest))
     return f"{sentence}{' ' + cites if cites else ''}." if sentence else ""
@@ -368,6 +373,11 @@ def tables_as_lines(text: str) -> str:
     'Who founded it: Larry Roberts [Doc 2].'
     >>> tables_as_lines("| Shed | Permit | Fee |\\n|---|---|---|\\n| 25 m² | yes [Doc 1] | 40 euros |")
     '25 m²: permit yes; 40 euros [Doc 1].'
+
+    A header that makes its figures rates is read with each of them:
+
+    >>> tables_as_lines("| Plan | Price | Price per GB |\\n|---|---|---|\\n| Zapp | €16 for 40 GB [Doc 1] | €0.40 |")
+    'Zapp: €16 for 40 GB; €0.40 per GB [Doc 1].'
     """
     if "|" not in text:
         return text

@@ -235,6 +235,24 @@ def test_a_figure_worked_out_in_the_open_from_the_evidences_figures_is_no_invent
     assert "numbers not in the evidence: 10" in unrelated, unrelated
 
 
+def test_a_rate_column_and_a_quantity_per_unit_are_read_as_the_working_they_are():
+    """A table column "Price per GB" makes its figures rates, read with the row's price and data as "€0.40 per GB"
+    would be in prose; "125 g per cup" times "2 cups" is 250 g. A rate or a product the row's figures do not give
+    is still an invented number."""
+    plans = (Evidence(id="1", title="Zapp 40", text="Zapp 40 costs €16 a month and includes 40 GB of data."),)
+    table = "| Plan | Monthly price | Data | Price per GB |\n|---|---|---|---|\n| Zapp 40 | €16 [Doc 1] | 40 GB | {} |"
+    right, wrong = explanations("What does Zapp 40 cost per GB?", [table.format("€0.40"), table.format("€0.25")],
+                                plans)
+    assert "numbers not in the evidence" not in right, right
+    assert "numbers not in the evidence: 0.25" in wrong, wrong
+    recipe = (Evidence(id="1", title="Oat cookies", text="Ingredients: 2 cups flour. 1 cup of flour weighs 125 g."),)
+    worked, miscounted = explanations("How many grams of flour do the cookies need?", [
+        "The recipe takes 2 cups of flour, and at 125 g per cup that is 250 g [Doc 1].",
+        "The recipe takes 2 cups of flour, and at 125 g per cup that is 375 g [Doc 1]."], recipe)
+    assert "numbers not in the evidence" not in worked, worked
+    assert "numbers not in the evidence: 375" in miscounted, miscounted
+
+
 def test_honest_wordings_of_silence_and_premise_corrections_are_not_read_as_invented_denials():
     """"X is not given in the sources" is no claim; a denial of what a why-question takes for granted, in the user's
     own words, is a premise correction, not a denial that no evidence makes; a plural of the evidence's name

@@ -81,10 +81,11 @@ def _unit(currency: str | None, word: str | None) -> str:
     return named or stem(word.rstrip("s"))
 
 
-def _quantities(text: str) -> list[tuple[float, str, str]]:
+@functools.lru_cache(maxsize=4096)
+def _quantities(text: str) -> tuple[tuple[float, str, str], ...]:
     """(value, the number as written without thousands commas, the stem of its unit: the word after it, "" for none)
     for every number of the text ("28-day" is 28 in days); a time of day or a date's parts ("10:00", "2025-08-28")
-    are no quantities."""
+    are no quantities. Cached by text: the claim checks read each evidence text once per claim."""
     text = strip_citations(text)
     out = []
     for match in _QUANTITY.finditer(text):
@@ -97,7 +98,7 @@ def _quantities(text: str) -> list[tuple[float, str, str]]:
         except ValueError:
             continue
         out.append((value, written, _unit(match.group(1), match.group(3))))
-    return out
+    return tuple(out)
 
 
 _COUNT = r"(\d+|" + "|".join(_SPELLED) + r")"
@@ -110,6 +111,11 @@ _PRODUCTS = (
     re.compile(r"(?<![\d:])[$€£¥]?(\d+(?:[.,]\d+)*)\s+(?:[a-z]+\s+){0,2}each\s+of\s+(?:the\s+)?" + _COUNT + r"\b",
                re.IGNORECASE),
 )
+
+
+_PER_UNIT = re.compile(r"(?<![\d.,])[$€£¥]?(\d+(?:[.,]\d+)*)(?:\s*[a-z%]+)?\s*(?:per\s+|/\s*|an?\s+)([a-z]+)",
+                       re.IGNORECASE)
+"""A quantity per unit ("125 g per cup", "€4/kg", "€12 a night"): the figure and the unit it is per."""
 
 
 def _value(written: str) -> float:
@@ -135,6 +141,8 @@ def stated_arithmetic(claim: str, haystack: str) -> set[str]:
     []
     >>> sorted(stated_arithmetic("€27 for 90 GB, or €0.30 per GB.", "It costs €27 for 90 GB."))
     ['0.30']
+    >>> sorted(stated_arithmetic("Flour: 2 cups; 125 g per cup; 250 g.", "Use 2 cups of flour. 1 cup of flour = 125 g."))
+    ['250']
 
     Figures in different units add to nothing, and two figures of one sentence multiply only as a count and what it
     counts: "every 2 hours, up to 8 doses" is no working (4 doses a day, ages 2 to 4).
@@ -164,6 +172,11 @@ def stated_arithmetic(claim: str, haystack: str) -> set[str]:
             if known(count) and known(quantity):
                 products.add(_value(count) * _value(quantity))
     reachable = set(products) | {a + p for a, _ in stated for p in products}
+    # a quantity per unit times a count of that unit: "125 g per cup" and "2 cups" make 250 g
+    for match in _PER_UNIT.finditer(text):
+        if known(match.group(1)):
+            per = _unit(None, match.group(2))
+            reachable |= {_value(match.group(1)) * a for a, u in stated if u == per}
     for i, (a, u) in enumerate(stated):
         for b, v in stated[i + 1:]:
             if u == v or not u or not v:
