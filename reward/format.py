@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 PARTS = ("plan", "evidence", "answer")
@@ -293,6 +293,12 @@ def split_sentences(text: str) -> list[str]:
     >>> split_sentences("Answer: 1944 [Doc 1]\\nSource: Warsaw")
     ['Answer: 1944 [Doc 1]', 'Source: Warsaw']
     """
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=8192)
+def _sentences(text: str) -> tuple[str, ...]:
+    """`split_sentences`, cached by text: the judges split each evidence text once per claim they check."""
     sentences = []
     for block in _BLOCK_BREAK.split(text):
         block = block.strip()
@@ -300,7 +306,7 @@ def split_sentences(text: str) -> list[str]:
             continue
         parts = _split_keep_citations(block)
         sentences.extend(p.strip() for p in parts if p.strip())
-    return sentences
+    return tuple(sentences)
 
 
 _SENTENCE_END = re.compile(r"[.!?。！？]+(?:\s*\[\s*Doc[^\]]*\])*(?=\s|$)")
