@@ -253,3 +253,34 @@ def test_the_answer_stack_fit_keeps_every_weight_non_negative_and_refuses_the_te
         main(["--cases", str(cases), "--dry-run"])
     with pytest.raises(SystemExit, match="--features: unknown"):
         main(["--cases", str(cases), "--features", "coverage,vibes", "--dry-run"])
+
+
+def test_corpus_pairs_label_honest_claims_supported_and_false_attack_claims_not(tmp_path):
+    """The generalization corpus's fit split gives the model hard pairs as the local tier reads them: every claim of
+    an honest answer supported, the first claim of a swapped-value attack not, nothing from an attack that states
+    true things (another question's answer) or nothing (a refusal); the test split is refused."""
+    from benchmarks.generalization import CORPUS
+    from training.consistency.corpus import export
+
+    wanted = "squad2-factoid-e2b0456ee5929122e93737d5e"
+    line = next(line for line in (CORPUS / "fit.jsonl").read_text().splitlines() if wanted in line)
+    (tmp_path / "fit.jsonl").write_text(line + "\n")
+    rows, counts = export(tmp_path)
+    interaction = json.loads(line)
+    family = {r["id"]: r.get("family") for r in interaction["responses"]}
+    by_response = {}
+    for row in rows:
+        by_response.setdefault(row["key"].split("/")[-1], []).append(row)
+    assert rows and counts["supported"] >= 3, counts
+    for rid, got in by_response.items():
+        if family[rid] in ("clean", "terse", "paraphrase", "layout"):
+            assert all(r["label"] == 1 for r in got), got
+        else:
+            assert family[rid] in ("same_evidence_swap", "unsupported_confident"), (rid, family[rid])
+            assert [r["label"] for r in got] == [0], got
+    assert any(family[rid] == "same_evidence_swap" for rid in by_response), by_response.keys()
+    assert not any(family[rid] == "refusal_despite_evidence" for rid in by_response)
+    said = {r["claim"] for r in rows if r["label"] == 1}
+    assert not any(r["claim"] in said for r in rows if r["label"] == 0)
+    with pytest.raises(SystemExit):
+        export(tmp_path, "test")

@@ -28,6 +28,7 @@ from reward.judges.local.text import (
     lexical_coverage,
     novel_names,
     numbers,
+    query_asides_removed,
     salient_terms,
     TIME_FRAME,
     stale_future,
@@ -188,6 +189,9 @@ read is checked against the evidence it can."""
         if reading is None:
             checks.append(SentenceCheck(claim, 1.0, 0.0, "", confidence=1.0))
             continue
+        # The query's names dropped in brackets ("(Lenovo)") are the user's words, not the claim's: the model reads
+        # the claim without them, so echoing the question neither helps nor costs.
+        reading = query_asides_removed(reading, context).strip() or reading
         if answering and is_fragment(reading) and not _LABELLED.match(reading):
             # A fragment ("Zhenjin.", "The answer is solar.") claims nothing on its own: its claim is the question it
             # answers, answered by it. The model reads the two together, from the evidence sentences closest to

@@ -413,6 +413,22 @@ _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 _ASIDE = re.compile(r"\s*[(\[]([^()\[\]]{1,120})[)\]]")
 
 
+def query_asides_removed(text: str, query: str) -> str:
+    """`text` without a bracketed aside of nothing but the query's words ("(Peach Egg, Graptopetalum)"): names
+    dropped in, not content.
+
+    >>> query_asides_removed("It is in Conservation mode (Lenovo).", "Why does my Lenovo stop at 80%?")
+    'It is in Conservation mode.'
+    >>> query_asides_removed("It costs €74 (about $80).", "Which pass is cheaper?")
+    'It costs €74 (about $80).'
+    """
+    asked = {stem(w) for w in content_words(query)}
+    if not asked:
+        return text
+    return _ASIDE.sub(lambda m: "" if content_words(m.group(1)) and all(
+        stem(w) in asked for w in content_words(m.group(1))) else m.group(0), text)
+
+
 def strip_query_echo(sentence: str, query: str) -> str:
     """The sentence without keyword stuffing: runs of the query's content words with no other word between them,
     four or more long, or three or more with a repeat ("listen song Skibidi free: ...").
@@ -427,9 +443,7 @@ def strip_query_echo(sentence: str, query: str) -> str:
     asked = {stem(w) for w in content_words(query)}
     if not asked:
         return sentence
-    # A bracketed aside of nothing but the query's words ("(Peach Egg, Graptopetalum)") is dropped names, not content.
-    sentence = _ASIDE.sub(lambda m: "" if content_words(m.group(1)) and all(
-        stem(w) in asked for w in content_words(m.group(1))) else m.group(0), sentence)
+    sentence = query_asides_removed(sentence, query)
     spans, run = [], []
     for match in _WORD.finditer(sentence):
         word = match.group(0).lower()
