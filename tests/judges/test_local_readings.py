@@ -251,6 +251,13 @@ def test_a_rate_column_and_a_quantity_per_unit_are_read_as_the_working_they_are(
         "The recipe takes 2 cups of flour, and at 125 g per cup that is 375 g [Doc 1]."], recipe)
     assert "numbers not in the evidence" not in worked, worked
     assert "numbers not in the evidence: 375" in miscounted, miscounted
+    butter = (Evidence(id="1", title="Conversions", text="1 cup of butter weighs 227 g. The recipe takes 2 cups of flour "
+                                                          "at 125 g a cup."),)
+    shown, doubled = explanations("How much butter and flour in grams?", [
+        "Use 113.5 g of butter (half of 227 g) and 250 g of flour (2 cups × 125 g) [Doc 1].",
+        "Use 454 g of butter, double the 227 g in the recipe [Doc 1]."], butter)
+    assert "numbers not in the evidence" not in shown, shown
+    assert "numbers not in the evidence: 454" in doubled, doubled
 
 
 def test_honest_wordings_of_silence_and_premise_corrections_are_not_read_as_invented_denials():

@@ -11,8 +11,9 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
+from reward.judges.local.arithmetic import stated_arithmetic
 from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quantities, _unit, misattributed,
-                                         ordered_reading, ordering, spelled_numbers, stated_arithmetic, unit_swapped)
+                                         ordered_reading, ordering, spelled_numbers, unit_swapped)
 from reward.judges.local.negation import _negated_scope
 from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc_text, numbers, stem, stems
 from reward.schema import Evidence

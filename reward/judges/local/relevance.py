@@ -18,7 +18,8 @@ import numpy as np
 
 from reward.format import parse_citations, split_sentences, strip_citations
 from reward.judges.local.claims import _THOUSANDS, dated_text, derived_numbers
-from reward.judges.local.figures import _SPELLED, stated_arithmetic
+from reward.judges.local.arithmetic import stated_arithmetic
+from reward.judges.local.figures import _SPELLED
 from reward.judges.local.context import Context, _answer_parts, clip
 from reward.judges.local.text import (
     TIME_FRAME,

@@ -1,0 +1,119 @@
+"""Figures a claim works out in the open from figures it states and the evidence gives (`stated_arithmetic`): a
+sum or difference, a rate, a count times what it counts, a quantity per unit times a count of that unit, a share of
+a figure ("half of 227 g"). Pure functions of strings.
+"""
+
+from __future__ import annotations
+
+import re
+
+from reward.format import strip_citations
+from reward.judges.local.figures import _SPELLED, _given, _quantities, _unit
+from reward.judges.local.text import numbers
+
+_COUNT = r"(\d+|" + "|".join(_SPELLED) + r")"
+_PRODUCTS = (
+    # a count before a quantity: "two 200 mg tablets", "2 x 200 mg", "2 cups × 125 g", "3 times 40", "3 doses of 5 ml"
+    re.compile(r"(?<![\d.,])\b" + _COUNT + r"(?:\s*(?:[a-z]+\s*)?(?:x|×|\*|times)\s*|\s+[a-z]+\s+of\s+|\s+)[$€£¥]?(\d+(?:[.,]\d+)*)"
+               r"(?![\d:])",
+               re.IGNORECASE),
+    # a quantity in each of a count: "800 in each of the two tents", "€12 for each of 3 nights"
+    re.compile(r"(?<![\d:])[$€£¥]?(\d+(?:[.,]\d+)*)\s+(?:[a-z]+\s+){0,2}each\s+of\s+(?:the\s+)?" + _COUNT + r"\b",
+               re.IGNORECASE),
+)
+
+
+_PER_UNIT = re.compile(r"(?<![\d.,])[$€£¥]?(\d+(?:[.,]\d+)*)(?:\s*[a-z%]+)?\s*(?:per\s+|/\s*|an?\s+)([a-z]+)",
+                       re.IGNORECASE)
+"""A quantity per unit ("125 g per cup", "€4/kg", "€12 a night"): the figure and the unit it is per."""
+
+
+_SHARE = re.compile(r"\b(half|a third|one third|a quarter|one quarter)\s+(?:of\s+)?(?:the\s+)?[$€£¥]?"
+                    r"(\d+(?:[.,]\d+)*)(?![\d:])", re.IGNORECASE)
+_SHARES = {"half": 0.5, "a third": 1 / 3, "one third": 1 / 3, "a quarter": 0.25, "one quarter": 0.25}
+"""A share of a figure: "half of 227 g". Not a multiple: "double the 400 mg dose" is a doubled dose, not working."""
+_RATE_BEFORE = re.compile(r"\b(?:each|per|every)\s+[a-z]+\s+(?:costs?|is|comes to|works out at)\s*[$€£¥]?\s*$",
+                          re.IGNORECASE)
+"""A rate said before its figure: "each gigabyte costs €0.30"."""
+
+
+def _value(written: str) -> float:
+    return float(_SPELLED.get(written.lower(), written.replace(",", "")))
+
+
+def stated_arithmetic(claim: str, haystack: str) -> set[str]:
+    """The claim's numbers that the evidence does not give but that the claim works out in the open from figures it
+    states and the evidence gives: a sum or difference of two in one unit, a rate as the ratio of two ("€0.30 per
+    GB" from "€27 for 90 GB"), a count times a quantity it counts
+    ("two 200 mg tablets", "800 in each of two tents"), or a figure plus such a product ("6,100: 4,500 plus 800 in
+    each of two tents"), rounded as written. The working is in the claim for a reader to check; a figure the claim
+    gives without it is no derivation. Such a figure is no invented number, but it stays in what the consistency
+    model reads (unlike `claims.derived_numbers`, whose words of relation say what was worked out).
+
+    >>> sorted(stated_arithmetic("By 11,400 people: 48,300 against 36,900.", "It had 48,300. It had 36,900."))
+    ['11400']
+    >>> sorted(stated_arithmetic("Up to 6,100 (4,500 plus 800 in each of two tents).", "Holds 4,500; two tents 800 each."))
+    ['6100']
+    >>> sorted(stated_arithmetic("200 to 400 mg, one or two 200 mg tablets.", "Take one or two 200 mg tablets."))
+    ['400']
+    >>> sorted(stated_arithmetic("By 11,400 people.", "It had 48,300. It had 36,900."))
+    []
+    >>> sorted(stated_arithmetic("€27 for 90 GB, or €0.30 per GB.", "It costs €27 for 90 GB."))
+    ['0.30']
+    >>> sorted(stated_arithmetic("Flour: 2 cups; 125 g per cup; 250 g.", "Use 2 cups of flour. 1 cup of flour = 125 g."))
+    ['250']
+    >>> sorted(stated_arithmetic("250 g (2 cups × 125 g) and 113.5 g (half of 227 g).", "2 cups. 1 cup = 125 g; 227 g."))
+    ['113.5', '250']
+    >>> sorted(stated_arithmetic("€27 for 90 GB, so each gigabyte costs €0.30.", "It costs €27 for 90 GB."))
+    ['0.30']
+
+    Figures in different units add to nothing, and two figures of one sentence multiply only as a count and what it
+    counts: "every 2 hours, up to 8 doses" is no working (4 doses a day, ages 2 to 4).
+
+    >>> sorted(stated_arithmetic("Give 4 ml every 2 hours, up to 8 doses a day.", "Ages 2 to 4: 4 ml."))
+    []
+    >>> sorted(stated_arithmetic("It seats 4500, or 2000 more.", "It seats 4500."))
+    []
+    """
+    given = _given(haystack)
+    text = strip_citations(claim)
+    figures = {n for n in numbers(text) if re.fullmatch(r"\d+(?:\.\d+)?", n)}  # not a time of day ("10:00")
+    if not figures - given:
+        return set()  # every figure is the evidence's: nothing to work out (most claims)
+    lowered = haystack.lower()
+    unit_of = {written: unit for _, written, unit in _quantities(text)}
+    stated = [(float(n), unit_of.get(n, "")) for n in figures if n in given]
+
+    def known(written: str) -> bool:
+        word = written.lower()
+        return written.replace(",", "") in given or (word in _SPELLED and re.search(r"\b" + word + r"\b", lowered) is not None)
+
+    products = set()
+    for pattern in _PRODUCTS:
+        for match in pattern.finditer(text):
+            count, quantity = match.groups() if pattern is _PRODUCTS[0] else match.groups()[::-1]
+            if known(count) and known(quantity):
+                products.add(_value(count) * _value(quantity))
+    reachable = set(products) | {a + p for a, _ in stated for p in products}
+    reachable |= {_SHARES[m.group(1).lower()] * _value(m.group(2)) for m in _SHARE.finditer(text) if known(m.group(2))}
+    # a quantity per unit times a count of that unit: "125 g per cup" and "2 cups" make 250 g
+    for match in _PER_UNIT.finditer(text):
+        if known(match.group(1)):
+            per = _unit(None, match.group(2))
+            reachable |= {_value(match.group(1)) * a for a, u in stated if u == per}
+    for i, (a, u) in enumerate(stated):
+        for b, v in stated[i + 1:]:
+            if u == v or not u or not v:
+                reachable |= {a + b, abs(a - b)}
+    # a rate ("€0.30 per GB") may be the ratio of two figures: "€27 for 90 GB, which is €0.30 per GB"
+    rates = {a / b for a, _ in stated for b, _ in stated if b and a != b}
+    out = set()
+    plain = re.sub(r"(?<=\d),(?=\d{3})", "", text)  # figures as `numbers` writes them
+    for n in figures - given:
+        decimals = len(n.split(".")[1]) if "." in n else 0
+        rate = any(re.match(r"\s*[a-z]*\s*(?:per|/|each|an?)\s+[a-z]", plain[m.end():], re.IGNORECASE)
+                   or _RATE_BEFORE.search(plain[:m.start()])
+                   for m in re.finditer(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", plain))
+        if any(abs(r - float(n)) <= 0.5 * 10 ** -decimals + 1e-9 for r in reachable | (rates if rate else set()) if r > 0):
+            out.add(n)
+    return out
