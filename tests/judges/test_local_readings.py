@@ -235,6 +235,20 @@ def test_a_figure_worked_out_in_the_open_from_the_evidences_figures_is_no_invent
     assert "numbers not in the evidence: 10" in unrelated, unrelated
 
 
+def test_a_verdict_on_a_labelled_line_is_checked_as_the_same_verdict_in_prose():
+    """"Older: Teschen Institute" states that the Teschen Institute is older, and is checked against the years the
+    evidence gives each, as the sentence would be; the right verdict passes."""
+    docs = (Evidence(id="1", title="Halvard University", text="Halvard University was founded in 1764."),
+            Evidence(id="2", title="Teschen Institute", text="The Teschen Institute began in 1829."))
+    query = "Which is older, Halvard University or the Teschen Institute?"
+    right, flipped = (r.dimensions["claim_hallucination"] for r in Engine(load_suite("searchllm"), LocalJudge()).score_sync([
+        item(query, f"- **Older:** {name} [Doc 1][Doc 2]\n- **Founded:** 1764 and 1829 [Doc 1][Doc 2]", evidence=docs,
+             item_id=name) for name in ("Halvard University", "Teschen Institute")]))
+    assert "Teschen Institute is older" in flipped.explanation, flipped.explanation
+    assert "is older" not in right.explanation, right.explanation
+    assert flipped.score < right.score - 0.2, (right, flipped)
+
+
 def test_a_rate_column_and_a_quantity_per_unit_are_read_as_the_working_they_are():
     """A table column "Price per GB" makes its figures rates, read with the row's price and data as "€0.40 per GB"
     would be in prose; "125 g per cup" times "2 cups" is 250 g. A rate or a product the row's figures do not give

@@ -196,6 +196,22 @@ _CHOICE = re.compile(r"\b(?i:which|who|what)\b[^?]*?[,:]?\s*(?:the\s+)?(?P<a>[A-
                      r"(?:the\s+)?(?P<b>[A-Z][^,?]*?)\s*(?:[,?]|$)")
 
 
+_VERDICT_LINE = re.compile(r"^\W*(?:the\s+)?(?P<word>[A-Za-z]+)(?:\s+one)?\s*:\s*(?P<value>[^:]+?)\s*([.!]?)\s*$")
+
+
+def verdict_line(claim: str) -> str:
+    """A labelled line whose label is a word of order ("Older: Halvard University") as the verdict it states
+    ("Halvard University is older."), so that it is checked as the same verdict in prose is; any other claim as it is.
+
+    >>> verdict_line("Older: Halvard University."), verdict_line("Founded: 1764")
+    ('Halvard University is older.', 'Founded: 1764')
+    """
+    match = _VERDICT_LINE.match(strip_citations(claim))
+    if not match or match.group("word").lower() not in _ORDER_WORDS:
+        return claim
+    return f"{match.group('value')} is {match.group('word').lower()}."
+
+
 def named_verdict(claim: str, sentences: Sequence[str], asked: str) -> tuple[bool, str] | None:
     """A verdict between the two things a question names ("Which is older, Halvard University or the Teschen
     Institute?") that gives no figures itself ("The Teschen Institute is older."), checked against the one figure

@@ -16,7 +16,7 @@ from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.claims import _YEAR, claim_support, is_fragment, swapped_value, without_derivation
-from reward.judges.local.figures import named_verdict, superseded_figure
+from reward.judges.local.figures import named_verdict, superseded_figure, verdict_line
 from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
 from reward.judges.local.relevance import _missing_answer_type
 from reward.judges.local.negation import negation_flip, unfounded_denial
@@ -126,6 +126,7 @@ read is checked against the evidence it can."""
         claim = claim_text(sentence, context)
         if claim is None:
             continue
+        claim = verdict_line(claim)  # "Older: Halvard University" is the verdict "Halvard University is older."
         if not is_english(claim):
             # Inside an English answer, a sentence the model cannot read is not a way out of the check (a keyword
             # list, a sentence in another language): it counts as unsupported.
