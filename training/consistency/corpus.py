@@ -78,7 +78,7 @@ def export(corpus: Path, split: str = "fit") -> tuple[list[dict], Counter]:
             elif response.family in FALSE_CLAIM_FAMILIES:
                 window, claim = read[0]
                 if response.family in READ_WITH_QUESTION and not claim.startswith(
-                        interaction.item(response).query.strip().rstrip("?.! ")):
+                        interaction.query.strip().rstrip("?.! ")):
                     counts["skipped: read without its question"] += 1
                     continue
                 attacks.append((window, claim, response.id, response.family))

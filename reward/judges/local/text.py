@@ -422,7 +422,10 @@ def query_asides_removed(text: str, query: str) -> str:
     >>> query_asides_removed("It costs €74 (about $80).", "Which pass is cheaper?")
     'It costs €74 (about $80).'
     """
-    asked = {stem(w) for w in content_words(query)}
+    return _asides_removed(text, {stem(w) for w in content_words(query)})
+
+
+def _asides_removed(text: str, asked: set[str]) -> str:
     if not asked:
         return text
     return _ASIDE.sub(lambda m: "" if content_words(m.group(1)) and all(
@@ -443,7 +446,7 @@ def strip_query_echo(sentence: str, query: str) -> str:
     asked = {stem(w) for w in content_words(query)}
     if not asked:
         return sentence
-    sentence = query_asides_removed(sentence, query)
+    sentence = _asides_removed(sentence, asked)
     spans, run = [], []
     for match in _WORD.finditer(sentence):
         word = match.group(0).lower()
