@@ -284,3 +284,21 @@ def test_corpus_pairs_label_honest_claims_supported_and_false_attack_claims_not(
     assert not any(r["claim"] in said for r in rows if r["label"] == 0)
     with pytest.raises(SystemExit):
         export(tmp_path, "test")
+
+
+def test_reordered_pairs_swap_the_claims_halves_and_keep_every_label():
+    import random
+
+    from training.consistency.data import NOT_SUPPORTED, Pair
+    from training.consistency.train import reordered_pairs
+
+    pairs = [Pair("ev", "If you live in the US, the Paperwhite is a fair alternative [Doc 1].", 0, "public:corpus", "a"),
+             Pair("ev", "At 74 euros a month, the Coastline pass costs more than the Nordlink pass.", NOT_SUPPORTED,
+                  "public:corpus", "b"),
+             Pair("ev", "Yes, it is.", 0, "supported:as_is", "c")]
+    out = reordered_pairs(pairs, 1.0, random.Random(0))
+    assert [(p.claim, p.label, p.kind) for p in out] == [
+        ("The Paperwhite is a fair alternative, if you live in the US.", 0, "public:corpus:reordered"),
+        ("The Coastline pass costs more than the Nordlink pass, at 74 euros a month.", NOT_SUPPORTED,
+         "public:corpus:reordered")]
+    assert reordered_pairs(pairs, 0.0, random.Random(0)) == []

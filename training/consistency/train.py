@@ -20,6 +20,7 @@ import json
 import logging
 import platform
 import random
+import re
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -58,6 +59,43 @@ def length_bucketed(pairs: list[Pair], size: int, rng: random.Random) -> list[li
         chunk = sorted(pairs[start:start + window], key=lambda p: len(p.evidence) + len(p.claim))
         out.extend(batches(chunk, size))
     rng.shuffle(out)
+    return out
+
+
+_CITATION = re.compile(r"\s*\[\s*Doc[^\]]*\]")
+_OPENERS = frozenset("""a an the if when whenever at in on for although though because with without after before
+since while unless as to by from during so but and or once until it its this that these those there you your
+we our they their he she his her each every all some most many""".split())
+
+
+def clause_reversed(claim: str) -> str | None:
+    """The claim with its two halves around the first comma swapped ("If you live in the US, X is the better
+    choice." -> "X is the better choice, if you live in the US."): the same statement in the other order, which a
+    reader of claims must read alike. None when a half is shorter than three words.
+
+    >>> clause_reversed("If you live in the US, the Paperwhite is a fair alternative.")
+    'The Paperwhite is a fair alternative, if you live in the US.'
+    >>> clause_reversed("Yes, it is.") is None
+    True
+    """
+    body = _CITATION.sub("", claim).strip().rstrip(".")
+    head, _, tail = body.partition(", ")
+    if len(head.split()) < 3 or len(tail.split()) < 3:
+        return None
+    word = head.split()[0]
+    first = head[0].lower() + head[1:] if word.lower() in _OPENERS else head  # a name keeps its capital
+    return f"{tail[0].upper() + tail[1:]}, {first}."
+
+
+def reordered_pairs(pairs: list[Pair], share: float, rng: random.Random) -> list[Pair]:
+    """For a share of the pairs whose claim has two halves around a comma, the same pair with the halves swapped
+    and the same label: clause order is no evidence either way."""
+    out = []
+    for pair in pairs:
+        if rng.random() < share:
+            claim = clause_reversed(pair.claim)
+            if claim is not None:
+                out.append(Pair(pair.evidence, claim, pair.label, f"{pair.kind}:reordered", pair.passage))
     return out
 
 
@@ -146,6 +184,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest on a busy 2-core machine)")
     parser.add_argument("--max-seconds", type=float, default=None,
                         help="stop taking steps after this much training time (the run still evaluates and writes)")
+    parser.add_argument("--anchor", type=float, default=0.0,
+                        help="with --init-from: weight of a KL term that keeps the model's three-way reading of the "
+                             "pairs that are not --public claims where the earlier model had it (0: none)")
+    parser.add_argument("--reorder", type=float, default=0.0,
+                        help="share of the training pairs also read with the claim's halves around its first comma "
+                             "swapped, same label (clause order is no evidence)")
     parser.add_argument("--balance", action="store_true",
                         help="weight the loss so supported and not-supported pairs count equally")
     args = parser.parse_args(argv)
@@ -215,6 +259,12 @@ def main(argv: list[str] | None = None) -> None:
     if extra:
         train = train + extra
         rng.shuffle(train)
+    if args.reorder:
+        reordered = reordered_pairs(train, args.reorder, random.Random(f"reorder-{args.seed}"))
+        recipe["reordered"] = {"share": args.reorder, "pairs": len(reordered),
+                               "what": "claims with their halves around the first comma swapped, same label"}
+        train = train + reordered
+        rng.shuffle(train)
 
     base = base_encoder_path()
     tokenizer = AutoTokenizer.from_pretrained(base)
@@ -237,6 +287,19 @@ def main(argv: list[str] | None = None) -> None:
         set_peft_model_state_dict(encoder, load_file(str(args.init_from / "adapter_model.safetensors")))
         model.head.load_state_dict(load_file(str(args.init_from / "head.safetensors")))
         init_recipe = {"digest": init_digest, "recipe": json.loads((args.init_from / "recipe.json").read_text())}
+    teacher: dict[tuple[str, str], list[float]] = {}
+    if args.anchor and args.init_from:
+        # The earlier model's reading of every pair the new claims do not teach, read once before training.
+        anchored = [p for p in train if not p.kind.startswith("public:")]
+        model.eval()
+        with torch.inference_mode():
+            for batch in batches(anchored, 64):
+                features, _ = encode(tokenizer, batch, args.max_length)
+                for pair, row in zip(batch, torch.softmax(model(**features), dim=-1).tolist(), strict=True):
+                    teacher[(pair.evidence, pair.claim)] = row
+        model.train()
+        recipe["anchor"] = {"weight": args.anchor, "pairs": len(teacher),
+                            "what": "KL(earlier model || model) on the pairs that are not corpus or public claims"}
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=0.01)
     steps = (len(train) + args.batch_size - 1) // args.batch_size
@@ -256,7 +319,14 @@ def main(argv: list[str] | None = None) -> None:
         steps_done = step + 1
         used.extend(batch)
         features, labels = encode(tokenizer, batch, args.max_length)
-        loss = loss_of(model(**features), labels, supported_weight)
+        logits = model(**features)
+        loss = loss_of(logits, labels, supported_weight)
+        known = [teacher.get((p.evidence, p.claim)) for p in batch]
+        if teacher and any(k is not None for k in known):
+            rows = [i for i, k in enumerate(known) if k is not None]
+            target = torch.tensor([known[i] for i in rows])
+            log_student = torch.log_softmax(logits[rows], dim=-1)
+            loss = loss + args.anchor * torch.nn.functional.kl_div(log_student, target, reduction="batchmean")
         loss.backward()
         torch.nn.utils.clip_grad_norm_(trainable, 1.0)
         optimizer.step()
