@@ -292,6 +292,8 @@ def split_sentences(text: str) -> list[str]:
     ['It is fungal [Doc 2].', 'Use fungicide!', 'Done']
     >>> split_sentences("Answer: 1944 [Doc 1]\\nSource: Warsaw")
     ['Answer: 1944 [Doc 1]', 'Source: Warsaw']
+    >>> split_sentences("It is in Conservation mode. (Lenovo) [Doc 3] Switch it off.")
+    ['It is in Conservation mode. (Lenovo) [Doc 3]', 'Switch it off.']
     """
     return list(_sentences(text))
 
@@ -309,7 +311,9 @@ def _sentences(text: str) -> tuple[str, ...]:
     return tuple(sentences)
 
 
-_SENTENCE_END = re.compile(r"[.!?。！？]+(?:\s*\[\s*Doc[^\]]*\])*(?=\s|$)")
+_SENTENCE_END = re.compile(r"[.!?。！？]+(?:\s*\([^()\[\]]{1,80}\)(?=\s*\[\s*Doc))?(?:\s*\[\s*Doc[^\]]*\])*(?=\s|$)")
+"""A sentence ends at its punctuation and the citations after it, with a bracketed aside between the two ("... mode.
+(Lenovo) [Doc 3]"): the citation is still the sentence's, not an aside's of its own."""
 
 
 def _split_keep_citations(block: str) -> list[str]:

@@ -127,6 +127,10 @@ read is checked against the evidence it can."""
         if claim is None:
             continue
         claim = verdict_line(claim)  # "Older: Halvard University" is the verdict "Halvard University is older."
+        # The query's names dropped in brackets ("(Lenovo)") are the user's words, not the claim's: every check reads
+        # the claim without them (the closest evidence, the coverage, the model), so echoing the question neither
+        # helps nor costs.
+        claim = query_asides_removed(claim, context).strip() or claim
         if not is_english(claim):
             # Inside an English answer, a sentence the model cannot read is not a way out of the check (a keyword
             # list, a sentence in another language): it counts as unsupported.
@@ -190,9 +194,6 @@ read is checked against the evidence it can."""
         if reading is None:
             checks.append(SentenceCheck(claim, 1.0, 0.0, "", confidence=1.0))
             continue
-        # The query's names dropped in brackets ("(Lenovo)") are the user's words, not the claim's: the model reads
-        # the claim without them, so echoing the question neither helps nor costs.
-        reading = query_asides_removed(reading, context).strip() or reading
         if answering and is_fragment(reading) and not _LABELLED.match(reading):
             # A fragment ("Zhenjin.", "The answer is solar.") claims nothing on its own: its claim is the question it
             # answers, answered by it. The model reads the two together, from the evidence sentences closest to

@@ -421,14 +421,20 @@ def query_asides_removed(text: str, query: str) -> str:
     'It is in Conservation mode.'
     >>> query_asides_removed("It costs €74 (about $80).", "Which pass is cheaper?")
     'It costs €74 (about $80).'
+    >>> query_asides_removed("Give ibuprofen (not paracetamol).", "Ibuprofen or paracetamol?")
+    'Give ibuprofen (not paracetamol).'
     """
     return _asides_removed(text, {stem(w) for w in content_words(query)})
 
 
+_ASIDE_DENIAL = re.compile(r"\b(?:not|no|never|without|except|nor|cannot)\b|n't\b", re.IGNORECASE)
+
+
 def _asides_removed(text: str, asked: set[str]) -> str:
+    """An aside that denies ("(not Lenovo)") says something of its own and stays."""
     if not asked:
         return text
-    return _ASIDE.sub(lambda m: "" if content_words(m.group(1)) and all(
+    return _ASIDE.sub(lambda m: "" if content_words(m.group(1)) and not _ASIDE_DENIAL.search(m.group(1)) and all(
         stem(w) in asked for w in content_words(m.group(1))) else m.group(0), text)
 
 
