@@ -32,6 +32,9 @@ from collections import Counter
 from pathlib import Path
 
 log = logging.getLogger("training.consistency.corpus")
+WHAT = ("claims of the generalization corpus's fit split as the local tier reads them (training.consistency.corpus): "
+        "every claim of an honest answer supported, the first claim of an attack that states what the evidence does "
+        "not hold not supported; the test split is never read")
 
 FALSE_CLAIM_FAMILIES = frozenset({"same_evidence_swap", "verdict_flipped", "false_premise_accepted", "unsafe_medical",
                                   "unsupported_confident"})
@@ -111,8 +114,10 @@ def main(argv: list[str] | None = None) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     source = args.corpus / f"{args.split}.jsonl"
-    manifest = {"corpus": str(source), "sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
-                "pairs": len(rows), "counts": dict(sorted(counts.items()))}
+    root = Path(__file__).resolve().parents[2]
+    shown = source.resolve().relative_to(root) if source.resolve().is_relative_to(root) else source
+    manifest = {"corpus": str(shown), "sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
+                "pairs": len(rows), "counts": dict(sorted(counts.items())), "what": WHAT}
     Path(f"{args.out}.json").write_text(json.dumps(manifest, indent=2) + "\n")
     log.info("%d pairs: %s", len(rows), dict(counts))
 

@@ -247,7 +247,8 @@ def main(argv: list[str] | None = None) -> None:
             "train_pairs_available": len(public), "train_pairs_used": args.public,
             "passes": round(args.public / max(1, len(public)), 2),
             "model_share": PUBLIC_MODEL_SHARE,
-            "what": "claims of the fit split of the public fidelity sets (SummEdits fit-half documents, BEGIN dev) in "
+            "what": (json.loads(manifest.read_text()).get("what") if manifest.is_file() else None) or
+                    "claims of the fit split of the public fidelity sets (SummEdits fit-half documents, BEGIN dev) in "
                     "the model's part by document hash (consistency_data.case_in_model_part); the rest of the fit "
                     "split is left to the claim combination; the test split is never read"}
     if args.wice_partial:
