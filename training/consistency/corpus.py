@@ -102,7 +102,7 @@ def export(corpus: Path, split: str = "fit") -> tuple[list[dict], Counter]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from benchmarks.generalization import CORPUS
+    from benchmarks.generalization import CORPUS, ROOT
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
@@ -114,8 +114,7 @@ def main(argv: list[str] | None = None) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     source = args.corpus / f"{args.split}.jsonl"
-    root = Path(__file__).resolve().parents[2]
-    shown = source.resolve().relative_to(root) if source.resolve().is_relative_to(root) else source
+    shown = source.resolve().relative_to(ROOT) if source.resolve().is_relative_to(ROOT) else source
     manifest = {"corpus": str(shown), "sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
                 "pairs": len(rows), "counts": dict(sorted(counts.items())), "what": WHAT}
     Path(f"{args.out}.json").write_text(json.dumps(manifest, indent=2) + "\n")

@@ -20,13 +20,13 @@ import json
 import logging
 import platform
 import random
-import re
 import time
 from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
+from reward.format import strip_citations
 from reward.judges.consistency import ARTIFACT, LABELS, MAX_LENGTH, PairClassifier, base_encoder_path, write_checksums
 from training.consistency.data import (
     NOT_SUPPORTED,
@@ -62,7 +62,6 @@ def length_bucketed(pairs: list[Pair], size: int, rng: random.Random) -> list[li
     return out
 
 
-_CITATION = re.compile(r"\s*\[\s*Doc[^\]]*\]")
 _OPENERS = frozenset("""a an the if when whenever at in on for although though because with without after before
 since while unless as to by from during so but and or once until it its this that these those there you your
 we our they their he she his her each every all some most many""".split())
@@ -78,7 +77,7 @@ def clause_reversed(claim: str) -> str | None:
     >>> clause_reversed("Yes, it is.") is None
     True
     """
-    body = _CITATION.sub("", claim).strip().rstrip(".")
+    body = strip_citations(claim).strip().rstrip(".")
     head, _, tail = body.partition(", ")
     if len(head.split()) < 3 or len(tail.split()) < 3:
         return None
@@ -193,6 +192,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--balance", action="store_true",
                         help="weight the loss so supported and not-supported pairs count equally")
     args = parser.parse_args(argv)
+    if args.anchor and args.init_from is None:
+        parser.error("--anchor needs --init-from (the earlier model whose reading it keeps)")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 
     import torch
@@ -241,13 +242,14 @@ def main(argv: list[str] | None = None) -> None:
                                 for n in range(1, -(-args.public // max(1, len(public))))]
         extra += [p for one in passes for p in one][: args.public]
         manifest = Path(f"{args.public_pairs}.json")
+        export = json.loads(manifest.read_text()) if manifest.is_file() else None
         recipe["public_claims"] = {
             "pairs": str(args.public_pairs), "sha256": sha256(args.public_pairs),
-            "export": json.loads(manifest.read_text()) if manifest.is_file() else None,
+            "export": export,
             "train_pairs_available": len(public), "train_pairs_used": args.public,
             "passes": round(args.public / max(1, len(public)), 2),
             "model_share": PUBLIC_MODEL_SHARE,
-            "what": (json.loads(manifest.read_text()).get("what") if manifest.is_file() else None) or
+            "what": (export or {}).get("what") or
                     "claims of the fit split of the public fidelity sets (SummEdits fit-half documents, BEGIN dev) in "
                     "the model's part by document hash (consistency_data.case_in_model_part); the rest of the fit "
                     "split is left to the claim combination; the test split is never read"}
@@ -289,7 +291,7 @@ def main(argv: list[str] | None = None) -> None:
         model.head.load_state_dict(load_file(str(args.init_from / "head.safetensors")))
         init_recipe = {"digest": init_digest, "recipe": json.loads((args.init_from / "recipe.json").read_text())}
     teacher: dict[tuple[str, str], list[float]] = {}
-    if args.anchor and args.init_from:
+    if args.anchor:
         # The earlier model's reading of every pair the new claims do not teach, read once before training.
         anchored = [p for p in train if not p.kind.startswith("public:")]
         model.eval()
