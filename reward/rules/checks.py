@@ -227,7 +227,9 @@ def length_range(item: Item, parsed: ParsedResponse, params: LengthParams) -> Ru
 
 def _taken_chars(item: Item, answer: str, params: LengthParams) -> int:
     """Characters of the answer's sentences taken from the evidence (`copy_share` of their `copy_n`-grams verbatim
-    there), except the first when every sentence is taken; a sentence shorter than `copy_n` tokens is never taken."""
+    there), except the first when every sentence is taken, or when it is the source of a terse answer the answer
+    gives in its own words ("Cholecalciferol is the answer." before the sentence that names it): a lead added before
+    the quote must not take the quote's length away. A sentence shorter than `copy_n` tokens is never taken."""
     evidence = _evidence_ngrams(" ".join(doc.text for doc in item.evidence), params.copy_n)
     sentences = split_sentences(answer)
     taken = []
@@ -237,6 +239,14 @@ def _taken_chars(item: Item, answer: str, params: LengthParams) -> int:
         taken.append(bool(grams) and len(grams & evidence) >= params.copy_share * len(grams))
     if taken and all(taken):  # an answer that is one sentence taken from the evidence still answers: its lead counts
         taken[0] = False
+    elif any(taken):
+        first = taken.index(True)
+        quoted = set(tokens(_plain(sentences[first])))
+        # a terse answer of the answer's own (at most `copy_n` + 2 words) whose longer words the quote holds
+        terse = [{w for w in tokens(_plain(s)) if len(w) > 3} for s, t in zip(sentences, taken)
+                 if not t and len(tokens(_plain(s))) <= params.copy_n + 2]
+        if any(words and words & quoted for words in terse):
+            taken[first] = False
     return sum(len(s) for s, t in zip(sentences, taken) if t)
 
 

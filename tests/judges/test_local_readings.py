@@ -32,6 +32,34 @@ def test_a_terse_answer_that_answers_comes_first_and_one_citing_the_wrong_docume
     assert wrong["answer_firstness"] == 0.0
 
 
+def test_a_terse_answer_before_its_source_or_after_a_verdict_on_the_premise_comes_first(scores):
+    query = "When was Arthur's Magazine founded?"
+    led, listed = scores(
+        item(query, "In short, 1844 [Doc 1]. The relevant passage: It was founded in 1844 by Timothy Shay Arthur.",
+             item_id="l"),
+        item(query, "Answer: 1844 [Doc 1]\nSource: Women's magazines", item_id="s"))
+    assert led["answer_firstness"] == 1.0 and listed["answer_firstness"] == 1.0
+    premise = "Why are rocks addicted to water?"
+    correction = "Rocks are not living things and cannot become addicted [Doc 3]."
+    apart, joined, alone = scores(
+        item(premise, f"That premise is not right. {correction}", cited="3", evidence=(REBUTTAL,), item_id="a"),
+        item(premise, f"That premise is not right: {correction}", cited="3", evidence=(REBUTTAL,), item_id="j"),
+        item(premise, correction, cited="3", evidence=(REBUTTAL,), item_id="c"))
+    assert apart["answer_firstness"] == joined["answer_firstness"] == 1.0
+    # the verdict said apart neither adds to nor dilutes the usefulness of the correction after it
+    assert apart["answer_useful"] == pytest.approx(alone["answer_useful"])
+
+
+def test_a_refusal_that_quotes_what_the_evidence_does_say_is_not_a_pasted_answer(scores):
+    query = "Who edited Arthur's Magazine in 1850?"
+    passage = MAGAZINES.text
+    declined, pasted = scores(
+        item(query, f"The sources do not say who edited it in 1850. What [Doc 1] does say: {passage}", item_id="d"),
+        item(query, f"{passage} [Doc 1]", item_id="p"))
+    assert declined["answer_quality"] == 1.0
+    assert pasted["answer_quality"] < 0.5  # the same sentences given as the answer are still pasted
+
+
 def test_a_figure_derived_from_the_evidences_figures_is_supported_and_a_miscalculated_one_is_not(scores):
     query = "How much later than Arthur's Magazine was First for Women started?"
     derived, wrong = scores(

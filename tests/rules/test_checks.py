@@ -169,6 +169,14 @@ def test_sentences_taken_from_the_evidence_do_not_reach_the_minimum_for_the_answ
     # an answer that is one sentence taken from the evidence still answers: its first sentence counts
     lone = run("length.range", _asked("When did the song premiere on radio?", taken), **params)
     assert lone.score == 1.0 and lone.findings["taken_chars"] == 0
+    # a terse answer of the answer's own before the sentence it comes from keeps that sentence's length: the lead
+    # must not cost the quote; a lead the quote does not name gets nothing from it
+    led = run("length.range", _asked("When did the song premiere on radio?", f"August 2025 is the answer. {taken}"),
+              **params)
+    assert led.findings["taken_chars"] == 0
+    unrelated = run("length.range", _asked("When did the song premiere on radio?", f"Play it for free now. {taken}"),
+                    **params)
+    assert unrelated.findings["taken_chars"] > 40
 
 
 def test_length_by_query_rejects_a_bad_pattern_and_an_inverted_range():

@@ -22,6 +22,7 @@ from reward.judges.local.text import (
     content_words,
     copies_evidence,
     keyword_list_share,
+    list_marker_removed,
     restates_query,
 )
 from reward.rules import RULES
@@ -133,7 +134,7 @@ def _parts_of(answer: str, query: str, evidence: tuple[tuple[str, str, str], ...
     docs = [Evidence(id=i, title=t, text=x) for i, t, x in evidence]
     out = []
     for sentence in split_sentences(answer):
-        body = re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip()
+        body = list_marker_removed(sentence)
         # A sentence in a script the word tokenizer does not split (Chinese) has no content words but is content.
         if not (len(content_words(body)) >= 2 or (len(_LETTERS.findall(body)) >= 4 and not is_english(body))):
             continue

@@ -190,6 +190,8 @@ def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
     (False, False)
     >>> unfounded_denial("Don't combine it with warfarin on your own.", "Ask a pharmacist before using it with warfarin.")
     False
+    >>> unfounded_denial("She did not take the throne until 1630.", "Ysolde became queen in 1630.")
+    False
 
     What the evidence restricts ("may deduct only unpaid rent and damage beyond normal wear and tear") it denies of
     everything else, so a denial within the restriction's topic is founded: "deductions for wear and tear are not
@@ -210,6 +212,9 @@ def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
         if words[i] in _PROHIBITION or words[i] == "no" or i == 0 or (i == 1 and words[0] == "do"):
             # advice to avoid something ("Avoid X", "Don't combine it with Y", "Never give Z"), or "no X is needed":
             # it denies nothing the claim check reads past
+            continue
+        if {"until", "till"} & set(words[i + 1:]):
+            # "She didn't take the throne until 1630" says when she did: a time, not a denial
             continue
         said = [w for w in words[i + 1:i + 4] if w not in STOPWORDS and len(w) > 2]
         # "It was never closed" where the evidence says "open" denies what the evidence's contrasting word asserts

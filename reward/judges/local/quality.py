@@ -25,6 +25,7 @@ from reward.judges.local.text import (
     _CLAUSE,
     claim_text,
     keyword_list_share,
+    list_marker_removed,
 )
 from reward.rules import RULES
 from reward.rules.checks import tokens
@@ -144,7 +145,7 @@ def _retraction(sentence: str) -> tuple[str | None, str]:
 
 
 def _sentences(text: str) -> list[str]:
-    return [re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", s).strip() for s in split_sentences(text)]
+    return [list_marker_removed(s) for s in split_sentences(text)]
 
 
 def _claims(ctx: Context, text: str) -> list[str]:
@@ -282,7 +283,10 @@ async def answer_quality(ctx: Context) -> tuple[float, str]:
     if repetition.findings["rate"] > 0.5:
         return 0.2, f"degenerate loop: {repetition.explanation}"
     copied = ctx.rule("copy.evidence")
-    if not copied.passed:
+    # An answer that declines answers with its refusal: what it quotes beside it is what the evidence does say, not
+    # documents pasted in place of an answer (whether declining is right is `no_supply_reject`'s to judge).
+    declines = ctx.rule("refusal.detect").findings["refusal"]
+    if not copied.passed and not declines:
         # Pasting the documents is no answer of its own: at most 0.2, and nothing once the answer is all copy.
         return 0.2 * copied.score, f"copies the evidence instead of answering: {copied.explanation}"
     spam = RULES["citations.valid"](ctx.item, ctx.parsed).findings["spam"]

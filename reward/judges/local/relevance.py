@@ -31,12 +31,14 @@ from reward.judges.local.text import (
     doc_text,
     keyword_list_share,
     lexical_coverage,
+    list_marker_removed,
+    names_in,
     numbers,
     restates_query,
     salient_terms,
     stems,
-    tokens,
     strip_query_echo,
+    tokens,
 )
 from reward.schema import Evidence
 
@@ -264,7 +266,7 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
     evidence = tuple((d.id, d.title, d.text) for d in ctx.item.evidence)
     parts = []
     for sentence in split_sentences(ctx.parsed.answer or ""):
-        body = re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip()
+        body = list_marker_removed(sentence)
         text = _plain(body)
         if not text or sentence.lstrip().startswith(">") or _HEADER_LINE.search(sentence):
             continue
@@ -347,7 +349,7 @@ async def query_satisfaction(ctx: Context) -> tuple[float, str]:
     similarity = float((await ctx.similarity([ctx.need], [" ".join(sentences[:3])]))[0, 0])
     names = {t for t in salient_terms(ctx.item.query) if not t.isdigit()}
     lowered = " ".join(sentences).lower()
-    coverage = sum(1 for n in names if n in lowered) / len(names) if names else 1.0
+    coverage = names_in(names, lowered) / len(names) if names else 1.0
     topical = clip((similarity - 0.2) / 0.4) * 0.6 + coverage * 0.4
     return 0.5 * topical + 0.5 * answered, \
         f"declines: similarity {similarity:.2f}, query names covered {coverage:.0%}; {answer_note}"

@@ -9,7 +9,7 @@ import re
 from reward.judges.local.context import Context, clip
 from reward.judges.local.evidence import _distinct_relevant, _substantive_relevance
 from reward.judges.local.relevance import _answer_checks, _copy_weights, _plain
-from reward.judges.local.text import numbers, stems
+from reward.judges.local.text import is_premise_verdict, list_marker_removed, numbers, stems
 
 """What a sentence copied from the evidence counts for in usefulness and claim diversity, against one of the answer's
 own."""
@@ -34,7 +34,10 @@ async def answer_useful(ctx: Context) -> tuple[float, str]:
     answering = [c for c in checks if c.text not in credited and c.answers > 0]
     if not sentences and not answering:
         return 0.0, "no answer"
-    total = sum(len(s) for s in sentences) + sum(len(c.text) for c in answering if c.text not in present)
+    # A verdict on the premise ("That premise is not right.") is the lead of the correction after it, neither useful
+    # nor filler on its own: the same answer said as "The premise is wrong: X" would count X alone.
+    total = (sum(len(s) for s in sentences if not is_premise_verdict(s))
+             + sum(len(c.text) for c in answering if c.text not in present))
     useful = sum(len(c) * w for c, r, w in zip(cleaned, relevance, _copy_weights(ctx), strict=True)
                  if c and r >= 0.2 and not _FILLER.search(c))
     useful += sum(len(c.text) * c.answers for c in answering)
@@ -65,10 +68,16 @@ async def answer_firstness(ctx: Context) -> tuple[float, str]:
     checks = [c for c in await _answer_checks(ctx) if c.answers > 0]
     strongest = max((c.answers for c in checks), default=0.0)
     terse = {c.text for c in checks if c.answers >= 0.5 * strongest}
-    placed = [i for i, (s, c) in enumerate(zip(sentences, cleaned, strict=True)) if c is None and _plain(s) in terse]
+    # Any sentence the answer check credits as much answers where it stands, whatever relatedness says of it: "In
+    # short, Rankine [Doc 2]." before the passage it comes from, "Answer: Energiprojekt AB" before a "Source:" line.
+    placed = [i for i, s in enumerate(sentences) if _plain(list_marker_removed(s)) in terse]
     if best < 0 and not placed:
         return 0.0, "the answer only restates the query"
     first = min([i for i, r in enumerate(answering) if best >= 0 and r >= best - 0.05] + placed)
+    # A verdict on the premise ("That premise is not right.") leads the correction after it: the correction, said
+    # next, is said first, as "The premise is wrong: X" says it in one sentence.
+    if first and all(is_premise_verdict(s) for s in sentences[:first]):
+        return 1.0, "the first sentence answers (after a verdict on the premise)"
     if first == 0:
         return 1.0, "the first sentence answers"
     position = first / len(sentences)

@@ -23,14 +23,16 @@ from reward.judges.local.negation import negation_flip, unfounded_denial
 from reward.judges.local.text import (
     MODEL_FLOOR,
     MODEL_SPAN,
+    TIME_FRAME,
     claim_text,
     doc_text,
     lexical_coverage,
+    list_marker_removed,
+    names_in,
     novel_names,
     numbers,
     query_asides_removed,
     salient_terms,
-    TIME_FRAME,
     stale_future,
 )
 from reward.schema import Evidence
@@ -306,7 +308,7 @@ def answer_grounding(ctx: Context) -> dict[str, float]:
     only is fully grounded."""
     copies = {body for body, kind in _answer_parts(ctx) if kind == "copy"}
     read = [claim_text(sentence, ctx.item.query) for sentence in split_sentences(ctx.parsed.answer or "")
-            if re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", sentence).strip() not in copies]
+            if list_marker_removed(sentence) not in copies]
     texts = [doc_text(d) for d in ctx.item.evidence]
     haystack = " ".join(texts)
     # What the arithmetic checked (a derived figure, two figures rightly ordered) is read as the model reads it.
@@ -453,7 +455,7 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
     for k in np.argsort(-relevance)[:8].tolist():
         doc, sentence = rows[k]
         text = doc_text(doc).lower()
-        coverage = sum(1 for n in names if n in text) / len(names) if names else 1.0
+        coverage = names_in(names, text) / len(names) if names else 1.0
         if any(TIME_FRAME.match(n) and n.rstrip("s") not in text for n in names):
             coverage = 0.0
         # a year the question asks about that the passage neither names nor was published in: its figures are

@@ -55,6 +55,19 @@ def stem(word: str) -> str:
     return word[:5]
 
 
+LIST_MARKER = re.compile(r"^\s*(?:#+|[-*+]|\d+[.)](?=\s|$))\s*")
+"""A heading's or list item's marker at a line's start ("## ", "- ", "2. "): not a figure ("5.5 to 7 bar" keeps its
+5.5)."""
+
+
+def list_marker_removed(sentence: str) -> str:
+    """
+    >>> list_marker_removed("2. Pump to 5.5 bar"), list_marker_removed("5.5 to 7 bar"), list_marker_removed("- **Dose:** 10 ml")
+    ('Pump to 5.5 bar', '5.5 to 7 bar', '**Dose:** 10 ml')
+    """
+    return LIST_MARKER.sub("", sentence, count=1).strip()
+
+
 _CACHED_TEXT_CHARS = 50_000
 """Texts up to this long have their content words cached (at most 2,048 of them: a few MB, 100 MB at worst)."""
 
@@ -64,8 +77,25 @@ def _cached_content_words(text: str) -> tuple[str, ...]:
     return tuple(_content_words(text))
 
 
+_CONTRACTED_NOT = re.compile(r"\b(?:(ca)|(wo)|(sha)|(\w+?))n['’]t\b", re.IGNORECASE)
+"""A negative contraction ("isn't", "won't", "can't"): read as its words, so "isn't" leaves no word "isn" that the
+evidence lacks and "won't" no "won"."""
+
+
+def _uncontracted(text: str) -> str:
+    """
+    >>> _uncontracted("It isn't safe, so I won't and can't; they don't.")
+    'It is not safe, so I will not and can not; they do not.'
+    """
+    if "n't" not in text and "n’t" not in text:
+        return text
+    return _CONTRACTED_NOT.sub(lambda m: ("can" if m.group(1) else "will" if m.group(2) else "shall" if m.group(3)
+                                          else m.group(4)) + " not", text)
+
+
 def _content_words(text: str) -> list[str]:
-    return [w for w in tokens(strip_citations(text)) if w not in STOPWORDS and not w.isdigit() and len(w) > 1]
+    return [w for w in tokens(strip_citations(_uncontracted(text))) if w not in STOPWORDS and not w.isdigit()
+            and len(w) > 1]
 
 
 def content_words(text: str) -> list[str]:
@@ -82,6 +112,16 @@ def salient_terms(text: str) -> set[str]:
     """Capitalised names and numbers: what an answer must match exactly."""
     names = {m.group(0).lower() for m in _CAPITALISED.finditer(text)}
     return {n for n in names if n not in STOPWORDS} | numbers(text)
+
+
+def names_in(names: set[str], lowered: str) -> int:
+    """How many of the (lower-cased) names occur in a lower-cased text, a plural name by its singular too: "Sundays"
+    asked of a timetable that lists "Sunday".
+
+    >>> names_in({"sundays", "saturday", "riverside"}, "saturday: 10:00. sunday: closed.")
+    2
+    """
+    return sum(1 for n in names if n in lowered or (len(n) > 3 and n.endswith("s") and n[:-1] in lowered))
 
 
 def doc_text(doc: Evidence) -> str:
@@ -141,6 +181,20 @@ _PREMISE_VERDICT = re.compile(
     r"|^\W*(?:(?:the|this|that|your)\s+)?(?:question|premise|assumption)\s+(?:mixes\s+up|mixes|confuses|conflates|"
     r"misreads|misremembers|rests\s+on|is\s+based\s+on|gets\s+\w+\s+wrong)\b(?![^,;:]*\b(?:correctly|rightly)\b)[^,;:]*$",
     re.IGNORECASE)
+
+
+def is_premise_verdict(sentence: str) -> bool:
+    """Whether a sentence is only a verdict on the user's premise ("That premise is not right.", "Premise: not
+    correct [Doc 2]"): the lead of a correction, which the sentence after it carries.
+
+    >>> is_premise_verdict("That premise is not right."), is_premise_verdict("- **Premise:** not correct [Doc 2]")
+    (True, True)
+    >>> is_premise_verdict("The premise is wrong: pandas cannot be kept as pets.")
+    False
+    """
+    return bool(_PREMISE_VERDICT.match(_MARKUP.sub("", strip_citations(sentence)).strip()))
+
+
 # Clause boundaries inside a sentence: a hedge ("..., though I could not confirm this") is one clause, the claim
 # it hedges another, and only the hedge is exempt from the check.
 _CLAUSE = re.compile(r"\s*(?:[;()]|,(?!\d{3})|:(?!\d)|\s-\s|\s—\s|\bbut\b|\balthough\b|\bthough\b)\s*", re.IGNORECASE)
