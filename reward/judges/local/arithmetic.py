@@ -28,6 +28,11 @@ _PER_UNIT = re.compile(r"(?<![\d.,])[$€£¥]?(\d+(?:[.,]\d+)*)(?:\s*[a-z%]+)?\
 """A quantity per unit ("125 g per cup", "€4/kg", "€12 a night"): the figure and the unit it is per."""
 
 
+_PER_COUNT = re.compile(r"(?<![\d.,])[$€£¥]?(\d+(?:[.,]\d+)*)(?:\s*[a-z%]+)?\s*(?:per|/|in\s+every|in\s+each|for\s+every)\s*"
+                        r"(\d+(?:[.,]\d+)*)\s*([a-z]+)", re.IGNORECASE)
+"""A quantity per a count of a unit ("120 mg per 5 ml", "120 mg/5 ml"): the figure, the count and the unit."""
+
+
 _SHARE = re.compile(r"\b(half|a third|one third|a quarter|one quarter)\s+(?:of\s+)?(?:the\s+)?[$€£¥]?"
                     r"(\d+(?:[.,]\d+)*)(?![\d:])", re.IGNORECASE)
 _SHARES = {"half": 0.5, "a third": 1 / 3, "one third": 1 / 3, "a quarter": 0.25, "one quarter": 0.25}
@@ -41,7 +46,7 @@ def _value(written: str) -> float:
     return float(_SPELLED.get(written.lower(), written.replace(",", "")))
 
 
-def stated_arithmetic(claim: str, haystack: str) -> set[str]:
+def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     """The claim's numbers that the evidence does not give but that the claim works out in the open from figures it
     states and the evidence gives: a sum or difference of two in one unit, a rate as the ratio of two ("€0.30 per
     GB" from "€27 for 90 GB"), a count times a quantity it counts
@@ -67,6 +72,14 @@ def stated_arithmetic(claim: str, haystack: str) -> set[str]:
     >>> sorted(stated_arithmetic("€27 for 90 GB, so each gigabyte costs €0.30.", "It costs €27 for 90 GB."))
     ['0.30']
 
+    A rate may be per several units ("120 mg per 5 ml"), and one figure of the working may be the user's own (the
+    strength on their bottle), as long as another is the evidence's:
+
+    >>> sorted(stated_arithmetic("10 ml, which is 240 mg (10 ml at 120 mg per 5 ml).", "Ages 4 to 6: 10 ml.", "120 mg/5 ml"))
+    ['240']
+    >>> sorted(stated_arithmetic("That is 480 mg (20 ml at 120 mg per 5 ml).", "Ages 4 to 6: 10 ml.", "120 mg/5 ml"))
+    []
+
     Figures in different units add to nothing, and two figures of one sentence multiply only as a count and what it
     counts: "every 2 hours, up to 8 doses" is no working (4 doses a day, ages 2 to 4).
 
@@ -76,6 +89,7 @@ def stated_arithmetic(claim: str, haystack: str) -> set[str]:
     []
     """
     given = _given(haystack)
+    users = _given(asked) if asked else frozenset()
     text = strip_citations(claim)
     figures = {n for n in numbers(text) if re.fullmatch(r"\d+(?:\.\d+)?", n)}  # not a time of day ("10:00")
     if not figures - given:
@@ -101,6 +115,13 @@ def stated_arithmetic(claim: str, haystack: str) -> set[str]:
         if known(match.group(1)):
             per = _unit(None, match.group(2))
             reachable |= {_value(match.group(1)) * a for a, u in stated if u == per}
+    # ... or per a count of that unit: "120 mg per 5 ml" and "10 ml" make 240 mg; the rate's figures may be the
+    # user's (the strength on their bottle), the quantity it multiplies is the evidence's
+    for match in _PER_COUNT.finditer(text):
+        figure, count = match.group(1), match.group(2)
+        if all(known(f) or f.replace(",", "") in users for f in (figure, count)) and _value(count):
+            per = _unit(None, match.group(3))
+            reachable |= {_value(figure) / _value(count) * a for a, u in stated if u == per}
     for i, (a, u) in enumerate(stated):
         for b, v in stated[i + 1:]:
             if u == v or not u or not v:

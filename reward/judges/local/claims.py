@@ -72,7 +72,7 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     haystack = " ".join(dated_text(d) for d in docs)
     derived = derived_numbers(claim, haystack, asked)
     missing_numbers = numbers(claim) - _given(haystack) - derived - denied_numbers(claim)
-    missing_numbers -= spelled_numbers(haystack, claim, missing_numbers) | stated_arithmetic(claim, haystack)
+    missing_numbers -= spelled_numbers(haystack, claim, missing_numbers) | stated_arithmetic(claim, haystack, asked)
     missing_numbers -= numbers(asked) - contradicted_numbers(claim, haystack)
     if missing_numbers:
         return False, f"numbers not in the evidence: {', '.join(sorted(missing_numbers))}"

@@ -477,19 +477,26 @@ def query_asides_removed(text: str, query: str) -> str:
     'It costs €74 (about $80).'
     >>> query_asides_removed("Give ibuprofen (not paracetamol).", "Ibuprofen or paracetamol?")
     'Give ibuprofen (not paracetamol).'
+
+    An aside with a figure the query does not give is working of its own ("(10 ml at 120 mg per 5 ml)"):
+
+    >>> query_asides_removed("That is 240 mg (10 ml at 120 mg per 5 ml).", "How much suspension (120 mg/5 ml)?")
+    'That is 240 mg (10 ml at 120 mg per 5 ml).'
     """
-    return _asides_removed(text, {stem(w) for w in content_words(query)})
+    return _asides_removed(text, {stem(w) for w in content_words(query)}, numbers(query))
 
 
 _ASIDE_DENIAL = re.compile(r"\b(?:not|no|never|without|except|nor|cannot)\b|n't\b", re.IGNORECASE)
 
 
-def _asides_removed(text: str, asked: set[str]) -> str:
-    """An aside that denies ("(not Lenovo)") says something of its own and stays."""
+def _asides_removed(text: str, asked: set[str], asked_numbers: set[str] | frozenset[str] = frozenset()) -> str:
+    """An aside that denies ("(not Lenovo)") or gives a figure the query does not says something of its own and
+    stays."""
     if not asked:
         return text
     return _ASIDE.sub(lambda m: "" if content_words(m.group(1)) and not _ASIDE_DENIAL.search(m.group(1)) and all(
-        stem(w) in asked for w in content_words(m.group(1))) else m.group(0), text)
+        stem(w) in asked for w in content_words(m.group(1))) and numbers(m.group(1)) <= asked_numbers
+        else m.group(0), text)
 
 
 def strip_query_echo(sentence: str, query: str) -> str:
@@ -506,7 +513,7 @@ def strip_query_echo(sentence: str, query: str) -> str:
     asked = {stem(w) for w in content_words(query)}
     if not asked:
         return sentence
-    sentence = _asides_removed(sentence, asked)
+    sentence = _asides_removed(sentence, asked, numbers(query))
     spans, run = [], []
     for match in _WORD.finditer(sentence):
         word = match.group(0).lower()
