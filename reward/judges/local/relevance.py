@@ -28,6 +28,7 @@ from reward.judges.local.text import (
     _MARKUP,
     content_words,
     copies_evidence,
+    days_named,
     doc_text,
     keyword_list_share,
     lexical_coverage,
@@ -187,6 +188,8 @@ def _name_in(name: str, haystack: str) -> bool:
     >>> _name_in("20", "it rose to 1200 in 2020."), _name_in("20", "it rose 20.5%."), _name_in("20", "20 km, 12.")
     (False, False, True)
     """
+    if name.removesuffix("s") in days_named(haystack):  # "Monday" where the evidence says "weekdays"
+        return True
     if name[:1].isdigit():  # a number is one only as a whole: "20" is not in "1200" nor in "20.5"
         return re.search(rf"(?<![\d.]){re.escape(name)}(?![\d]|[.,]\d)", haystack) is not None
     if name in haystack:

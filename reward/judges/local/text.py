@@ -357,15 +357,30 @@ def stale_future(sentence: str, now: dt.date | None) -> str | None:
 _FIGURE_ONLY = re.compile(r"[\d.,:]+")  # a figure ("0.30", "10:00") is the number check's, no name
 
 
+_WEEK_PARTS = (("weekday", frozenset({"monday", "tuesday", "wednesday", "thursday", "friday"})),
+               ("working day", frozenset({"monday", "tuesday", "wednesday", "thursday", "friday"})),
+               ("weekend", frozenset({"saturday", "sunday"})))
+"""Parts of the week the evidence may name instead of their days: "weekdays" names Monday to Friday."""
+
+
+def days_named(lowered: str) -> frozenset[str]:
+    """The days of the week a lower-cased text names by the part of the week they are in ("weekdays")."""
+    return frozenset().union(*(named for part, named in _WEEK_PARTS if part in lowered))
+
+
 def novel_names(claim: str, haystack: str) -> list[str]:
     """Capitalised names of the claim that the evidence never mentions, in the singular or the plural (the caller's
-    haystack: the user's words are no evidence).
+    haystack: the user's words are no evidence); a day of the week is mentioned by the part of the week it is in.
 
     >>> novel_names("It opens on Saturdays, and at Kessler.", "Open on Saturday."), novel_names("In Paris.", "Pari.")
     (['kessler'], ['paris'])
+    >>> novel_names("5:42, Monday to Friday.", "On weekdays the first train leaves at 5:42."), novel_names("On Sunday.", "On weekdays.")
+    ([], ['sunday'])
     """
     lowered = haystack.lower()
+    days = days_named(lowered)
     return sorted(n for n in salient_terms(claim) if not _FIGURE_ONLY.fullmatch(n) and n not in lowered
+                  and n.removesuffix("s") not in days
                   and not (len(n) > 5 and n.endswith("s") and n[:-1] in lowered)
                   and not any(part in lowered for part in n.split() if len(part) > 3))
 
