@@ -360,8 +360,12 @@ def repetition_ngram(item: Item, parsed: ParsedResponse, params: RepetitionParam
 LACKED_ITEM = r"(?:[\w'-]+ ){0,3}?(?:answer|information|mention|figure|number|date|details?|data|hours|price)s?\b"
 """What a sentence says the sources lack ("the evidence has no opening-weekend figure"): read by the refusal rule
 here and by the local tier's claim reading (`reward.judges.local.text`), so the two never drift apart."""
+ABSENT_HERE = (r"there(?:'s|’s| is| are) no " + LACKED_ITEM + r"(?: [\w'’-]+){0,6}? (?:here|in (?:the|these|my|any) "
+               r"(?:sources?|documents?|results?|evidence|passages?|texts?))\b")
+"""A sentence that says what is absent from the sources ("There's no 2024 figure for two-bedroom flats here"),
+read by the refusal rule and the local tier's claim reading alike."""
 _REFUSAL = re.compile(
-    r"\b(?:"
+    r"\b(?:" + ABSENT_HERE + "|"
     r"(?:i|we) (?:could ?n[o']t|can ?n[o']t|cannot|am unable to|was unable to|were unable to|do not|don't) "
     r"(?:find|determine|confirm|verify|answer|provide|tell)"
     r"|(?:the |these |my )?(?:(?:(?:provided|available|retrieved|given|search|cited) )?(?:evidence|sources?|"

@@ -121,11 +121,23 @@ def test_no_supply_reject_scores_each_side_by_its_expectation_where_supply_is_in
     "The evidence has no opening-weekend figure.",
     "The sources give no Sunday opening hours [Doc 1].",
     "The sources disagree.",  # what the sources say, not a claim about the world; the figures after it are checked
+    "There's no 2024 figure for two-bedroom flats here.",
+    "There is no dosing information in these documents [Doc 1].",
 ])
 def test_saying_what_the_sources_do_not_give_is_no_claim(sentence):
     from reward.judges.local.text import claim_text
 
     assert claim_text(sentence, "What is the maximum dose?") is None
+
+
+def test_what_is_absent_here_is_a_refusal_and_what_is_absent_in_the_world_a_claim():
+    from reward.judges.local.text import claim_text
+    from reward.rules.checks import _REFUSAL
+
+    assert _REFUSAL.search("There's no 2024 figure for two-bedroom flats here.")
+    # no anchor in the sources: a claim about the world, checked as one
+    assert claim_text("There is no entry fee on Sundays.", "Is it free?") == "There is no entry fee on Sundays."
+    assert not _REFUSAL.search("There is no entry fee on Sundays.")
 
 
 def test_a_dangling_attribution_is_no_part_of_the_claim():

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.rules.checks import LACKED_ITEM, tokens
+from reward.rules.checks import ABSENT_HERE, LACKED_ITEM, tokens
 from reward.schema import Evidence
 
 # -- lexical helpers -------------------------------------------------------------------------------------------
@@ -165,7 +165,7 @@ _REFUSAL_SENTENCE = re.compile(
     r"results?|texts?)\b"
     r"|\b(?:sources?|documents?|evidence|passages?)(?:\s+[\w'-]+){0,2}?\s+(?:gives?|contains?|has|have|provides?|"
     r"offers?) no " + LACKED_ITEM +
-    r"|\bno answer in the (?:sources|documents|evidence|passages)\b",
+    r"|\bno answer in the (?:sources|documents|evidence|passages)\b|\b" + ABSENT_HERE,
     re.IGNORECASE)
 # A verdict on the user's premise ("That premise is not right", "Premise: not correct", "That's a misreading"): it
 # says the question is mistaken, which the claims after it must show; it claims nothing about the world itself.
