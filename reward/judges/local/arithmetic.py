@@ -42,6 +42,10 @@ _RATE_BEFORE = re.compile(r"\b(?:each|per|every)\s+[a-z]+\s+(?:costs?|is|comes t
 """A rate said before its figure: "each gigabyte costs €0.30"."""
 
 
+def _plain_figure(written: str) -> bool:
+    return re.fullmatch(r"\d+(?:\.\d+)?", written) is not None
+
+
 def _value(written: str) -> float:
     return float(_SPELLED.get(written.lower(), written.replace(",", "")))
 
@@ -78,6 +82,10 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     >>> sorted(stated_arithmetic("10 ml, which is 240 mg (10 ml at 120 mg per 5 ml).", "Ages 4 to 6: 10 ml.", "120 mg/5 ml"))
     ['240']
     >>> sorted(stated_arithmetic("That is 480 mg (20 ml at 120 mg per 5 ml).", "Ages 4 to 6: 10 ml.", "120 mg/5 ml"))
+    []
+    >>> sorted(stated_arithmetic("90 GB for €27 works out at 30 cents a GB.", "€27 a month for 90 GB."))
+    ['30']
+    >>> sorted(stated_arithmetic("90 GB for €27 works out at 40 cents a GB.", "€27 a month for 90 GB."))
     []
 
     Figures in different units add to nothing, and two figures of one sentence multiply only as a count and what it
@@ -132,6 +140,14 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     plain = re.sub(r"(?<=\d),(?=\d{3})", "", text)  # figures as `numbers` writes them
     for n in figures - given:
         decimals = len(n.split(".")[1]) if "." in n else 0
+        # a figure in cents or pence is a hundredth of the currency's: "30 cents a GB" is €0.30 per GB
+        if any(re.match(r"\s*(?:cents?|pence|p)\b", plain[m.end():], re.IGNORECASE)
+               for m in re.finditer(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", plain)):
+            hundredth = float(n) / 100
+            if hundredth and any(abs(r - hundredth) <= 0.005 + 1e-9 for r in reachable | rates | {float(g) for g in given
+                                                                                                   if _plain_figure(g)}):
+                out.add(n)
+                continue
         rate = any(re.match(r"\s*[a-z]*\s*(?:per|/|each|an?)\s+[a-z]", plain[m.end():], re.IGNORECASE)
                    or _RATE_BEFORE.search(plain[:m.start()])
                    for m in re.finditer(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", plain))
