@@ -170,6 +170,11 @@ def _restricted(claim: str, haystack: str) -> bool:
 _PRESUPPOSING = re.compile(r"^\W*(?:and\s+|so\s+|but\s+)?(?:why|when|how|where|what|which|who)\b", re.IGNORECASE)
 
 
+_DENIAL_SAYS = {w: {"free"} for w in ("charge", "charges", "charged", "pay", "pays", "cost", "costs")}
+"""What denying a word says in the evidence's word: "doesn't charge" (or "pay", "cost") says "free". Only a denial
+reads so; a claim that something is free is still checked against what the evidence says it costs."""
+
+
 def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
     """The claim denies something ("is not already out") although nothing in the evidence is denied and the denied
     words never occur in it: a negation slipped into a supported sentence, which the consistency model reads past
@@ -192,6 +197,10 @@ def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
     False
     >>> unfounded_denial("She did not take the throne until 1630.", "Ysolde became queen in 1630.")
     False
+    >>> unfounded_denial("The museum doesn't charge anyone on Sundays.", "Entry is free on Sundays.")
+    False
+    >>> unfounded_denial("The museum doesn't charge anyone on Sundays.", "Entry costs €12 on Sundays.")
+    True
 
     What the evidence restricts ("may deduct only unpaid rent and damage beyond normal wear and tear") it denies of
     everything else, so a denial within the restriction's topic is founded: "deductions for wear and tear are not
@@ -218,7 +227,8 @@ def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
             continue
         said = [w for w in words[i + 1:i + 4] if w not in STOPWORDS and len(w) > 2]
         # "It was never closed" where the evidence says "open" denies what the evidence's contrasting word asserts
-        backed = any((_CONTRAST_OF.get(w, set()) - {w}) & set(re.findall(r"[a-z]+", haystack.lower())) for w in said)
+        backed = any(((_CONTRAST_OF.get(w, set()) - {w}) | _DENIAL_SAYS.get(w, set()))
+                     & set(re.findall(r"[a-z]+", haystack.lower())) for w in said)
         if said and not backed and not any(stem(w) in known for w in said):
             return True
     return False
