@@ -232,19 +232,20 @@ def _taken_chars(item: Item, answer: str, params: LengthParams) -> int:
     the quote must not take the quote's length away. A sentence shorter than `copy_n` tokens is never taken."""
     evidence = _evidence_ngrams(" ".join(doc.text for doc in item.evidence), params.copy_n)
     sentences = split_sentences(answer)
-    taken = []
+    taken, words_of = [], []
     for sentence in sentences:
         words = tokens(_plain(sentence))  # compared as `_evidence_ngrams` reads the evidence
         grams = set(zip(*(words[i:] for i in range(params.copy_n))))
         taken.append(bool(grams) and len(grams & evidence) >= params.copy_share * len(grams))
+        words_of.append(words)
     if taken and all(taken):  # an answer that is one sentence taken from the evidence still answers: its lead counts
         taken[0] = False
     elif any(taken):
         first = taken.index(True)
-        quoted = set(tokens(_plain(sentences[first])))
+        quoted = set(words_of[first])
         # a terse answer of the answer's own (at most `copy_n` + 2 words) whose longer words the quote holds
-        terse = [{w for w in tokens(_plain(s)) if len(w) > 3} for s, t in zip(sentences, taken)
-                 if not t and len(tokens(_plain(s))) <= params.copy_n + 2]
+        terse = [{w for w in words if len(w) > 3} for words, t in zip(words_of, taken)
+                 if not t and len(words) <= params.copy_n + 2]
         if any(words and words & quoted for words in terse):
             taken[first] = False
     return sum(len(s) for s, t in zip(sentences, taken) if t)

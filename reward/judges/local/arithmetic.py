@@ -97,9 +97,9 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     []
     """
     given = _given(haystack)
-    users = _given(asked) if asked else frozenset()
+    users = _given(asked)
     text = strip_citations(claim)
-    figures = {n for n in numbers(text) if re.fullmatch(r"\d+(?:\.\d+)?", n)}  # not a time of day ("10:00")
+    figures = {n for n in numbers(text) if _plain_figure(n)}  # not a time of day ("10:00")
     if not figures - given:
         return set()  # every figure is the evidence's: nothing to work out (most claims)
     lowered = haystack.lower()
@@ -140,17 +140,16 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     plain = re.sub(r"(?<=\d),(?=\d{3})", "", text)  # figures as `numbers` writes them
     for n in figures - given:
         decimals = len(n.split(".")[1]) if "." in n else 0
+        spots = list(re.finditer(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", plain))
         # a figure in cents or pence is a hundredth of the currency's: "30 cents a GB" is €0.30 per GB
-        if any(re.match(r"\s*(?:cents?|pence|p)\b", plain[m.end():], re.IGNORECASE)
-               for m in re.finditer(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", plain)):
+        if any(re.match(r"\s*(?:cents?|pence|p)\b", plain[m.end():], re.IGNORECASE) for m in spots):
             hundredth = float(n) / 100
             if hundredth and any(abs(r - hundredth) <= 0.005 + 1e-9 for r in reachable | rates | {float(g) for g in given
                                                                                                    if _plain_figure(g)}):
                 out.add(n)
                 continue
         rate = any(re.match(r"\s*[a-z]*\s*(?:per|/|each|an?)\s+[a-z]", plain[m.end():], re.IGNORECASE)
-                   or _RATE_BEFORE.search(plain[:m.start()])
-                   for m in re.finditer(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", plain))
+                   or _RATE_BEFORE.search(plain[:m.start()]) for m in spots)
         if any(abs(r - float(n)) <= 0.5 * 10 ** -decimals + 1e-9 for r in reachable | (rates if rate else set()) if r > 0):
             out.add(n)
     return out

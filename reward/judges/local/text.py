@@ -504,7 +504,7 @@ def query_asides_removed(text: str, query: str) -> str:
 _ASIDE_DENIAL = re.compile(r"\b(?:not|no|never|without|except|nor|cannot)\b|n't\b", re.IGNORECASE)
 
 
-def _asides_removed(text: str, asked: set[str], asked_numbers: set[str] | frozenset[str] = frozenset()) -> str:
+def _asides_removed(text: str, asked: set[str], asked_numbers: set[str]) -> str:
     """An aside that denies ("(not Lenovo)") or gives a figure the query does not says something of its own and
     stays."""
     if not asked:
