@@ -144,3 +144,55 @@ def reading_form(text: str) -> str:
     if len(text) > 50_000:
         return "".join(ch if ch.isascii() else _read_char(ch) for ch in text)
     return _reading_form_cached(text)
+
+
+# Function words of English, and of other Latin-script languages (French, Spanish, Portuguese, Italian, German,
+# Dutch) that are not English words: what tells a text in one language from one in another (`is_english`), and an
+# English answer with another language's words mixed in from one written in English (`foreign_words`).
+ENGLISH_FUNCTION_WORDS = frozenset("the a an and or of to in on at is are was were be it this that for with as by "
+                                   "from not you your can will has have had its their they he she we which who".split())
+OTHER_LATIN_FUNCTION_WORDS = frozenset("""le la les des du un une et est sont pour avec dans sur pas que qui au aux ce
+    cette il elle nous vous ils ne se sa ses leur mais ou donc car comme plus tres el los las del y es para con por
+    unos se su sus lo al como pero mas muy esta estan hay o os da dos das em um uma nao e sao der das und ist sind
+    nicht mit von zu dem ein eine einer fur auf auch sich wie aber oder wird werden il gli della delle che di sono
+    nel alla het een van en niet voor op dat""".split()) - ENGLISH_FUNCTION_WORDS
+# ... of which these are also English words, abbreviations or name parts an English answer writes on its own ("car",
+# "plus", "pour", "per se", "et al.", "em dash", "van"): never counted as mixed in. "de" is French, Spanish and
+# Portuguese "of", and an English answer has no use for it outside a name ("de facto", a name the evidence gives).
+_ENGLISH_HOMOGRAPHS = frozenset("car fur hay pour plus van um op lo mas o e y al et la el se sa ne ce em os da di "
+                                "mit von es su del".split())
+MIXED_IN = (OTHER_LATIN_FUNCTION_WORDS - _ENGLISH_HOMOGRAPHS) | {"de"}
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def foreign_words(text: str, known: str = "") -> list[str]:
+    """Function words of another Latin-script language in an English text that `known` (the interaction's own
+    words: the query, the earlier turns, the evidence) never uses, lower-cased, in order: another language's words
+    mixed into an English answer ("the Court de Justice est bound"). Read in `reading_form` (accents stripped).
+    An acronym in capitals ("UNE", "DER") is not such a word, nor is a word the interaction uses itself ("Los
+    Angeles", "de Gaulle" in the evidence).
+
+    >>> foreign_words("As such le European Court de Justice est bound to draw inspiration.")
+    ['le', 'de', 'est']
+    >>> foreign_words("Charles de Gaulle flew to Los Angeles by car, plus a van.", known="de Gaulle; Los Angeles")
+    []
+    """
+    words = [w for w in _LATIN_WORD.findall(reading_form(text)) if not (len(w) > 1 and w.isupper())]
+    if not words:
+        return []
+    used = {w.lower() for w in _LATIN_WORD.findall(reading_form(known))}
+    return [w.lower() for w in words if w.lower() in MIXED_IN and w.lower() not in used]
+
+
+def mixes_languages(text: str, known: str = "") -> list[str]:
+    """The mixed-in words (`foreign_words`) when there are enough of them to be another language and not a
+    borrowed phrase: at least three, and at least one in twenty of the text's words; else an empty list.
+
+    >>> mixes_languages("As such le European Court de Justice est bound to draw inspiration from le traditions.")
+    ['le', 'de', 'est', 'le']
+    >>> mixes_languages("The menu is a la carte and the ban is de facto, not de jure, for the whole season.")
+    []
+    """
+    mixed = foreign_words(text, known)
+    words = _LATIN_WORD.findall(text)
+    return mixed if len(mixed) >= 3 and len(mixed) >= 0.05 * len(words) else []

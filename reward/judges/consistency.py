@@ -31,6 +31,7 @@ from reward.judges.batching import MicroBatcher
 from reward.judges.local_runtime import (EXPORT_VERSION, INPUTS, INT8_RECIPE, RUNTIMES, cached_onnx,
                                          cross_encoder_runtime, export_onnx, file_digest, forward_each,
                                          quantize_int8, runtime_setting, session, threads_setting)
+from reward.textnorm import ENGLISH_FUNCTION_WORDS, OTHER_LATIN_FUNCTION_WORDS
 
 log = logging.getLogger(__name__)
 
@@ -351,15 +352,8 @@ class ConsistencyScorer:
 
 
 # -- language --------------------------------------------------------------------------------------------------
-_ENGLISH = frozenset("the a an and or of to in on at is are was were be it this that for with as by from not "
-                     "you your can will has have had its their they he she we which who".split())
-# Function words of other Latin-script languages (French, Spanish, Portuguese, Italian, German, Dutch) that are not
-# English words.
-_OTHER_LATIN = frozenset("""le la les des du un une et est sont pour avec dans sur pas que qui au aux ce cette il elle
-    nous vous ils ne se sa ses leur mais ou donc car comme plus tres el los las del y es para con por unos se su sus lo
-    al como pero mas muy esta estan hay o os da dos das em um uma nao e sao der das und ist sind nicht mit von zu dem
-    ein eine einer fur auf auch sich wie aber oder wird werden il gli della delle che di sono nel alla het een van en
-    niet voor op dat""".split()) - _ENGLISH
+_ENGLISH = ENGLISH_FUNCTION_WORDS
+_OTHER_LATIN = OTHER_LATIN_FUNCTION_WORDS
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 _NON_ASCII_LETTER = re.compile(r"[^\x00-\x7f]")

@@ -13,10 +13,10 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from reward.format import ParsedResponse, split_sentences
+from reward.format import ParsedResponse, split_sentences, strip_citations
 from reward.rules.registry import RuleResult, rule
 from reward.schema import Item
-from reward.textnorm import folded
+from reward.textnorm import folded, reading_form
 
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)", re.MULTILINE)
 _HEADING = re.compile(r"^(#{1,6})(\s*)(.*)$")
@@ -231,15 +231,19 @@ def _taken_chars(item: Item, answer: str, params: LengthParams) -> int:
     gives in its own words ("Cholecalciferol is the answer." before the sentence that names it): a lead added before
     the quote must not take the quote's length away. A sentence shorter than `copy_n` tokens is never taken."""
     evidence = _evidence_ngrams(" ".join(doc.text for doc in item.evidence), params.copy_n)
+    asked = _query_words(item.query)
     sentences = split_sentences(answer)
-    taken, words_of = [], []
+    taken, words_of, echoes = [], [], []
     for sentence in sentences:
         words = tokens(_plain(sentence))  # compared as `_evidence_ngrams` reads the evidence
         grams = set(zip(*(words[i:] for i in range(params.copy_n))))
         taken.append(bool(grams) and len(grams & evidence) >= params.copy_share * len(grams))
         words_of.append(words)
-    if taken and all(taken):  # an answer that is one sentence taken from the evidence still answers: its lead counts
-        taken[0] = False
+        # the user's own question repeated, or a list of keywords, is no length of the answer's
+        echoes.append(_echoes_query(words, asked) or keyword_list_share(_plain(sentence)) == 1.0)
+    own = [t for t, e in zip(taken, echoes) if not e]
+    if own and all(own):  # an answer that is one sentence taken from the evidence still answers: its lead counts
+        taken[taken.index(True)] = False
     elif any(taken):
         first = taken.index(True)
         quoted = set(words_of[first])
@@ -248,7 +252,58 @@ def _taken_chars(item: Item, answer: str, params: LengthParams) -> int:
                  if not t and len(words) <= params.copy_n + 2]
         if any(words and words & quoted for words in terse):
             taken[first] = False
-    return sum(len(s) for s, t in zip(sentences, taken) if t)
+    return sum(len(s) for s, t, e in zip(sentences, taken, echoes, strict=True) if t or e)
+
+
+_ENGLISH_FUNCTION = frozenset("""a an the is are was were be been being it its this that these those of to in on at by
+    for with from as and or but so if then than which who what when where how can could will would should may might
+    must do does did have has had you your i we they he she not no there here""".split())
+
+
+def keyword_list_share(answer: str) -> float:
+    """Share of the answer's words in keyword-list sentences: six or more words with two or more commas and almost
+    no function words ("Tidal, exclusive, premium, subscription, required, thirty, dollars").
+
+    >>> keyword_list_share("Tidal, exclusive, premium, subscription, required, thirty, dollars, monthly.")
+    1.0
+    >>> keyword_list_share("The song is free on Spotify, with ads, and on YouTube, without an account.")
+    0.0
+    >>> keyword_list_share("Related: Lin, Jackie Chan, Skibidi, Spotify, Apple Music, August, The, You.")
+    1.0
+    >>> keyword_list_share("The, bumps, are, most, likely, anthracnose, a, fungal, disease.")
+    1.0
+    """
+    total = listed = 0
+    for sentence in split_sentences(strip_citations(answer)):
+        words = re.findall(r"[A-Za-z']+", sentence)
+        total += len(words)
+        if len(words) >= 6 and sentence.count(",") >= 2:
+            function = sum(1 for w in words if w.lower() in _ENGLISH_FUNCTION)
+            names = sum(1 for w in words[1:] if w[0].isupper())
+            # ... or a comma after nearly every word: a sentence cut into keywords keeps its function words
+            if (function / len(words) < 0.1 or (sentence.count(",") >= 3 and names >= 0.6 * (len(words) - 1))
+                    or sentence.count(",") >= 0.6 * (len(words) - 1)):
+                listed += len(words)
+    return listed / total if total else 0.0
+
+
+_ASKING = frozenset("you asked ask asking your question questions is was about regarding".split())
+
+
+@lru_cache(maxsize=1024)
+def _query_words(query: str) -> frozenset:
+    return frozenset(tokens(_plain(query)))
+
+
+def _echoes_query(words: list[str], asked: frozenset) -> bool:
+    """A sentence of three or more tokens, every one of them the query's or a word that frames it ("You asked:"): the
+    user's question repeated, neither the answer's length nor its own words.
+
+    >>> asked = _query_words("When was the school formed?")
+    >>> _echoes_query(tokens("You asked: when was the school formed?"), asked), _echoes_query(tokens("The school was formed in 1636."), asked)
+    (True, False)
+    """
+    return len(words) >= 3 and all(w in asked or w in _ASKING for w in words)
 
 
 class CitationParams(_Params):
@@ -402,7 +457,9 @@ def refusal_detect(item: Item, parsed: ParsedResponse, params: _Params) -> RuleR
     Findings: `refusal` (bool), the matched phrase, and whether any evidence was selected.
     """
     text = parsed.answer_text if parsed.answer is not None else item.response
-    head = text[:600]  # a refusal comes first; the rest of a long answer is not read
+    # a refusal comes first; the rest of a long answer is not read. Read as a reader sees it: accents, look-alike
+    # letters or zero-width characters do not make a refusal something else (an answer the supply check would pay).
+    head = reading_form(text[:600])
     lowered = head.lower()
     match = _REFUSAL.search(head) if any(cue in lowered for cue in _REFUSAL_CUES) else None
     refusal = match is not None
@@ -511,25 +568,38 @@ def _evidence_ngrams(text: str, n: int) -> frozenset:
     return frozenset(zip(*(words[i:] for i in range(n))))
 
 
+
+
+
 @rule("copy.evidence", CopyParams)
 def copy_evidence(item: Item, parsed: ParsedResponse, params: CopyParams) -> RuleResult:
     """Share of the answer's n-grams that occur verbatim in the evidence: pasting documents instead of answering.
 
     Quoting a phrase or a number is normal; most of the answer copied is not. Both sides are compared folded and
-    without accents (`_plain`), so accented vowels or look-alike letters do not hide a copy.
+    without accents (`_plain`), so accented vowels or look-alike letters do not hide a copy, and the user's question
+    repeated does not dilute it (another language's words mixed in are `answer_quality`'s to fail). Findings:
+    `share`, and `copied_tokens`, the answer's tokens inside n-grams found in the evidence.
     """
-    words = tokens(_plain(parsed.answer_text if parsed.answer is not None else item.response))
+    evidence = " ".join(doc.text for doc in item.evidence)
+    # The user's question repeated, or a keyword list ("Related: A, B, C, ..."), is no text of the answer's own: it
+    # does not dilute the copied share.
+    asked = _query_words(item.query)
+    sentences = [s for s in split_sentences(parsed.answer_text if parsed.answer is not None else item.response)
+                 if not _echoes_query(tokens(_plain(s)), asked) and keyword_list_share(_plain(s)) < 1.0]
+    # citation markers are no words of the answer: "[Doc 2]" after a pasted sentence does not break its n-grams
+    words = [w for s in sentences for w in tokens(_plain(strip_citations(s)))]
     grams = set(zip(*(words[i:] for i in range(params.n))))
     if not grams or len(words) < params.min_tokens:
-        return RuleResult(score=1.0, passed=True, explanation="answer too short to compare", findings={"share": 0.0})
-    evidence_grams = _evidence_ngrams(" ".join(doc.text for doc in item.evidence), params.n)
+        return RuleResult(score=1.0, passed=True, explanation="answer too short to compare",
+                          findings={"share": 0.0, "copied_tokens": 0})
+    evidence_grams = _evidence_ngrams(evidence, params.n)
     copied = {k for i in range(len(words) - params.n + 1) if tuple(words[i:i + params.n]) in evidence_grams
               for k in range(i, i + params.n)}
     if len(copied) < params.min_tokens:
         return RuleResult(score=1.0, passed=True, explanation=f"{len(copied)} tokens copied from the evidence, fewer "
-                          f"than {params.min_tokens}", findings={"share": 0.0})
+                          f"than {params.min_tokens}", findings={"share": 0.0, "copied_tokens": len(copied)})
     share = len(grams & evidence_grams) / len(grams)
     score = 1.0 if share <= params.max_share else max(0.0, 1.0 - (share - params.max_share) / (1.0 - params.max_share))
     return RuleResult(score=round(score, 6), passed=share <= params.max_share,
                       explanation=f"{share:.0%} of the answer's {params.n}-grams are copied from the evidence",
-                      findings={"share": round(share, 4)})
+                      findings={"share": round(share, 4), "copied_tokens": len(copied)})

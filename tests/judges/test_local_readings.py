@@ -438,3 +438,44 @@ def test_a_figure_of_the_evidence_moved_to_another_unit_is_unsupported():
         "A shed of up to 15 m² needs no permit [Doc 1]."], steps)
     assert "says 1.5 minute where the evidence gives 1.5 as bar" in swapped, swapped
     assert "where the evidence gives" not in right and "where the evidence gives" not in area, (right, area)
+
+
+def test_words_added_around_a_copied_sentence_do_not_make_it_the_answers_own(scores):
+    """A sentence pasted from the evidence is no answer of its own whatever is put around it: a hedge, the question
+    restated, its clauses swapped, another language's words put in for "the" and "is". A verdict of the answer's own
+    in front of the evidence's words is an answer that cites its grounds."""
+    query = "What did the Port of Philadelphia modernise?"
+    copied = ("Its terminals were modernised in the 1990s with new cranes and deeper berths, and they now serve the "
+              "container ships that arrive from northern Europe")
+    evidence = (MAGAZINES, Evidence(id="2", title="Port", text=f"{copied}. The port is on the Delaware River."))
+    plain, hedged, restated, swapped, mixed, own = scores(
+        item(query, f"{copied} [Doc 2].", cited="2", evidence=evidence, item_id="p"),
+        item(query, f"It may possibly be that {copied[0].lower() + copied[1:]} [Doc 2].", cited="2",
+             evidence=evidence, item_id="h"),
+        item(query, f"You asked: what did the Port of Philadelphia modernise? {copied} [Doc 2].", cited="2",
+             evidence=evidence, item_id="r"),
+        item(query, "And they now serve the container ships that arrive from northern Europe, its terminals were "
+                    "modernised in the 1990s with new cranes and deeper berths [Doc 2].", cited="2", evidence=evidence,
+             item_id="s"),
+        item(query, "Its terminals were modernised en le 1990s with new cranes und deeper berths, und they now serve "
+                    "le container ships that arrive from northern Europe [Doc 2].", cited="2", evidence=evidence,
+             item_id="m"),
+        item(query, "The port rebuilt its terminals in the 1990s; today they take container ships from northern "
+                    "Europe [Doc 2].", cited="2", evidence=evidence, item_id="o"))
+    assert plain["answer_quality"] == 0.0
+    for disguised in (hedged, restated, swapped, mixed):
+        assert disguised["answer_quality"] == 0.0
+        assert disguised["reward"] <= plain["reward"] + 0.01
+    assert own["answer_quality"] == 1.0
+
+
+def test_a_verdict_in_front_of_the_evidences_rebuttal_is_an_answer_and_a_borrowed_phrase_no_mix_of_languages(scores):
+    premise = "Why are rocks addicted to water?"
+    rebuttal = "Rocks are not living things and cannot become addicted to anything"
+    corrected, borrowed = scores(
+        item(premise, f"The question rests on a false premise: {rebuttal} [Doc 3].", cited="3", evidence=(REBUTTAL,),
+             item_id="c"),
+        item("Who founded Arthur's Magazine?", "Arthur's Magazine was, de facto, Timothy Shay Arthur's own: he "
+             "founded it in 1844 [Doc 1].", item_id="b"))
+    assert corrected["answer_quality"] == 1.0
+    assert borrowed["answer_quality"] == 1.0

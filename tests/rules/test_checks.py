@@ -82,6 +82,11 @@ def test_repetition_detects_repeated_ngrams_and_sentences():
     ("The museum has no car park of its own [Doc 2].", False),
     ("It is free on Spotify [Doc 1].", False),
     ("Neither band played in 1999, both sources say [Doc 1].", False),
+    # spelled with accents, look-alike letters, fullwidth letters or zero-width characters: still a refusal
+    ("Thé sóurcés dó nót ánswér this.", True),
+    ("The sources do n\u043et answer this.", True),
+    ("The sources do \uff4e\uff4f\uff54 answer this.", True),
+    ("The sources do no\u200bt answer this.", True),
 ])
 def test_refusal_detection(answer, refusal):
     assert run("refusal.detect", item(answer)).findings["refusal"] is refusal
@@ -213,3 +218,28 @@ def test_copy_evidence_leaves_one_short_taken_sentence_alone_and_fails_pasted_do
     disguised = pasted.model_copy(update={"response": render_response([Facet("Where to stream?", ("1",))], ["1"],
                                                                       accented + " [Doc 1]")})
     assert not run("copy.evidence", disguised).passed
+
+
+def test_the_question_repeated_is_neither_the_answers_length_nor_words_of_its_own():
+    """Echoing the user's question ("You asked: ...") or appending a list of names must not lift a short answer to the
+    minimum length, nor dilute the share of an answer pasted from the evidence."""
+    params = _shipped_length_params()
+    query = "How do I play Skibidi for free?"
+    own = "Open the app's settings and switch the free tier on first, before you play it [Doc 1]."
+    short = run("length.range", _asked(query, own), **params)
+    echoed = run("length.range", _asked(query, f"You asked: how do I play Skibidi for free? {own}"), **params)
+    assert short.score < 1.0 and echoed.score == pytest.approx(short.score, abs=0.01)
+    listed = run("length.range", _asked(query, f"{own} Related: Skibidi, Spotify, Apple Music, YouTube, August, Lin."),
+                 **params)
+    assert listed.score == pytest.approx(short.score, abs=0.01)  # nor is a list of names appended
+    long_doc = Evidence(id="1", title="Spotify", text=(
+        "Skibidi is streaming on Spotify, where the free tier plays the full track with ads between songs, and "
+        "Apple Music offers it to subscribers after a one-month trial."))
+
+    def pasted(answer: str) -> Item:
+        return Item(id="p", query="Where can I listen to Skibidi for free?", evidence=[long_doc],
+                    response=render_response([Facet("Where to stream?", ("1",))], ["1"], answer))
+
+    assert not run("copy.evidence", pasted(f"Where can I listen to Skibidi for free? {long_doc.text} [Doc 1]")).passed
+    assert not run("copy.evidence", pasted(f"{long_doc.text} [Doc 1] Related: Skibidi, Spotify, Apple Music, "
+                                           "YouTube, Lin, August, Bauer, Philadelphia.")).passed

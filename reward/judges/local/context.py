@@ -144,8 +144,8 @@ def _parts_of(answer: str, query: str, evidence: tuple[tuple[str, str, str], ...
             kind = "header"
         elif restates_query(strip_citations(body), query):
             kind = "restatement"
-        elif copies_evidence(_LEAD.sub("", strip_citations(body)).strip() or body, docs):
-            kind = "copy"  # a "Note that" in front of a copied sentence does not make it the answer's own
+        elif copies_evidence(_HEDGE_OPENING.sub("", _LEAD.sub("", strip_citations(body)).strip()).strip() or body, docs):
+            kind = "copy"  # a "Note that" or an "It may be that" in front of a copied sentence does not make it the answer's own
         elif keyword_list_share(body) == 1.0:
             kind = "keywords"
         elif _HEDGE_OPENING.match(strip_citations(body)):

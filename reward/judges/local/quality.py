@@ -11,7 +11,7 @@ import numpy as np
 
 from reward.format import split_sentences, strip_citations
 from reward.judges.local.claims import swapped_value
-from reward.judges.local.context import Context, Unscored, clip
+from reward.judges.local.context import _HEDGE_OPENING, Context, Unscored, _answer_parts, clip
 from reward.judges.local.support import (
     MODEL_TOPIC_SIMILARITY,
     SELF_CONFLICT_FLOOR,
@@ -23,12 +23,16 @@ from reward.judges.local.support import (
 from reward.judges.local.negation import _NO, _asserted, _free_of, _is_negation, _negated_scope
 from reward.judges.local.text import (
     _CLAUSE,
+    _LEAD,
     claim_text,
+    content_words,
+    is_premise_verdict,
     keyword_list_share,
     list_marker_removed,
 )
 from reward.rules import RULES
-from reward.rules.checks import tokens
+from reward.rules.checks import CopyParams, tokens
+from reward.textnorm import mixes_languages
 
 
 async def _claim_conflict(ctx: Context, earlier: list[str], claims: list[str], *, within: bool) -> tuple[float, str]:
@@ -259,9 +263,58 @@ async def _changed_claim(ctx: Context, earlier: list[str], earlier_support: list
 _GARBAGE = re.compile(r"(?:\{[a-z_]+\}|\[INSERT[^\]]*\]|<\|[a-z_]+\|>|</?(?:plan|evidence|answer)>)", re.IGNORECASE)
 
 
+_HEAD = re.compile(r"\s*(?::|;|\s—\s|\s-\s)\s*")
+_YES_NO = re.compile(r"^\W*(?:yes|no)\b", re.IGNORECASE)
+_YES_NO_QUESTION = re.compile(r"(?:^|[.?!]\s+)\W*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|had|must|may)\b",
+                              re.IGNORECASE)
+
+
+def _padded_copy(ctx: Context) -> str:
+    """Why the answer is pasted evidence, where the copy rule's share of copied n-grams does not see it: every
+    sentence that claims something is taken from the evidence (`copies_evidence`, which reads a copy with its
+    clauses swapped or another language's words put in), and what the answer adds claims nothing (the question
+    restated, a hedge, a keyword line, a header), so words added around a copy do not make it the answer's own. As
+    for the copy rule, fewer copied tokens than its `min_tokens` are a short answer taken from the evidence, not
+    pasted documents. Empty when the answer is not such a copy."""
+    parts = _answer_parts(ctx)
+    kinds = [kind for _, kind in parts]
+    if "claim" in kinds or "copy" not in kinds:
+        return ""
+    # A verdict of the answer's own before the evidence's words is an answer that cites its grounds, not a pasted
+    # document: "No." to a yes-or-no question, "The question rests on a false premise: X", "The first (1599) came
+    # before the second (1884): X" (a head with a figure, or two words that neither the evidence nor the question has;
+    # "To repeat: X" is no verdict).
+    if _YES_NO_QUESTION.search(ctx.item.query) and _YES_NO.match(strip_citations(ctx.parsed.answer_text)):
+        return ""
+    asked = {w.lower() for w in content_words(ctx.item.query)}
+    given = asked | {w.lower() for w in content_words(" ".join(f"{d.title or ''} {d.text}" for d in ctx.item.evidence))}
+    # A terse answer: a word of the evidence that the question does not give, said on its own (too short to be a
+    # part) or after the question's words ("... the Advanced Steam movement: pollution [Doc 2]", a table's row).
+    listed = {body for body, kind in parts if kind != "restatement"}
+    for sentence in split_sentences(ctx.parsed.answer or ""):  # as `_answer_parts` splits it
+        if list_marker_removed(sentence) not in listed and any(
+                w.lower() in given and w.lower() not in asked for w in content_words(strip_citations(sentence))):
+            return ""
+    for sentence, kind in parts:
+        if kind != "copy":
+            continue
+        body = _HEDGE_OPENING.sub("", _LEAD.sub("", strip_citations(sentence)).strip()).strip()
+        head, *rest = _HEAD.split(body, maxsplit=1)
+        if rest and (is_premise_verdict(head) or any(ch.isdigit() for ch in head)
+                     or sum(w.lower() not in given for w in content_words(head)) >= 2):
+            return ""
+    if ctx.rule("copy.evidence").findings.get("copied_tokens", 0) < CopyParams().min_tokens:
+        return ""
+    added = sorted(set(kinds) - {"copy"})
+    return (f"{kinds.count('copy')} of its sentences taken from the evidence"
+            + (f", and what it adds ({', '.join(added)}) claims nothing" if added else ", nothing of its own"))
+
+
 async def answer_quality(ctx: Context) -> tuple[float, str]:
-    """A floor: empty answers, judge-addressing text (rule), leaked scaffolding, gibberish (few real words) and
-    degenerate loops (n-gram repetition rule) fail."""
+    """A floor: empty answers, judge-addressing text (rule), leaked scaffolding, gibberish (few real words), keyword
+    lists, another language's words mixed in, pasted evidence (the copy rule, or every claim taken from the evidence
+    with only words that claim nothing around it: `_padded_copy`) and degenerate loops (n-gram repetition rule)
+    fail."""
     answer = ctx.parsed.answer_text.strip()
     if not answer:
         return 0.0, "empty answer"
@@ -279,16 +332,27 @@ async def answer_quality(ctx: Context) -> tuple[float, str]:
         # Keywords strung together are no answer a user can read (and no claim a checker can weigh): a style, not a
         # better answer, so it must never pay.
         return 0.0, f"{listed:.0%} of the answer is keyword lists, not sentences"
-    repetition = RULES["repetition.ngram"](ctx.item, ctx.parsed)
-    if repetition.findings["rate"] > 0.5:
-        return 0.2, f"degenerate loop: {repetition.explanation}"
+    # Another language's function words in an English answer, where neither the user nor the evidence uses them
+    # ("le European Court de Justice est bound"): a mix of languages the user did not use is garbled text.
+    known = " ".join([ctx.item.query, *(t.content for t in ctx.item.history),
+                      *(f"{d.title or ''} {d.text}" for d in ctx.item.evidence)])
+    mixed = mixes_languages(answer, known)
+    if mixed:
+        return 0.0, f"mixes in another language's words the interaction does not use: {', '.join(dict.fromkeys(mixed))}"
     copied = ctx.rule("copy.evidence")
     # An answer that declines answers with its refusal: what it quotes beside it is what the evidence does say, not
     # documents pasted in place of an answer (whether declining is right is `no_supply_reject`'s to judge).
     declines = ctx.rule("refusal.detect").findings["refusal"]
+    padded = "" if declines else _padded_copy(ctx)
+    if padded:
+        return 0.0, f"copies the evidence instead of answering: {padded}"
     if not copied.passed and not declines:
         # Pasting the documents is no answer of its own: at most 0.2, and nothing once the answer is all copy.
         return 0.2 * copied.score, f"copies the evidence instead of answering: {copied.explanation}"
+    # A loop is checked after the copy: a pasted sentence said twice is still pasted.
+    repetition = RULES["repetition.ngram"](ctx.item, ctx.parsed)
+    if repetition.findings["rate"] > 0.5:
+        return 0.2, f"degenerate loop: {repetition.explanation}"
     spam = RULES["citations.valid"](ctx.item, ctx.parsed).findings["spam"]
     if spam:
         return 0.3, f"citation spam: {', '.join(spam[:2])}"

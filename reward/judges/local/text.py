@@ -13,8 +13,9 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.rules.checks import ABSENT_HERE, LACKED_ITEM, tokens
+from reward.rules.checks import ABSENT_HERE, LACKED_ITEM, keyword_list_share, tokens
 from reward.schema import Evidence
+from reward.textnorm import MIXED_IN, reading_form
 
 # -- lexical helpers -------------------------------------------------------------------------------------------
 STOPWORDS = frozenset(
@@ -397,22 +398,34 @@ _HEADER_LINE = re.compile(r"^\s*(?:#+\s|\*\*[^*]+\*\*:?\s*$|__[^_]+__:?\s*$)|:\s
 
 
 def copies_evidence(sentence: str, docs: Sequence[Evidence]) -> bool:
-    """The sentence is (nearly) a verbatim copy of an evidence sentence: its words, in order, match one at a ratio
-    of 0.8 or more.
+    """The sentence is (nearly) a verbatim copy of an evidence sentence: its words match one at a ratio of 0.8 or
+    more, in order or in runs of three in any order (clauses swapped around a comma are still the sentence's).
+    Both are read as a reader sees them (accents and look-alike letters folded), and another language's function
+    words the evidence sentence lacks ("le", "est" put in for "the", "is") are gaps in the copy, not words of the
+    answer's own.
 
-    >>> doc = Evidence(id="1", text="The museum opens at 9 am on weekdays. Tickets cost 20 euros.")
+    >>> doc = Evidence(id="1", text="The museum opens at 9 am on weekdays. Tickets cost 20 euros, and parking is free.")
     >>> copies_evidence("The museum opens at 9 am on weekdays [Doc 1].", [doc]), copies_evidence("It opens at 9 am.", [doc])
     (True, False)
+    >>> copies_evidence("Parking is free, and tickets cost 20 euros.", [doc])
+    True
+    >>> copies_evidence("Le muséum opens at 9 am on weekdays.", [doc])
+    True
     """
-    words = re.findall(r"\w+", strip_citations(sentence).lower())
+    words = re.findall(r"\w+", reading_form(strip_citations(sentence)).lower())
     if len(words) < 4:
         return False
-    wanted = set(words)
     for doc in docs:
         for other, other_set in _sentence_words(doc.title) + _sentence_words(doc.text):
-            if len(wanted & other_set) < 0.6 * len(wanted):
+            own = [w for w in words if w in other_set or w not in MIXED_IN]
+            wanted = set(own)
+            if len(own) < 4 or len(wanted & other_set) < 0.6 * len(wanted):
                 continue
-            if difflib.SequenceMatcher(None, words, other, autojunk=False).ratio() >= 0.8:
+            if difflib.SequenceMatcher(None, own, other, autojunk=False).ratio() >= 0.8:
+                return True
+            runs = set(zip(other, other[1:], other[2:]))
+            covered = {k for i in range(len(own) - 2) if tuple(own[i:i + 3]) in runs for k in range(i, i + 3)}
+            if 2 * len(covered) / (len(own) + len(other)) >= 0.8:
                 return True
     return False
 
@@ -423,41 +436,11 @@ def _sentence_words(text: str) -> tuple[tuple[list[str], frozenset[str]], ...]:
     many answer sentences are compared with it."""
     out = []
     for sentence in split_sentences(text) if text else []:
-        words = re.findall(r"\w+", sentence.lower())
+        words = re.findall(r"\w+", reading_form(sentence).lower())
         out.append((words, frozenset(words)))
     return tuple(out)
 
 
-_ENGLISH_FUNCTION = frozenset("""a an the is are was were be been being it its this that these those of to in on at by
-    for with from as and or but so if then than which who what when where how can could will would should may might
-    must do does did have has had you your i we they he she not no there here""".split())
-
-
-def keyword_list_share(answer: str) -> float:
-    """Share of the answer's words in keyword-list sentences: six or more words with two or more commas and almost
-    no function words ("Tidal, exclusive, premium, subscription, required, thirty, dollars").
-
-    >>> keyword_list_share("Tidal, exclusive, premium, subscription, required, thirty, dollars, monthly.")
-    1.0
-    >>> keyword_list_share("The song is free on Spotify, with ads, and on YouTube, without an account.")
-    0.0
-    >>> keyword_list_share("Related: Lin, Jackie Chan, Skibidi, Spotify, Apple Music, August, The, You.")
-    1.0
-    >>> keyword_list_share("The, bumps, are, most, likely, anthracnose, a, fungal, disease.")
-    1.0
-    """
-    total = listed = 0
-    for sentence in split_sentences(strip_citations(answer)):
-        words = re.findall(r"[A-Za-z']+", sentence)
-        total += len(words)
-        if len(words) >= 6 and sentence.count(",") >= 2:
-            function = sum(1 for w in words if w.lower() in _ENGLISH_FUNCTION)
-            names = sum(1 for w in words[1:] if w[0].isupper())
-            # ... or a comma after nearly every word: a sentence cut into keywords keeps its function words
-            if (function / len(words) < 0.1 or (sentence.count(",") >= 3 and names >= 0.6 * (len(words) - 1))
-                    or sentence.count(",") >= 0.6 * (len(words) - 1)):
-                listed += len(words)
-    return listed / total if total else 0.0
 
 
 # -- behavioral methods ----------------------------------------------------------------------------------------
@@ -471,8 +454,11 @@ def restates_query(sentence: str, query: str) -> bool:
 
     >>> restates_query("You asked: and for my 6-year-old daughter?", "And for my 6-year-old daughter?")
     True
+    >>> restates_query("The sources do not answer: what park est close to Vistula street?", "What park is close to Vistula street?")
+    True
     """
-    words, asked = set(content_words(sentence)), set(content_words(query)) | _ASKING
+    # another language's function words put in ("What park est close ...") are no words of the sentence's own
+    words, asked = set(content_words(sentence)) - MIXED_IN, set(content_words(query)) | _ASKING
     return bool(words) and len(words & asked) / len(words) >= 0.8
 
 
