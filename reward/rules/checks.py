@@ -240,7 +240,7 @@ def _taken_chars(item: Item, answer: str, params: LengthParams) -> int:
         taken.append(bool(grams) and len(grams & evidence) >= params.copy_share * len(grams))
         words_of.append(words)
         # the user's own question repeated, or a list of keywords, is no length of the answer's
-        echoes.append(_echoes_query(words, asked) or keyword_list_share(_plain(sentence)) == 1.0)
+        echoes.append(_echoes_query(words, asked) or keyword_list_share(reading_form(sentence)) == 1.0)
     own = [t for t, e in zip(taken, echoes) if not e]
     if own and all(own):  # an answer that is one sentence taken from the evidence still answers: its lead counts
         taken[taken.index(True)] = False
@@ -585,7 +585,7 @@ def copy_evidence(item: Item, parsed: ParsedResponse, params: CopyParams) -> Rul
     # does not dilute the copied share.
     asked = _query_words(item.query)
     sentences = [s for s in split_sentences(parsed.answer_text if parsed.answer is not None else item.response)
-                 if not _echoes_query(tokens(_plain(s)), asked) and keyword_list_share(_plain(s)) < 1.0]
+                 if not _echoes_query(tokens(_plain(s)), asked) and keyword_list_share(reading_form(s)) < 1.0]
     # citation markers are no words of the answer: "[Doc 2]" after a pasted sentence does not break its n-grams
     words = [w for s in sentences for w in tokens(_plain(strip_citations(s)))]
     grams = set(zip(*(words[i:] for i in range(params.n))))
@@ -598,7 +598,9 @@ def copy_evidence(item: Item, parsed: ParsedResponse, params: CopyParams) -> Rul
     if len(copied) < params.min_tokens:
         return RuleResult(score=1.0, passed=True, explanation=f"{len(copied)} tokens copied from the evidence, fewer "
                           f"than {params.min_tokens}", findings={"share": 0.0, "copied_tokens": len(copied)})
-    share = len(grams & evidence_grams) / len(grams)
+    # counted over the answer's n-grams as they occur: a pasted sentence said twice is pasted twice
+    starts = range(len(words) - params.n + 1)
+    share = sum(1 for i in starts if tuple(words[i:i + params.n]) in evidence_grams) / len(starts)
     score = 1.0 if share <= params.max_share else max(0.0, 1.0 - (share - params.max_share) / (1.0 - params.max_share))
     return RuleResult(score=round(score, 6), passed=share <= params.max_share,
                       explanation=f"{share:.0%} of the answer's {params.n}-grams are copied from the evidence",

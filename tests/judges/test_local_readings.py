@@ -448,7 +448,7 @@ def test_words_added_around_a_copied_sentence_do_not_make_it_the_answers_own(sco
     copied = ("Its terminals were modernised in the 1990s with new cranes and deeper berths, and they now serve the "
               "container ships that arrive from northern Europe")
     evidence = (MAGAZINES, Evidence(id="2", title="Port", text=f"{copied}. The port is on the Delaware River."))
-    plain, hedged, restated, swapped, mixed, own = scores(
+    plain, hedged, restated, swapped, mixed, labelled, own = scores(
         item(query, f"{copied} [Doc 2].", cited="2", evidence=evidence, item_id="p"),
         item(query, f"It may possibly be that {copied[0].lower() + copied[1:]} [Doc 2].", cited="2",
              evidence=evidence, item_id="h"),
@@ -460,12 +460,15 @@ def test_words_added_around_a_copied_sentence_do_not_make_it_the_answers_own(sco
         item(query, "Its terminals were modernised en le 1990s with new cranes und deeper berths, und they now serve "
                     "le container ships that arrive from northern Europe [Doc 2].", cited="2", evidence=evidence,
              item_id="m"),
+        item(query, f"{copied} [Doc 2]. Keywords: Port, Philadelphia, modernise.", cited="2", evidence=evidence,
+             item_id="k"),
         item(query, "The port rebuilt its terminals in the 1990s; today they take container ships from northern "
                     "Europe [Doc 2].", cited="2", evidence=evidence, item_id="o"))
     assert plain["answer_quality"] == 0.0
-    for disguised in (hedged, restated, swapped, mixed):
+    for disguised in (hedged, restated, swapped, mixed, labelled):
         assert disguised["answer_quality"] == 0.0
         assert disguised["reward"] <= plain["reward"] + 0.01
+    assert hedged["query_satisfaction"] == pytest.approx(plain["query_satisfaction"])  # a copy, hedged or not
     assert own["answer_quality"] == 1.0
 
 

@@ -456,10 +456,22 @@ def restates_query(sentence: str, query: str) -> bool:
     True
     >>> restates_query("The sources do not answer: what park est close to Vistula street?", "What park is close to Vistula street?")
     True
+    >>> restates_query("Keywords: individual, school, named, after.", "What individual is the school named after?")
+    True
     """
-    # another language's function words put in ("What park est close ...") are no words of the sentence's own
-    words, asked = set(content_words(sentence)) - MIXED_IN, set(content_words(query)) | _ASKING
-    return bool(words) and len(words & asked) / len(words) >= 0.8
+    # another language's function words put in ("What park est close ...") are no words of the sentence's own, nor is
+    # the label of a list of the question's words ("Keywords: individual, school, named")
+    asked = set(content_words(query)) | _ASKING
+    unlabelled = _LEADING_LABEL.sub("", sentence, count=1)
+    listed = unlabelled != sentence and "," in unlabelled and len(content_words(unlabelled)) <= 6
+    for text in (sentence, unlabelled) if listed else (sentence,):
+        words = set(content_words(text)) - MIXED_IN
+        if words and len(words & asked) / len(words) >= 0.8:
+            return True
+    return False
+
+
+_LEADING_LABEL = re.compile(r"^\W*[A-Za-z][A-Za-z ]{0,24}:\s*")
 
 
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
