@@ -119,6 +119,16 @@ _HEDGE_OPENING = re.compile(r"^\W*(?:it (?:may|might|could) (?:possibly |perhaps
                             re.IGNORECASE)
 
 
+def copy_reading(text: str) -> str:
+    """A sentence as the copy checks read it: without a "Note that" or an "It may possibly be that" in front, which
+    does not make a sentence copied from the evidence the answer's own.
+
+    >>> copy_reading("Note that it may possibly be that the museum opens at 9 am.")
+    'the museum opens at 9 am.'
+    """
+    return _HEDGE_OPENING.sub("", _LEAD.sub("", text).strip()).strip() or text
+
+
 def _answer_parts(ctx: Context) -> tuple[tuple[str, str], ...]:
     """(sentence, kind) for every answer sentence that carries content, in order; kind is `claim`, or what makes it
     no claim of the answer's own: `header` ("## Summary", "**Answer:**"), `quote` (a Markdown quote), `restatement`
@@ -144,8 +154,8 @@ def _parts_of(answer: str, query: str, evidence: tuple[tuple[str, str, str], ...
             kind = "header"
         elif restates_query(strip_citations(body), query):
             kind = "restatement"
-        elif copies_evidence(_HEDGE_OPENING.sub("", _LEAD.sub("", strip_citations(body)).strip()).strip() or body, docs):
-            kind = "copy"  # a "Note that" or an "It may be that" in front of a copied sentence does not make it the answer's own
+        elif copies_evidence(copy_reading(strip_citations(body)), docs):
+            kind = "copy"
         elif keyword_list_share(body) == 1.0:
             kind = "keywords"
         elif _HEDGE_OPENING.match(strip_citations(body)):

@@ -11,7 +11,7 @@ import numpy as np
 
 from reward.format import split_sentences, strip_citations
 from reward.judges.local.claims import swapped_value
-from reward.judges.local.context import _HEDGE_OPENING, Context, Unscored, _answer_parts, clip
+from reward.judges.local.context import Context, Unscored, _answer_parts, clip, copy_reading
 from reward.judges.local.support import (
     MODEL_TOPIC_SIMILARITY,
     SELF_CONFLICT_FLOOR,
@@ -23,7 +23,6 @@ from reward.judges.local.support import (
 from reward.judges.local.negation import _NO, _asserted, _free_of, _is_negation, _negated_scope
 from reward.judges.local.text import (
     _CLAUSE,
-    _LEAD,
     claim_text,
     content_words,
     is_premise_verdict,
@@ -298,8 +297,7 @@ def _padded_copy(ctx: Context) -> str:
     for sentence, kind in parts:
         if kind != "copy":
             continue
-        body = _HEDGE_OPENING.sub("", _LEAD.sub("", strip_citations(sentence)).strip()).strip()
-        head, *rest = _HEAD.split(body, maxsplit=1)
+        head, *rest = _HEAD.split(copy_reading(strip_citations(sentence)), maxsplit=1)
         if rest and (is_premise_verdict(head) or any(ch.isdigit() for ch in head)
                      or sum(w.lower() not in given for w in content_words(head)) >= 2):
             return ""

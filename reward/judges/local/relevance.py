@@ -20,7 +20,7 @@ from reward.format import parse_citations, split_sentences, strip_citations
 from reward.judges.local.claims import _THOUSANDS, dated_text, derived_numbers
 from reward.judges.local.arithmetic import stated_arithmetic
 from reward.judges.local.figures import _SPELLED
-from reward.judges.local.context import _HEDGE_OPENING, Context, _answer_parts, clip
+from reward.judges.local.context import Context, _answer_parts, clip, copy_reading
 from reward.judges.local.text import (
     TIME_FRAME,
     _HEADER_LINE,
@@ -311,10 +311,7 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
         if compared[text] and not answers_comparison:
             checks.append(AnswerCheck(text, 0.0, f"compares what is {compared[text]}, which the question does not ask"))
             continue
-        # read as `_answer_parts` reads a copy: a "Note that" or an "It may be that" in front does not make it the
-        # answer's own
-        weight = COPY_CREDIT if copies_evidence(
-            _HEDGE_OPENING.sub("", _LEAD.sub("", text).strip()).strip() or text, cited) else 1.0
+        weight = COPY_CREDIT if copies_evidence(copy_reading(text), cited) else 1.0
         sentences = list(dict.fromkeys(s for d in cited for s in (d.title, *_evidence_sentences(d.text)) if s))
         checks.append(AnswerCheck(text, 0.0, ""))
         pending.append((len(checks) - 1, sentences, new, weight))
