@@ -14,6 +14,7 @@ from functools import lru_cache
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from reward.format import ParsedResponse, split_sentences, strip_citations
+from reward.rules.keywords import keyword_list_share
 from reward.rules.registry import RuleResult, rule
 from reward.schema import Item
 from reward.textnorm import folded, reading_form
@@ -253,38 +254,6 @@ def _taken_chars(item: Item, answer: str, params: LengthParams) -> int:
         if any(words and words & quoted for words in terse):
             taken[first] = False
     return sum(len(s) for s, t, e in zip(sentences, taken, echoes, strict=True) if t or e)
-
-
-_ENGLISH_FUNCTION = frozenset("""a an the is are was were be been being it its this that these those of to in on at by
-    for with from as and or but so if then than which who what when where how can could will would should may might
-    must do does did have has had you your i we they he she not no there here""".split())
-
-
-def keyword_list_share(answer: str) -> float:
-    """Share of the answer's words in keyword-list sentences: six or more words with two or more commas and almost
-    no function words ("Tidal, exclusive, premium, subscription, required, thirty, dollars").
-
-    >>> keyword_list_share("Tidal, exclusive, premium, subscription, required, thirty, dollars, monthly.")
-    1.0
-    >>> keyword_list_share("The song is free on Spotify, with ads, and on YouTube, without an account.")
-    0.0
-    >>> keyword_list_share("Related: Lin, Jackie Chan, Skibidi, Spotify, Apple Music, August, The, You.")
-    1.0
-    >>> keyword_list_share("The, bumps, are, most, likely, anthracnose, a, fungal, disease.")
-    1.0
-    """
-    total = listed = 0
-    for sentence in split_sentences(strip_citations(answer)):
-        words = re.findall(r"[A-Za-z']+", sentence)
-        total += len(words)
-        if len(words) >= 6 and sentence.count(",") >= 2:
-            function = sum(1 for w in words if w.lower() in _ENGLISH_FUNCTION)
-            names = sum(1 for w in words[1:] if w[0].isupper())
-            # ... or a comma after nearly every word: a sentence cut into keywords keeps its function words
-            if (function / len(words) < 0.1 or (sentence.count(",") >= 3 and names >= 0.6 * (len(words) - 1))
-                    or sentence.count(",") >= 0.6 * (len(words) - 1)):
-                listed += len(words)
-    return listed / total if total else 0.0
 
 
 _ASKING = frozenset("you asked ask asking your question questions is was about regarding".split())

@@ -13,7 +13,8 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.rules.checks import ABSENT_HERE, LACKED_ITEM, keyword_list_share, tokens
+from reward.rules.checks import ABSENT_HERE, LACKED_ITEM, tokens
+from reward.rules.keywords import keyword_list_share
 from reward.schema import Evidence
 from reward.textnorm import MIXED_IN, reading_form
 
