@@ -177,11 +177,12 @@ def foreign_words(text: str, known: str = "") -> list[str]:
     >>> foreign_words("Charles de Gaulle flew to Los Angeles by car, plus a van.", known="de Gaulle; Los Angeles")
     []
     """
-    words = [w for w in _LATIN_WORD.findall(reading_form(text)) if not (len(w) > 1 and w.isupper())]
-    if not words:
+    candidates = [w.lower() for w in _LATIN_WORD.findall(reading_form(text))
+                  if not (len(w) > 1 and w.isupper()) and w.lower() in MIXED_IN]
+    if not candidates:  # most answers: the interaction's words need not be read
         return []
     used = {w.lower() for w in _LATIN_WORD.findall(reading_form(known))}
-    return [w.lower() for w in words if w.lower() in MIXED_IN and w.lower() not in used]
+    return [w for w in candidates if w not in used]
 
 
 def mixes_languages(text: str, known: str = "") -> list[str]:

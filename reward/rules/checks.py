@@ -537,9 +537,6 @@ def _evidence_ngrams(text: str, n: int) -> frozenset:
     return frozenset(zip(*(words[i:] for i in range(n))))
 
 
-
-
-
 @rule("copy.evidence", CopyParams)
 def copy_evidence(item: Item, parsed: ParsedResponse, params: CopyParams) -> RuleResult:
     """Share of the answer's n-grams that occur verbatim in the evidence: pasting documents instead of answering.

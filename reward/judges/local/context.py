@@ -21,11 +21,11 @@ from reward.judges.local.text import (
     _LEAD,
     content_words,
     copies_evidence,
-    keyword_list_share,
     list_marker_removed,
     restates_query,
 )
 from reward.rules import RULES
+from reward.rules.keywords import keyword_list_share
 from reward.schema import Evidence, Item
 from reward.textnorm import reading_form
 

@@ -26,11 +26,11 @@ from reward.judges.local.text import (
     claim_text,
     content_words,
     is_premise_verdict,
-    keyword_list_share,
     list_marker_removed,
 )
 from reward.rules import RULES
 from reward.rules.checks import CopyParams, tokens
+from reward.rules.keywords import keyword_list_share
 from reward.textnorm import mixes_languages
 
 
@@ -264,8 +264,8 @@ _GARBAGE = re.compile(r"(?:\{[a-z_]+\}|\[INSERT[^\]]*\]|<\|[a-z_]+\|>|</?(?:plan
 
 _HEAD = re.compile(r"\s*(?::|;|\s—\s|\s-\s)\s*")
 _YES_NO = re.compile(r"^\W*(?:yes|no)\b", re.IGNORECASE)
-_YES_NO_QUESTION = re.compile(r"(?:^|[.?!]\s+)\W*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|had|must|may)\b",
-                              re.IGNORECASE)
+_YES_NO_QUESTION = re.compile(r"(?:^|[.?!]\s+)\W*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|"
+                              r"had|must|may)\b", re.IGNORECASE)
 
 
 def _padded_copy(ctx: Context) -> str:

@@ -30,7 +30,6 @@ from reward.judges.local.text import (
     copies_evidence,
     days_named,
     doc_text,
-    keyword_list_share,
     lexical_coverage,
     list_marker_removed,
     names_in,
@@ -41,6 +40,7 @@ from reward.judges.local.text import (
     strip_query_echo,
     tokens,
 )
+from reward.rules.keywords import keyword_list_share
 from reward.schema import Evidence
 
 """Words of the frames a restatement comes in ("You asked whether ...", "Here is the answer to ...")."""

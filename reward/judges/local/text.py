@@ -14,7 +14,6 @@ from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
 from reward.rules.checks import ABSENT_HERE, LACKED_ITEM, tokens
-from reward.rules.keywords import keyword_list_share
 from reward.schema import Evidence
 from reward.textnorm import MIXED_IN, reading_form
 
@@ -417,14 +416,13 @@ def copies_evidence(sentence: str, docs: Sequence[Evidence]) -> bool:
     if len(words) < 4:
         return False
     for doc in docs:
-        for other, other_set in _sentence_words(doc.title) + _sentence_words(doc.text):
+        for other, other_set, runs in _sentence_words(doc.title) + _sentence_words(doc.text):
             own = [w for w in words if w in other_set or w not in MIXED_IN]
             wanted = set(own)
             if len(own) < 4 or len(wanted & other_set) < 0.6 * len(wanted):
                 continue
             if difflib.SequenceMatcher(None, own, other, autojunk=False).ratio() >= 0.8:
                 return True
-            runs = set(zip(other, other[1:], other[2:]))
             covered = {k for i in range(len(own) - 2) if tuple(own[i:i + 3]) in runs for k in range(i, i + 3)}
             if 2 * len(covered) / (len(own) + len(other)) >= 0.8:
                 return True
@@ -432,13 +430,13 @@ def copies_evidence(sentence: str, docs: Sequence[Evidence]) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def _sentence_words(text: str) -> tuple[tuple[list[str], frozenset[str]], ...]:
-    """Each sentence of an evidence text as (its words, lower-cased, and their set): read once per text, however
-    many answer sentences are compared with it."""
+def _sentence_words(text: str) -> tuple[tuple[list[str], frozenset[str], frozenset[tuple[str, str, str]]], ...]:
+    """Each sentence of an evidence text as (its words, lower-cased, their set and their runs of three): read once per
+    text, however many answer sentences are compared with it."""
     out = []
     for sentence in split_sentences(text) if text else []:
         words = re.findall(r"\w+", reading_form(sentence).lower())
-        out.append((words, frozenset(words)))
+        out.append((words, frozenset(words), frozenset(zip(words, words[1:], words[2:]))))
     return tuple(out)
 
 
