@@ -42,6 +42,7 @@ from reward.judges.local.text import (
 )
 from reward.rules.keywords import keyword_list_share
 from reward.schema import Evidence
+from reward.textnorm import reading_form
 
 """Words of the frames a restatement comes in ("You asked whether ...", "Here is the answer to ...")."""
 
@@ -171,8 +172,8 @@ def chosen_alternative(question: str, text: str) -> set[str]:
 
 
 def _name_in(name: str, haystack: str) -> bool:
-    """Whether a (lower-cased) name or number occurs in the lower-cased haystack: as written, or, for a name of
-    several words, its words in order with at most one other word between two of them ("Lenovo Vantage > Device >
+    """Whether a (lower-cased) name or number occurs in the lower-cased haystack, accents dropped on both sides: as
+    written, or, for a name of several words, its words in order with at most one other word between two of them ("Lenovo Vantage > Device >
     Power" names the menu path "In Lenovo Vantage, open Device > Power"). Without that, punctuating a name ("Lenovo,
     Vantage, Device, Power") would turn one unmatched name into four matched words; with more slack, words of a
     sentence that says otherwise would make a name ("Apple Music Free" out of "Apple Music has no free tier").
@@ -188,6 +189,8 @@ def _name_in(name: str, haystack: str) -> bool:
     >>> _name_in("20", "it rose to 1200 in 2020."), _name_in("20", "it rose 20.5%."), _name_in("20", "20 km, 12.")
     (False, False, True)
     """
+    # accents dropped on both sides: "Ogedei Khan" is the evidence's "Ögedei Khan"
+    name, haystack = reading_form(name), reading_form(haystack)
     if name.removesuffix("s") in days_named(haystack):  # "Monday" where the evidence says "weekdays"
         return True
     if name[:1].isdigit():  # a number is one only as a whole: "20" is not in "1200" nor in "20.5"
@@ -281,7 +284,10 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
     compared = {text: other_comparison(ctx.item.query, text) for _, text in parts}
     answers_comparison = any(other is None and _VERDICT.search(text) for text, other in compared.items())
     for body, text in parts:
-        cited = [docs_by_id[i] for c in parse_citations(body) for i in c.ids if i in docs_by_id]
+        # A sentence that cites nothing is checked against the evidence the answer selected, as the claim check
+        # reads it (`sentence_evidence`): "Cholecalciferol is the answer." before the cited sentence it comes from.
+        cited = [docs_by_id[i] for c in parse_citations(body) for i in c.ids if i in docs_by_id] or (
+            [] if re.search(r"\[\s*Doc", body, re.IGNORECASE) else ctx.selected)
         chosen = chosen_alternative(question, text)
         added = numbers(text) - numbers(question)
         new = (set(stems(text)) - asked_stems) | added | chosen
