@@ -206,7 +206,10 @@ read is checked against the evidence it can."""
             window = [evidence_sentences[i] for i in top]
         # The user's topic ("Estmark") that some evidence item names is no invented name where the cited item, a
         # news snippet, leaves it out; any other name must be in what the claim cites.
-        names = [n for n in novel_names(reading, haystack) if not (n in asked_lower and n in everywhere_lower)]
+        # ... and a name of the question that the evidence names in another spelling ("Telnet" for "Telenet",
+        # `names_in`) is the user's slip, not a name the claim adds.
+        names = [n for n in novel_names(reading, haystack)
+                 if not (n in asked_lower and (n in everywhere_lower or names_in({n}, everywhere_lower)))]
         if names:
             doubt = f"names not in the evidence: {', '.join(names[:3])}"
         elif negation_flip(claim, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))]) \

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import functools
+import os
 import re
 from collections.abc import Sequence
 
@@ -151,12 +152,25 @@ def _name_reading(lowered: str) -> tuple[str, frozenset[str]]:
 
 
 def _word_named(word: str, words: frozenset[str]) -> bool:
-    """Whether a name's word is among the text's words: as written, by its singular, or, at six letters or more, one
-    letter inserted, dropped, changed or two swapped away from one with the same first letter."""
+    """Whether a name's word is among the text's words: as written, by its singular, as another form of it
+    (`_same_stem`), or, at six letters or more, one letter inserted, dropped, changed or two swapped away from one
+    with the same first letter."""
     if word in words or (len(word) > 3 and word.endswith("s") and word[:-1] in words):
         return True
-    return len(word) >= 6 and any(w[0] == word[0] and abs(len(w) - len(word)) <= 1 and _one_slip(word, w)
+    return len(word) >= 5 and any(w[0] == word[0] and (_one_slip(word, w) if len(word) >= 6 and abs(len(w) - len(word)) <= 1
+                                                       else _same_stem(word, w))
                                   for w in words if len(w) >= 5)
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """Whether two words are forms of one name: the shorter, but for at most its last letter, begins the longer, five
+    letters or more ("European" and "Europe", "Revolutionary" and "Revolution"; not "Austria" and "Australia").
+
+    >>> [_same_stem("european", w) for w in ("europe", "eurostar", "european")], _same_stem("austria", "australia")
+    ([True, False, True], False)
+    """
+    shared = len(os.path.commonprefix([a, b]))
+    return shared >= 5 and shared >= min(len(a), len(b)) - 1
 
 
 def _one_slip(a: str, b: str) -> bool:
@@ -429,10 +443,12 @@ def novel_names(claim: str, haystack: str) -> list[str]:
     (['kessler'], ['paris'])
     >>> novel_names("5:42, Monday to Friday.", "On weekdays the first train leaves at 5:42."), novel_names("On Sunday.", "On weekdays.")
     ([], ['sunday'])
+    >>> novel_names("Ögedei Khan succeeded him.", "His son Ogedei Khan followed.")
+    []
     """
-    lowered = haystack.lower()
+    lowered = reading_form(haystack).lower()  # accents dropped on both sides: "Ogedei" is the evidence's "Ögedei"
     days = days_named(lowered)
-    return sorted(n for n in salient_terms(claim) if not _FIGURE_ONLY.fullmatch(n) and n not in lowered
+    return sorted(n for n in salient_terms(reading_form(claim)) if not _FIGURE_ONLY.fullmatch(n) and n not in lowered
                   and n.removesuffix("s") not in days
                   and not (len(n) > 5 and n.endswith("s") and n[:-1] in lowered)
                   and not any(part in lowered for part in n.split() if len(part) > 3))
