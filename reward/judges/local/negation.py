@@ -58,6 +58,10 @@ def _negated_phrases(words: list[str]) -> list[list[str]]:
                     break
         elif word in _FALSE_THAT and words[i + 1:i + 2] == ["that"]:
             start = i + 2
+        # "90 days in any 180, not 180 days": a negation before a figure denies the figure, the number check's to
+        # read, not the unit after it
+        if start is not None and words[start:start + 1] and words[start][0].isdigit():
+            continue
         if start is not None:
             phrase = [w for w in words[start:start + 4] if w not in STOPWORDS and w.isalpha()][:2]
             if phrase:
@@ -68,7 +72,7 @@ def _negated_phrases(words: list[str]) -> list[list[str]]:
 def _clause_negated_phrases(text: str) -> list[list[str]]:
     """`_negated_phrases` clause by clause: a negation applies within its clause ("18 euros, not 30, and sold at the
     door" denies the 30, not the sale)."""
-    return [p for clause in _SCOPE_END.split(text.lower()) for p in _negated_phrases(re.findall(r"[a-z']+", clause))]
+    return [p for clause in _SCOPE_END.split(text.lower()) for p in _negated_phrases(re.findall(r"[a-z0-9']+", clause))]
 
 
 def _asserted(phrase: list[str], words: list[str], negations: frozenset[str] = frozenset()) -> bool:
@@ -138,6 +142,8 @@ def negation_flip(claim: str, evidence_sentence: str) -> bool:
     ...                                       "You do not need a visa.", "You need a visa for work.")]
     [True, False, False, True]
     >>> negation_flip("US citizens need a visa.", "Entry is visa-free for France; US citizens need a visa.")
+    False
+    >>> negation_flip("The limit is 90 days within any 180 days, not 180 days.", "It allows at most 90 days in any 180-day period.")
     False
     >>> [negation_flip(c, "Do not wash merino in hot water.") for c in ("Avoid washing merino in hot water.",
     ...                                                                 "Avoid cold rinses; wash merino in hot water.")]

@@ -26,7 +26,7 @@ STOPWORDS = frozenset(
     most much many some any each every both either neither all few other such own same too i you he she we they me
     him her us them my your his our their mine yours out up down off again further once likely usually often
     typically generally instead however therefore thus while during before after above below between through per via
-    yes get gets got make makes made use used using one two new first last now within without""".split()
+    yes get gets got make makes made use used using one two new first last now within without since""".split()
 )
 _NUMBER = re.compile(r"(?<![^\W_])\d+(?:[.,:]\d+)*")  # not glued to a word: "m2", "CO2" hold no figure
 TIME_FRAME = re.compile(r"^(?:mon|tues|wednes|thurs|fri|satur|sun)days?$|^(?:january|february|march|april|may|june|"
