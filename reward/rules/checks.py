@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from reward.format import ParsedResponse, split_sentences, strip_citations
 from reward.rules.keywords import keyword_list_share
 from reward.rules.registry import RuleResult, rule
+from reward.rules.verdicts import is_premise_verdict
 from reward.schema import Item
 from reward.textnorm import folded, reading_form
 
@@ -228,9 +229,10 @@ def length_range(item: Item, parsed: ParsedResponse, params: LengthParams) -> Ru
 
 def _taken_chars(item: Item, answer: str, params: LengthParams) -> int:
     """Characters of the answer's sentences taken from the evidence (`copy_share` of their `copy_n`-grams verbatim
-    there), except the first when every sentence is taken, or when it is the source of a terse answer the answer
-    gives in its own words ("Cholecalciferol is the answer." before the sentence that names it): a lead added before
-    the quote must not take the quote's length away. A sentence shorter than `copy_n` tokens is never taken."""
+    there), except the first when every sentence is taken, when it is the source of a terse answer the answer gives
+    in its own words ("Cholecalciferol is the answer." before the sentence that names it), or when it follows a
+    verdict on the premise ("That premise is not right."): a lead added before the quote must not take the quote's
+    length away. A sentence shorter than `copy_n` tokens is never taken."""
     evidence = _evidence_ngrams(" ".join(doc.text for doc in item.evidence), params.copy_n)
     asked = _query_words(item.query)
     sentences = split_sentences(answer)
@@ -251,7 +253,9 @@ def _taken_chars(item: Item, answer: str, params: LengthParams) -> int:
         # a terse answer of the answer's own (at most `copy_n` + 2 words) whose longer words the quote holds
         terse = [{w for w in words if len(w) > 3} for words, t in zip(words_of, taken)
                  if not t and len(words) <= params.copy_n + 2]
-        if any(words and words & quoted for words in terse):
+        # ... or a verdict on the premise just before it ("That premise is not right."), whose grounds the quote
+        # gives as "The premise is wrong: <quote>" would
+        if any(words and words & quoted for words in terse) or (first and is_premise_verdict(sentences[first - 1])):
             taken[first] = False
     return sum(len(s) for s, t, e in zip(sentences, taken, echoes, strict=True) if t or e)
 
