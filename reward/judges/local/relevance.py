@@ -22,6 +22,7 @@ from reward.judges.local.arithmetic import stated_arithmetic
 from reward.judges.local.figures import _SPELLED
 from reward.judges.local.context import Context, _answer_parts, clip, copy_reading
 from reward.judges.local.text import (
+    STOPWORDS,
     TIME_FRAME,
     _HEADER_LINE,
     _LEAD,
@@ -71,10 +72,20 @@ _TIME_WORD = re.compile(r"\b(?:now|already|today|tonight|tomorrow|yesterday|curr
                         r"after|during|morning|afternoon|evening|night|weekends?|weekdays?|spring|summer|autumn|fall|"
                         r"winter|century|decade|year|month|week)\b", re.IGNORECASE)
 _EXPECTS_NAME = re.compile(r"\b(?:who|whom|whose|where)\b", re.IGNORECASE)
+_OPENING_WORD = re.compile(r"^\W*([A-Z][\w'’-]*)")
 
 
 _COUNT_WORDS = re.compile(r"\b(?:once|twice|thrice|dozens?|hundreds|thousands|millions|none|" + "|".join(
     w for w in _SPELLED if w != "one") + r")\b")
+
+
+def asked_kind_of(ctx: Context) -> str:
+    """The question whose kind of answer is asked (`_missing_answer_type`): the query itself ("Where did he die?"
+    asks for a place, whatever the earlier turn asked), or, for a follow-up that names no kind ("And on Sundays?"),
+    the need it continues."""
+    query = ctx.item.query
+    asks = _EXPECTS_NUMBER.search(query) or _EXPECTS_TIME.search(query) or _EXPECTS_NAME.search(query)
+    return query if asks else ctx.need
 
 
 def _missing_answer_type(query: str, part: str) -> str | None:
@@ -82,6 +93,12 @@ def _missing_answer_type(query: str, part: str) -> str | None:
     number or a date's name for "when", a name for "who" / "where"; None when the part has one (or the question asks
     for none of these)."""
     names = {t for t in salient_terms(part) if not t.isdigit()} - salient_terms(query)
+    # A capitalised word opening the part is a name too unless it is a common word or a count ("Shangdu." to
+    # "Where did he die?"; not "Four days."): `salient_terms` cannot tell a sentence's first word from a name.
+    opening = _OPENING_WORD.match(part)
+    if opening and opening.group(1).lower() not in STOPWORDS and opening.group(1).lower() not in _SPELLED \
+            and not _COUNT_WORDS.fullmatch(opening.group(1).lower()):
+        names |= {opening.group(1).lower()} - salient_terms(query) - {w.lower() for w in re.findall(r"\w+", query)}
     # "Twice", "three times", "a dozen": a count in words answers "how many" as its figure does.
     has_number = bool(numbers(part) - numbers(query)) or bool(set(_COUNT_WORDS.findall(part.lower()))
                                                               - set(_COUNT_WORDS.findall(query.lower())))
@@ -93,7 +110,7 @@ def _missing_answer_type(query: str, part: str) -> str | None:
         timed = has_number or any(TIME_FRAME.match(n) for n in names) or _TIME_WORD.search(part)
         return None if timed else "a number or date"
     if _EXPECTS_NAME.search(query):
-        return None if names or has_number else "a name"
+        return None if names else "a name"
     return None
 
 
@@ -266,6 +283,9 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
 
     relevance = shipped_relevance()
     question = ctx.need
+    kind_asked = asked_kind_of(ctx)
+    said_before = [Evidence(id=f"turn-{i}", text=t.content) for i, t in enumerate(ctx.item.history)
+                   if t.role == "assistant"]
     asked_stems = stems(question)
     asked_names = salient_terms(question)
     docs_by_id = ctx.item.evidence_by_id()
@@ -299,6 +319,11 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
         if keyword_list_share(text) == 1.0 or (restated and not added) or not new:
             checks.append(AnswerCheck(text, 0.0, "states nothing the question does not"))
             continue
+        # What the assistant already said in the session answered the earlier question, not this one ("As before:
+        # Kusala died four days after the banquet" to "Where did Yesun Temur die?").
+        if said_before and copies_evidence(copy_reading(text), said_before):
+            checks.append(AnswerCheck(text, 0.0, "repeats what an earlier answer said"))
+            continue
         if not cited:
             checks.append(AnswerCheck(text, 0.0, "cites no evidence"))
             continue
@@ -310,7 +335,7 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
         if novel:
             checks.append(AnswerCheck(text, 0.0, f"names {', '.join(novel[:3])}, which its cited evidence does not"))
             continue
-        missing = _missing_answer_type(question, text)
+        missing = _missing_answer_type(kind_asked, text)
         if missing:
             checks.append(AnswerCheck(text, 0.0, f"the question asks for {missing}; the sentence gives none"))
             continue

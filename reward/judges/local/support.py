@@ -18,7 +18,7 @@ from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.claims import _YEAR, claim_support, is_fragment, swapped_value, without_derivation
 from reward.judges.local.figures import named_verdict, superseded_figure, verdict_line
 from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
-from reward.judges.local.relevance import _missing_answer_type
+from reward.judges.local.relevance import _missing_answer_type, asked_kind_of
 from reward.judges.local.negation import negation_flip, unfounded_denial
 from reward.judges.local.text import (
     MODEL_FLOOR,
@@ -454,6 +454,7 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
     names = ({t for t in salient_terms(ctx.item.query) if not t.isdigit()}
              or {t for t in salient_terms(ctx.need) if not t.isdigit()})
     years = {n for n in numbers(ctx.item.query) if _YEAR.match(n)}
+    kind_asked = asked_kind_of(ctx)
     best, best_value, best_note = None, -1.0, ""
     for k in np.argsort(-relevance)[:8].tolist():
         doc, sentence = rows[k]
@@ -465,7 +466,7 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
         # another year's (the 2022 rent when asked for 2024's)
         if years and not any(y in text or (doc.published and str(doc.published.year) == y) for y in years):
             coverage = 0.0
-        missing = _missing_answer_type(ctx.need, sentence)
+        missing = _missing_answer_type(kind_asked, sentence)
         # A name of the need that the passage never mentions (a venue, a day) usually means it answers for
         # something else; a demonym ("French" vs "France") is the usual exception, so half the names pass when
         # the head is sure.
