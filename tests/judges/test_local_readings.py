@@ -10,7 +10,7 @@ from reward.engine import Engine
 from reward.format import Facet, render_response
 from reward.judges.local import LocalJudge
 from reward.rubric import load_suite
-from reward.schema import Evidence, Item
+from reward.schema import Evidence, Item, Turn
 from tests.support import MAGAZINES, PORTS
 
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -482,3 +482,54 @@ def test_a_verdict_in_front_of_the_evidences_rebuttal_is_an_answer_and_a_borrowe
              "founded it in 1844 [Doc 1].", item_id="b"))
     assert corrected["answer_quality"] == 1.0
     assert borrowed["answer_quality"] == 1.0
+
+
+KHANS = Evidence(id="1", title="Khans", text=(
+    "Ögedei Khan succeeded his father in 1229 and ruled the empire from Karakorum. When Yesün Temür died in Shangdu "
+    "in 1328, his son was installed there. Kusala died four days after a banquet with his brother."))
+NETWORKS = Evidence(id="1", title="Telenet", text=(
+    "Telenet was the first licensed public data network in the United States. It was founded by Larry Roberts in "
+    "1975."))
+
+
+def test_a_name_of_the_question_spelled_without_accents_or_with_a_slip_is_the_evidences_name(scores):
+    """Users write names without their accents and misspell them: a terse answer to such a question is read with the
+    question's name as the evidence spells it (no invented name), and the evidence still answers it (declining is
+    the wrong reading)."""
+    unaccented, refused, slipped, declined = scores(
+        item("Where did Ogedei Khan rule from?", "Karakorum [Doc 1].", evidence=(KHANS,), item_id="u"),
+        item("Where did Ogedei Khan rule from?", "The sources do not say where Ogedei Khan ruled from.",
+             evidence=(KHANS,), item_id="r"),
+        item("Who founded Telnet?", "Larry Roberts [Doc 1].", evidence=(NETWORKS,), item_id="s"),
+        item("Who founded Telnet?", "The sources do not say who founded Telnet.", evidence=(NETWORKS,), item_id="d"))
+    assert unaccented["highlight_hallucination"] >= 0.5 and slipped["highlight_hallucination"] >= 0.5
+    assert refused["no_supply_reject"] < 0.5 and declined["no_supply_reject"] < 0.5
+    assert unaccented["reward"] > refused["reward"] and slipped["reward"] > declined["reward"]
+
+
+def test_a_follow_up_asks_for_its_own_kind_of_answer_and_repeating_the_earlier_answer_answers_nothing(scores):
+    """After "How long after the banquet did Kusala die?", "Where did Yesun Temur die?" asks for a place: the bare
+    place answers it, and the earlier answer said again (the earlier question's number) does not."""
+    history = [Turn(role="user", content="How long after the banquet did Kusala die?"),
+               Turn(role="assistant", content="Kusala died four days after a banquet with his brother [Doc 1].")]
+
+    def follow_up(answer: str, item_id: str) -> Item:
+        return item("Where did Yesun Temur die?", answer, evidence=(KHANS,), item_id=item_id).model_copy(
+            update={"history": history})
+
+    place, repeated = scores(follow_up("Shangdu [Doc 1].", "p"),
+                             follow_up("As before: Kusala died four days after a banquet with his brother [Doc 1].", "r"))
+    assert place["query_satisfaction"] >= 0.3
+    assert repeated["query_satisfaction"] < place["query_satisfaction"] - 0.2
+    assert place["reward"] > repeated["reward"]
+
+
+def test_a_lead_without_a_citation_answers_where_it_stands_as_the_claim_check_reads_it(scores):
+    """A lead that cites nothing is checked against the evidence the answer selected, as the claim check checks it:
+    "Timothy Shay Arthur founded it." before the cited passage answers first."""
+    query = "Who founded Arthur's Magazine?"
+    passage = "It was founded in 1844 by Timothy Shay Arthur [Doc 1]."
+    uncited, cited = scores(item(query, f"Timothy Shay Arthur is the founder. {passage}", item_id="u"),
+                            item(query, f"Timothy Shay Arthur is the founder [Doc 1]. {passage}", item_id="c"))
+    assert uncited["answer_firstness"] == cited["answer_firstness"] == 1.0
+    assert uncited["query_satisfaction"] == pytest.approx(cited["query_satisfaction"], abs=0.05)

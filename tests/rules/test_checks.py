@@ -182,6 +182,13 @@ def test_sentences_taken_from_the_evidence_do_not_reach_the_minimum_for_the_answ
     unrelated = run("length.range", _asked("When did the song premiere on radio?", f"Play it for free now. {taken}"),
                     **params)
     assert unrelated.findings["taken_chars"] > 40
+    # a verdict on the premise before the quote that corrects it is "The premise is wrong: <quote>" said in two
+    # sentences: the quote counts as that one's does
+    verdict = run("length.range", _asked("Why did the song premiere on TV?", f"That premise is not right. {taken}"),
+                  **params)
+    joined = run("length.range", _asked("Why did the song premiere on TV?", f"That premise is not right: {taken}"),
+                 **params)
+    assert verdict.findings["taken_chars"] == 0 and verdict.score == pytest.approx(joined.score, abs=0.05)
 
 
 def test_length_by_query_rejects_a_bad_pattern_and_an_inverted_range():
