@@ -490,12 +490,13 @@ KHANS = Evidence(id="1", title="Khans", text=(
 NETWORKS = Evidence(id="1", title="Telenet", text=(
     "Telenet was the first licensed public data network in the United States. It was founded by Larry Roberts in "
     "1975."))
+SUDAN = Evidence(id="1", title="Sudan", text="Sudan, which lies south of Egypt, has about 48 million people.")
 
 
 def test_a_name_of_the_question_spelled_without_accents_or_with_a_slip_is_the_evidences_name(scores):
     """Users write names without their accents and misspell them: a terse answer to such a question is read with the
-    question's name as the evidence spells it (no invented name), and the evidence still answers it (declining is
-    the wrong reading)."""
+    question's name as the evidence spells it (no invented name). Without accents the evidence answers the question
+    (declining is the wrong reading); a near spelling may be another name, so the evidence only may answer it."""
     unaccented, refused, slipped, declined = scores(
         item("Where did Ogedei Khan rule from?", "Karakorum [Doc 1].", evidence=(KHANS,), item_id="u"),
         item("Where did Ogedei Khan rule from?", "The sources do not say where Ogedei Khan ruled from.",
@@ -503,8 +504,15 @@ def test_a_name_of_the_question_spelled_without_accents_or_with_a_slip_is_the_ev
         item("Who founded Telnet?", "Larry Roberts [Doc 1].", evidence=(NETWORKS,), item_id="s"),
         item("Who founded Telnet?", "The sources do not say who founded Telnet.", evidence=(NETWORKS,), item_id="d"))
     assert unaccented["highlight_hallucination"] >= 0.5 and slipped["highlight_hallucination"] >= 0.5
-    assert refused["no_supply_reject"] < 0.5 and declined["no_supply_reject"] < 0.5
+    assert refused["no_supply_reject"] < 0.5 and declined["no_supply_reject"] < 0.9
     assert unaccented["reward"] > refused["reward"] and slipped["reward"] > declined["reward"]
+    # another name that shares the evidence's words is not read as the evidence's name
+    asked = "What is the population of South Sudan?"
+    honest, borrowed = scores(
+        item(asked, "The sources do not give the population of South Sudan; they cover Sudan.", evidence=(SUDAN,),
+             item_id="h"),
+        item(asked, "South Sudan has about 48 million people [Doc 1].", evidence=(SUDAN,), item_id="b"))
+    assert honest["no_supply_reject"] == 1.0 and honest["reward"] > borrowed["reward"]
 
 
 def test_a_follow_up_asks_for_its_own_kind_of_answer_and_repeating_the_earlier_answer_answers_nothing(scores):
@@ -533,3 +541,22 @@ def test_a_lead_without_a_citation_answers_where_it_stands_as_the_claim_check_re
                             item(query, f"Timothy Shay Arthur is the founder [Doc 1]. {passage}", item_id="c"))
     assert uncited["answer_firstness"] == cited["answer_firstness"] == 1.0
     assert uncited["query_satisfaction"] == pytest.approx(cited["query_satisfaction"], abs=0.05)
+
+
+def test_a_capitalised_common_word_or_a_name_the_session_gave_does_not_answer_who_or_where(scores):
+    siege = Evidence(id="1", title="Varnholt", text=(
+        "The siege of Varnholt in 1702 lasted four days. Captain Ilse Varga led the defenders and later died at "
+        "Shandor."))
+    history = [Turn(role="user", content="How long did the siege of Varnholt last?"),
+               Turn(role="assistant", content="The siege of Varnholt lasted four days [Doc 1].")]
+
+    def follow_up(query: str, answer: str, item_id: str) -> Item:
+        return item(query, answer, evidence=(siege,), item_id=item_id).model_copy(update={"history": history})
+
+    place, later, who, reworded = scores(
+        follow_up("Where did Captain Varga die?", "Shandor [Doc 1].", "p"),
+        follow_up("Where did Captain Varga die?", "Later [Doc 1].", "l"),
+        follow_up("Who led the defenders?", "Captain Ilse Varga led the defenders [Doc 1].", "w"),
+        follow_up("Who led the defenders?", "In 1702, the siege of Varnholt lasted four days [Doc 1].", "r"))
+    assert later["query_satisfaction"] < place["query_satisfaction"] - 0.2 and later["reward"] < place["reward"]
+    assert reworded["query_satisfaction"] < who["query_satisfaction"] and reworded["reward"] < who["reward"]

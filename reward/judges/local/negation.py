@@ -38,7 +38,7 @@ _FRAMES = (("true", "that"), ("the", "case", "that"), ("correct", "that"), ("acc
 _FALSE_THAT = {"false", "untrue", "incorrect", "wrong"}
 
 
-def _negated_phrases(words: list[str]) -> list[list[str]]:
+def _negated_phrases(words: list[str], users_figures: frozenset[str] = frozenset()) -> list[list[str]]:
     """The (up to 2) content words after each negation: the phrase the negation applies to. A negated frame ("not
     true that", "not the case that") or "false that" negates the statement that follows it.
 
@@ -58,9 +58,9 @@ def _negated_phrases(words: list[str]) -> list[list[str]]:
                     break
         elif word in _FALSE_THAT and words[i + 1:i + 2] == ["that"]:
             start = i + 2
-        # "90 days in any 180, not 180 days": a negation before a figure denies the figure, the number check's to
-        # read, not the unit after it
-        if start is not None and words[start:start + 1] and words[start][0].isdigit():
+        # "90 days in any 180, not 180 days", where the user said 180: a negation before the user's figure corrects
+        # it (a premise correction), which the number check reads, and denies nothing the evidence says of the unit
+        if start is not None and words[start:start + 1] and words[start] in users_figures:
             continue
         if start is not None:
             phrase = [w for w in words[start:start + 4] if w not in STOPWORDS and w.isalpha()][:2]
@@ -69,10 +69,11 @@ def _negated_phrases(words: list[str]) -> list[list[str]]:
     return out
 
 
-def _clause_negated_phrases(text: str) -> list[list[str]]:
+def _clause_negated_phrases(text: str, users_figures: frozenset[str] = frozenset()) -> list[list[str]]:
     """`_negated_phrases` clause by clause: a negation applies within its clause ("18 euros, not 30, and sold at the
     door" denies the 30, not the sale)."""
-    return [p for clause in _SCOPE_END.split(text.lower()) for p in _negated_phrases(re.findall(r"[a-z0-9']+", clause))]
+    return [p for clause in _SCOPE_END.split(text.lower())
+            for p in _negated_phrases(re.findall(r"[a-z0-9']+", clause), users_figures)]
 
 
 def _asserted(phrase: list[str], words: list[str], negations: frozenset[str] = frozenset()) -> bool:
@@ -122,9 +123,10 @@ def _negated_scope_of(text: str) -> frozenset[str]:
                      if w not in STOPWORDS and len(w) > 2)
 
 
-def negation_flip(claim: str, evidence_sentence: str) -> bool:
+def negation_flip(claim: str, evidence_sentence: str, asked: str = "") -> bool:
     """The claim negates a phrase the evidence sentence asserts, or asserts a phrase the sentence negates (an
-    "X-free" compound negates that X is needed).
+    "X-free" compound negates that X is needed). A figure the user gave (`asked`) that the claim denies is a
+    correction of the user, not a denial of what the evidence says.
 
     >>> negation_flip("Spotify Free: not the full track, only previews.", "Spotify's free tier carries the full track with ads.")
     True
@@ -143,8 +145,11 @@ def negation_flip(claim: str, evidence_sentence: str) -> bool:
     [True, False, False, True]
     >>> negation_flip("US citizens need a visa.", "Entry is visa-free for France; US citizens need a visa.")
     False
-    >>> negation_flip("The limit is 90 days within any 180 days, not 180 days.", "It allows at most 90 days in any 180-day period.")
+    >>> evidence = "It allows at most 90 days in any 180-day period."
+    >>> negation_flip("The limit is 90 days in any 180, not 180 days.", evidence, "Can I stay 180 days?")
     False
+    >>> negation_flip("You may stay 180 days, not 90 days.", evidence, "How long can I stay?")
+    True
     >>> [negation_flip(c, "Do not wash merino in hot water.") for c in ("Avoid washing merino in hot water.",
     ...                                                                 "Avoid cold rinses; wash merino in hot water.")]
     [False, True]
@@ -156,7 +161,9 @@ def negation_flip(claim: str, evidence_sentence: str) -> bool:
     # Asserted within one clause: "Avoid paracetamol; give aspirin" asserts giving aspirin, whatever it avoids.
     claim_clauses = [re.findall(r"[a-z']+", c) for c in _SCOPE_END.split(strip_citations(claim).lower())]
     evidence_clauses = [re.findall(r"[a-z']+", c) for c in _SCOPE_END.split(evidence_sentence.lower())]
-    return (any(_asserted(p, words) for p in _clause_negated_phrases(strip_citations(claim)) for words in evidence_clauses)
+    users_figures = frozenset(re.findall(r"\d+", asked))
+    return (any(_asserted(p, words) for p in _clause_negated_phrases(strip_citations(claim), users_figures)
+                for words in evidence_clauses)
             or any(_asserted(p, words) for p in _clause_negated_phrases(evidence_sentence) for words in claim_clauses)
             or any(_asserted(p, claim_words, _NO) and not _asserted(p, evidence_words, _NO)
                    for p in _free_of(evidence_sentence.lower())))

@@ -22,7 +22,6 @@ from reward.judges.local.arithmetic import stated_arithmetic
 from reward.judges.local.figures import _SPELLED
 from reward.judges.local.context import Context, _answer_parts, clip, copy_reading
 from reward.judges.local.text import (
-    STOPWORDS,
     TIME_FRAME,
     _HEADER_LINE,
     _LEAD,
@@ -72,6 +71,8 @@ _TIME_WORD = re.compile(r"\b(?:now|already|today|tonight|tomorrow|yesterday|curr
                         r"after|during|morning|afternoon|evening|night|weekends?|weekdays?|spring|summer|autumn|fall|"
                         r"winter|century|decade|year|month|week)\b", re.IGNORECASE)
 _EXPECTS_NAME = re.compile(r"\b(?:who|whom|whose|where)\b", re.IGNORECASE)
+_ASKS = re.compile(r"\b(?:what|which|who|whom|whose|where|when|why|how)\b|^\W*(?:\w+\W+){0,3}?(?:is|are|was|were|do|"
+                   r"does|did|can|could|should|will|would|may|has|have)\b", re.IGNORECASE)
 _OPENING_WORD = re.compile(r"^\W*([A-Z][\w'’-]*)")
 
 
@@ -80,25 +81,23 @@ _COUNT_WORDS = re.compile(r"\b(?:once|twice|thrice|dozens?|hundreds|thousands|mi
 
 
 def asked_kind_of(ctx: Context) -> str:
-    """The question whose kind of answer is asked (`_missing_answer_type`): the query itself ("Where did he die?"
-    asks for a place, whatever the earlier turn asked), or, for a follow-up that names no kind ("And on Sundays?"),
-    the need it continues."""
+    """The question whose kind of answer is asked (`_missing_answer_type`): the query itself when it asks a question
+    of its own ("Where did he die?" asks for a place, "What disagreement did they have?" for no kind, whatever the
+    earlier turn asked), or, for a follow-up that asks nothing on its own ("And on Sundays?"), the need it continues."""
     query = ctx.item.query
-    asks = _EXPECTS_NUMBER.search(query) or _EXPECTS_TIME.search(query) or _EXPECTS_NAME.search(query)
-    return query if asks else ctx.need
+    return query if _ASKS.search(query) else ctx.need
 
 
-def _missing_answer_type(query: str, part: str) -> str | None:
+def _missing_answer_type(query: str, part: str, evidence: str = "", given: str = "") -> str | None:
     """What the question asks for that the part's new words hold none of: a number for "how many" / "what year", a
-    number or a date's name for "when", a name for "who" / "where"; None when the part has one (or the question asks
-    for none of these)."""
-    names = {t for t in salient_terms(part) if not t.isdigit()} - salient_terms(query)
-    # A capitalised word opening the part is a name too unless it is a common word or a count ("Shangdu." to
-    # "Where did he die?"; not "Four days."): `salient_terms` cannot tell a sentence's first word from a name.
+    number or a date's name for "when", a name for "who" / "where" (one the query or the earlier turns, `given`, do not
+    already give); None when the part has one (or the question asks for none of these)."""
+    names = {t for t in salient_terms(part) if not t.isdigit()} - salient_terms(query) - salient_terms(given)
+    # A capitalised word opening the part is a name too where the evidence writes it capitalised ("Shangdu." to
+    # "Where did he die?"; not "Later."): `salient_terms` cannot tell a sentence's first word from a name.
     opening = _OPENING_WORD.match(part)
-    if opening and opening.group(1).lower() not in STOPWORDS and opening.group(1).lower() not in _SPELLED \
-            and not _COUNT_WORDS.fullmatch(opening.group(1).lower()):
-        names |= {opening.group(1).lower()} - salient_terms(query) - {w.lower() for w in re.findall(r"\w+", query)}
+    if opening and opening.group(1).lower() in salient_terms(evidence):
+        names |= {opening.group(1).lower()} - salient_terms(query) - salient_terms(given)
     # "Twice", "three times", "a dozen": a count in words answers "how many" as its figure does.
     has_number = bool(numbers(part) - numbers(query)) or bool(set(_COUNT_WORDS.findall(part.lower()))
                                                               - set(_COUNT_WORDS.findall(query.lower())))
@@ -286,6 +285,7 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
     kind_asked = asked_kind_of(ctx)
     said_before = [Evidence(id=f"turn-{i}", text=t.content) for i, t in enumerate(ctx.item.history)
                    if t.role == "assistant"]
+    said_earlier = " ".join(t.content for t in ctx.item.history)
     asked_stems = stems(question)
     asked_names = salient_terms(question)
     docs_by_id = ctx.item.evidence_by_id()
@@ -335,7 +335,7 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
         if novel:
             checks.append(AnswerCheck(text, 0.0, f"names {', '.join(novel[:3])}, which its cited evidence does not"))
             continue
-        missing = _missing_answer_type(kind_asked, text)
+        missing = _missing_answer_type(kind_asked, text, cited_text, said_earlier)
         if missing:
             checks.append(AnswerCheck(text, 0.0, f"the question asks for {missing}; the sentence gives none"))
             continue

@@ -212,8 +212,9 @@ read is checked against the evidence it can."""
                  if not (n in asked_lower and (n in everywhere_lower or names_in({n}, everywhere_lower)))]
         if names:
             doubt = f"names not in the evidence: {', '.join(names[:3])}"
-        elif negation_flip(claim, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))]) \
-                and negation_flip(claim, " ".join(window)):  # a claim joining sentences: one may deny what it denies
+        # (a claim joining sentences: one may deny what it denies)
+        elif negation_flip(claim, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))],
+                           context) and negation_flip(claim, " ".join(window), context):
             doubt = "negates what the evidence says"
         elif unfounded_denial(claim, haystack, ctx.item.query):
             doubt = "denies what no evidence denies"
@@ -466,7 +467,7 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
         # another year's (the 2022 rent when asked for 2024's)
         if years and not any(y in text or (doc.published and str(doc.published.year) == y) for y in years):
             coverage = 0.0
-        missing = _missing_answer_type(kind_asked, sentence)
+        missing = _missing_answer_type(kind_asked, sentence, doc_text(doc))
         # A name of the need that the passage never mentions (a venue, a day) usually means it answers for
         # something else; a demonym ("French" vs "France") is the usual exception, so half the names pass when
         # the head is sure.
