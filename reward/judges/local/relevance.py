@@ -189,10 +189,11 @@ def chosen_alternative(question: str, text: str) -> set[str]:
 
 def _name_in(name: str, haystack: str) -> bool:
     """Whether a (lower-cased) name or number occurs in the lower-cased haystack, accents dropped on both sides: as
-    written, or, for a name of several words, its words in order with at most one other word between two of them ("Lenovo Vantage > Device >
-    Power" names the menu path "In Lenovo Vantage, open Device > Power"). Without that, punctuating a name ("Lenovo,
-    Vantage, Device, Power") would turn one unmatched name into four matched words; with more slack, words of a
-    sentence that says otherwise would make a name ("Apple Music Free" out of "Apple Music has no free tier").
+    written, or, for a name of several words, its words in order with at most one other word between two of them
+    ("Lenovo Vantage > Device > Power" names the menu path "In Lenovo Vantage, open Device > Power"). Without that,
+    punctuating a name ("Lenovo, Vantage, Device, Power") would turn one unmatched name into four matched words; with
+    more slack, words of a sentence that says otherwise would make a name ("Apple Music Free" out of "Apple Music has
+    no free tier").
 
     >>> _name_in("lenovo vantage device power", "in lenovo vantage, open device > power and scroll")
     True
@@ -250,12 +251,13 @@ class AnswerCheck:
 
 _CHECKS: OrderedDict[tuple, tuple[AnswerCheck, ...]] = OrderedDict()
 _CHECKS_LOCK = threading.Lock()
-"""`_answer_checks` by (question, answer, evidence): query satisfaction, usefulness and firstness read the same checks
-of one response (each dimension gets a context of its own)."""
+"""`_answer_checks` by (need, query, earlier turns, answer, evidence): query satisfaction, usefulness and firstness
+read the same checks of one response (each dimension gets a context of its own)."""
 
 
 async def _answer_checks(ctx: Context) -> list[AnswerCheck]:
-    key = (ctx.need, ctx.parsed.answer or "", tuple((d.id, d.title, d.text, d.published) for d in ctx.item.evidence))
+    key = (ctx.need, ctx.item.query, tuple((t.role, t.content) for t in ctx.item.history), ctx.parsed.answer or "",
+           tuple((d.id, d.title, d.text, d.published) for d in ctx.item.evidence))
     with _CHECKS_LOCK:
         cached = _CHECKS.get(key)
         if cached is not None:
