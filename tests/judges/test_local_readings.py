@@ -561,3 +561,15 @@ def test_a_capitalised_common_word_or_a_name_the_session_gave_does_not_answer_wh
         follow_up("Who led the defenders?", "In 1702, the siege of Varnholt lasted four days [Doc 1].", "r"))
     assert later["query_satisfaction"] < place["query_satisfaction"] - 0.2 and later["reward"] < place["reward"]
     assert reworded["query_satisfaction"] < who["query_satisfaction"] and reworded["reward"] < who["reward"]
+
+
+def test_denying_the_users_figure_corrects_it_and_denying_the_evidences_figure_contradicts_it(scores):
+    visa = Evidence(id="1", title="Visa", text="A Schengen visa allows at most 90 days in any 180-day period.")
+    corrected, denied = scores(
+        item("Since the visa lets me stay 180 days, can I stay all summer?",
+             "That's a misreading: the limit is 90 days within any 180 days, not 180 days [Doc 1].", evidence=(visa,),
+             item_id="c"),
+        item("How long can I stay with the visa?", "You may stay 180 days, not 90 days [Doc 1].", evidence=(visa,),
+             item_id="d"))
+    assert corrected["highlight_hallucination"] >= 0.5
+    assert denied["highlight_hallucination"] < 0.5 and denied["reward"] < corrected["reward"]

@@ -89,10 +89,11 @@ it is read as it stands, not as an answer to the whole question.
 """
 
 
-def claim_features(claim: str, haystack: str, everything: str, closest: str) -> dict[str, float]:
+def claim_features(claim: str, haystack: str, everything: str, closest: str, asked: str = "") -> dict[str, float]:
     """Cheap claim features the artifact's combination may weigh beside P(supported) and coverage: capitalised names
     the cited evidence never mentions (up to 3), coverage by all of the item's evidence (a claim may join facts of
-    passages it does not cite), and a negation flipped against the closest evidence sentence.
+    passages it does not cite), and a negation flipped against the closest evidence sentence (a correction of the
+    user's own figure, in `asked`, is none).
 
     >>> claim_features("Ada Lovelace met Babbage in Turin.", "Ada Lovelace met Charles Babbage in London.",
     ...                "Ada Lovelace met Charles Babbage in London.", "Ada Lovelace met Charles Babbage in London.")
@@ -100,7 +101,7 @@ def claim_features(claim: str, haystack: str, everything: str, closest: str) -> 
     """
     return {"novel_names": float(min(len(novel_names(claim, haystack)), 3)),
             "coverage_all": lexical_coverage(claim, everything),
-            "negation_flip": float(negation_flip(claim, closest))}
+            "negation_flip": float(negation_flip(claim, closest, asked))}
 
 
 async def _sentence_support(ctx: Context, sentences: list[str]) -> list[SentenceCheck]:
@@ -222,7 +223,7 @@ read is checked against the evidence it can."""
         # so; what decides on the user's words alone (numbers, names, a contrasting word, a denial) reads the
         # evidence only, and `coverage_evidence` is the evidence's share alone.
         everything = everywhere + " " + context
-        extra = claim_features(claim, haystack, everything, closest)
+        extra = claim_features(claim, haystack, everything, closest, context)
         pending.append((len(checks), reading, window, doubt, lexical_coverage(claim, haystack + " " + context), extra))
         checks.append(None)
     if pending:
