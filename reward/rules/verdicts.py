@@ -22,7 +22,8 @@ _PREMISE_VERDICT = re.compile(
     r"|^\W*(?:(?:the|this|that|your)\s+)?(?:question|premise|assumption)\s+(?:mixes\s+up|mixes|confuses|conflates|"
     r"misreads|misremembers|rests\s+on|is\s+based\s+on|gets\s+\w+\s+wrong)\b(?![^,;:]*\b(?:correctly|rightly)\b)[^,;:]*$",
     re.IGNORECASE)
-_MARKUP = re.compile(r"[*_`#>|]+")
+MARKUP = re.compile(r"[*_`#>|]+")
+"""Emphasis, heading, quote and table markers: no words of a sentence."""
 
 
 def is_premise_verdict(sentence: str) -> bool:
@@ -34,4 +35,4 @@ def is_premise_verdict(sentence: str) -> bool:
     >>> is_premise_verdict("The premise is wrong: pandas cannot be kept as pets.")
     False
     """
-    return bool(_PREMISE_VERDICT.match(_MARKUP.sub("", strip_citations(sentence)).strip()))
+    return bool(_PREMISE_VERDICT.match(MARKUP.sub("", strip_citations(sentence)).strip()))

@@ -25,12 +25,12 @@ from reward.judges.local.text import (
     _CLAUSE,
     claim_text,
     content_words,
-    is_premise_verdict,
     list_marker_removed,
 )
 from reward.rules import RULES
 from reward.rules.checks import CopyParams, tokens
 from reward.rules.keywords import keyword_list_share
+from reward.rules.verdicts import is_premise_verdict
 from reward.textnorm import mixes_languages
 
 

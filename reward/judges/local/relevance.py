@@ -88,16 +88,23 @@ def asked_kind_of(ctx: Context) -> str:
     return query if _ASKS.search(query) else ctx.need
 
 
+@functools.lru_cache(maxsize=1024)
+def _names_of(evidence: str) -> frozenset[str]:
+    """`salient_terms` of an evidence text, read once per text (every sentence of a passage asks it)."""
+    return frozenset(salient_terms(evidence))
+
+
 def _missing_answer_type(query: str, part: str, evidence: str = "", given: str = "") -> str | None:
     """What the question asks for that the part's new words hold none of: a number for "how many" / "what year", a
     number or a date's name for "when", a name for "who" / "where" (one the query or the earlier turns, `given`, do not
     already give); None when the part has one (or the question asks for none of these)."""
-    names = {t for t in salient_terms(part) if not t.isdigit()} - salient_terms(query) - salient_terms(given)
+    known = salient_terms(query) | salient_terms(given)
+    names = {t for t in salient_terms(part) if not t.isdigit()} - known
     # A capitalised word opening the part is a name too where the evidence writes it capitalised ("Shangdu." to
     # "Where did he die?"; not "Later."): `salient_terms` cannot tell a sentence's first word from a name.
     opening = _OPENING_WORD.match(part)
-    if opening and opening.group(1).lower() in salient_terms(evidence):
-        names |= {opening.group(1).lower()} - salient_terms(query) - salient_terms(given)
+    if opening and opening.group(1).lower() in _names_of(evidence):
+        names |= {opening.group(1).lower()} - known
     # "Twice", "three times", "a dozen": a count in words answers "how many" as its figure does.
     has_number = bool(numbers(part) - numbers(query)) or bool(set(_COUNT_WORDS.findall(part.lower()))
                                                               - set(_COUNT_WORDS.findall(query.lower())))

@@ -9,7 +9,8 @@ import re
 from reward.judges.local.context import Context, clip
 from reward.judges.local.evidence import _distinct_relevant, _substantive_relevance
 from reward.judges.local.relevance import _answer_checks, _copy_weights, _plain
-from reward.judges.local.text import is_premise_verdict, list_marker_removed, numbers, stems
+from reward.judges.local.text import list_marker_removed, numbers, stems
+from reward.rules.verdicts import is_premise_verdict
 
 """What a sentence copied from the evidence counts for in usefulness and claim diversity, against one of the answer's
 own."""

@@ -210,7 +210,7 @@ read is checked against the evidence it can."""
         # ... and a name of the question that the evidence names in another spelling ("Telnet" for "Telenet",
         # `names_in`) is the user's slip, not a name the claim adds.
         names = [n for n in novel_names(reading, haystack)
-                 if not (n in asked_lower and (n in everywhere_lower or names_in({n}, everywhere_lower)))]
+                 if not (n in asked_lower and names_in({n}, everywhere_lower))]
         if names:
             doubt = f"names not in the evidence: {', '.join(names[:3])}"
         # (a claim joining sentences: one may deny what it denies)

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
 from reward.rules.checks import ABSENT_HERE, LACKED_ITEM, tokens
-from reward.rules.verdicts import _PREMISE_VERDICT, is_premise_verdict  # noqa: F401 (read here and by callers)
+from reward.rules.verdicts import MARKUP as _MARKUP
+from reward.rules.verdicts import is_premise_verdict
 from reward.schema import Evidence
 from reward.textnorm import MIXED_IN, reading_form
 
@@ -137,8 +138,7 @@ def names_in(names: set[str], lowered: str) -> float:
     count = 0.0
     for name in names:
         folded = reading_form(name).lower()
-        if any(n in text or (len(n) > 3 and n.endswith("s") and n[:-1] in text)
-               for n, text in ((name, lowered), (folded, plain))):
+        if folded in plain or (len(folded) > 3 and folded.endswith("s") and folded[:-1] in plain):
             count += 1.0
             continue
         parts = _NAME_WORD.findall(folded)
@@ -300,7 +300,6 @@ def answer_frame_removed(text: str) -> str:
     return kept.strip() if content_words(kept) or numbers(kept) else text
 
 
-_MARKUP = re.compile(r"[*_`#>|]+")
 # A line that names where the answer comes from ("Source: Warsaw", "References: [Doc 2]") claims nothing itself; what
 # follows the label is a claim like any other when it says more than a name (a figure, more than five words).
 _SOURCE_LINE = re.compile(r"^\W*(?:sources?|references?|citations?|cited|documents?|evidence|from)\s*:\s*", re.IGNORECASE)
@@ -339,7 +338,7 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     True
     """
     text = _MARKUP.sub("", strip_citations(sentence)).strip()
-    if _PREMISE_VERDICT.match(text):
+    if is_premise_verdict(text):
         return None
     label = _SOURCE_LINE.match(text)
     if label:
@@ -351,7 +350,7 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     text = _LEAD.sub("", text).strip() or text
     text = answer_frame_removed(text)
     refusing = bool(_REFUSAL_SENTENCE.search(text))
-    if refusing or any(_PREMISE_VERDICT.match(c) for c in _CLAUSE.split(text) if c):
+    if refusing or any(is_premise_verdict(c) for c in _CLAUSE.split(text) if c):
         # What is left once the declining clauses (and a verdict on the user's premise) are gone is still a claim (a
         # hedge exempts only itself), unless it is advice that names nothing specific ("so check the official
         # site"). Beside a refusal, a fragment echoing the question ("on public holidays or otherwise") is no claim;
@@ -359,7 +358,7 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
         # however many of the question's words it repeats ("The premise is wrong: rocks do crave water" claims
         # what the question assumed).
         kept = [c for c in _CLAUSE.split(text) if c and c.strip(" .") and not _REFUSAL_SENTENCE.search(c)
-                and not _PREMISE_VERDICT.match(c)]
+                and not is_premise_verdict(c)]
         kept = [c for c in kept if not (_ADVICE.match(c) and not _specific(c, user_words))]
         asked = {stem(w) for w in content_words(user_words)}
         said = {stem(w) for c in kept for w in content_words(c)} - asked
