@@ -423,6 +423,17 @@ _REFUSAL = re.compile(
 _REFUSAL_CUES = ("n't", "n'", "not", "unable", "no ", "insufficient", "none of", "neither")
 
 
+def declines(text: str) -> bool:
+    """Whether a text says the sources do not answer, as the refusal rule reads a refusal ("None of the documents
+    answers this.", "Thé sóurcés dó nót ánswér").
+
+    >>> declines("Beyond that, the documents give no answer to this question."), declines("It opened in 1901.")
+    (True, False)
+    """
+    head = reading_form(text)
+    return any(cue in head.lower() for cue in _REFUSAL_CUES) and _REFUSAL.search(head) is not None
+
+
 @rule("refusal.detect")
 def refusal_detect(item: Item, parsed: ParsedResponse, params: _Params) -> RuleResult:
     """Whether the answer declines for lack of evidence. A detector: `passed` means "not a refusal".

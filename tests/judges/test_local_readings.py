@@ -573,3 +573,18 @@ def test_denying_the_users_figure_corrects_it_and_denying_the_evidences_figure_c
              item_id="d"))
     assert corrected["highlight_hallucination"] >= 0.5
     assert denied["highlight_hallucination"] < 0.5 and denied["reward"] < corrected["reward"]
+
+
+def test_saying_the_sources_do_not_answer_beside_what_they_do_say_is_the_answers_own_useful_text(scores):
+    query = "Who edited Arthur's Magazine in 1850?"
+    fact = "It was founded in 1844 by Timothy Shay Arthur [Doc 1]."
+    declined, quoted, bare = scores(
+        item(query, f"{fact} Beyond that, the documents give no answer to this question.", item_id="d"),
+        item(query, fact, item_id="q"),
+        item(query, "Beyond that, the documents give no answer to this question.", item_id="b"))
+    # the decline is the answer to the question, however little its words resemble it; the quote beside it counts
+    # as a quote does
+    assert declined["answer_useful"] > quoted["answer_useful"]
+    # whether declining was right is no_supply_reject's to judge: an answer that only declines is read whole, by
+    # relatedness, and gains nothing here
+    assert bare["answer_useful"] < declined["answer_useful"]
