@@ -294,6 +294,8 @@ def split_sentences(text: str) -> list[str]:
     ['Answer: 1944 [Doc 1]', 'Source: Warsaw']
     >>> split_sentences("It is in Conservation mode. (Lenovo) [Doc 3] Switch it off.")
     ['It is in Conservation mode. (Lenovo) [Doc 3]', 'Switch it off.']
+    >>> split_sentences("The sources do not answer this. [Doc 1] covers Warsaw, but not this.")
+    ['The sources do not answer this.', '[Doc 1] covers Warsaw, but not this.']
     """
     return list(_sentences(text))
 
@@ -311,9 +313,11 @@ def _sentences(text: str) -> tuple[str, ...]:
     return tuple(sentences)
 
 
-_SENTENCE_END = re.compile(r"[.!?。！？]+(?:\s*\([^()\[\]]{1,80}\)(?=\s*\[\s*Doc))?(?:\s*\[\s*Doc[^\]]*\])*(?=\s|$)")
+_SENTENCE_END = re.compile(r"[.!?。！？]+(?:\s*\([^()\[\]]{1,80}\)(?=\s*\[\s*Doc))?(?:\s*\[\s*Doc[^\]]*\](?!\s+[a-z]))*"
+                           r"(?=\s|$)")
 """A sentence ends at its punctuation and the citations after it, with a bracketed aside between the two ("... mode.
-(Lenovo) [Doc 3]"): the citation is still the sentence's, not an aside's of its own."""
+(Lenovo) [Doc 3]"): the citation is still the sentence's, not an aside's of its own. A citation that a lowercase word
+follows is the next sentence's subject ("... this. [Doc 1] covers Warsaw, but not this.")."""
 
 
 def _split_keep_citations(block: str) -> list[str]:

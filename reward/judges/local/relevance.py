@@ -40,6 +40,7 @@ from reward.judges.local.text import (
     strip_query_echo,
     tokens,
 )
+from reward.rules.checks import declines
 from reward.rules.keywords import keyword_list_share
 from reward.schema import Evidence
 from reward.textnorm import reading_form
@@ -438,7 +439,9 @@ async def planning_quality(ctx: Context) -> tuple[float, str]:
     covered = len(planned & selected) / len(selected) if selected else 1.0
     # ... and what the answer says: an answer sentence no facet is about (MiniLM similarity below 0.25) was not
     # planned (a plan cut to one facet covers less of a many-part answer).
-    said = [c for _, c in _substantive(ctx) if c]
+    # A declining answer's sentence saying the sources do not answer is about the whole question, whatever its words.
+    parts = _substantive(ctx)
+    said = [c for (_, c), d in zip(parts, _declining(ctx, [t for t, _ in parts]), strict=True) if c and not d]
     if said:
         closest = (await ctx.similarity(said, [f.text for f in framing])).max(axis=1)
         covered = min(covered, float(np.mean(closest >= 0.25)))
@@ -452,6 +455,14 @@ async def planning_quality(ctx: Context) -> tuple[float, str]:
 
 async def _relevance(ctx: Context, docs: Sequence[Evidence]) -> np.ndarray:
     return (await ctx.similarity([ctx.need], [doc_text(d) for d in docs]))[0] if docs else np.zeros(0)
+
+
+def _declining(ctx: Context, sentences: list[str]) -> list[bool]:
+    """Which of the answer's sentences say the sources do not answer, in an answer the refusal rule reads as
+    declining (in any other answer, none)."""
+    if not ctx.rule("refusal.detect").findings["refusal"]:
+        return [False] * len(sentences)
+    return [declines(s) for s in sentences]
 
 
 def _copy_weights(ctx: Context) -> list[float]:

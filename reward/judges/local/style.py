@@ -8,9 +8,8 @@ import re
 
 from reward.judges.local.context import Context, clip
 from reward.judges.local.evidence import _distinct_relevant, _substantive_relevance
-from reward.judges.local.relevance import _answer_checks, _copy_weights, _plain
+from reward.judges.local.relevance import _answer_checks, _copy_weights, _declining, _plain
 from reward.judges.local.text import list_marker_removed, numbers, stems
-from reward.rules.checks import declines
 from reward.rules.verdicts import is_premise_verdict
 
 """What a sentence copied from the evidence counts for in usefulness and claim diversity, against one of the answer's
@@ -43,12 +42,13 @@ async def answer_useful(ctx: Context) -> tuple[float, str]:
     # Beside what a declining answer does say, its sentence saying the sources do not answer ("Beyond that, the
     # documents give no answer") is its answer to the question, however little its words resemble the question's;
     # whether declining was right is `no_supply_reject`'s to judge. An answer that only declines is read as before.
-    said = _declining(ctx, cleaned)
+    # (A decline that quotes the question, "The sources do not answer 'Who ...?'", declines all the same.)
+    said = _declining(ctx, sentences)
     if all(said):
         said = [False] * len(said)
-    useful = sum(len(c) * (1.0 if d else w) for c, r, w, d in zip(cleaned, relevance, _copy_weights(ctx), said,
-                                                                     strict=True)
-                 if c and (r >= 0.2 or d) and not _FILLER.search(c))
+    useful = sum(len(s) if d else len(c) * w
+                 for s, c, r, w, d in zip(sentences, cleaned, relevance, _copy_weights(ctx), said, strict=True)
+                 if d or (c and r >= 0.2 and not _FILLER.search(c)))
     useful += sum(len(c.text) * c.answers for c in answering)
     share = min(1.0, useful / total) if total else 0.0
     return clip((share - 0.2) / 0.7), f"{share:.0%} of the answer is on-topic, non-filler text"
@@ -92,14 +92,6 @@ async def answer_firstness(ctx: Context) -> tuple[float, str]:
     position = first / len(sentences)
     score = 0.75 if first <= 2 and position < 0.5 else (0.5 if position < 0.67 else 0.25)
     return score, f"the answering sentence is sentence {first + 1} of {len(sentences)}"
-
-
-def _declining(ctx: Context, cleaned: list[str]) -> list[bool]:
-    """Which of the answer's sentences say the sources do not answer, in an answer the refusal rule reads as
-    declining (in any other answer, none)."""
-    if not ctx.rule("refusal.detect").findings["refusal"]:
-        return [False] * len(cleaned)
-    return [bool(c) and declines(c) for c in cleaned]
 
 
 async def redundant_repetition(ctx: Context) -> tuple[float, str]:
