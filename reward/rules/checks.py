@@ -393,16 +393,8 @@ ABSENT_HERE = (r"there(?:'s|’s| is| are) no " + LACKED_ITEM + r"(?: [\w'’-]+
                r"(?:sources?|documents?|results?|evidence|passages?|texts?))\b")
 """A sentence that says what is absent from the sources ("There's no 2024 figure for two-bedroom flats here"),
 read by the refusal rule and the local tier's claim reading alike."""
-SCOPE_DECLINE = (r"(?:(?:\[\s*doc[^\]]*\]|doc(?:ument)?\s*\d+|(?:the |these |both |all )?(?:sources?|documents?|"
-                 r"passages?|results?|articles?|texts?|evidence)|it|they|this (?:document|source|passage|article))\s+)?"
-                 r"(?:covers?|discuss(?:es)?|describes?|concerns?|(?:is|are) about|deals? with|talks? about|"
-                 r"focus(?:es)? on|address(?:es)?)\s+[^,;:.!?\d]{1,60}?\s*[,;]?\s+(?:but |and )?not (?:with )?"
-                 r"(?:(?:this|that) (?:question|point)|this|that|it|the (?:question|answer)|your question|"
-                 r"what (?:you asked|was asked))\b")
-"""A decline that says what the sources cover instead ("[Doc 1] covers Warsaw, but not this."): read by the refusal
-rule and by the local tier's claim reading, which checks no claim in it."""
 _REFUSAL = re.compile(
-    r"\b(?:" + ABSENT_HERE + "|" + SCOPE_DECLINE + "|"
+    r"\b(?:" + ABSENT_HERE + "|"
     r"(?:i|we) (?:could ?n[o']t|can ?n[o']t|cannot|am unable to|was unable to|were unable to|do not|don't) "
     r"(?:find|determine|confirm|verify|answer|provide|tell)"
     r"|(?:the |these |my )?(?:(?:(?:provided|available|retrieved|given|search|cited) )?(?:evidence|sources?|"

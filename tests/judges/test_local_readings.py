@@ -588,3 +588,28 @@ def test_saying_the_sources_do_not_answer_beside_what_they_do_say_is_the_answers
     # whether declining was right is no_supply_reject's to judge: an answer that only declines is read whole, by
     # relatedness, and gains nothing here
     assert bare["answer_useful"] < declined["answer_useful"]
+
+
+def test_a_decline_naming_what_the_cited_source_covers_claims_nothing_and_answers_nothing(scores):
+    query = "Who edited Arthur's Magazine in 1850?"
+    covered, invented, named = scores(
+        item(query, "The sources do not answer this. [Doc 1] covers Women's magazines, but not this.", item_id="c"),
+        item(query, "The sources do not answer this. [Doc 1] covers the 1850 editors, but not this.", item_id="i"),
+        item(query, "[Doc 1] covers Timothy Shay Arthur, but not this.", item_id="n"))
+    # what the cited source covers, as its title says, is no claim about the world to check
+    assert covered["highlight_hallucination"] == 1.0 and covered["claim_hallucination"] == 1.0
+    # a topic the source does not name (and a figure) is not taken out of the check
+    assert invented["claim_hallucination"] < covered["claim_hallucination"]
+    # and what a source is said to cover instead answers nothing, whatever it names
+    assert named["query_satisfaction"] == 0.0
+
+
+def test_one_sentence_saying_the_sources_do_not_answer_is_enough(scores):
+    query = "Who edited Arthur's Magazine in 1850?"
+    fact = "It was founded in 1844 by Timothy Shay Arthur [Doc 1]."
+    once, padded = scores(
+        item(query, f"{fact} The documents give no answer to this question.", item_id="o"),
+        item(query, f"{fact} The documents give no answer to this question. None of the documents gives its 1850 "
+                    "editor. The sources do not say who ran it after 1846.", item_id="p"))
+    # more declines add nothing to usefulness
+    assert padded["answer_useful"] <= once["answer_useful"]

@@ -42,6 +42,7 @@ from reward.judges.local.text import (
 )
 from reward.rules.checks import declines
 from reward.rules.keywords import keyword_list_share
+from reward.rules.verdicts import scope_topic
 from reward.schema import Evidence
 from reward.textnorm import reading_form
 
@@ -328,6 +329,11 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
             new = set(stems(text)) | added
         if keyword_list_share(text) == 1.0 or (restated and not added) or not new:
             checks.append(AnswerCheck(text, 0.0, "states nothing the question does not"))
+            continue
+        # "[Doc 1] covers Warsaw, but not this." says what the question is not answered by: whatever it names, it
+        # names as what the sources cover instead.
+        if scope_topic(text):
+            checks.append(AnswerCheck(text, 0.0, "says what the sources cover instead of an answer"))
             continue
         # What the assistant already said in the session answered the earlier question, not this one ("As before:
         # Kusala died four days after the banquet" to "Where did Yesun Temur die?").

@@ -41,14 +41,20 @@ async def answer_useful(ctx: Context) -> tuple[float, str]:
              + sum(len(c.text) for c in answering if c.text not in present))
     # Beside what a declining answer does say, its sentence saying the sources do not answer ("Beyond that, the
     # documents give no answer") is its answer to the question, however little its words resemble the question's;
-    # whether declining was right is `no_supply_reject`'s to judge. An answer that only declines is read as before.
+    # whether declining was right is `no_supply_reject`'s to judge. One such sentence says it: more add nothing and
+    # take nothing away. An answer that only declines is read as before.
     # (A decline that quotes the question, "The sources do not answer 'Who ...?'", declines all the same.)
     said = _declining(ctx, sentences)
     if all(said):
         said = [False] * len(said)
-    useful = sum(len(s) if d else len(c) * w
-                 for s, c, r, w, d in zip(sentences, cleaned, relevance, _copy_weights(ctx), said, strict=True)
-                 if d or (c and r >= 0.2 and not _FILLER.search(c)))
+    first = said.index(True) if any(said) else -1
+    total -= sum(len(s) for i, (s, d) in enumerate(zip(sentences, said, strict=True))
+                 if d and i != first and not is_premise_verdict(s))
+    # What a declining answer quotes of the sources is what they do say, given whole: a quote there is no paste.
+    weights = [1.0] * len(sentences) if any(said) else _copy_weights(ctx)
+    rows = enumerate(zip(sentences, cleaned, relevance, weights, said, strict=True))
+    useful = sum(len(s) if i == first else len(c) * w for i, (s, c, r, w, d) in rows
+                 if i == first or (not d and c and r >= 0.2 and not _FILLER.search(c)))
     useful += sum(len(c.text) * c.answers for c in answering)
     share = min(1.0, useful / total) if total else 0.0
     return clip((share - 0.2) / 0.7), f"{share:.0%} of the answer is on-topic, non-filler text"

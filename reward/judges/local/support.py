@@ -35,6 +35,7 @@ from reward.judges.local.text import (
     salient_terms,
     stale_future,
 )
+from reward.rules.verdicts import scope_topic
 from reward.schema import Evidence
 
 _HARD_FAILURE = re.compile(r"numbers not in the evidence|where the evidence says|as upcoming although")
@@ -151,6 +152,11 @@ read is checked against the evidence it can."""
             docs = list(ctx.item.evidence)
         if not docs:
             checks.append(SentenceCheck(sentence, 0.0, 0.0, f"{claim[:80]!r}: no evidence to support it"))
+            continue
+        # "[Doc 2] covers Force, but not this." claims only that the evidence it cites names its topic: where that
+        # evidence does (its title or text), there is no claim about the world to check.
+        topic = scope_topic(sentence)
+        if topic and any(topic.lower() in doc_text(d).lower() for d in docs):
             continue
         if not all(_readable(d) for d in docs):
             # Citing an item the model cannot read must not take the claim out of the check: it is checked against

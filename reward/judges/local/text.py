@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.rules.checks import ABSENT_HERE, LACKED_ITEM, SCOPE_DECLINE, tokens
+from reward.rules.checks import ABSENT_HERE, LACKED_ITEM, tokens
 from reward.rules.verdicts import MARKUP as _MARKUP
 from reward.rules.verdicts import is_premise_verdict
 from reward.schema import Evidence
@@ -232,7 +232,6 @@ def _cached_stems(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in content_words(text))
 
 
-_SCOPE_SENTENCE = re.compile(r"^\W*(?:" + SCOPE_DECLINE + r")\W*$", re.IGNORECASE)
 _REFUSAL_SENTENCE = re.compile(
     r"\b(?:do(?:es)? not|don't|doesn't|cannot|can't|could not|couldn't|unable to|not able to|none of (?:the|these|my) "
     r"(?:documents|sources|passages|results|texts)|no (?:document|source|passage|result|text))\b.{0,40}"
@@ -313,21 +312,6 @@ def _specific(text: str, user_words: str) -> list[str]:
     return [t for t in salient_terms(text) if t.split("'")[0] not in known]
 
 
-def is_scope_statement(text: str) -> bool:
-    """Whether a sentence only says what the sources are about and that the question is not among it ("[Doc 2]
-    covers Force, but not this."): a decline (`reward.rules.checks.SCOPE_DECLINE`), which claims nothing about the
-    world. What a source is said to cover without the decline ("Doc 1 is about X.") is checked as a claim.
-
-    >>> is_scope_statement("covers Force, but not this."), is_scope_statement("Doc 1 covers Warsaw, but not this.")
-    (True, True)
-    >>> is_scope_statement("The documents deal with the Yuan dynasty, not with this question.")
-    True
-    >>> is_scope_statement("Doc 1 covers Warsaw."), is_scope_statement("It says the drug is safe, but not this.")
-    (False, False)
-    """
-    return bool(_SCOPE_SENTENCE.match(_MARKUP.sub("", strip_citations(text)).strip()))
-
-
 def claim_text(sentence: str, user_words: str = "") -> str | None:
     """The factual content of an answer sentence, as the claim checker reads it: citation markers stripped, a
     hedging clause that declines ("though I could not confirm this") dropped, a leading "Note that" /
@@ -352,11 +336,9 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     '1413.'
     >>> claim_text("The question mixes up two events.") is None
     True
-    >>> claim_text("[Doc 2] covers Force, but not this.") is None  # what the sources are about
-    True
     """
     text = _MARKUP.sub("", strip_citations(sentence)).strip()
-    if is_premise_verdict(text) or is_scope_statement(text):
+    if is_premise_verdict(text):
         return None
     label = _SOURCE_LINE.match(text)
     if label:
