@@ -613,3 +613,25 @@ def test_one_sentence_saying_the_sources_do_not_answer_is_enough(scores):
                     "editor. The sources do not say who ran it after 1846.", item_id="p"))
     # more declines add nothing to usefulness
     assert padded["answer_useful"] <= once["answer_useful"]
+
+
+def test_what_the_sources_cover_instead_adds_nothing_to_an_answer(scores):
+    query = "When was Arthur's Magazine founded?"
+    answer = "Arthur's Magazine was founded in 1844 by Timothy Shay Arthur [Doc 1]."
+    plain, padded = scores(
+        item(query, answer, item_id="a"),
+        item(query, f"{answer} [Doc 2] covers the Port of Philadelphia, but not this. [Doc 1] covers Women's "
+                    "magazines, but not this.", item_id="p"))
+    # no more useful, no more claims, and (in an answer that does not decline) still read by the claim check
+    assert padded["answer_useful"] <= plain["answer_useful"]
+    assert padded["claim_diversity"] <= plain["claim_diversity"]
+    assert padded["reward"] <= plain["reward"]
+
+
+def test_a_declining_answer_quotes_one_sentence_whole_not_a_pasted_passage(scores):
+    query = "Who edited Arthur's Magazine in 1850?"
+    decline = "The documents give no answer to this question."
+    one, pasted = scores(
+        item(query, f"{decline} It was founded in 1844 by Timothy Shay Arthur [Doc 1].", item_id="o"),
+        item(query, f"{decline} {MAGAZINES.text} [Doc 1]", item_id="p"))
+    assert pasted["answer_useful"] < one["answer_useful"]

@@ -26,6 +26,7 @@ from reward.judges.local.text import (
 )
 from reward.rules import RULES
 from reward.rules.keywords import keyword_list_share
+from reward.rules.verdicts import scope_topic
 from reward.schema import Evidence, Item
 from reward.textnorm import reading_form
 
@@ -132,8 +133,9 @@ def copy_reading(text: str) -> str:
 def _answer_parts(ctx: Context) -> tuple[tuple[str, str], ...]:
     """(sentence, kind) for every answer sentence that carries content, in order; kind is `claim`, or what makes it
     no claim of the answer's own: `header` ("## Summary", "**Answer:**"), `quote` (a Markdown quote), `restatement`
-    (of the query), `copy` (of an evidence sentence, nearly verbatim), `keywords` (a keyword list, not a sentence) or
-    `hedge` (a claim behind a stacked hedge, "It may possibly be that ...": it commits to nothing).
+    (of the query), `copy` (of an evidence sentence, nearly verbatim), `keywords` (a keyword list, not a sentence),
+    `hedge` (a claim behind a stacked hedge, "It may possibly be that ...": it commits to nothing) or `scope` (what the
+    sources cover instead of the answer, "[Doc 1] covers Warsaw, but not this.": it answers nothing).
     Cached per answer and interaction."""
     evidence = tuple((d.id, d.title, d.text) for d in ctx.item.evidence)
     return _parts_of(ctx.parsed.answer or "", ctx.item.query, evidence)
@@ -152,6 +154,8 @@ def _parts_of(answer: str, query: str, evidence: tuple[tuple[str, str, str], ...
             kind = "quote"
         elif _HEADER_LINE.search(sentence):
             kind = "header"
+        elif scope_topic(body):
+            kind = "scope"
         elif restates_query(strip_citations(body), query):
             kind = "restatement"
         elif copies_evidence(copy_reading(strip_citations(body)), docs):

@@ -393,7 +393,10 @@ async def query_satisfaction(ctx: Context) -> tuple[float, str]:
     answer_note = f"answers the question {answered:.2f}" + (f" ({best.reason})" if best and best.reason else "")
     if not ctx.rule("refusal.detect").findings["refusal"]:
         return answered, answer_note
-    sentences = [cleaned for _, cleaned in _substantive(ctx) if cleaned]
+    # (What it says the sources cover instead, "[Doc 1] covers Warsaw, but not this.", is about its topic too.)
+    sentences = [cleaned or (text if kind == "scope" else None)
+                 for (text, cleaned), (_, kind) in zip(_substantive(ctx), _answer_parts(ctx), strict=True)]
+    sentences = [s for s in sentences if s]
     if not sentences:
         return answered, f"declines, restating nothing of the question; {answer_note}"
     similarity = float((await ctx.similarity([ctx.need], [" ".join(sentences[:3])]))[0, 0])

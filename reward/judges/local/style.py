@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from reward.judges.local.context import Context, clip
+from reward.judges.local.context import Context, _answer_parts, clip
 from reward.judges.local.evidence import _distinct_relevant, _substantive_relevance
 from reward.judges.local.relevance import _answer_checks, _copy_weights, _declining, _plain
 from reward.judges.local.text import list_marker_removed, numbers, stems
@@ -41,17 +41,22 @@ async def answer_useful(ctx: Context) -> tuple[float, str]:
              + sum(len(c.text) for c in answering if c.text not in present))
     # Beside what a declining answer does say, its sentence saying the sources do not answer ("Beyond that, the
     # documents give no answer") is its answer to the question, however little its words resemble the question's;
-    # whether declining was right is `no_supply_reject`'s to judge. One such sentence says it: more add nothing and
-    # take nothing away. An answer that only declines is read as before.
+    # whether declining was right is `no_supply_reject`'s to judge. One such sentence says it: more, and what the
+    # sources cover instead ("[Doc 1] covers Warsaw, but not this."), add nothing and take nothing away. An answer
+    # that only says the sources do not answer is read as before.
     # (A decline that quotes the question, "The sources do not answer 'Who ...?'", declines all the same.)
     said = _declining(ctx, sentences)
     if all(said):
         said = [False] * len(said)
     first = said.index(True) if any(said) else -1
-    total -= sum(len(s) for i, (s, d) in enumerate(zip(sentences, said, strict=True))
-                 if d and i != first and not is_premise_verdict(s))
-    # What a declining answer quotes of the sources is what they do say, given whole: a quote there is no paste.
-    weights = [1.0] * len(sentences) if any(said) else _copy_weights(ctx)
+    scope = [k == "scope" for _, k in _answer_parts(ctx)] if first >= 0 else [False] * len(sentences)
+    total -= sum(len(s) for i, (s, d, o) in enumerate(zip(sentences, said, scope, strict=True))
+                 if (d and i != first or o) and not is_premise_verdict(s))
+    # What a declining answer quotes of the sources is what they do say: its first quote counts whole, no paste.
+    weights = _copy_weights(ctx)
+    if first >= 0:
+        quoted = [i for i, w in enumerate(weights) if w < 1.0]
+        weights = [1.0 if quoted and i == quoted[0] else w for i, w in enumerate(weights)]
     rows = enumerate(zip(sentences, cleaned, relevance, weights, said, strict=True))
     useful = sum(len(s) if i == first else len(c) * w for i, (s, c, r, w, d) in rows
                  if i == first or (not d and c and r >= 0.2 and not _FILLER.search(c)))

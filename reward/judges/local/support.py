@@ -153,9 +153,9 @@ read is checked against the evidence it can."""
         if not docs:
             checks.append(SentenceCheck(sentence, 0.0, 0.0, f"{claim[:80]!r}: no evidence to support it"))
             continue
-        # "[Doc 2] covers Force, but not this." claims only that the evidence it cites names its topic: where that
-        # evidence does (its title or text), there is no claim about the world to check.
-        topic = scope_topic(sentence)
+        # In a declining answer, "[Doc 2] covers Force, but not this." claims only that the evidence it cites names
+        # its topic: where that evidence does (its title or text), there is no claim about the world to check.
+        topic = None if answering else scope_topic(sentence)
         if topic and any(topic.lower() in doc_text(d).lower() for d in docs):
             continue
         if not all(_readable(d) for d in docs):
