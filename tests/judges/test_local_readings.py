@@ -615,17 +615,20 @@ def test_one_sentence_saying_the_sources_do_not_answer_is_enough(scores):
     assert padded["answer_useful"] <= once["answer_useful"]
 
 
-def test_what_the_sources_cover_instead_adds_nothing_to_an_answer(scores):
+def test_what_the_sources_cover_instead_adds_nothing_to_an_answer_and_takes_nothing_away(scores):
     query = "When was Arthur's Magazine founded?"
     answer = "Arthur's Magazine was founded in 1844 by Timothy Shay Arthur [Doc 1]."
-    plain, padded = scores(
+    plain, noted, padded = scores(
         item(query, answer, item_id="a"),
-        item(query, f"{answer} [Doc 2] covers the Port of Philadelphia, but not this. [Doc 1] covers Women's "
-                    "magazines, but not this.", item_id="p"))
-    # no more useful, no more claims, and (in an answer that does not decline) still read by the claim check
-    assert padded["answer_useful"] <= plain["answer_useful"]
-    assert padded["claim_diversity"] <= plain["claim_diversity"]
-    assert padded["reward"] <= plain["reward"]
+        item(query, f"{answer} [Doc 1] covers Women's magazines, but not this.", item_id="n"),
+        item(query, f"{answer} [Doc 1] covers Women's magazines, but not this. [Doc 1] covers Philadelphia, but not "
+                    "this. [Doc 1] covers Bauer Media Group, but not this.", item_id="p"))
+    # a note of what the cited source covers, in any answer: no useful text, no claim, nothing to check
+    for dimension in ("answer_useful", "claim_diversity", "claim_hallucination", "reward"):
+        assert noted[dimension] == pytest.approx(plain[dimension])
+    for dimension in ("answer_useful", "claim_diversity", "claim_hallucination"):
+        assert padded[dimension] == pytest.approx(plain[dimension])
+    assert padded["reward"] <= plain["reward"]  # (saying it three times repeats itself)
 
 
 def test_a_declining_answer_quotes_one_sentence_whole_not_a_pasted_passage(scores):

@@ -49,7 +49,7 @@ async def answer_useful(ctx: Context) -> tuple[float, str]:
     if all(said):
         said = [False] * len(said)
     first = said.index(True) if any(said) else -1
-    scope = [k == "scope" for _, k in _answer_parts(ctx)] if first >= 0 else [False] * len(sentences)
+    scope = [k == "scope" for _, k in _answer_parts(ctx)]
     total -= sum(len(s) for i, (s, d, o) in enumerate(zip(sentences, said, scope, strict=True))
                  if (d and i != first or o) and not is_premise_verdict(s))
     # What a declining answer quotes of the sources is what they do say: its first quote counts whole, no paste.

@@ -153,9 +153,9 @@ read is checked against the evidence it can."""
         if not docs:
             checks.append(SentenceCheck(sentence, 0.0, 0.0, f"{claim[:80]!r}: no evidence to support it"))
             continue
-        # In a declining answer, "[Doc 2] covers Force, but not this." claims only that the evidence it cites names
-        # its topic: where that evidence does (its title or text), there is no claim about the world to check.
-        topic = None if answering else scope_topic(sentence)
+        # "[Doc 2] covers Force, but not this." claims only that the evidence it cites names its topic: where that
+        # evidence does (its title or text), there is no claim about the world to check.
+        topic = scope_topic(sentence)
         if topic and any(topic.lower() in doc_text(d).lower() for d in docs):
             continue
         if not all(_readable(d) for d in docs):
@@ -317,7 +317,8 @@ def answer_grounding(ctx: Context) -> dict[str, float]:
     ("Per dose: 500 mg"): appending
     copied sentences cannot raise it, as they cannot dilute a false claim in the claim score. An answer of copies
     only is fully grounded."""
-    copies = {body for body, kind in _answer_parts(ctx) if kind == "copy"}
+    # (Nor what the sources cover instead, "[Doc 1] covers Warsaw, but not this.": it claims nothing about the world.)
+    copies = {body for body, kind in _answer_parts(ctx) if kind in ("copy", "scope")}
     read = [claim_text(sentence, ctx.item.query) for sentence in split_sentences(ctx.parsed.answer or "")
             if list_marker_removed(sentence) not in copies]
     texts = [doc_text(d) for d in ctx.item.evidence]
@@ -345,8 +346,10 @@ async def _claim_checks(ctx: Context) -> list[SentenceCheck]:
     checks = await _sentence_support(ctx, own)
     copied = await _sentence_support(ctx, copies)
     # A copied sentence that holds is supported by construction and stays out of the aggregate (appending copies
-    # must not dilute a false claim); one that misquotes (a negation slipped in) counts like any claim.
-    return checks + [c for c in copied if c.support < 0.5 or not own]
+    # must not dilute a false claim); one that misquotes (a negation slipped in) counts like any claim. Beside what
+    # the sources cover instead ("[Doc 1] covers Warsaw, but not this."), copies are still all the answer says.
+    alone = not [body for body, kind in parts if kind not in ("copy", "scope")]
+    return checks + [c for c in copied if c.support < 0.5 or alone]
 
 
 def _support_of(ctx: Context, checks: list[SentenceCheck]) -> tuple[float, str, float]:
