@@ -423,6 +423,12 @@ _REFUSAL = re.compile(
 _REFUSAL_CUES = ("n't", "n'", "not", "unable", "no ", "insufficient", "none of", "neither")
 
 
+def _refusal_in(read: str) -> re.Match | None:
+    """The refusal phrase of a text already in its reading form, if any (the cues gate the slower pattern)."""
+    lowered = read.lower()
+    return _REFUSAL.search(read) if any(cue in lowered for cue in _REFUSAL_CUES) else None
+
+
 def declines(text: str) -> bool:
     """Whether a text says the sources do not answer, as the refusal rule reads a refusal ("None of the documents
     answers this.", "Thé sóurcés dó nót ánswér").
@@ -430,8 +436,7 @@ def declines(text: str) -> bool:
     >>> declines("Beyond that, the documents give no answer to this question."), declines("It opened in 1901.")
     (True, False)
     """
-    head = reading_form(text)
-    return any(cue in head.lower() for cue in _REFUSAL_CUES) and _REFUSAL.search(head) is not None
+    return _refusal_in(reading_form(text)) is not None
 
 
 @rule("refusal.detect")
@@ -443,9 +448,7 @@ def refusal_detect(item: Item, parsed: ParsedResponse, params: _Params) -> RuleR
     text = parsed.answer_text if parsed.answer is not None else item.response
     # a refusal comes first; the rest of a long answer is not read. Read as a reader sees it: accents, look-alike
     # letters or zero-width characters do not make a refusal something else (an answer the supply check would pay).
-    head = reading_form(text[:600])
-    lowered = head.lower()
-    match = _REFUSAL.search(head) if any(cue in lowered for cue in _REFUSAL_CUES) else None
+    match = _refusal_in(reading_form(text[:600]))
     refusal = match is not None
     return RuleResult(
         score=1.0 if refusal else 0.0,

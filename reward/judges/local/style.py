@@ -49,14 +49,14 @@ async def answer_useful(ctx: Context) -> tuple[float, str]:
     if all(said):
         said = [False] * len(said)
     first = said.index(True) if any(said) else -1
-    scope = [k == "scope" for _, k in _answer_parts(ctx)]
-    total -= sum(len(s) for i, (s, d, o) in enumerate(zip(sentences, said, scope, strict=True))
-                 if (d and i != first or o) and not is_premise_verdict(s))
+    kinds = [kind for _, kind in _answer_parts(ctx)]
+    left_out = [(d and i != first) or k == "scope" for i, (d, k) in enumerate(zip(said, kinds, strict=True))]
+    total -= sum(len(s) for s, out in zip(sentences, left_out, strict=True) if out and not is_premise_verdict(s))
     # What a declining answer quotes of the sources is what they do say: its first quote counts whole, no paste.
     weights = _copy_weights(ctx)
-    if first >= 0:
-        quoted = [i for i, w in enumerate(weights) if w < 1.0]
-        weights = [1.0 if quoted and i == quoted[0] else w for i, w in enumerate(weights)]
+    quoted = [i for i, w in enumerate(weights) if w < 1.0]
+    if first >= 0 and quoted:
+        weights[quoted[0]] = 1.0
     rows = enumerate(zip(sentences, cleaned, relevance, weights, said, strict=True))
     useful = sum(len(s) if i == first else len(c) * w for i, (s, c, r, w, d) in rows
                  if i == first or (not d and c and r >= 0.2 and not _FILLER.search(c)))

@@ -348,7 +348,7 @@ async def _claim_checks(ctx: Context) -> list[SentenceCheck]:
     # A copied sentence that holds is supported by construction and stays out of the aggregate (appending copies
     # must not dilute a false claim); one that misquotes (a negation slipped in) counts like any claim. Beside what
     # the sources cover instead ("[Doc 1] covers Warsaw, but not this."), copies are still all the answer says.
-    alone = not [body for body, kind in parts if kind not in ("copy", "scope")]
+    alone = all(kind in ("copy", "scope") for _, kind in parts)
     return checks + [c for c in copied if c.support < 0.5 or alone]
 
 
