@@ -235,8 +235,11 @@ def test_injected_faults_for_a_share_of_calls_are_retried_away(mini_suite):
     server = MockJudgeServer(mini_suite, reply_by({}), faults=faults)
     with server as url:
         items = [make_item(f"f{i}", f"Answer {i} [Doc 1].", group=f"f{i}") for i in range(10)]
-        judge = OpenAIJudge(JudgeConfig(endpoints=[Endpoint(base_url=url, model="mock-judge", max_retries=6, backoff_s=0.001)],
-                                        parse_retries=4))
+        # One call (evidence_fit reads no response) is shared by all ten items, so its failure would invalidate
+        # every one: a transport attempt fails with p 0.44 here, and 13 attempts per completion make a call that
+        # never gets through (about 1e-4 over its parse retries) too rare to flake, whatever order calls arrive in.
+        endpoint = Endpoint(base_url=url, model="mock-judge", max_retries=12, backoff_s=0.0001, backoff_max_s=0.01)
+        judge = OpenAIJudge(JudgeConfig(endpoints=[endpoint], parse_retries=4))
         results = Engine(mini_suite, judge).score_sync(items)
     planned = sum(1 for r in results for n in ("useful", "grounded", "evidence_fit"))
     assert len(server.calls) > planned  # some calls failed and were retried
