@@ -109,6 +109,7 @@ def test_no_supply_reject_scores_each_side_by_its_expectation_where_supply_is_in
 
     monkeypatch.setattr(module, "_supply_value", supply_value)
     monkeypatch.setattr(module, "claim_hallucination", hallucination)
+    monkeypatch.setattr(module, "_answer_parts", lambda ctx: (("An answer of its own [Doc 1].", "claim"),))
     score, explanation = asyncio.run(module.no_supply_reject(Ctx()))
     assert score == pytest.approx(expected)
     assert "suppl" in explanation and "fixed" in explanation
@@ -590,6 +591,73 @@ def test_saying_the_sources_do_not_answer_beside_what_they_do_say_is_the_answers
     assert bare["answer_useful"] < declined["answer_useful"]
 
 
+def test_a_declining_answer_answers_first_where_it_says_the_sources_do_not_answer(scores):
+    query = "Who edited Arthur's Magazine in 1850?"
+    fact = "It was founded in 1844 by Timothy Shay Arthur [Doc 1]."
+    decline = "The documents give no answer to this question."
+    first, last, bare = scores(
+        item(query, f"{decline} {fact}", item_id="f"),
+        item(query, f"{fact} Beyond that, the documents give no answer to this question.", item_id="l"),
+        item(query, decline, item_id="b"))
+    # its answer is the decline, as answer_useful counts it: said before or after what the sources do say, the
+    # answer comes first
+    assert first["answer_firstness"] == last["answer_firstness"] == 1.0
+    assert first["reward"] == pytest.approx(last["reward"])
+    # an answer that only declines is read by relatedness, as before: declining gains nothing here on its own
+    assert bare["answer_firstness"] < first["answer_firstness"]
+
+
+def test_a_verdict_on_the_premise_in_front_of_a_copy_leaves_it_a_copy(scores):
+    query = "Why was Arthur's Magazine founded in 1901?"
+    copy = "It was founded in 1844 by Timothy Shay Arthur [Doc 1]."
+    framed, apart, attributed = scores(
+        item(query, f"The question rests on a false premise: {copy}", item_id="f"),
+        item(query, f"That premise is not right. {copy}", item_id="a"),
+        item(query, f"According to [Doc 1]: {copy.removesuffix(' [Doc 1].')}.", item_id="t"))
+    # the evidence's sentence is the correction however it is introduced: a verdict joined to it by a colon does not
+    # make it the answer's own, as the verdict said apart does not
+    assert framed["answer_useful"] == pytest.approx(apart["answer_useful"]) == pytest.approx(attributed["answer_useful"])
+    assert framed["answer_quality"] == 1.0  # a verdict with its grounds is no pasted document
+
+
+def test_what_an_answer_says_of_its_sources_age_is_checked_against_their_dates(scores):
+    current = Evidence(id="1", title="Warsaw", published=dt.date(2025, 3, 20),
+                       text="The University Library, founded in 1816, is home to over two million items.")
+    archived = Evidence(id="2", title="Warsaw (archived page)", published=dt.date(2010, 10, 19),
+                        text="The University Library, founded in 2002, is home to over two million items.")
+    query, fact = "When was the University Library founded?", "The University Library was founded in 1816 [Doc 1]."
+
+    def answer(text, item_id):
+        return Item(id=item_id, query=query, evidence=[current, archived],
+                    response=render_response([Facet(query, ("1", "2"))], ["1", "2"], text))
+
+    noted, misdated, followed, stale = scores(
+        answer(f"{fact} An older page from 2010 gives 2002 instead [Doc 2], but the 2025 source is the more recent one.",
+               "n"),
+        answer(f"{fact} An older page from 2010 gives 2002 instead [Doc 2], but the 2010 source is the more recent one.",
+               "m"),
+        answer("Going by the more recent one, the answer is 1816 [Doc 1].", "f"),
+        answer("Going by the more recent one, the answer is 2002 [Doc 2].", "s"))
+    # noting which source is older is no claim about the world that fails: "older" orders the pages, not 2010 and 2002
+    assert noted["highlight_hallucination"] >= 0.5 and noted["claim_hallucination"] >= 0.3
+    # ... and what it says of the dates must hold
+    assert misdated["highlight_hallucination"] == 0.0 and misdated["claim_hallucination"] < 0.2
+    assert misdated["reward"] < noted["reward"]
+    assert followed["highlight_hallucination"] >= 0.5 > stale["highlight_hallucination"]
+    assert stale["reward"] < followed["reward"]
+
+
+def test_an_answer_of_figures_is_readable_and_one_of_non_words_is_not(scores):
+    query = "When was Arthur's Magazine founded?"
+    bare, derived, garbled = scores(
+        item(query, "1844 [Doc 1].", item_id="b"),
+        item(query, "1844 [Doc 1], 145 years before 1989 [Doc 1].", item_id="d"),
+        item(query, "x1844 q7z a9 b2 Arthur [Doc 1].", item_id="g"))
+    # a figure is a word of the answer, and a citation marker is none of its text
+    assert bare["answer_quality"] == derived["answer_quality"] == 1.0
+    assert garbled["answer_quality"] <= 0.2
+
+
 def test_a_decline_naming_what_the_cited_source_covers_claims_nothing_and_answers_nothing(scores):
     query = "Who edited Arthur's Magazine in 1850?"
     covered, invented, named = scores(
@@ -629,6 +697,17 @@ def test_what_the_sources_cover_instead_adds_nothing_to_an_answer_and_takes_noth
     for dimension in ("answer_useful", "claim_diversity", "claim_hallucination"):
         assert padded[dimension] == pytest.approx(plain[dimension])
     assert padded["reward"] <= plain["reward"]  # (saying it three times repeats itself)
+
+
+def test_an_answer_that_only_says_what_the_sources_cover_instead_declines(scores):
+    query = "When was Arthur's Magazine founded?"
+    answer, refusal, scope = scores(
+        item(query, "Arthur's Magazine was founded in 1844 by Timothy Shay Arthur [Doc 1].", item_id="a"),
+        item(query, "The sources do not answer this.", item_id="r"),
+        item(query, "[Doc 1] covers Women's magazines, but not this.", item_id="s"))
+    # where the evidence answers, saying only what it covers instead is a refusal: it escapes no refusal's score
+    assert scope["no_supply_reject"] == pytest.approx(refusal["no_supply_reject"])
+    assert scope["no_supply_reject"] < answer["no_supply_reject"] and scope["reward"] < answer["reward"]
 
 
 def test_a_declining_answer_quotes_one_sentence_whole_not_a_pasted_passage(scores):

@@ -26,7 +26,7 @@ from reward.judges.local.text import (
 )
 from reward.rules import RULES
 from reward.rules.keywords import keyword_list_share
-from reward.rules.verdicts import scope_topic
+from reward.rules.verdicts import is_premise_verdict, scope_topic
 from reward.schema import Evidence, Item
 from reward.textnorm import reading_form
 
@@ -121,13 +121,22 @@ _HEDGE_OPENING = re.compile(r"^\W*(?:it (?:may|might|could) (?:possibly |perhaps
 
 
 def copy_reading(text: str) -> str:
-    """A sentence as the copy checks read it: without a "Note that" or an "It may possibly be that" in front, which
-    does not make a sentence copied from the evidence the answer's own.
+    """A sentence as the copy checks read it: without a "Note that", an "It may possibly be that" or a verdict on the
+    premise ("The question rests on a false premise: X") in front, which do not make a sentence copied from the
+    evidence the answer's own (the verdict said apart, "That premise is not right. X", leaves X a copy too).
 
     >>> copy_reading("Note that it may possibly be that the museum opens at 9 am.")
     'the museum opens at 9 am.'
+    >>> copy_reading("That premise is wrong: the museum opens at 9 am.")
+    'the museum opens at 9 am.'
     """
+    head, *rest = _VERDICT_HEAD.split(text, maxsplit=1)
+    if rest and rest[0].strip() and is_premise_verdict(head):
+        text = rest[0]
     return _HEDGE_OPENING.sub("", _LEAD.sub("", text).strip()).strip() or text
+
+
+_VERDICT_HEAD = re.compile(r"\s*(?::|\s[—–-]\s)\s*")
 
 
 def _answer_parts(ctx: Context) -> tuple[tuple[str, str], ...]:

@@ -166,8 +166,10 @@ def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tupl
             # the verdict before both figures ("X came first: founded in 1844, Y in 1989", "earlier: 1977 against 1985")
             clause = re.split(r"[.;!?]", text[:a_start])[-1]
             offset = a_start - len(clause)
+            # (a word of order that says which source, "an older page from 2010 gives 2002", orders no figures)
             said = [] if re.search(r"\d", clause) else [m for m in list(re.finditer(r"[A-Za-z]+", clause))[-8:]
-                    if m.group(0).lower() in below | above and (m.group(0).islower() or not clause[:m.start()].strip())][-1:]
+                    if m.group(0).lower() in below | above and (m.group(0).islower() or not clause[:m.start()].strip())
+                    and not _SOURCE_NOUN.match(clause, m.end())][-1:]
             if said:
                 # Whose figure the first is: the verdict's subject's, unless another name stands before it ("Nordlink is
                 # cheaper: Coastline costs €74, while Nordlink costs €89" orders Nordlink's €89 first).
@@ -185,6 +187,10 @@ def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tupl
         out.append((holds, word, b_text if swapped else a_text, a_text if swapped else b_text,
                     (offset + said[0].start(), offset + said[0].end())))
     return out
+
+
+_SOURCE_NOUN = re.compile(r"\s+(?:(?:web\s*)?page|source|document|doc|article|version|edition|report|(?:web)?site|entry|"
+                         r"passage|snapshot|copy|record|item|result)s?\b", re.IGNORECASE)
 
 
 def _names(text: str) -> set[str]:

@@ -262,6 +262,7 @@ async def _changed_claim(ctx: Context, earlier: list[str], earlier_support: list
 _GARBAGE = re.compile(r"(?:\{[a-z_]+\}|\[INSERT[^\]]*\]|<\|[a-z_]+\|>|</?(?:plan|evidence|answer)>)", re.IGNORECASE)
 
 
+_FIGURE_TOKEN = re.compile(r"\d+(?:[.,]\d+)*")
 _HEAD = re.compile(r"\s*(?::|;|\s—\s|\s-\s)\s*")
 _YES_NO = re.compile(r"^\W*(?:yes|no)\b", re.IGNORECASE)
 _YES_NO_QUESTION = re.compile(r"(?:^|[.?!]\s+)\W*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|"
@@ -297,6 +298,8 @@ def _padded_copy(ctx: Context) -> str:
     for sentence, kind in parts:
         if kind != "copy":
             continue
+        if is_premise_verdict(_HEAD.split(strip_citations(sentence), maxsplit=1)[0]):
+            return ""
         head, *rest = _HEAD.split(copy_reading(strip_citations(sentence)), maxsplit=1)
         if rest and (is_premise_verdict(head) or any(ch.isdigit() for ch in head)
                      or sum(w.lower() not in given for w in content_words(head)) >= 2):
@@ -321,9 +324,10 @@ async def answer_quality(ctx: Context) -> tuple[float, str]:
         return 0.0, injection.explanation
     if _GARBAGE.search(answer):
         return 0.0, f"leaked scaffolding {_GARBAGE.search(answer).group(0)!r}"
-    words = tokens(answer)
-    alphabetic = sum(1 for w in words if w.isalpha())
-    if words and alphabetic / len(words) < 0.5:
+    # A figure is a word of the answer ("1997", "31 years after 1875"); a citation marker is not part of its text.
+    words = tokens(strip_citations(answer))
+    real = sum(1 for w in words if w.isalpha() or _FIGURE_TOKEN.fullmatch(w))
+    if words and real / len(words) < 0.5:
         return 0.2, "mostly non-words"
     listed = keyword_list_share(answer)
     if listed > 0.5:

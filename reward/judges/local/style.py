@@ -91,6 +91,12 @@ async def answer_firstness(ctx: Context) -> tuple[float, str]:
     # Any sentence the answer check credits as much answers where it stands, whatever relatedness says of it: "In
     # short, Rankine [Doc 2]." before the passage it comes from, "Answer: Energiprojekt AB" before a "Source:" line.
     placed = [i for i, s in enumerate(sentences) if _plain(list_marker_removed(s)) in terse]
+    # In a declining answer that says more than that it declines, its first sentence saying the sources do not answer
+    # is its answer, wherever relatedness places it, as `answer_useful` counts it; an answer that only declines is
+    # read as before.
+    said = _declining(ctx, sentences)
+    if any(said) and not all(said):
+        placed.append(said.index(True))
     if best < 0 and not placed:
         return 0.0, "the answer only restates the query"
     first = min([i for i, r in enumerate(answering) if best >= 0 and r >= best - 0.05] + placed)

@@ -15,7 +15,8 @@ import numpy as np
 from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
-from reward.judges.local.claims import _YEAR, claim_support, is_fragment, swapped_value, without_derivation
+from reward.judges.local.claims import (_YEAR, claim_support, is_fragment, source_dates_wrong, swapped_value,
+                                        without_derivation)
 from reward.judges.local.figures import named_verdict, superseded_figure, verdict_line
 from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
 from reward.judges.local.relevance import _missing_answer_type, asked_kind_of
@@ -157,6 +158,12 @@ read is checked against the evidence it can."""
         # evidence does (its title or text), there is no claim about the world to check.
         topic = scope_topic(sentence)
         if topic and any(topic.lower() in doc_text(d).lower() for d in docs):
+            continue
+        # What it says of its sources' age ("an older page from 2010", "going by the more recent one") is checked
+        # against their publication dates: those words are left out of the claim's own reading.
+        misdated = source_dates_wrong(sentence, docs, ctx.item.evidence)
+        if misdated:
+            checks.append(SentenceCheck(sentence, 0.0, 1.0, f"{claim[:80]!r}: {misdated}", hard=True))
             continue
         if not all(_readable(d) for d in docs):
             # Citing an item the model cannot read must not take the claim out of the check: it is checked against
@@ -501,7 +508,8 @@ async def no_supply_reject(ctx: Context) -> tuple[float, str]:
     # doubt, so an honest refusal where the evidence only seems to answer is not punished as if it surely did, and a
     # confident answer there is not paid as if it surely could be given.
     supplied = clip((value - SUPPLY_RELEVANCE + SUPPLY_DOUBT) / (2 * SUPPLY_DOUBT))
-    refusal = ctx.rule("refusal.detect").findings["refusal"]
+    # An answer that only says what the sources cover instead ("[Doc 2] covers Warsaw, but not this.") declines too.
+    refusal = ctx.rule("refusal.detect").findings["refusal"] or _only_scope(ctx)
     if refusal:
         score = 1.0 - 0.8 * supplied
         verdict = "correct refusal" if supplied <= 0.5 else "refuses although evidence seems to answer"
@@ -512,6 +520,12 @@ async def no_supply_reject(ctx: Context) -> tuple[float, str]:
     score = supplied + (1.0 - supplied) * support * 0.5
     verdict = "answers; evidence supplies an answer" if supplied > 0.5 else "answers although no evidence supplies an answer"
     return score, f"{verdict} (supply {supplied:.2f}: {why}); " + reasons
+
+
+def _only_scope(ctx: Context) -> bool:
+    """Whether every sentence of the answer that carries content says what the sources cover instead of the answer."""
+    kinds = [kind for _, kind in _answer_parts(ctx)]
+    return bool(kinds) and all(kind == "scope" for kind in kinds)
 
 
 SELF_CONFLICT_FLOOR, SELF_CONFLICT_SPAN = 0.75, 0.2
