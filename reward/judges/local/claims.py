@@ -16,7 +16,6 @@ from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quan
                                          ordered_reading, ordering, spelled_numbers, unit_swapped)
 from reward.judges.local.negation import _negated_scope
 from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc_text, numbers, stem, stems
-from reward.rules.verdicts import source_age_words, source_ages
 from reward.schema import Evidence
 
 
@@ -104,9 +103,7 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     # figures rightly ordered) the relation and unit that derive it ("2 years before 2007", "a difference of 8
     # years", "the second came before the first"), state no fact: they are left out of the count, so they neither
     # count as new nor dilute the words that are.
-    # (nor do the words that say how old a source is: "an older page from 2010 gives 2002")
-    framing = (_ATTRIBUTION | {stem(w) for w in source_age_words(claim)}
-               | (_RELATION | _ORDER_STEMS if derived or order else frozenset()))
+    framing = _ATTRIBUTION | (_RELATION | _ORDER_STEMS if derived or order else frozenset())
     units = {unit for _, _, unit in _quantities(claim) if unit} if derived else set()
     words = [w for w in content_words(claim) if stem(w) not in framing and _unit(None, w) not in units
              and not _FIGURE.fullmatch(w)]  # a figure ("€15") is the number check's
@@ -375,39 +372,4 @@ def swapped_value(claim: str, sentences: Sequence[str]) -> str:
         for kind in ours.keys() & given.keys():
             if kind and ours[kind].lower() != given[kind].lower():
                 return f"says {ours[kind]!r} where the evidence sentence it follows says {given[kind]!r}"
-    return ""
-
-
-def source_dates_wrong(sentence: str, cited: Sequence[Evidence], evidence: Sequence[Evidence]) -> str:
-    """Where a sentence says how old its sources are ("an older page from 2010 gives 2002", "the 2025 source is the
-    more recent one", "going by the more recent one, ..."), why the evidence's publication dates do not bear it out;
-    empty when they do, or when it says nothing of the sort. A source named by a year is the item published that
-    year; one named by its age alone is the item the sentence cites (or, said of a source just named by its year, that
-    one). A newer source is the most recently published item; an older one is not.
-
-    >>> import datetime as dt
-    >>> new, old = (Evidence(id=i, text="...", published=dt.date(y, 1, 1)) for i, y in (("1", 2025), ("2", 2010)))
-    >>> source_dates_wrong("An older page from 2010 gives 2002, but the 2025 source is the more recent one.", [old], [new, old])
-    ''
-    >>> source_dates_wrong("Going by the more recent one, it is 2002 [Doc 2].", [old], [new, old])
-    'calls [Doc 2] (2010-01-01) the newer source, where [Doc 1] (2025-01-01) is'
-    >>> source_dates_wrong("The 2019 source gives 2002.", [old], [new, old])
-    'names a source from 2019, which no evidence item is'
-    """
-    dated = [d for d in evidence if d.published]
-    described = source_ages(strip_citations(sentence))
-    if len(dated) < 2 or not described:
-        return ""
-    newest = max(d.published for d in dated)
-    latest = next(d for d in dated if d.published == newest)
-    for i, (newer, year) in enumerate(described):
-        named = year or (described[i - 1][1] if i and described[i - 1][0] is None else None)
-        items = [d for d in dated if str(d.published.year) == named] if named else [d for d in cited if d.published]
-        if named and not items:
-            return f"names a source from {named}, which no evidence item is"
-        if newer is None or not items:
-            continue
-        if (newer and not any(d.published == newest for d in items)) or (not newer and all(d.published == newest for d in items)):
-            return (f"calls [Doc {items[0].id}] ({items[0].published}) the {'newer' if newer else 'older'} source, where "
-                    f"[Doc {latest.id}] ({newest}) is" + ("" if newer else " the newest"))
     return ""

@@ -324,10 +324,12 @@ async def answer_quality(ctx: Context) -> tuple[float, str]:
         return 0.0, injection.explanation
     if _GARBAGE.search(answer):
         return 0.0, f"leaked scaffolding {_GARBAGE.search(answer).group(0)!r}"
-    # A figure is a word of the answer ("1997", "31 years after 1875"); a citation marker is not part of its text.
+    # A figure is a word of the answer ("1997", "31 years after 1875"), as many as its words (or one, said alone) but
+    # not a string of them ("1 2 3 4 5"); a stray letter is no word ("x q z 1104"); a citation marker is no part of it.
     words = tokens(strip_citations(answer))
-    real = sum(1 for w in words if w.isalpha() or _FIGURE_TOKEN.fullmatch(w))
-    if words and real / len(words) < 0.5:
+    lettered = sum(1 for w in words if w.isalpha() and (len(w) > 1 or w in ("a", "i")))
+    figures = sum(1 for w in words if _FIGURE_TOKEN.fullmatch(w))
+    if words and (lettered + min(figures, max(1, lettered))) / len(words) < 0.5:
         return 0.2, "mostly non-words"
     listed = keyword_list_share(answer)
     if listed > 0.5:

@@ -15,8 +15,7 @@ import numpy as np
 from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
-from reward.judges.local.claims import (_YEAR, claim_support, is_fragment, source_dates_wrong, swapped_value,
-                                        without_derivation)
+from reward.judges.local.claims import _YEAR, claim_support, is_fragment, swapped_value, without_derivation
 from reward.judges.local.figures import named_verdict, superseded_figure, verdict_line
 from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
 from reward.judges.local.relevance import _missing_answer_type, asked_kind_of
@@ -158,12 +157,6 @@ read is checked against the evidence it can."""
         # evidence does (its title or text), there is no claim about the world to check.
         topic = scope_topic(sentence)
         if topic and any(topic.lower() in doc_text(d).lower() for d in docs):
-            continue
-        # What it says of its sources' age ("an older page from 2010", "going by the more recent one") is checked
-        # against their publication dates: those words are left out of the claim's own reading.
-        misdated = source_dates_wrong(sentence, docs, ctx.item.evidence)
-        if misdated:
-            checks.append(SentenceCheck(sentence, 0.0, 1.0, f"{claim[:80]!r}: {misdated}", hard=True))
             continue
         if not all(_readable(d) for d in docs):
             # Citing an item the model cannot read must not take the claim out of the check: it is checked against

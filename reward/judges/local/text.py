@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from reward.format import split_sentences, strip_citations
 from reward.rules.checks import ABSENT_HERE, LACKED_ITEM, tokens
 from reward.rules.verdicts import MARKUP as _MARKUP
-from reward.rules.verdicts import is_premise_verdict, source_frame_removed
+from reward.rules.verdicts import is_premise_verdict
 from reward.schema import Evidence
 from reward.textnorm import MIXED_IN, reading_form
 
@@ -347,7 +347,7 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
             return None
         text = named
     # "Note that X" / "Remember: X" states X: the lead-in goes, X is checked like any claim.
-    text = source_frame_removed(_LEAD.sub("", text).strip() or text)  # "Going by the more recent one, X" states X
+    text = _LEAD.sub("", text).strip() or text
     text = answer_frame_removed(text)
     refusing = bool(_REFUSAL_SENTENCE.search(text))
     if refusing or any(is_premise_verdict(c) for c in _CLAUSE.split(text) if c):
