@@ -166,10 +166,8 @@ def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tupl
             # the verdict before both figures ("X came first: founded in 1844, Y in 1989", "earlier: 1977 against 1985")
             clause = re.split(r"[.;!?]", text[:a_start])[-1]
             offset = a_start - len(clause)
-            # (a word of order that says which source, "an older page from 2010 gives 2002", orders no figures)
             said = [] if re.search(r"\d", clause) else [m for m in list(re.finditer(r"[A-Za-z]+", clause))[-8:]
-                    if m.group(0).lower() in below | above and (m.group(0).islower() or not clause[:m.start()].strip())
-                    and not _SOURCE_NOUN.match(clause, m.end())][-1:]
+                    if m.group(0).lower() in below | above and (m.group(0).islower() or not clause[:m.start()].strip())][-1:]
             if said:
                 # Whose figure the first is: the verdict's subject's, unless another name stands before it ("Nordlink is
                 # cheaper: Coastline costs €74, while Nordlink costs €89" orders Nordlink's €89 first).
@@ -187,11 +185,6 @@ def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tupl
         out.append((holds, word, b_text if swapped else a_text, a_text if swapped else b_text,
                     (offset + said[0].start(), offset + said[0].end())))
     return out
-
-
-_SOURCE_NOUN = re.compile(r"\s+(?:web\s*)?(?:pages?|sources?|documents?|docs?|passages?)\b", re.IGNORECASE)
-"""A noun for one of the sources: a word of order before it says which source ("an older page from 2010 gives
-2002"), and orders no figures."""
 
 
 def _names(text: str) -> set[str]:
@@ -298,10 +291,6 @@ def ordering(claim: str, haystack: str) -> tuple[bool, str] | None:
     True
     >>> ordering("B is cheaper: €120, against €12 a month.", "€120 €12") is None, ordering("B is cheaper: €10 against €12.", "€10 €12")
     (True, (True, ''))
-    >>> ordering("An older page from 2010 gives 2002 instead.", "2002 ... Published 2010") is None
-    True
-    >>> ordering("The earlier school was founded in 1990, the other in 1985.", "1985 1990")[0]
-    False
     """
     verdict = None
     for holds, word, a, b, _ in _orderings(strip_citations(claim), haystack):
