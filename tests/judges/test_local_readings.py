@@ -634,6 +634,23 @@ def test_an_answer_of_figures_is_readable_and_one_of_non_words_is_not(scores):
     assert garbled["answer_quality"] <= 0.2 and counted["answer_quality"] <= 0.2 and letters["answer_quality"] <= 0.2
 
 
+def test_a_figure_the_evidence_gives_for_another_clause_does_not_answer(scores):
+    canal = Evidence(id="1", title="Aldmoor Canal",
+                     text="The Aldmoor Canal opened in 1816 and was closed to commercial traffic in 1961.")
+    query = "In what year did the Aldmoor Canal open?"
+    right, wrong, said, both = scores(
+        item(query, "1816 [Doc 1].", evidence=(canal,), item_id="r"),
+        item(query, "1961 [Doc 1].", evidence=(canal,), item_id="w"),
+        item(query, "The Aldmoor Canal opened in 1961 [Doc 1].", evidence=(canal,), item_id="s"),
+        item(query, "It opened in 1816 and closed to traffic in 1961 [Doc 1].", evidence=(canal,), item_id="b"))
+    # the sentence gives 1961 for its closing, not its opening: a terse 1961 answers nothing, said bare or in a sentence
+    assert wrong["query_satisfaction"] == 0.0 < right["query_satisfaction"]
+    assert wrong["reward"] < right["reward"] - 0.1
+    assert said["query_satisfaction"] < right["query_satisfaction"]
+    # an answer giving both figures, each with its clause, is read as before
+    assert both["query_satisfaction"] > 0.5
+
+
 def test_a_decline_naming_what_the_cited_source_covers_claims_nothing_and_answers_nothing(scores):
     query = "Who edited Arthur's Magazine in 1850?"
     covered, invented, named = scores(

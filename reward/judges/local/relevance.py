@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reward.format import parse_citations, split_sentences, strip_citations
-from reward.judges.local.claims import _THOUSANDS, dated_text, derived_numbers
+from reward.judges.local.claims import _THOUSANDS, _YEAR, dated_text, derived_numbers
 from reward.judges.local.arithmetic import stated_arithmetic
 from reward.judges.local.figures import _SPELLED
 from reward.judges.local.context import Context, _answer_parts, clip, copy_reading
@@ -369,7 +369,10 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
         for index, sentences, new, weight in pending:
             overlap = np.array([lexical_coverage(question, s) for s in sentences], dtype=np.float32)
             probability = relevance.probability(vectors[0], vectors[[row[s] for s in sentences]], overlap)
-            found = np.array([len(new & (stems(s) | numbers(s))) / min(len(new), 3) for s in sentences],
+            # A figure the sentence gives in a clause about something else than what the question asks ("1961" to
+            # "When did the canal open?", where "opened in 1816 and was closed ... in 1961") is not found there.
+            found = np.array([0.0 if _figure_of_another_clause(new, s, question) else
+                              len(new & (stems(s) | numbers(s))) / min(len(new), 3) for s in sentences],
                              dtype=np.float32)
             value = probability * np.minimum(found, 1.0)
             best = int(np.argmax(value))
@@ -472,6 +475,44 @@ def _declining(ctx: Context, sentences: list[str]) -> list[bool]:
     if not ctx.rule("refusal.detect").findings["refusal"]:
         return [False] * len(sentences)
     return [declines(s) for s in sentences]
+
+
+_FIGURE_CLAUSE = re.compile(r"\s*[;,]\s*|\s+(?:and|but|while|whereas|then|before|after|until)\s+", re.IGNORECASE)
+
+
+def _figure_of_another_clause(new: set[str], sentence: str, question: str) -> bool:
+    """Whether the one figure an answer adds sits, in this evidence sentence, only in clauses that share fewer of the
+    question's words than a clause holding another figure of its kind: the sentence gives it for something else than
+    what is asked. Words every figure's clause shares (the sentence's subject) decide nothing.
+
+    >>> s = "The Aldmoor Canal opened in 1816 and was closed to commercial traffic in 1961."
+    >>> q = "In what year did the Aldmoor Canal open?"
+    >>> _figure_of_another_clause({"1961"}, s, q), _figure_of_another_clause({"1816"}, s, q)
+    (True, False)
+    >>> _figure_of_another_clause({"1961"}, "It closed in 1961.", q)
+    False
+    >>> _figure_of_another_clause({"1945"}, "The Report, published in 1945, shaped education in the 20th century.",
+    ...                           "In what year did Harvard release a document about education?")
+    False
+    """
+    figures = {n for n in new if any(ch.isdigit() for ch in n)}
+    if len(figures) != 1:
+        return False  # one figure, as a terse answer or a one-fact claim gives it; several bind to nothing alone
+    # Only figures of the answer's kind compete: years with years ("the 20th century" is no rival of 1945).
+    years = all(_YEAR.fullmatch(n) for n in figures)
+    clauses = [(c, {n for n in numbers(c) if bool(_YEAR.fullmatch(n)) == years}, stems(c))
+               for c in _FIGURE_CLAUSE.split(sentence) if c]
+    ours = [stem_set for _, found, stem_set in clauses if found & figures]
+    others = [stem_set for _, found, stem_set in clauses if found and not found & figures]
+    if not ours or not others:
+        return False
+    asked = set(stems(question))
+    shared = set.intersection(*(set(x) for x in ours + others))
+
+    def score(stem_set) -> int:
+        return len((set(stem_set) - shared) & asked)
+
+    return max(map(score, others)) > max(map(score, ours))
 
 
 def _copy_weights(ctx: Context) -> list[float]:
