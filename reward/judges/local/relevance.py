@@ -494,19 +494,24 @@ def _figure_of_another_clause(new: set[str], sentence: str, question: str) -> bo
     >>> _figure_of_another_clause({"1945"}, "The Report, published in 1945, shaped education in the 20th century.",
     ...                           "In what year did Harvard release a document about education?")
     False
+    >>> _figure_of_another_clause({"7000"}, "In 2000 the town had 5,000 people, and by 2010 it had 7,000.",
+    ...                           "How many people lived there in 2010?")
+    False
     """
     figures = {n for n in new if any(ch.isdigit() for ch in n)}
     if len(figures) != 1:
         return False  # one figure, as a terse answer or a one-fact claim gives it; several bind to nothing alone
     # Only figures of the answer's kind compete: years with years ("the 20th century" is no rival of 1945).
     years = all(_YEAR.fullmatch(n) for n in figures)
-    clauses = [(c, {n for n in numbers(c) if bool(_YEAR.fullmatch(n)) == years}, stems(c))
+    # (a clause is matched by its words and by figures the question names: "by 2010 it had 7,000" to "How many lived
+    # there in 2010?")
+    clauses = [(c, {n for n in numbers(c) if bool(_YEAR.fullmatch(n)) == years}, set(stems(c)) | numbers(c))
                for c in _FIGURE_CLAUSE.split(sentence) if c]
     ours = [stem_set for _, found, stem_set in clauses if found & figures]
     others = [stem_set for _, found, stem_set in clauses if found and not found & figures]
     if not ours or not others:
         return False
-    asked = set(stems(question))
+    asked = (set(stems(question)) | numbers(question)) - figures
     shared = set.intersection(*(set(x) for x in ours + others))
 
     def score(stem_set) -> int:
