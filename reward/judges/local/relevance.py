@@ -497,6 +497,9 @@ def _figure_of_another_clause(new: set[str], sentence: str, question: str) -> bo
     >>> _figure_of_another_clause({"7000"}, "In 2000 the town had 5,000 people, and by 2010 it had 7,000.",
     ...                           "How many people lived there in 2010?")
     False
+    >>> _figure_of_another_clause({"100"}, "Laptops cap charging at 80% to extend battery life; turning the limit off "
+    ...                           "lets it charge to 100%.", "My laptop stops charging at 80%, how do I fix it?")
+    False
     """
     figures = {n for n in new if any(ch.isdigit() for ch in n)}
     if len(figures) != 1:
@@ -505,8 +508,10 @@ def _figure_of_another_clause(new: set[str], sentence: str, question: str) -> bo
     years = all(_YEAR.fullmatch(n) for n in figures)
     # (a clause is matched by its words and by figures the question names: "by 2010 it had 7,000" to "How many lived
     # there in 2010?")
-    clauses = [(c, {n for n in numbers(c) if bool(_YEAR.fullmatch(n)) == years}, set(stems(c)) | numbers(c))
-               for c in _FIGURE_CLAUSE.split(sentence) if c]
+    # (a figure the question itself names is its premise, no rival answer: "stops charging at 80%")
+    named = numbers(question)
+    clauses = [(c, {n for n in numbers(c) - (named - figures) if bool(_YEAR.fullmatch(n)) == years},
+                set(stems(c)) | numbers(c)) for c in _FIGURE_CLAUSE.split(sentence) if c]
     ours = [stem_set for _, found, stem_set in clauses if found & figures]
     others = [stem_set for _, found, stem_set in clauses if found and not found & figures]
     if not ours or not others:
