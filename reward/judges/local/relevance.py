@@ -510,19 +510,15 @@ def _figure_of_another_clause(new: set[str], sentence: str, question: str) -> bo
     # there in 2010?")
     # (a figure the question itself names is its premise, no rival answer: "stops charging at 80%")
     named = numbers(question)
-    clauses = [(c, {n for n in numbers(c) - (named - figures) if bool(_YEAR.fullmatch(n)) == years},
-                set(stems(c)) | numbers(c)) for c in _FIGURE_CLAUSE.split(sentence) if c]
-    ours = [stem_set for _, found, stem_set in clauses if found & figures]
-    others = [stem_set for _, found, stem_set in clauses if found and not found & figures]
+    clauses = [({n for n in numbers(c) - (named - figures) if bool(_YEAR.fullmatch(n)) == years}, stems(c) | numbers(c))
+               for c in _FIGURE_CLAUSE.split(sentence) if c]
+    ours = [words for found, words in clauses if found & figures]
+    others = [words for found, words in clauses if found and not found & figures]
     if not ours or not others:
         return False
-    asked = (set(stems(question)) | numbers(question)) - figures
-    shared = set.intersection(*(set(x) for x in ours + others))
-
-    def score(stem_set) -> int:
-        return len((set(stem_set) - shared) & asked)
-
-    return max(map(score, others)) > max(map(score, ours))
+    asked = (stems(question) | named) - figures
+    shared = frozenset.intersection(*ours, *others)
+    return max(len((words - shared) & asked) for words in others) > max(len((words - shared) & asked) for words in ours)
 
 
 def _copy_weights(ctx: Context) -> list[float]:
