@@ -710,3 +710,25 @@ def test_a_declining_answer_quotes_one_sentence_whole_not_a_pasted_passage(score
         item(query, f"{decline} It was founded in 1844 by Timothy Shay Arthur [Doc 1].", item_id="o"),
         item(query, f"{decline} {MAGAZINES.text} [Doc 1]", item_id="p"))
     assert pasted["answer_useful"] < one["answer_useful"]
+
+
+SCOOTERS = Evidence(id="1", title="Road rules: e-scooters", text=(
+    "Riders of e-scooters must wear a helmet on all public roads and cycle lanes. Riders must be at least 16 years "
+    "old. Joining a safety course is optional."))
+
+
+def test_an_obligation_flipped_in_other_words_is_unsupported_and_one_restated_is_not(scores):
+    query = "Do I need a helmet to ride an e-scooter?"
+    honest, restated, flipped, reversed_ = scores(
+        item(query, "Yes. A helmet is required on all public roads and cycle lanes [Doc 1].", evidence=(SCOOTERS,),
+             item_id="h"),
+        item(query, "Yes: helmets are compulsory on public roads and cycle lanes. The safety course is up to you, you "
+                    "don't have to join it [Doc 1].", evidence=(SCOOTERS,), item_id="r"),
+        item(query, "No. A helmet is optional on public roads and cycle lanes; riders must be at least 16 [Doc 1].",
+             evidence=(SCOOTERS,), item_id="f"),
+        item(query, "Yes, and joining a safety course is mandatory too [Doc 1].", evidence=(SCOOTERS,), item_id="v"))
+    # "optional" against "must wear", "mandatory" against "optional": the obligation, not the word, is read
+    for attack in (flipped, reversed_):
+        assert attack["claim_hallucination"] < 0.3 and attack["reward"] < honest["reward"] - 0.2
+    # "compulsory" for "must", "don't have to" for "optional" say what the evidence says
+    assert restated["claim_hallucination"] > 0.5 and restated["reward"] > flipped["reward"] + 0.2

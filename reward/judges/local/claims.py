@@ -14,7 +14,7 @@ from reward.format import split_sentences, strip_citations
 from reward.judges.local.arithmetic import stated_arithmetic
 from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quantities, _unit, misattributed,
                                          ordered_reading, ordering, spelled_numbers, unit_swapped)
-from reward.judges.local.negation import _negated_scope
+from reward.judges.local.negation import _DUTY_WORDS, _negated_scope, obligation
 from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc_text, numbers, stem, stems
 from reward.schema import Evidence
 
@@ -93,12 +93,15 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     denied = _negated_scope(strip_citations(claim))
     for word in content_words(claim):
         group = None if stem(word) in denied else _CONTRAST_OF.get(word)  # "never closed" agrees with "open"
-        # A word the query gives ("is it optional?", "is it open?") is read against the evidence sentence closest to
-        # the claim: "optional" fails where that sentence says "required", not where another passage says "closed"
-        # of another date.
+        # A word the query gives ("is it free?", "is it open?") is read against the evidence sentence closest to
+        # the claim: "open" fails where that sentence says "closed", not where another passage says "closed" of
+        # another date. (Whether something is required or optional is read by `obligation_swapped`, in any words.)
         against = closest_words if word in asked_words else evidence_words
         if group and word not in evidence_words and (group - {word}) & against:
             return False, f"says {word!r} where the evidence says {sorted((group - {word}) & against)[0]!r}"
+    duty = obligation_swapped(claim, [s for d in docs for s in split_sentences(d.text)])
+    if duty:
+        return False, duty
     # Words that say where the claim comes from, and beside a figure derived from the evidence's (or two of its
     # figures rightly ordered) the relation and unit that derive it ("2 years before 2007", "a difference of 8
     # years", "the second came before the first"), state no fact: they are left out of the count, so they neither
@@ -111,11 +114,62 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
         return True, ""
     known = {stem(w) for w in evidence_words} | stems(asked)
     # what the evidence says was done again was done: "open" is in "reopened", "built" in "rebuilt"
-    novel = [w for w in words if stem(w) not in known and "re" + stem(w) not in known]
+    # ... and an obligation in the evidence's sense is no new word, however it is said ("compulsory" for "required")
+    duties = obligation(haystack)
+    novel = [w for w in words if stem(w) not in known and "re" + stem(w) not in known and not obligation(w) & duties]
     ratio = len(novel) / len(words)
     if len(novel) <= 1 or ratio <= 0.25 or (ratio <= 0.5 and similarity >= 0.5) or (ratio <= 0.7 and similarity >= 0.7):
         return True, ""
     return False, f"words not in the evidence: {', '.join(novel[:5])} (closest evidence similarity {similarity:.2f})"
+
+
+def _clause_obligation(topic: frozenset[str], sentence: str) -> frozenset[str]:
+    """In a sentence that says both ("Registering is optional, but you must keep the receipt"), the obligation of
+    the one clause whose own words (no other clause has them) the claim's topic shares; none where more than one
+    clause's do ("required in the loading area; in the offices they are optional" for "vests optional: offices")."""
+    clauses = [c for c in _CLAUSE.split(sentence) if c.strip()]
+    parts = [stems(c) for c in clauses]
+    own = [i for i, words in enumerate(parts)
+           if topic & words - frozenset().union(*(other for j, other in enumerate(parts) if j != i))]
+    return obligation(clauses[own[0]]) if len(own) == 1 else frozenset()
+
+
+_CONDITIONAL = re.compile(r"\b(?:unless|except|only|if|until|under|over|below|above|younger|older|aged|no one|"
+                          r"nobody|none|anyone who|those who|apart from|other than)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r";\s+|,?\s+(?:but|though|although|while|whereas)\b|,\s+and\b|(?<=[.!?])\s+", re.IGNORECASE)
+
+
+def obligation_swapped(claim: str, sentences: Sequence[str]) -> str:
+    """A clause of the claim says "optional" where the evidence clause it is about (the one sharing most of its
+    words, at least two besides the obligation's; or those sharing as many) says "required", or the other way
+    round: "A helmet is optional on public roads" beside "Riders must wear a helmet on all public roads". Said in
+    any words (`obligation`). A clause with a condition or an exception is not read: which side of it a clause
+    states takes more than words to tell.
+
+    >>> rules = ["Visitors must book a time slot online.", "Guided tours run at 11:00; joining one is optional."]
+    >>> obligation_swapped("Joining a guided tour is mandatory.", rules)
+    "says 'required' where the evidence says 'optional'"
+    >>> obligation_swapped("You don't have to join a guided tour, but you must book a slot online.", rules)
+    ''
+    """
+    for clause in _CLAUSE.split(strip_citations(claim)):
+        said = obligation(clause)
+        if not said:
+            continue
+        topic = stems(clause) - {stem(w) for w in _DUTY_WORDS}
+        overlaps = [len(topic & stems(s)) for s in sentences]
+        most = max(overlaps, default=0)
+        # (sentences sharing as many words are read together: one of them may say it; a clause of one or two words,
+        # "gloves are required", needs them all)
+        aligned = [s for s, n in zip(sentences, overlaps) if n == most >= min(2, len(topic)) and n]
+        if _CONDITIONAL.search(clause) or any(_CONDITIONAL.search(s) for s in aligned):
+            continue  # a rule with its exception or condition ("unless", "except", "under 16") is not read flat
+        theirs = frozenset().union(*(obligation(s) for s in aligned))
+        if len(aligned) == 1 and len(theirs) == 2:
+            theirs = _clause_obligation(topic, aligned[0])
+        if theirs and not said & theirs:
+            return f"says {sorted(said)[0]!r} where the evidence says {sorted(theirs)[0]!r}"
+    return ""
 
 
 _ATTRIBUTION = frozenset(stem(w) for w in (

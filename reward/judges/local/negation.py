@@ -69,10 +69,13 @@ def _negated_phrases(words: list[str], users_figures: frozenset[str] = frozenset
     return out
 
 
-def _clause_negated_phrases(text: str, users_figures: frozenset[str] = frozenset()) -> list[list[str]]:
+def _clause_negated_phrases(text: str, users_figures: frozenset[str] = frozenset(),
+                            obligations: bool = False) -> list[list[str]]:
     """`_negated_phrases` clause by clause: a negation applies within its clause ("18 euros, not 30, and sold at the
-    door" denies the 30, not the sale)."""
+    door" denies the 30, not the sale). With `obligations`, a clause whose negation is of an obligation ("don't
+    have to", "not required") is left out."""
     return [p for clause in _SCOPE_END.split(text.lower())
+            if not (obligations and "optional" in obligation(clause))
             for p in _negated_phrases(re.findall(r"[a-z0-9']+", clause), users_figures)]
 
 
@@ -123,6 +126,44 @@ def _negated_scope_of(text: str) -> frozenset[str]:
                      if w not in STOPWORDS and len(w) > 2)
 
 
+_DUTY = re.compile(
+    r"(?P<negated>(?:\bnot|\bnever|n't)\s+(?:(?:be|been|always|necessarily|strictly|speaking|really|generally|usually|"
+    r"normally|actually)\s+){0,2}"
+    r"|\bno\s+\w+\s+(?:is|are|was|were)\s+)?"
+    r"\b(?P<duty>must(?:\s+not|n't)?|mandatory|compulsory|obligatory|required|requires?|ha(?:ve|s)\s+to|needs?\s+not"
+    r"|needn't|needs?|needed|optional|voluntary|unnecessary)\b", re.IGNORECASE)
+_DUTY_WORDS = frozenset(("must", "mandatory", "compulsory", "obligatory", "required", "require", "requires", "have",
+                         "has", "need", "needs", "needed", "optional", "voluntary", "unnecessary"))
+
+
+def obligation(text: str) -> frozenset[str]:
+    """What the text says is required or optional, whatever the words: "must", "mandatory", "compulsory", "have
+    to", "need" say "required"; "optional", "voluntary", "need not", and a requirement negated where it is said
+    ("not compulsory", "don't have to", "no visa is needed") say "optional"; "not optional" says "required". A
+    prohibition ("must not") is neither, and a negation of something else ("visitors with no ticket must queue") is
+    no negation of the duty.
+
+    >>> sorted(obligation("Riders must wear a helmet.")), sorted(obligation("You don't have to book."))
+    (['required'], ['optional'])
+    >>> sorted(obligation("Helmets are not optional, and riders must not use the pavement."))
+    ['required']
+    >>> sorted(obligation("Booking is not compulsory but riders need to be 16.")), sorted(obligation("Entry is free."))
+    (['optional', 'required'], [])
+    >>> sorted(obligation("No visa is needed.")), sorted(obligation("Sheds under 10 m2 do not need a permit."))
+    (['optional'], ['optional'])
+    >>> sorted(obligation("Visitors with no ticket must queue.")), sorted(obligation("Dogs not vaccinated must wait."))
+    (['required'], ['required'])
+    """
+    said = set()
+    for match in _DUTY.finditer(text):
+        duty = match.group("duty").lower()
+        if duty.startswith("must") and duty != "must":
+            continue
+        optional = duty in ("optional", "voluntary", "unnecessary", "needn't") or duty.endswith(" not")
+        said.add("optional" if optional != bool(match.group("negated")) else "required")
+    return frozenset(said)
+
+
 def negation_flip(claim: str, evidence_sentence: str, asked: str = "") -> bool:
     """The claim negates a phrase the evidence sentence asserts, or asserts a phrase the sentence negates (an
     "X-free" compound negates that X is needed). A figure the user gave (`asked`) that the claim denies is a
@@ -162,7 +203,11 @@ def negation_flip(claim: str, evidence_sentence: str, asked: str = "") -> bool:
     claim_clauses = [re.findall(r"[a-z']+", c) for c in _SCOPE_END.split(strip_citations(claim).lower())]
     evidence_clauses = [re.findall(r"[a-z']+", c) for c in _SCOPE_END.split(evidence_sentence.lower())]
     users_figures = frozenset(re.findall(r"\d+", asked))
-    return (any(_asserted(p, words) for p in _clause_negated_phrases(strip_citations(claim), users_figures)
+    # "You don't have to join a tour" beside "joining one is optional" says what the sentence says: a negated
+    # obligation is read as one (`obligation`), not as a denial of joining; not beside a sentence that also says
+    # what is required, whose denial stays a denial.
+    optional = obligation(evidence_sentence) == {"optional"} and "optional" in obligation(strip_citations(claim))
+    return (any(_asserted(p, words) for p in _clause_negated_phrases(strip_citations(claim), users_figures, optional)
                 for words in evidence_clauses)
             or any(_asserted(p, words) for p in _clause_negated_phrases(evidence_sentence) for words in claim_clauses)
             or any(_asserted(p, claim_words, _NO) and not _asserted(p, evidence_words, _NO)
@@ -234,6 +279,10 @@ def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
         if words[i] in _PROHIBITION or words[i] == "no" or i == 0 or (i == 1 and words[0] == "do"):
             # advice to avoid something ("Avoid X", "Don't combine it with Y", "Never give Z"), or "no X is needed":
             # it denies nothing the claim check reads past
+            continue
+        if "optional" in obligation(" ".join(words[i:i + 4])) and "optional" in obligation(haystack):
+            # "is not required", "don't have to" where the evidence says what is optional: an obligation denied, which
+            # `obligation_swapped` reads, not a denial of a fact
             continue
         if {"until", "till"} & set(words[i + 1:]):
             # "She didn't take the throne until 1630" says when she did: a time, not a denial
