@@ -732,3 +732,25 @@ def test_an_obligation_flipped_in_other_words_is_unsupported_and_one_restated_is
         assert attack["claim_hallucination"] < 0.3 and attack["reward"] < honest["reward"] - 0.2
     # "compulsory" for "must", "don't have to" for "optional" say what the evidence says
     assert restated["claim_hallucination"] > 0.5 and restated["reward"] > flipped["reward"] + 0.2
+
+
+PARK = Evidence(id="1", title="Park rules", text=(
+    "Flying drones is prohibited in the park. Always keep dogs on a lead near the lake. Barbecues are permitted in "
+    "the marked areas unless there is a fire warning."))
+
+
+def test_a_permission_or_an_instruction_flipped_is_unsupported_and_an_exception_is_not_read_flat(scores):
+    query = "Can I fly a drone in the park, and do dogs need a lead?"
+    honest, allowed, optional, excepted = scores(
+        item(query, "No, drones must not be flown in the park, and dogs have to be on a lead near the lake [Doc 1].",
+             evidence=(PARK,), item_id="h"),
+        item(query, "Yes, flying drones is allowed in the park [Doc 1].", evidence=(PARK,), item_id="a"),
+        item(query, "Leads are optional for dogs near the lake [Doc 1].", evidence=(PARK,), item_id="o"),
+        item(query, "Barbecues are not allowed in the park when there is a fire warning [Doc 1].", evidence=(PARK,),
+             item_id="e"))
+    assert honest["claim_hallucination"] > 0.5
+    for attack in (allowed, optional):  # "allowed" against "prohibited", "optional" against "Always keep"
+        assert attack["claim_hallucination"] < 0.3 and attack["reward"] < honest["reward"] - 0.2
+    # the rule has its exception ("unless there is a fire warning"): which side a claim states is not read by words,
+    # so the exception's side stated is no hard failure
+    assert excepted["claim_hallucination"] > 0.3

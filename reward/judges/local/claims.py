@@ -14,7 +14,8 @@ from reward.format import split_sentences, strip_citations
 from reward.judges.local.arithmetic import stated_arithmetic
 from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quantities, _unit, misattributed,
                                          ordered_reading, ordering, spelled_numbers, unit_swapped)
-from reward.judges.local.negation import _DUTY_WORDS, _negated_scope, obligation
+from reward.judges.local.negation import (_DUTY, _DUTY_WORDS, DUTY_CONFLICTS, _negated_scope, duty_conflict,
+                                          obligation)
 from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc_text, numbers, stem, stems
 from reward.schema import Evidence
 
@@ -135,41 +136,76 @@ def _clause_obligation(topic: frozenset[str], sentence: str) -> frozenset[str]:
 
 
 _CONDITIONAL = re.compile(r"\b(?:unless|except|only|if|until|under|over|below|above|younger|older|aged|no one|"
-                          r"nobody|none|anyone who|those who|apart from|other than)\b", re.IGNORECASE)
+                          r"nobody|none|anyone who|those who|apart from|other than|\w+er than|or (?:more|less|fewer|"
+                          r"over|under|above|below|older|younger))\b", re.IGNORECASE)
 _CLAUSE = re.compile(r";\s+|,?\s+(?:but|though|although|while|whereas)\b|,\s+and\b|(?<=[.!?])\s+", re.IGNORECASE)
 
 
 def obligation_swapped(claim: str, sentences: Sequence[str]) -> str:
-    """A clause of the claim says "optional" where the evidence clause it is about (the one sharing most of its
-    words, at least two besides the obligation's; or those sharing as many) says "required", or the other way
-    round: "A helmet is optional on public roads" beside "Riders must wear a helmet on all public roads". Said in
-    any words (`obligation`). A clause with a condition or an exception is not read: which side of it a clause
-    states takes more than words to tell.
+    """A clause of the claim says "optional" where the evidence sentence it is about (the one sharing most of its
+    words, at least two besides the duty's; or those sharing as many) says "required", or the other way
+    round, or "allowed" where it says "prohibited" (`duty_conflict`): "A helmet is optional on public roads" beside
+    "Riders must wear a helmet on all public roads". Said in any words (`obligation`). A rule with a condition or
+    an exception in the evidence is not read: which side of it a clause states takes more than words to tell.
 
     >>> rules = ["Visitors must book a time slot online.", "Guided tours run at 11:00; joining one is optional."]
     >>> obligation_swapped("Joining a guided tour is mandatory.", rules)
     "says 'required' where the evidence says 'optional'"
     >>> obligation_swapped("You don't have to join a guided tour, but you must book a slot online.", rules)
     ''
+    >>> obligation_swapped("Visitors must be told that joining a guided tour is mandatory.", rules)
+    "says 'required' where the evidence says 'optional'"
     """
-    for clause in _CLAUSE.split(strip_citations(claim)):
-        said = obligation(clause)
-        if not said:
-            continue
-        topic = stems(clause) - {stem(w) for w in _DUTY_WORDS}
+    for part in _duty_parts(strip_citations(claim)):
+        said = obligation(part)
+        topic, figures = stems(part) - {stem(w) for w in _DUTY_WORDS}, numbers(part)
         overlaps = [len(topic & stems(s)) for s in sentences]
         most = max(overlaps, default=0)
         # (sentences sharing as many words are read together: one of them may say it; a clause of one or two words,
         # "gloves are required", needs them all)
         aligned = [s for s, n in zip(sentences, overlaps) if n == most >= min(2, len(topic)) and n]
-        if _CONDITIONAL.search(clause) or any(_CONDITIONAL.search(s) for s in aligned):
-            continue  # a rule with its exception or condition ("unless", "except", "under 16") is not read flat
+        # A rule with its exception or condition ("unless", "except", "under 16") is not read flat, unless a rule
+        # without one is as close; a condition only the claim gives ("required unless you arrive early") is no rule
+        # of the evidence's.
+        aligned = [s for s in aligned if not _CONDITIONAL.search(s)] if len(aligned) > 1 else aligned
+        if not aligned or _CONDITIONAL.search(aligned[0]):
+            continue
+        if len(aligned) > 1 and any(pair <= frozenset().union(*map(obligation, aligned)) for pair in DUTY_CONFLICTS):
+            # sentences as close that disagree: the claim's figures tell which it is about ("From 1 May 2023 masks
+            # are compulsory" against the 2021 rule and the 2023 one)
+            shared = [len(figures & numbers(s)) for s in aligned]
+            aligned = [s for s, n in zip(aligned, shared) if n == max(shared)]
         theirs = frozenset().union(*(obligation(s) for s in aligned))
-        if len(aligned) == 1 and len(theirs) == 2:
+        if len(aligned) == 1 and len(theirs) > 1:
             theirs = _clause_obligation(topic, aligned[0])
-        if theirs and not said & theirs:
-            return f"says {sorted(said)[0]!r} where the evidence says {sorted(theirs)[0]!r}"
+        conflict = duty_conflict(said, theirs)
+        if conflict:
+            return f"says {conflict[0]!r} where the evidence says {conflict[1]!r}"
     return ""
+
+
+def _duty_parts(text: str) -> list[str]:
+    """The parts of a claim that each say one duty of one thing: its clauses (`_CLAUSE`, and at a colon after a duty
+    when a clause follows: "Yes, you'll need one: only volunteering is exempt"); in a clause saying duties that
+    conflict, the last one with what comes after the duty before it ("Visitors must be told hard hats are
+    optional": "be told hard hats are optional"), a frame's duty with what it frames.
+
+    >>> _duty_parts("Yes, you'll need one: only unpaid volunteering is exempt; helmets: required.")
+    ["Yes, you'll need one", 'helmets: required.']
+    """
+    parts = []
+    for clause in _CLAUSE.split(text):
+        head, colon, rest = clause.partition(": ")
+        pieces = [head, rest] if colon and obligation(head) and len(rest.split()) >= 3 else [clause]
+        for piece in pieces:
+            said = obligation(piece)
+            if not said:
+                continue
+            if any(pair <= said for pair in DUTY_CONFLICTS):
+                duties = list(_DUTY.finditer(piece))
+                piece = piece[duties[-2].end():]
+            parts.append(piece)
+    return parts
 
 
 _ATTRIBUTION = frozenset(stem(w) for w in (

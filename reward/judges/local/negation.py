@@ -126,42 +126,97 @@ def _negated_scope_of(text: str) -> frozenset[str]:
                      if w not in STOPWORDS and len(w) > 2)
 
 
+_PARTICIPLE_DUTY = (r"(?:required|needed|necessary|mandatory|compulsory|obligatory|allowed|permitted|need|obligation|"
+                    r"requirement)\b")
 _DUTY = re.compile(
-    r"(?P<negated>(?:\bnot|\bnever|n't)\s+(?:(?:be|been|always|necessarily|strictly|speaking|really|generally|usually|"
-    r"normally|actually)\s+){0,2}"
-    r"|\bno\s+\w+\s+(?:is|are|was|were)\s+)?"
-    r"\b(?P<duty>must(?:\s+not|n't)?|mandatory|compulsory|obligatory|required|requires?|ha(?:ve|s)\s+to|needs?\s+not"
-    r"|needn't|needs?|needed|optional|voluntary|unnecessary)\b", re.IGNORECASE)
-_DUTY_WORDS = frozenset(("must", "mandatory", "compulsory", "obligatory", "required", "require", "requires", "have",
-                         "has", "need", "needs", "needed", "optional", "voluntary", "unnecessary"))
+    # a negation right where the duty is said: "not (legally) required", "don't have to", "not something you have
+    # to", "no longer needed", "cannot require"; "no (booking is) required", "no need", "nor a deposit is required"
+    # before a participle or a noun, not before a modal ("visitors with no ticket must queue")
+    r"(?P<negated>(?:\bnot|\bnever|\bcannot|n't|\bno\s+longer)\s+"
+    r"(?:(?:(?!only\b)\w+ly|be|been|always|yet|speaking|something|anything|one|you|we|they)\s+){0,3}"
+    r"|(?<!with\s)\bno\s+(?:\w+\s+){0,3}?(?:(?:is|are|was|were)\s+)?(?=" + _PARTICIPLE_DUTY + r")"
+    r"|\bnor\s+(?:\w+\s+){0,3}?(?:(?:is|are)\s+)?(?=" + _PARTICIPLE_DUTY + r"))?"
+    r"\b(?P<duty>must(?:\s+not|n't|\s+never)?|may\s+not|mandatory|compulsory|obligatory|required|requires?|requirement|"
+    r"obliged|obligation|necessary|ha(?:ve|s)\s+to|needs?\s+not|needn't|needs?|needed|optional|voluntary|unnecessary|"
+    r"up\s+to\s+you|at\s+your\s+(?:own\s+)?discretion|your\s+(?:own\s+)?choice|allowed|permitted|legal|prohibited|"
+    r"forbidden|banned|illegal)\b", re.IGNORECASE)
+_IF_DUTY = re.compile(r"\b(?:if|when|whenever|as|where|unless)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+_IMPERATIVE = re.compile(r"(?:^|(?<=[.!?;:]\s))\s*(always|never|do\s+not|don't)\s+(?=[a-z])",
+                         re.IGNORECASE | re.MULTILINE)
+"""An instruction opening a sentence: "Always wear ear defenders" says they are required, "Never leave it running",
+"Do not take aspirin" that something is prohibited."""
+_DUTY_WORDS = frozenset((
+    "always", "never", "must", "mandatory", "compulsory", "obligatory", "required", "require", "requires",
+    "requirement", "obliged", "obligation", "necessary", "have", "has", "need", "needs", "needed", "optional",
+    "voluntary", "unnecessary", "discretion", "choice", "allowed", "permitted", "legal", "prohibited", "forbidden",
+    "banned", "illegal"))
+_DUTY_READS = {"optional": "optional", "voluntary": "optional", "unnecessary": "optional", "needn't": "optional",
+               "allowed": "allowed", "permitted": "allowed", "legal": "allowed", "prohibited": "prohibited",
+               "forbidden": "prohibited", "banned": "prohibited", "illegal": "prohibited"}
+_DUTY_DENIED = {"required": "optional", "optional": "required", "allowed": "prohibited", "prohibited": "allowed"}
+DUTY_CONFLICTS = frozenset(frozenset(pair) for pair in (("required", "optional"), ("allowed", "prohibited"),
+                                                        ("required", "prohibited"), ("optional", "prohibited")))
+"""What two statements of a duty cannot both say of one thing: "must" and "optional", "allowed" and "banned", "must"
+and "must not", "optional" and "prohibited"."""
 
 
 def obligation(text: str) -> frozenset[str]:
-    """What the text says is required or optional, whatever the words: "must", "mandatory", "compulsory", "have
-    to", "need" say "required"; "optional", "voluntary", "need not", and a requirement negated where it is said
-    ("not compulsory", "don't have to", "no visa is needed") say "optional"; "not optional" says "required". A
-    prohibition ("must not") is neither, and a negation of something else ("visitors with no ticket must queue") is
-    no negation of the duty.
+    """What the text says is required, optional, allowed or prohibited, whatever the words: "must", "mandatory",
+    "compulsory", "have to", "need" say "required"; "optional", "voluntary", "need not" say "optional"; "allowed",
+    "permitted", "legal" say "allowed"; "prohibited", "banned", "illegal", "must not", "may not" say "prohibited".
+    Negated where it is said ("not compulsory", "don't have to", "no visa is needed", "not allowed"), each says its
+    opposite; a negation of something else ("visitors with no ticket must queue") is no negation of the duty. An
+    instruction opening a sentence says it too (`_IMPERATIVE`).
 
     >>> sorted(obligation("Riders must wear a helmet.")), sorted(obligation("You don't have to book."))
     (['required'], ['optional'])
     >>> sorted(obligation("Helmets are not optional, and riders must not use the pavement."))
-    ['required']
+    ['prohibited', 'required']
     >>> sorted(obligation("Booking is not compulsory but riders need to be 16.")), sorted(obligation("Entry is free."))
     (['optional', 'required'], [])
     >>> sorted(obligation("No visa is needed.")), sorted(obligation("Sheds under 10 m2 do not need a permit."))
     (['optional'], ['optional'])
     >>> sorted(obligation("Visitors with no ticket must queue.")), sorted(obligation("Dogs not vaccinated must wait."))
     (['required'], ['required'])
+    >>> sorted(obligation("Pets are not allowed.")), sorted(obligation("Drones are not banned but must be registered."))
+    (['prohibited'], ['allowed', 'required'])
+    >>> [sorted(obligation(t)) for t in ("There is no need to book.", "No booking required.", "It is no longer needed.",
+    ...  "Neither a booking nor a deposit is required.", "Helmets are not legally required.", "It's up to you.")]
+    [['optional'], ['optional'], ['optional'], ['optional'], ['optional'], ['optional']]
+    >>> sorted(obligation("Always wear ear defenders. Do not run.")), sorted(obligation("It is never too late."))
+    (['prohibited', 'required'], [])
+    >>> sorted(obligation("Speak to a doctor if it is needed for more than 3 days; repeat as required."))
+    []
     """
     said = set()
     for match in _DUTY.finditer(text):
-        duty = match.group("duty").lower()
-        if duty.startswith("must") and duty != "must":
-            continue
-        optional = duty in ("optional", "voluntary", "unnecessary", "needn't") or duty.endswith(" not")
-        said.add("optional" if optional != bool(match.group("negated")) else "required")
+        if _IF_DUTY.search(text, max(0, match.start() - 40), match.start()):
+            continue  # "if it is needed", "as required", "when necessary": the condition names a duty, says none
+        duty = " ".join(match.group("duty").lower().split())
+        if duty in ("requirement", "obligation") and not match.group("negated"):
+            continue  # a noun names a duty ("the 2021 requirement was lifted"); "no requirement to" denies one
+        if duty in ("must not", "mustn't", "must never", "may not"):
+            reading = "prohibited"
+        elif duty.endswith(" not") or duty.startswith(("up to", "at your", "your")):
+            reading = "optional"
+        else:
+            reading = _DUTY_READS.get(duty, "required")
+        said.add(_DUTY_DENIED[reading] if match.group("negated") else reading)
+    said.update("required" if m.group(1).lower() == "always" else "prohibited" for m in _IMPERATIVE.finditer(text))
     return frozenset(said)
+
+
+def duty_conflict(said: frozenset[str], theirs: frozenset[str]) -> tuple[str, str] | None:
+    """A duty the text says that another text's contradicts, where the other says nothing the text says.
+
+    >>> duty_conflict(frozenset({"optional"}), frozenset({"required"})), duty_conflict(frozenset({"allowed"}),
+    ...                                                                              frozenset({"required"}))
+    (('optional', 'required'), None)
+    """
+    if said & theirs:
+        return None
+    pairs = sorted((s, t) for s in said for t in theirs if frozenset((s, t)) in DUTY_CONFLICTS)
+    return pairs[0] if pairs else None
 
 
 def negation_flip(claim: str, evidence_sentence: str, asked: str = "") -> bool:
@@ -280,9 +335,9 @@ def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
             # advice to avoid something ("Avoid X", "Don't combine it with Y", "Never give Z"), or "no X is needed":
             # it denies nothing the claim check reads past
             continue
-        if "optional" in obligation(" ".join(words[i:i + 4])) and "optional" in obligation(haystack):
-            # "is not required", "don't have to" where the evidence says what is optional: an obligation denied, which
-            # `obligation_swapped` reads, not a denial of a fact
+        if obligation(" ".join(words[max(0, i - 1):i + 4])) & obligation(haystack):
+            # "is not required", "don't have to", "must not" where the evidence says what is optional or prohibited: a
+            # duty denied, which `obligation_swapped` reads, not a denial of a fact
             continue
         if {"until", "till"} & set(words[i + 1:]):
             # "She didn't take the throne until 1630" says when she did: a time, not a denial
