@@ -124,29 +124,69 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     return False, f"words not in the evidence: {', '.join(novel[:5])} (closest evidence similarity {similarity:.2f})"
 
 
-def _clause_obligation(topic: frozenset[str], sentence: str) -> frozenset[str]:
-    """In a sentence that says both ("Registering is optional, but you must keep the receipt"), the obligation of
-    the one clause whose own words (no other clause has them) the claim's topic shares; none where more than one
-    clause's do ("required in the loading area; in the offices they are optional" for "vests optional: offices")."""
-    clauses = [c for c in _CLAUSE.split(sentence) if c.strip()]
-    parts = [stems(c) for c in clauses]
-    own = [i for i, words in enumerate(parts)
-           if topic & words - frozenset().union(*(other for j, other in enumerate(parts) if j != i))]
-    return obligation(clauses[own[0]]) if len(own) == 1 else frozenset()
+_EXCEPTING = re.compile(r"\b(?:unless|except|other than|apart from|save for)\b", re.IGNORECASE)
+_PROVIDED = re.compile(r"\b(?:if|only|when|whenever|provided|as long as)\b", re.IGNORECASE)
+_THRESHOLD = re.compile(r"\b(?:(?:under|over|below|above)\s+(?:the\s+age\s+of\s+)?\d+|younger|older|aged|until|no one|"
+                        r"nobody|none|anyone who|those who|\w+er than|or (?:more|less|fewer|over|under|above|below|"
+                        r"older|younger)|before|after|prior to|since)\b", re.IGNORECASE)
+"""A rule's scope that takes a comparison to apply ("under 16", "longer than 90 days", "before the 1993 Act"): its
+duty is not read from words."""
+_CLAIM_SCOPE = re.compile(_THRESHOLD.pattern.replace("|after|prior to|since", "|prior to"), re.IGNORECASE)
+"""A claim's own scope: as `_THRESHOLD`, less "after" and "since", which a claim also uses to go on ("After that,
+...", "since it is free")."""
+_CLAUSE = re.compile(r";\s+|,?\s+(?:but|though|although|while|whereas|because|since|so)\b|,\s+and\b|(?<=[.!?])\s+",
+                     re.IGNORECASE)
+_RELATIVE = re.compile(r",\s+(?:which|who|where)\b", re.IGNORECASE)
+_FRAME = re.compile(r"(:\s+|\s+that\s+)", re.IGNORECASE)
+_FLIPPED = {"required": "optional", "optional": "required", "allowed": "prohibited", "prohibited": "allowed"}
 
 
-_CONDITIONAL = re.compile(r"\b(?:unless|except|only|if|until|under|over|below|above|younger|older|aged|no one|"
-                          r"nobody|none|anyone who|those who|apart from|other than|\w+er than|or (?:more|less|fewer|"
-                          r"over|under|above|below|older|younger))\b", re.IGNORECASE)
-_CLAUSE = re.compile(r";\s+|,?\s+(?:but|though|although|while|whereas)\b|,\s+and\b|(?<=[.!?])\s+", re.IGNORECASE)
+def _duty_of(sentence: str, topic: frozenset[str], restated: bool = False) -> frozenset[str]:
+    """What an evidence sentence says the claim's topic is (required, optional, allowed, prohibited); empty where it
+    takes more than words to tell.
+
+    - A sentence that says both ("Registering is optional, but you must keep the receipt") is read in the one clause
+      whose own words (no other clause has them) the topic shares; in none where more than one clause's are shared.
+    - A rule with an exception ("required unless your home university provides cover") says its duty of what does
+      not name the exception and the other duty of what does (`restated`: the claim gives the rule with an exception
+      of its own, "you need insurance unless your university covers you": the rule's duty); a rule with a proviso
+      ("optional if you use
+      self-raising flour") says its duty only of what names the proviso; a threshold ("under 16", "longer than 90
+      days", "before the Act") is not read.
+
+    >>> rule = "Travel insurance is required unless your home university provides cover."
+    >>> [sorted(_duty_of(rule, stems(t))) for t in ("travel insurance", "insurance if my university covers me")]
+    [['required'], ['optional']]
+    >>> sorted(_duty_of("Riders under 16 must wear a helmet.", stems("helmet")))
+    []
+    """
+    said = obligation(sentence)
+    if len(said) > 1:
+        clauses = [c for c in _CLAUSE.split(sentence) if c.strip()]
+        parts = [stems(c) for c in clauses]
+        own = [i for i, words in enumerate(parts)
+               if topic & words - frozenset().union(*(other for j, other in enumerate(parts) if j != i))]
+        return _duty_of(clauses[own[0]], topic, restated) if len(own) == 1 and len(clauses) > 1 else frozenset()
+    if not said or _THRESHOLD.search(sentence):
+        return frozenset()
+    condition = _EXCEPTING.search(sentence) or _PROVIDED.search(sentence)
+    if not condition:
+        return said
+    named = bool(topic & stems(re.split(r"[,;.]", sentence[condition.start():])[0]))
+    if _EXCEPTING.match(condition.group(0)):
+        return frozenset(_FLIPPED[d] for d in said) if named and not restated else said
+    return said if named else frozenset()
 
 
 def obligation_swapped(claim: str, sentences: Sequence[str]) -> str:
-    """A clause of the claim says "optional" where the evidence sentence it is about (the one sharing most of its
-    words, at least two besides the duty's; or those sharing as many) says "required", or the other way
-    round, or "allowed" where it says "prohibited" (`duty_conflict`): "A helmet is optional on public roads" beside
-    "Riders must wear a helmet on all public roads". Said in any words (`obligation`). A rule with a condition or
-    an exception in the evidence is not read: which side of it a clause states takes more than words to tell.
+    """A clause of the claim says a duty that the evidence sentence it is about cannot also say (`duty_conflict`):
+    "optional" where it says "required", "allowed" where it says "prohibited". The sentence it is about is the one
+    sharing most of its words, at least two besides the duty's (sentences sharing as many are read together, and
+    where they disagree the clause is not read); what it says of the clause's topic is `_duty_of`. Said in any words
+    (`obligation`): "A helmet is optional on public roads" beside "Riders must wear a helmet on all public roads".
+    Not read where another sentence that says the clause's duty shares two of its words too ("Office staff don't
+    have to wear vests" beside "All staff in the loading area must wear vests" and "In the offices vests are
+    optional"), or where the clause itself has a threshold ("before the 1993 Act").
 
     >>> rules = ["Visitors must book a time slot online.", "Guided tours run at 11:00; joining one is optional."]
     >>> obligation_swapped("Joining a guided tour is mandatory.", rules)
@@ -158,35 +198,40 @@ def obligation_swapped(claim: str, sentences: Sequence[str]) -> str:
     """
     for part in _duty_parts(strip_citations(claim)):
         said = obligation(part)
-        topic, figures = stems(part) - {stem(w) for w in _DUTY_WORDS}, numbers(part)
+        topic = stems(part) - {stem(w) for w in _DUTY_WORDS}
+        if _CLAIM_SCOPE.search(part):
+            continue
+        restated = bool(_EXCEPTING.search(part))
         overlaps = [len(topic & stems(s)) for s in sentences]
         most = max(overlaps, default=0)
-        # (sentences sharing as many words are read together: one of them may say it; a clause of one or two words,
-        # "gloves are required", needs them all)
-        aligned = [s for s, n in zip(sentences, overlaps) if n == most >= min(2, len(topic)) and n]
-        # A rule with its exception or condition ("unless", "except", "under 16") is not read flat, unless a rule
-        # without one is as close; a condition only the claim gives ("required unless you arrive early") is no rule
-        # of the evidence's.
-        aligned = [s for s in aligned if not _CONDITIONAL.search(s)] if len(aligned) > 1 else aligned
-        if not aligned or _CONDITIONAL.search(aligned[0]):
+        enough = min(2, len(topic))
+        if not most or most < enough:
             continue
-        if len(aligned) > 1 and any(pair <= frozenset().union(*map(obligation, aligned)) for pair in DUTY_CONFLICTS):
-            # sentences as close that disagree: the claim's figures tell which it is about ("From 1 May 2023 masks
-            # are compulsory" against the 2021 rule and the 2023 one)
+        aligned = [s for s, n in zip(sentences, overlaps) if n == most]
+        duties = [_duty_of(s, topic, restated) for s in aligned]
+        if len(aligned) > 1 and any(pair <= frozenset().union(*duties) for pair in DUTY_CONFLICTS):
+            # sentences as close that disagree: the claim's figures other than years tell which it is about
+            # ("Calculators are optional in Paper 1" against Paper 1's rule and Paper 2's)
+            figures = {f for f in numbers(part) if not _YEAR.match(f)}
             shared = [len(figures & numbers(s)) for s in aligned]
-            aligned = [s for s, n in zip(aligned, shared) if n == max(shared)]
-        theirs = frozenset().union(*(obligation(s) for s in aligned))
-        if len(aligned) == 1 and len(theirs) > 1:
-            theirs = _clause_obligation(topic, aligned[0])
+            duties = [d for d, n in zip(duties, shared) if n == max(shared)]
+        theirs = frozenset().union(*duties)
+        if any(pair <= theirs for pair in DUTY_CONFLICTS):
+            continue
         conflict = duty_conflict(said, theirs)
-        if conflict:
+        # ... unless another sentence that says the clause's duty shares two of its words too ("In the offices vests
+        # are optional" for "Office staff don't have to wear vests", beside "Staff in the loading area must wear
+        # vests")
+        if conflict and not any(n >= enough and said & _duty_of(s, topic, restated)
+                                for s, n in zip(sentences, overlaps)):
             return f"says {conflict[0]!r} where the evidence says {conflict[1]!r}"
     return ""
 
 
 def _duty_parts(text: str) -> list[str]:
-    """The parts of a claim that each say one duty of one thing: its clauses (`_CLAUSE`, and at a colon after a duty
-    when a clause follows: "Yes, you'll need one: only volunteering is exempt"); in a clause saying duties that
+    """The parts of a claim that each say one duty of one thing: its clauses (`_CLAUSE`, and at a colon or "that"
+    after a duty when a clause follows: "Yes, you'll need one: only volunteering is exempt", "Visitors must be told
+    that tours are mandatory"); in a clause saying duties that
     conflict, the last one with what comes after the duty before it ("Visitors must be told hard hats are
     optional": "be told hard hats are optional"), a frame's duty with what it frames.
 
@@ -195,14 +240,20 @@ def _duty_parts(text: str) -> list[str]:
     """
     parts = []
     for clause in _CLAUSE.split(text):
-        head, colon, rest = clause.partition(": ")
-        pieces = [head, rest] if colon and obligation(head) and len(rest.split()) >= 3 else [clause]
+        # a relative clause that says no duty ("..., which lasts 2 years") is no part of what the clause says of its
+        # thing; one that does ("..., which does not need a permit") says it of the clause's thing
+        main, *relative = _RELATIVE.split(clause, maxsplit=1)
+        clause = clause if relative and obligation(relative[0]) else main
+        head, _, rest = (_FRAME.split(clause, maxsplit=1) + ["", ""])[:3]
+        pieces = [head, rest] if rest and obligation(head) and len(rest.split()) >= 3 else [clause]
         for piece in pieces:
             said = obligation(piece)
             if not said:
                 continue
             if any(pair <= said for pair in DUTY_CONFLICTS):
                 duties = list(_DUTY.finditer(piece))
+                if len(duties) < 2:
+                    continue  # (one of the duties is an instruction opening it: which is the frame is not told)
                 piece = piece[duties[-2].end():]
             parts.append(piece)
     return parts

@@ -141,10 +141,11 @@ _DUTY = re.compile(
     r"up\s+to\s+you|at\s+your\s+(?:own\s+)?discretion|your\s+(?:own\s+)?choice|allowed|permitted|legal|prohibited|"
     r"forbidden|banned|illegal)\b", re.IGNORECASE)
 _IF_DUTY = re.compile(r"\b(?:if|when|whenever|as|where|unless)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
-_IMPERATIVE = re.compile(r"(?:^|(?<=[.!?;:]\s))\s*(always|never|do\s+not|don't)\s+(?=[a-z])",
+_IMPERATIVE = re.compile(r"(?:^|(?<=[.!?;:]\s))\s*(always|never|do\s+not|don't)\s+(?-i:[a-z])(?![^,.;:!?]*?,)",
                          re.IGNORECASE | re.MULTILINE)
 """An instruction opening a sentence: "Always wear ear defenders" says they are required, "Never leave it running",
-"Do not take aspirin" that something is prohibited."""
+"Do not take aspirin" that something is prohibited. Not a title ("Never Let Me Go") nor a phrase before a comma
+("Always popular with families, the museum ...", "Don't worry, it is optional")."""
 _DUTY_WORDS = frozenset((
     "always", "never", "must", "mandatory", "compulsory", "obligatory", "required", "require", "requires",
     "requirement", "obliged", "obligation", "necessary", "have", "has", "need", "needs", "needed", "optional",
@@ -161,6 +162,17 @@ and "must not", "optional" and "prohibited"."""
 
 
 def obligation(text: str) -> frozenset[str]:
+    """`_obligation`, cached by text (up to `_CACHED_TEXT_CHARS`): an evidence sentence is read for every claim of
+    every rollout in its group."""
+    return _obligation_cached(text) if len(text) <= _CACHED_TEXT_CHARS else _obligation(text)
+
+
+@functools.lru_cache(maxsize=8192)
+def _obligation_cached(text: str) -> frozenset[str]:
+    return _obligation(text)
+
+
+def _obligation(text: str) -> frozenset[str]:
     """What the text says is required, optional, allowed or prohibited, whatever the words: "must", "mandatory",
     "compulsory", "have to", "need" say "required"; "optional", "voluntary", "need not" say "optional"; "allowed",
     "permitted", "legal" say "allowed"; "prohibited", "banned", "illegal", "must not", "may not" say "prohibited".
@@ -185,6 +197,8 @@ def obligation(text: str) -> frozenset[str]:
     [['optional'], ['optional'], ['optional'], ['optional'], ['optional'], ['optional']]
     >>> sorted(obligation("Always wear ear defenders. Do not run.")), sorted(obligation("It is never too late."))
     (['prohibited', 'required'], [])
+    >>> [sorted(obligation(t)) for t in ("Always popular with families, it is free.", "Never Let Me Go is a novel.")]
+    [[], []]
     >>> sorted(obligation("Speak to a doctor if it is needed for more than 3 days; repeat as required."))
     []
     """
@@ -204,6 +218,19 @@ def obligation(text: str) -> frozenset[str]:
         said.add(_DUTY_DENIED[reading] if match.group("negated") else reading)
     said.update("required" if m.group(1).lower() == "always" else "prohibited" for m in _IMPERATIVE.finditer(text))
     return frozenset(said)
+
+
+def duty_said_of(clause: str, duty: str, text: str) -> bool:
+    """Some clause of `text` says `duty` of what `clause` is about (a content word of it besides the duty's): "joining
+    one is optional" of "you don't have to join a tour", not of "you don't have to pay the parking fee".
+
+    >>> duty_said_of("You don't have to join a tour", "optional", "Pay the fee; joining a tour is optional.")
+    True
+    >>> duty_said_of("You don't have to pay the fee", "optional", "Visitors pay a fee; joining a walk is optional.")
+    False
+    """
+    topic = stems(clause) - {stem(w) for w in _DUTY_WORDS}
+    return any(duty in obligation(part) and topic & stems(part) for part in re.split(r"[.;!?]\s+|,\s+", text))
 
 
 def duty_conflict(said: frozenset[str], theirs: frozenset[str]) -> tuple[str, str] | None:
@@ -261,7 +288,8 @@ def negation_flip(claim: str, evidence_sentence: str, asked: str = "") -> bool:
     # "You don't have to join a tour" beside "joining one is optional" says what the sentence says: a negated
     # obligation is read as one (`obligation`), not as a denial of joining; not beside a sentence that also says
     # what is required, whose denial stays a denial.
-    optional = obligation(evidence_sentence) == {"optional"} and "optional" in obligation(strip_citations(claim))
+    optional = (obligation(evidence_sentence) == {"optional"} and "optional" in obligation(strip_citations(claim))
+                and duty_said_of(strip_citations(claim), "optional", evidence_sentence))
     return (any(_asserted(p, words) for p in _clause_negated_phrases(strip_citations(claim), users_figures, optional)
                 for words in evidence_clauses)
             or any(_asserted(p, words) for p in _clause_negated_phrases(evidence_sentence) for words in claim_clauses)
@@ -335,7 +363,8 @@ def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
             # advice to avoid something ("Avoid X", "Don't combine it with Y", "Never give Z"), or "no X is needed":
             # it denies nothing the claim check reads past
             continue
-        if obligation(" ".join(words[max(0, i - 1):i + 4])) & obligation(haystack):
+        duties = obligation(" ".join(words[max(0, i - 1):i + 4]))
+        if any(duty_said_of(" ".join(words), duty, haystack) for duty in duties):
             # "is not required", "don't have to", "must not" where the evidence says what is optional or prohibited: a
             # duty denied, which `obligation_swapped` reads, not a denial of a fact
             continue

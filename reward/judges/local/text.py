@@ -40,7 +40,7 @@ _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[a-z]*[A-Z][a-zA-Z0-9]*(?:\s+[A-
 CONTRASTS = [
     {"fungal", "bacterial", "viral"}, {"free", "paid", "subscription"}, {"open", "closed"},
     {"increase", "increases", "decrease", "decreases"}, {"upcoming", "ended", "over", "past"},
-    {"allowed", "prohibited", "banned"}, {"safe", "unsafe", "dangerous", "toxic"},
+    {"safe", "unsafe", "dangerous", "toxic"},
     {"north", "south", "east", "west"}, {"morning", "evening", "night"}, {"weekday", "weekend"},
     {"cheaper", "expensive"}, {"before", "after"}, {"antibiotic", "antibiotics", "fungicide", "fungicides"},
 ]
