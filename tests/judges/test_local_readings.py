@@ -754,3 +754,22 @@ def test_a_permission_or_an_instruction_flipped_is_unsupported_and_an_exception_
     # the rule has its exception ("unless there is a fire warning"): which side a claim states is not read by words,
     # so the exception's side stated is no hard failure
     assert excepted["claim_hallucination"] > 0.3
+
+
+EXCHANGE = Evidence(id="1", title="Exchange handbook", text=(
+    "Travel insurance is required for exchange students unless their home university provides cover. Students must "
+    "register with the host university within 7 days of arrival."))
+
+
+def test_a_rule_is_read_with_its_exception(scores):
+    query = "Is travel insurance required for the exchange programme?"
+    restated, exempt, flat = scores(
+        item(query, "Yes, you need travel insurance unless your home university already provides cover [Doc 1].",
+             evidence=(EXCHANGE,), item_id="r"),
+        item(query, "Travel insurance is optional if your home university provides cover [Doc 1].",
+             evidence=(EXCHANGE,), item_id="e"),
+        item(query, "No, travel insurance is optional for exchange students [Doc 1].", evidence=(EXCHANGE,),
+             item_id="f"))
+    # the rule with its exception, and the exception's side, say what the evidence says; the rule flipped does not
+    assert restated["claim_hallucination"] > 0.5 and exempt["claim_hallucination"] > 0.5
+    assert flat["claim_hallucination"] < 0.3 and flat["reward"] < min(restated["reward"], exempt["reward"]) - 0.2

@@ -128,12 +128,10 @@ _EXCEPTING = re.compile(r"\b(?:unless|except|other than|apart from|save for)\b",
 _PROVIDED = re.compile(r"\b(?:if|only|when|whenever|provided|as long as)\b", re.IGNORECASE)
 _THRESHOLD = re.compile(r"\b(?:(?:under|over|below|above)\s+(?:the\s+age\s+of\s+)?\d+|younger|older|aged|until|no one|"
                         r"nobody|none|anyone who|those who|\w+er than|or (?:more|less|fewer|over|under|above|below|"
-                        r"older|younger)|before|after|prior to|since)\b", re.IGNORECASE)
+                        r"older|younger)|before|prior to)\b", re.IGNORECASE)
 """A rule's scope that takes a comparison to apply ("under 16", "longer than 90 days", "before the 1993 Act"): its
-duty is not read from words."""
-_CLAIM_SCOPE = re.compile(_THRESHOLD.pattern.replace("|after|prior to|since", "|prior to"), re.IGNORECASE)
-"""A claim's own scope: as `_THRESHOLD`, less "after" and "since", which a claim also uses to go on ("After that,
-...", "since it is free")."""
+duty is not read from words. ("Since 2022", "after 6 pm" say when the rule holds, now included.) A claim's own scope
+is one too: "optional before the Act" is no claim about now."""
 _CLAUSE = re.compile(r";\s+|,?\s+(?:but|though|although|while|whereas|because|since|so)\b|,\s+and\b|(?<=[.!?])\s+",
                      re.IGNORECASE)
 _RELATIVE = re.compile(r",\s+(?:which|who|where)\b", re.IGNORECASE)
@@ -148,11 +146,11 @@ def _duty_of(sentence: str, topic: frozenset[str], restated: bool = False) -> fr
     - A sentence that says both ("Registering is optional, but you must keep the receipt") is read in the one clause
       whose own words (no other clause has them) the topic shares; in none where more than one clause's are shared.
     - A rule with an exception ("required unless your home university provides cover") says its duty of what does
-      not name the exception and the other duty of what does (`restated`: the claim gives the rule with an exception
-      of its own, "you need insurance unless your university covers you": the rule's duty); a rule with a proviso
-      ("optional if you use
-      self-raising flour") says its duty only of what names the proviso; a threshold ("under 16", "longer than 90
-      days", "before the Act") is not read.
+      not name the exception and the other duty of what does; a claim that gives the rule with an exception of its
+      own (`restated`: "you need insurance unless your university covers you") is read against the rule's duty, and
+      against the other one where the evidence gives a proviso ("needed only if symptoms return": "you don't need
+      it unless they return"); a rule with a proviso ("optional if you use self-raising flour") says its duty only
+      of what names the proviso; a threshold ("under 16", "longer than 90 days", "before the Act") is not read.
 
     >>> rule = "Travel insurance is required unless your home university provides cover."
     >>> [sorted(_duty_of(rule, stems(t))) for t in ("travel insurance", "insurance if my university covers me")]
@@ -172,10 +170,15 @@ def _duty_of(sentence: str, topic: frozenset[str], restated: bool = False) -> fr
     condition = _EXCEPTING.search(sentence) or _PROVIDED.search(sentence)
     if not condition:
         return said
-    named = bool(topic & stems(re.split(r"[,;.]", sentence[condition.start():])[0]))
-    if _EXCEPTING.match(condition.group(0)):
-        return frozenset(_FLIPPED[d] for d in said) if named and not restated else said
-    return said if named else frozenset()
+    # (the exception's own words: "except the beginner trail" is not named by "helmets on the trails")
+    named = bool(topic & (stems(re.split(r"[,;.]", sentence[condition.start():])[0])
+                          - stems(sentence[:condition.start()])))
+    excepting = bool(_EXCEPTING.match(condition.group(0)))
+    if not named:
+        return said if excepting else frozenset()
+    # What names the condition is its case, unless the claim gives the rule with the other kind of condition:
+    # "you don't need a second course unless symptoms return" for "needed only if symptoms return".
+    return frozenset(_FLIPPED[d] for d in said) if excepting != restated else said
 
 
 def obligation_swapped(claim: str, sentences: Sequence[str]) -> str:
@@ -199,7 +202,7 @@ def obligation_swapped(claim: str, sentences: Sequence[str]) -> str:
     for part in _duty_parts(strip_citations(claim)):
         said = obligation(part)
         topic = stems(part) - {stem(w) for w in _DUTY_WORDS}
-        if _CLAIM_SCOPE.search(part):
+        if _THRESHOLD.search(part):
             continue
         restated = bool(_EXCEPTING.search(part))
         overlaps = [len(topic & stems(s)) for s in sentences]
@@ -219,10 +222,11 @@ def obligation_swapped(claim: str, sentences: Sequence[str]) -> str:
         if any(pair <= theirs for pair in DUTY_CONFLICTS):
             continue
         conflict = duty_conflict(said, theirs)
-        # ... unless another sentence that says the clause's duty shares two of its words too ("In the offices vests
-        # are optional" for "Office staff don't have to wear vests", beside "Staff in the loading area must wear
-        # vests")
-        if conflict and not any(n >= enough and said & _duty_of(s, topic, restated)
+        # ... unless another sentence that says the clause's duty shares two of its words too, one of them its own
+        # ("In the offices vests are optional" for "Office staff don't have to wear vests", beside "Staff in the
+        # loading area must wear vests")
+        near = frozenset().union(*(stems(s) for s in aligned))
+        if conflict and not any(n >= enough and said & _duty_of(s, topic, restated) and (topic & stems(s)) - near
                                 for s, n in zip(sentences, overlaps)):
             return f"says {conflict[0]!r} where the evidence says {conflict[1]!r}"
     return ""

@@ -136,10 +136,12 @@ _DUTY = re.compile(
     r"(?:(?:(?!only\b)\w+ly|be|been|always|yet|speaking|something|anything|one|you|we|they)\s+){0,3}"
     r"|(?<!with\s)\bno\s+(?:\w+\s+){0,3}?(?:(?:is|are|was|were)\s+)?(?=" + _PARTICIPLE_DUTY + r")"
     r"|\bnor\s+(?:\w+\s+){0,3}?(?:(?:is|are)\s+)?(?=" + _PARTICIPLE_DUTY + r"))?"
-    r"\b(?P<duty>must(?:\s+not|n't|\s+never)?|may\s+not|mandatory|compulsory|obligatory|required|requires?|requirement|"
-    r"obliged|obligation|necessary|ha(?:ve|s)\s+to|needs?\s+not|needn't|needs?|needed|optional|voluntary|unnecessary|"
+    r"\b(?P<duty>must(?:\s+not|n't|\s+never)?|may\s+not|(?:needs?|requires?)\s+no|mandatory|compulsory|obligatory|"
+    r"required|requires?|requirement|obliged|obligation|necessary|ha(?:ve|s)\s+to|needs?\s+not|needn't|needs?|needed|"
+    r"optional|voluntary|unnecessary|"
     r"up\s+to\s+you|at\s+your\s+(?:own\s+)?discretion|your\s+(?:own\s+)?choice|allowed|permitted|legal|prohibited|"
     r"forbidden|banned|illegal)\b", re.IGNORECASE)
+_PREDICATE = re.compile(r"\b(?:is|are|was|were|be|been|it's)\s+(?:not\s+|\w+ly\s+)?$", re.IGNORECASE)
 _IF_DUTY = re.compile(r"\b(?:if|when|whenever|as|where|unless)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 _IMPERATIVE = re.compile(r"(?:^|(?<=[.!?;:]\s))\s*(always|never|do\s+not|don't)\s+(?-i:[a-z])(?![^,.;:!?]*?,)",
                          re.IGNORECASE | re.MULTILINE)
@@ -201,17 +203,22 @@ def _obligation(text: str) -> frozenset[str]:
     [[], []]
     >>> sorted(obligation("Speak to a doctor if it is needed for more than 3 days; repeat as required."))
     []
+    >>> [sorted(obligation(t)) for t in ("Fishing from the bank needs no permit.", "Drivers face legal penalties.",
+    ...                                  "Parking there is legal.")]
+    [['optional'], [], ['allowed']]
     """
     said = set()
     for match in _DUTY.finditer(text):
         if _IF_DUTY.search(text, max(0, match.start() - 40), match.start()):
             continue  # "if it is needed", "as required", "when necessary": the condition names a duty, says none
         duty = " ".join(match.group("duty").lower().split())
+        if duty == "legal" and not _PREDICATE.search(text, max(0, match.start("duty") - 20), match.start("duty")):
+            continue  # "legal penalties", "the legal team": no permission
         if duty in ("requirement", "obligation") and not match.group("negated"):
             continue  # a noun names a duty ("the 2021 requirement was lifted"); "no requirement to" denies one
         if duty in ("must not", "mustn't", "must never", "may not"):
             reading = "prohibited"
-        elif duty.endswith(" not") or duty.startswith(("up to", "at your", "your")):
+        elif duty.endswith((" not", " no")) or duty.startswith(("up to", "at your", "your")):
             reading = "optional"
         else:
             reading = _DUTY_READS.get(duty, "required")

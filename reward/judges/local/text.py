@@ -234,7 +234,8 @@ def _cached_stems(text: str) -> frozenset[str]:
 
 _REFUSAL_SENTENCE = re.compile(
     r"\b(?:do(?:es)? not|don't|doesn't|cannot|can't|could not|couldn't|unable to|not able to|none of (?:the|these|my) "
-    r"(?:documents|sources|passages|results|texts)|no (?:document|source|passage|result|text))\b.{0,40}"
+    r"(?:documents|sources|passages|results|texts)|no (?:document|source|passage|result|text))\b"
+    r"(?!\s+(?:needs?|require[sd]?|ha(?:ve|s)\s+to)\b).{0,40}"
     r"\b(?:mention|say|contain|cover|confirm|find|answer|know|state|verify|give|list|provide|include|specify|"
     r"report|show|tell|indicate)s?\b"
     r"|\b(?:says?|mentions?|gives?|states?) nothing (?:about|on|that|to)\b|\b(?:sources|documents|reports|figures) "
