@@ -128,10 +128,13 @@ _EXCEPTING = re.compile(r"\b(?:unless|except|other than|apart from|save for)\b",
 _PROVIDED = re.compile(r"\b(?:if|only|when|whenever|provided|as long as)\b", re.IGNORECASE)
 _THRESHOLD = re.compile(r"\b(?:(?:under|over|below|above)\s+(?:the\s+age\s+of\s+)?\d+|younger|older|aged|until|no one|"
                         r"nobody|none|anyone who|those who|\w+er than|or (?:more|less|fewer|over|under|above|below|"
-                        r"older|younger)|before|prior to)\b", re.IGNORECASE)
-"""A rule's scope that takes a comparison to apply ("under 16", "longer than 90 days", "before the 1993 Act"): its
-duty is not read from words. ("Since 2022", "after 6 pm" say when the rule holds, now included.) A claim's own scope
-is one too: "optional before the Act" is no claim about now."""
+                        r"older|younger)|before|prior to|without)\b", re.IGNORECASE)
+"""A rule's scope that takes a comparison to apply ("under 16", "longer than 90 days", "before the 1993 Act"), or
+another duty ("not permitted without planning permission": the permission is required): its duty is not read from
+words. ("Since 2022", "after 6 pm" say when the rule holds, now included.)"""
+_CLAIM_SCOPE = re.compile(_THRESHOLD.pattern.replace("|without", ""), re.IGNORECASE)
+"""A claim's own scope ("optional before the Act"), which is no claim about now; "prohibited without a permit" is
+one."""
 _CLAUSE = re.compile(r";\s+|,?\s+(?:but|though|although|while|whereas|because|since|so)\b|,\s+and\b|(?<=[.!?])\s+",
                      re.IGNORECASE)
 _RELATIVE = re.compile(r",\s+(?:which|who|where)\b", re.IGNORECASE)
@@ -202,7 +205,7 @@ def obligation_swapped(claim: str, sentences: Sequence[str]) -> str:
     for part in _duty_parts(strip_citations(claim)):
         said = obligation(part)
         topic = stems(part) - {stem(w) for w in _DUTY_WORDS}
-        if _THRESHOLD.search(part):
+        if _CLAIM_SCOPE.search(part):
             continue
         restated = bool(_EXCEPTING.search(part))
         overlaps = [len(topic & stems(s)) for s in sentences]

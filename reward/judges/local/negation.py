@@ -141,6 +141,14 @@ _DUTY = re.compile(
     r"optional|voluntary|unnecessary|"
     r"up\s+to\s+you|at\s+your\s+(?:own\s+)?discretion|your\s+(?:own\s+)?choice|allowed|permitted|legal|prohibited|"
     r"forbidden|banned|illegal)\b", re.IGNORECASE)
+_PERMISSIONS = frozenset(("allowed", "permitted"))
+_AFTER_PREDICATE = re.compile(
+    r"\s*(?:$|[^\w\s]|(?:to|in|on|at|for|from|with|within|if|unless|only|under|during|after|before|by|as|and|or|but|"
+    r"when|except|here|there|anywhere|everywhere|nowhere|now|again|too|either|any|all|throughout|across|inside|"
+    r"outside|until|since|while|so|even|today|where|wherever|provided|subject|once|upon|through|between|near|along|"
+    r"over|around|up|into|onto|via|per|off|out|outdoors|indoors|yet|though|although)\b)", re.IGNORECASE)
+"""What follows a permission said of its thing ("allowed in the park", "permitted."), not one in a term before a noun
+("permitted development", "allowed items")."""
 _PREDICATE = re.compile(r"\b(?:is|are|was|were|be|been|it's)\s+(?:not\s+|\w+ly\s+)?$", re.IGNORECASE)
 _IF_DUTY = re.compile(r"\b(?:if|when|whenever|as|where|unless)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 _IMPERATIVE = re.compile(r"(?:^|(?<=[.!?;:]\s))\s*(always|never|do\s+not|don't)\s+(?-i:[a-z])(?![^,.;:!?]*?,)",
@@ -204,14 +212,16 @@ def _obligation(text: str) -> frozenset[str]:
     >>> sorted(obligation("Speak to a doctor if it is needed for more than 3 days; repeat as required."))
     []
     >>> [sorted(obligation(t)) for t in ("Fishing from the bank needs no permit.", "Drivers face legal penalties.",
-    ...                                  "Parking there is legal.")]
-    [['optional'], [], ['allowed']]
+    ...                                  "Parking there is legal.", "Cladding is not permitted development.")]
+    [['optional'], [], ['allowed'], []]
     """
     said = set()
     for match in _DUTY.finditer(text):
         if _IF_DUTY.search(text, max(0, match.start() - 40), match.start()):
             continue  # "if it is needed", "as required", "when necessary": the condition names a duty, says none
         duty = " ".join(match.group("duty").lower().split())
+        if duty in _PERMISSIONS and not _AFTER_PREDICATE.match(text, match.end("duty")):
+            continue  # a term ("permitted development"), not a permission
         if duty == "legal" and not _PREDICATE.search(text, max(0, match.start("duty") - 20), match.start("duty")):
             continue  # "legal penalties", "the legal team": no permission
         if duty in ("requirement", "obligation") and not match.group("negated"):
