@@ -190,9 +190,9 @@ def obligation_swapped(claim: str, sentences: Sequence[str]) -> str:
     sharing most of its words, at least two besides the duty's (sentences sharing as many are read together, and
     where they disagree the clause is not read); what it says of the clause's topic is `_duty_of`. Said in any words
     (`obligation`): "A helmet is optional on public roads" beside "Riders must wear a helmet on all public roads".
-    Not read where another sentence that says the clause's duty shares two of its words too ("Office staff don't
-    have to wear vests" beside "All staff in the loading area must wear vests" and "In the offices vests are
-    optional"), or where the clause itself has a threshold ("before the 1993 Act").
+    Not read where another sentence that says the clause's duty shares two of its words too, one of them its own
+    ("Office staff don't have to wear vests" beside "All staff in the loading area must wear vests" and "In the
+    offices vests are optional"), or where the clause itself has a scope ("before the 1993 Act").
 
     >>> rules = ["Visitors must book a time slot online.", "Guided tours run at 11:00; joining one is optional."]
     >>> obligation_swapped("Joining a guided tour is mandatory.", rules)
@@ -238,9 +238,9 @@ def obligation_swapped(claim: str, sentences: Sequence[str]) -> str:
 def _duty_parts(text: str) -> list[str]:
     """The parts of a claim that each say one duty of one thing: its clauses (`_CLAUSE`, and at a colon or "that"
     after a duty when a clause follows: "Yes, you'll need one: only volunteering is exempt", "Visitors must be told
-    that tours are mandatory"); in a clause saying duties that
-    conflict, the last one with what comes after the duty before it ("Visitors must be told hard hats are
-    optional": "be told hard hats are optional"), a frame's duty with what it frames.
+    that tours are mandatory"); in a clause saying duties that conflict, the last one with what comes after the duty
+    before it ("Visitors must be told hard hats are optional": "be told hard hats are optional"), a frame's duty
+    with what it frames.
 
     >>> _duty_parts("Yes, you'll need one: only unpaid volunteering is exempt; helmets: required.")
     ["Yes, you'll need one", 'helmets: required.']
