@@ -14,8 +14,8 @@ from reward.format import split_sentences, strip_citations
 from reward.judges.local.arithmetic import stated_arithmetic
 from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quantities, _unit, misattributed,
                                          ordered_reading, ordering, spelled_numbers, unit_swapped)
-from reward.judges.local.negation import (_DUTY, _DUTY_WORDS, DUTY_CONFLICTS, _negated_scope, duty_conflict,
-                                          obligation)
+from reward.judges.local.negation import (_DUTY, _DUTY_DENIED, _DUTY_WORDS, DUTY_CONFLICTS, _negated_scope,
+                                          duty_conflict, obligation)
 from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc_text, numbers, stem, stems
 from reward.schema import Evidence
 
@@ -82,7 +82,8 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     stated = sorted((numbers(claim) - denied_numbers(claim)) & replaced)
     if stated:
         return False, f"says {stated[0]} where the evidence says not {stated[0]}"
-    swap = (swapped_value(claim, [s for d in docs for s in split_sentences(d.text)]) or misattributed(claim, _windows(docs))
+    sentences = [s for d in docs for s in split_sentences(d.text)]
+    swap = (swapped_value(claim, sentences) or misattributed(claim, _windows(docs))
             or unit_swapped(claim, haystack))
     if swap:
         return False, swap
@@ -100,7 +101,7 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
         against = closest_words if word in asked_words else evidence_words
         if group and word not in evidence_words and (group - {word}) & against:
             return False, f"says {word!r} where the evidence says {sorted((group - {word}) & against)[0]!r}"
-    duty = obligation_swapped(claim, [s for d in docs for s in split_sentences(d.text)])
+    duty = obligation_swapped(claim, sentences)
     if duty:
         return False, duty
     # Words that say where the claim comes from, and beside a figure derived from the evidence's (or two of its
@@ -117,7 +118,8 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     # what the evidence says was done again was done: "open" is in "reopened", "built" in "rebuilt"
     # ... and an obligation in the evidence's sense is no new word, however it is said ("compulsory" for "required")
     duties = obligation(haystack)
-    novel = [w for w in words if stem(w) not in known and "re" + stem(w) not in known and not obligation(w) & duties]
+    novel = [w for w in words if stem(w) not in known and "re" + stem(w) not in known
+             and not (duties and obligation(w) & duties)]
     ratio = len(novel) / len(words)
     if len(novel) <= 1 or ratio <= 0.25 or (ratio <= 0.5 and similarity >= 0.5) or (ratio <= 0.7 and similarity >= 0.7):
         return True, ""
@@ -138,8 +140,7 @@ one."""
 _CLAUSE = re.compile(r";\s+|,?\s+(?:but|though|although|while|whereas|because|since|so)\b|,\s+and\b|(?<=[.!?])\s+",
                      re.IGNORECASE)
 _RELATIVE = re.compile(r",\s+(?:which|who|where)\b", re.IGNORECASE)
-_FRAME = re.compile(r"(:\s+|\s+that\s+)", re.IGNORECASE)
-_FLIPPED = {"required": "optional", "optional": "required", "allowed": "prohibited", "prohibited": "allowed"}
+_FRAME = re.compile(r":\s+|\s+that\s+", re.IGNORECASE)
 
 
 def _duty_of(sentence: str, topic: frozenset[str], restated: bool = False) -> frozenset[str]:
@@ -181,7 +182,7 @@ def _duty_of(sentence: str, topic: frozenset[str], restated: bool = False) -> fr
         return said if excepting else frozenset()
     # What names the condition is its case, unless the claim gives the rule with the other kind of condition:
     # "you don't need a second course unless symptoms return" for "needed only if symptoms return".
-    return frozenset(_FLIPPED[d] for d in said) if excepting != restated else said
+    return frozenset(_DUTY_DENIED[d] for d in said) if excepting != restated else said
 
 
 def obligation_swapped(claim: str, sentences: Sequence[str]) -> str:
@@ -251,7 +252,8 @@ def _duty_parts(text: str) -> list[str]:
         # thing; one that does ("..., which does not need a permit") says it of the clause's thing
         main, *relative = _RELATIVE.split(clause, maxsplit=1)
         clause = clause if relative and obligation(relative[0]) else main
-        head, _, rest = (_FRAME.split(clause, maxsplit=1) + ["", ""])[:3]
+        frame = _FRAME.search(clause)
+        head, rest = (clause[:frame.start()], clause[frame.end():]) if frame else (clause, "")
         pieces = [head, rest] if rest and obligation(head) and len(rest.split()) >= 3 else [clause]
         for piece in pieces:
             said = obligation(piece)
