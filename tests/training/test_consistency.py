@@ -4,6 +4,7 @@ paraphrases) read as labelled; the combination is fitted past every trained rang
 allowed side, and its support reading is chosen against the lexical baseline."""
 
 import json
+import re
 
 import pytest
 
@@ -284,6 +285,31 @@ def test_corpus_pairs_label_honest_claims_supported_and_false_attack_claims_not(
     assert not any(r["claim"] in said for r in rows if r["label"] == 0)
     with pytest.raises(SystemExit):
         export(tmp_path, "test")
+
+
+def test_corpus_pairs_hold_only_the_answers_claims_not_the_evidence_read_against_itself(tmp_path):
+    """The model also reads one evidence item against another (conflicting sources) and an answer against its earlier
+    turns; those pairs say nothing of an answer's support, so none is exported with the answer's label: every exported
+    claim is read from the answer (or is its bare answer read with the question)."""
+    from benchmarks.generalization import CORPUS
+    from reward.format import parse_response
+    from training.consistency.corpus import export
+
+    wanted = "squad2-conflict-c3eafe03401f32a22bd8b8fed"
+    line = next(line for line in (CORPUS / "fit.jsonl").read_text().splitlines() if wanted in line)
+    (tmp_path / "fit.jsonl").write_text(line + "\n")
+    rows, _ = export(tmp_path)
+    interaction = json.loads(line)
+    answers = {r["id"]: parse_response(r["response"]).answer_text for r in interaction["responses"]}
+
+    def words(text: str) -> set[str]:
+        return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+    asked = words(interaction["query"])
+    assert rows
+    for row in rows:
+        answer = words(answers[row["key"].split("/")[-1]])
+        assert words(row["claim"]) <= answer | asked, row
 
 
 def test_reordered_pairs_swap_the_claims_halves_and_keep_every_label():

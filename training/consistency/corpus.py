@@ -16,6 +16,9 @@ These are the hard pairs the synthetic ones lack, built from public data (SQuAD,
   confident answer to a question the evidence does not answer where the tier reads it with its question (a bare
   answer). A claim some honest answer of the interaction also makes is left out.
 
+Only the claim check's pairs are read: the model also reads one evidence item against another (conflicting sources)
+and the answer against its earlier turns, and those pairs say nothing of whether the answer is supported.
+
 Attacks that state true things or nothing (another question's answer, a refusal, a retracted earlier turn) give no
 pair. Only the fit split is read; the test split stays for reporting. Writes `OUT` (one JSON object per line:
 evidence, claim, label 1 supported / 0 not, set, key) and `OUT.json` (counts, the corpus file's SHA-256).
@@ -24,6 +27,7 @@ evidence, claim, label 1 supported / 0 not, set, key) and `OUT.json` (counts, th
 from __future__ import annotations
 
 import argparse
+import contextvars
 import hashlib
 import json
 import logging
@@ -49,7 +53,7 @@ READ_WITH_QUESTION = frozenset({"unsupported_confident"})
 def export(corpus: Path, split: str = "fit") -> tuple[list[dict], Counter]:
     from benchmarks.generalization import load
     from reward.engine import Engine
-    from reward.judges.local import LocalJudge
+    from reward.judges.local import LocalJudge, quality, support
     from reward.rubric import load_suite
 
     if split != "fit":
@@ -59,12 +63,29 @@ def export(corpus: Path, split: str = "fit") -> tuple[list[dict], Counter]:
     scorer = judge.scorer
     read: list[tuple[str, str]] = []
     original = scorer.probabilities
+    # Only the claim check's pairs are claims of the answer: the model also reads one evidence item against another
+    # (conflicting sources) and the answer against its earlier turns, and those pairs say nothing of the answer's
+    # support, so they must not be labelled by it.
+    checking_claims: contextvars.ContextVar[bool] = contextvars.ContextVar("checking_claims", default=False)
+    claim_check = {module: module._sentence_support for module in (support, quality)}
+
+    def recorded(check):
+        async def wrapped(ctx, sentences):
+            token = checking_claims.set(True)
+            try:
+                return await check(ctx, sentences)
+            finally:
+                checking_claims.reset(token)
+        return wrapped
 
     async def recording(pairs):
-        read.extend(pairs)
+        if checking_claims.get():
+            read.extend(pairs)
         return await original(pairs)
 
     scorer.probabilities = recording
+    for module, check in claim_check.items():
+        module._sentence_support = recorded(check)
     rows, counts = [], Counter()
     for interaction in load(corpus, split):
         honest: list[tuple[str, str, str]] = []
@@ -98,6 +119,8 @@ def export(corpus: Path, split: str = "fit") -> tuple[list[dict], Counter]:
                          "key": f"{interaction.id}/{rid}"})
             counts[f"not supported: {family}"] += 1
     scorer.probabilities = original
+    for module, check in claim_check.items():
+        module._sentence_support = check
     return rows, counts
 
 
