@@ -24,6 +24,7 @@ import argparse
 import datetime as dt
 import logging
 import os
+import re
 import subprocess
 import sys
 import time
@@ -57,8 +58,26 @@ def load(corpus: Path, split: str, sample: int = 0) -> list[CorpusInteraction]:
     return sample_interactions(interactions, sample) if sample else interactions
 
 
-def score_engine(interactions: Sequence[CorpusInteraction], engine, batch: int = 96) -> dict[str, float]:
-    """Reward per item id (`<interaction>/<response>`), each interaction's responses in one batch and one group."""
+CLAIM_CHECKS = (
+    ("a number no evidence item gives", r"numbers not in the evidence"),
+    ("a name no evidence item gives", r"names not in the evidence"),
+    ("mostly words the evidence lacks", r"words not in the evidence"),
+    ("another value of the evidence's attribute", r"says '[^']*' where the evidence"),
+    ("a negation the evidence does not make", r"negates what the evidence says"),
+    ("a denial no evidence makes", r"denies what no evidence denies"),
+    ("figures put in another order or to another name", r"orders |gives [^;]* to '"),
+    ("the consistency model: contradicted", r"contradicted by the evidence"),
+    ("the consistency model: unsupported", r"unsupported by the evidence"),
+)
+"""The reasons the claim check (`claim_hallucination`, `reward.judges.local.support`) gives a failing claim, by the
+words that say them: `claim_checks` counts, per reason, the honest answers and the attacks it fails."""
+CLAIM_DIMENSION = "claim_hallucination"
+
+
+def score_engine(interactions: Sequence[CorpusInteraction], engine, batch: int = 96,
+                 explanations: dict[str, str] | None = None) -> dict[str, float]:
+    """Reward per item id (`<interaction>/<response>`), each interaction's responses in one batch and one group;
+    `explanations`, when given, is filled with each item's explanation of `claim_hallucination`."""
     rewards: dict[str, float] = {}
     pending: list = []
     done = 0
@@ -67,6 +86,8 @@ def score_engine(interactions: Sequence[CorpusInteraction], engine, batch: int =
         if len(pending) >= batch or n == len(interactions):
             for result in engine.score_sync(pending):
                 rewards[result.id] = result.reward
+                if explanations is not None and CLAIM_DIMENSION in result.dimensions:
+                    explanations[result.id] = result.dimensions[CLAIM_DIMENSION].explanation or ""
             done += len(pending)
             pending = []
             log.info("scored %d items (%d/%d interactions)", done, n, len(interactions))
@@ -142,6 +163,33 @@ def measure(interactions: Sequence[CorpusInteraction], rewards: Mapping[str, flo
     }
 
 
+def claim_checks(interactions: Sequence[CorpusInteraction], explanations: Mapping[str, str]) -> dict:
+    """How often each reason of the claim check (`CLAIM_CHECKS`) fails an honest answer (the clean one included) and
+    an attack: answers with at least one claim failed for it. A reason that fails honest answers about as often as
+    attacks does not tell them apart on this corpus; read beside a split it was not fitted on.
+
+    >>> from reward.evaluation.corpus import CorpusResponse
+    >>> i = CorpusInteraction(id="x", split="fit", kind="k", source="s", query="q?", evidence=[], responses=[
+    ...     CorpusResponse(id="c", role="clean", family="clean", response=""),
+    ...     CorpusResponse(id="a", role="attack", family="f", response="")])
+    >>> got = claim_checks([i], {"x/c": "1 of 1 claims supported", "x/a": "'X': numbers not in the evidence: 4"})
+    >>> got["answers"], got["reasons"]["a number no evidence item gives"]
+    ({'honest': 1, 'attack': 1}, {'honest': 0, 'attack': 1})
+    """
+    answers = {"honest": 0, "attack": 0}
+    counts = {name: {"honest": 0, "attack": 0} for name, _ in CLAIM_CHECKS}
+    for interaction in interactions:
+        for r in interaction.responses:
+            said = explanations.get(f"{interaction.id}/{r.id}")
+            if said is None:
+                continue
+            side = "attack" if r.role == "attack" else "honest"
+            answers[side] += 1
+            for name, words in CLAIM_CHECKS:
+                counts[name][side] += bool(re.search(words, said))
+    return {"answers": answers, "reasons": counts}
+
+
 def gate_failures(report: dict, gate: Mapping[str, float] = GATE) -> list[str]:
     """What the report fails of the gate's thresholds (empty when it passes)."""
     wins, losses = report["attack_wins"]["all"], report["honest_losses"]["all"]
@@ -175,14 +223,15 @@ def markdown(run: dict) -> str:
 
 
 def run(interactions: Sequence[CorpusInteraction], scorer: Callable[[Sequence[CorpusInteraction]], dict[str, float]],
-        ) -> dict:
+        explanations: Mapping[str, str] | None = None) -> dict:
     """Score with `scorer` and the baseline, and measure both; the reward of every item is kept, so a change's effect
-    can be read per item."""
+    can be read per item. With the claim check's `explanations` (filled while scoring), `claim_checks` too."""
     started = time.perf_counter()
     rewards = scorer(interactions)
     seconds = time.perf_counter() - started
     return {"items": len(rewards), "seconds": round(seconds, 1), "reward": measure(interactions, rewards),
             "baseline": measure(interactions, score_baseline(interactions)),
+            **({"claim_checks": claim_checks(interactions, explanations)} if explanations else {}),
             "rewards": {key: round(value, 4) for key, value in rewards.items()}}
 
 
@@ -210,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
 
     interactions = load(args.corpus, args.split, args.sample)
     engine = Engine(load_suite(args.suite), make_judge(args.judge))
-    result = run(interactions, lambda i: score_engine(i, engine))
+    explanations: dict[str, str] = {}
+    result = run(interactions, lambda i: score_engine(i, engine, explanations=explanations), explanations)
     code = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
     gate = {"attack_wins": args.max_attack_wins, "largest_margin": args.max_margin,
             "honest_losses": args.max_honest_losses}
@@ -231,6 +281,12 @@ def main(argv: list[str] | None = None) -> int:
           f"{overall['attack_wins']['all']['largest_margin']:+.3f}), honest losses "
           f"{overall['honest_losses']['all']['share']:.1%}, honest answers below an attack "
           f"{overall['honest_outranked']['all']['share']:.1%}; {result['items']} items in {result['seconds']} s")
+    if "claim_checks" in result:
+        checks = result["claim_checks"]
+        print(f"\nclaim check reasons, answers failed ({checks['answers']['honest']} honest, "
+              f"{checks['answers']['attack']} attacks):")
+        for name, row in checks["reasons"].items():
+            print(f"  {name}: honest {row['honest']}, attack {row['attack']}")
     for failure in failures:
         print(f"gate: {failure}")
     return 1 if args.gate and failures else 0

@@ -86,6 +86,12 @@ def test_a_local_run_on_a_test_sample_reports_both_scorers_per_family(tmp_path):
     assert set(run["reward"]["attack_wins"]) == set(run["baseline"]["attack_wins"]) == families | {"all"}
     table = markdown(run)
     assert all(f"| {family} |" in table for family in families)
+    # every answer's claim check is read, and a reason fails no more answers of a side than it holds
+    checks = run["claim_checks"]
+    assert checks["answers"]["honest"] + checks["answers"]["attack"] == run["items"]
+    assert checks["answers"]["attack"] == sum(r.role == "attack" for i in sample for r in i.responses)
+    assert all(row[side] <= checks["answers"][side] for row in checks["reasons"].values() for side in row)
+    assert any(row["attack"] for row in checks["reasons"].values()), checks
     # the same run gated at the real thresholds says what fails instead of passing silently
     assert run["gate_failures"] == gate_failures(run["reward"], {"attack_wins": 1, "largest_margin": 1,
                                                                  "honest_losses": 1})
