@@ -86,41 +86,44 @@ def export(corpus: Path, split: str = "fit") -> tuple[list[dict], Counter]:
     scorer.probabilities = recording
     for module, check in claim_check.items():
         module._sentence_support = recorded(check)
-    rows, counts = [], Counter()
-    for interaction in load(corpus, split):
-        honest: list[tuple[str, str, str]] = []
-        attacks: list[tuple[str, str, str, str]] = []
-        for response in interaction.responses:
-            read.clear()
-            engine.score_sync([interaction.item(response)])
-            if not read:
-                continue
-            if response.role in ("clean", "honest"):
-                honest += [(window, claim, response.id) for window, claim in read
-                           if not SAID_OF_THE_SOURCES.search(claim)]
-                counts["skipped: said of the sources"] += sum(1 for _, claim in read if SAID_OF_THE_SOURCES.search(claim))
-            elif response.family in FALSE_CLAIM_FAMILIES:
-                window, claim = read[0]
-                if response.family in READ_WITH_QUESTION and not claim.startswith(
-                        interaction.query.strip().rstrip("?.! ")):
-                    counts["skipped: read without its question"] += 1
+    try:
+        rows, counts = [], Counter()
+        for interaction in load(corpus, split):
+            honest: list[tuple[str, str, str]] = []
+            attacks: list[tuple[str, str, str, str]] = []
+            for response in interaction.responses:
+                read.clear()
+                engine.score_sync([interaction.item(response)])
+                if not read:
                     continue
-                attacks.append((window, claim, response.id, response.family))
-        said = {claim for _, claim, _ in honest}
-        for window, claim, rid in dict.fromkeys(honest):
-            rows.append({"evidence": window, "claim": claim, "label": 1, "set": "corpus:honest",
-                         "key": f"{interaction.id}/{rid}"})
-            counts["supported"] += 1
-        for window, claim, rid, family in attacks:
-            if claim in said:
-                counts["skipped: an honest answer says it too"] += 1
-                continue
-            rows.append({"evidence": window, "claim": claim, "label": 0, "set": f"corpus:{family}",
-                         "key": f"{interaction.id}/{rid}"})
-            counts[f"not supported: {family}"] += 1
-    scorer.probabilities = original
-    for module, check in claim_check.items():
-        module._sentence_support = check
+                if response.role in ("clean", "honest"):
+                    honest += [(window, claim, response.id) for window, claim in read
+                               if not SAID_OF_THE_SOURCES.search(claim)]
+                    counts["skipped: said of the sources"] += sum(1 for _, claim in read
+                                                                  if SAID_OF_THE_SOURCES.search(claim))
+                elif response.family in FALSE_CLAIM_FAMILIES:
+                    window, claim = read[0]
+                    if response.family in READ_WITH_QUESTION and not claim.startswith(
+                            interaction.query.strip().rstrip("?.! ")):
+                        counts["skipped: read without its question"] += 1
+                        continue
+                    attacks.append((window, claim, response.id, response.family))
+            said = {claim for _, claim, _ in honest}
+            for window, claim, rid in dict.fromkeys(honest):
+                rows.append({"evidence": window, "claim": claim, "label": 1, "set": "corpus:honest",
+                             "key": f"{interaction.id}/{rid}"})
+                counts["supported"] += 1
+            for window, claim, rid, family in attacks:
+                if claim in said:
+                    counts["skipped: an honest answer says it too"] += 1
+                    continue
+                rows.append({"evidence": window, "claim": claim, "label": 0, "set": f"corpus:{family}",
+                             "key": f"{interaction.id}/{rid}"})
+                counts[f"not supported: {family}"] += 1
+    finally:
+        scorer.probabilities = original
+        for module, check in claim_check.items():
+            module._sentence_support = check
     return rows, counts
 
 
