@@ -138,30 +138,20 @@ def test_a_false_premise_becomes_a_statement():
     assert premise_statement("Name a butterfly that eats insects.") is None
 
 
-def test_the_held_out_written_set_is_a_test_set_apart_from_everything_fitted():
-    """The 16 interactions a later review wrote from scratch (`data/generalization/written/test.jsonl`) are labelled
-    `test`: scored, never fitted to; their ids and queries are in no fit set, and they are complete interactions of the
-    corpus's families in the policy format."""
-    held = read_corpus(CORPUS / "written" / "test.jsonl")
-    assert len(held) == 16 and all(i.split == "test" and i.source == "written" for i in held)
+@pytest.mark.parametrize(("path", "interactions", "honest", "attacks"), [
+    ("written/test.jsonl", 16, 2, 5),  # a later review wrote them from scratch
+    ("fresh/test.jsonl", 40, 2, 3),  # two writers that saw neither the code nor the other sets
+])
+def test_each_held_out_written_set_is_a_test_set_apart_from_everything_fitted(path, interactions, honest, attacks):
+    """The interactions written from scratch for reporting (`data/generalization/written/test.jsonl`,
+    `data/generalization/fresh/test.jsonl`) are labelled `test`: scored, never fitted to; their ids and queries are in
+    no fit set, and they are complete interactions of the corpus's families in the policy format."""
+    held = read_corpus(CORPUS / path)
+    assert len(held) == interactions and all(i.split == "test" and i.source == "written" for i in held)
     fitted = [*read_corpus(CORPUS / "written" / "fit.jsonl"), *read_corpus(CORPUS / "fit.jsonl")]
     assert not {i.id for i in fitted} & {i.id for i in held}
     assert not {i.query for i in fitted} & {i.query for i in held}
     for interaction in held:
-        assert_complete(interaction, honest=2, attacks=5)
+        assert_complete(interaction, honest=honest, attacks=attacks)
     assert {r.family for i in held for r in i.responses if r.role == "attack"} <= ATTACK_FAMILIES
-
-
-def test_the_fresh_set_is_a_second_held_out_set_apart_from_everything_fitted():
-    """The 40 interactions two writers wrote from scratch without seeing the code or the other sets
-    (`data/generalization/fresh/test.jsonl`) are labelled `test`: scored, never fitted to; apart from every fit set,
-    complete interactions of the corpus's families in the policy format."""
-    fresh = read_corpus(CORPUS / "fresh" / "test.jsonl")
-    assert len(fresh) == 40 and all(i.split == "test" and i.source == "written" for i in fresh)
-    fitted = [*read_corpus(CORPUS / "written" / "fit.jsonl"), *read_corpus(CORPUS / "fit.jsonl")]
-    assert not {i.id for i in fitted} & {i.id for i in fresh}
-    assert not {i.query for i in fitted} & {i.query for i in fresh}
-    for interaction in fresh:
-        assert_complete(interaction, honest=2, attacks=3)
-    assert {r.family for i in fresh for r in i.responses if r.role == "attack"} <= ATTACK_FAMILIES
-    assert {r.family for i in fresh for r in i.responses if r.role == "honest"} <= HONEST_FAMILIES
+    assert {r.family for i in held for r in i.responses if r.role == "honest"} <= HONEST_FAMILIES
