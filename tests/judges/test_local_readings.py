@@ -773,28 +773,3 @@ def test_a_rule_is_read_with_its_exception(scores):
     # the rule with its exception, and the exception's side, say what the evidence says; the rule flipped does not
     assert restated["claim_hallucination"] > 0.5 and exempt["claim_hallucination"] > 0.5
     assert flat["claim_hallucination"] < 0.3 and flat["reward"] < min(restated["reward"], exempt["reward"]) - 0.2
-
-
-RAIL = Evidence(id="1", title="Cycles on trains", text=(
-    "Non-folding bikes are not allowed on trains arriving in Portsea between 07:00 and 09:30, Monday to Friday. "
-    "Folded bikes are allowed at any time."))
-MARATHON = Evidence(id="2", title="Lakeshore Marathon", text=(
-    "Ruth Chepkoech of Kenya won the women's race in 2:19:42, ahead of Almaz Tesfaye of Ethiopia."))
-
-
-def test_a_day_inside_a_range_of_days_and_a_name_in_another_form_are_named_by_the_evidence(scores):
-    query = "Can I take my bike on a train arriving in Portsea at 8:00 on a Tuesday, and who won the women's race?"
-    evidence = (RAIL, MARATHON)
-    tuesday, sunday, kenyan, swapped = scores(
-        item(query, "No: on a Tuesday, non-folding bikes are not allowed on trains arriving in Portsea between 07:00 "
-                    "and 09:30 [Doc 1].", evidence=evidence, item_id="t"),
-        item(query, "No: on a Sunday, non-folding bikes are not allowed on trains arriving in Portsea between 07:00 "
-                    "and 09:30 [Doc 1].", evidence=evidence, item_id="s"),
-        item(query, "The Kenyan runner Ruth Chepkoech won the women's race in 2:19:42 [Doc 2].", cited="2",
-             evidence=evidence, item_id="k"),
-        item(query, "The Ugandan runner Ruth Chepkoech won the women's race in 2:19:42 [Doc 2].", cited="2",
-             evidence=evidence, item_id="u"))
-    # "Monday to Friday" names Tuesday, not Sunday; "Kenyan" is Kenya's, "Ugandan" no evidence item's
-    assert tuesday["claim_hallucination"] > 0.5 and kenyan["claim_hallucination"] > 0.5
-    assert sunday["claim_hallucination"] < 0.3 and swapped["claim_hallucination"] < 0.3
-    assert tuesday["reward"] > sunday["reward"] + 0.1 and kenyan["reward"] > swapped["reward"] + 0.1
