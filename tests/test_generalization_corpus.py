@@ -21,7 +21,8 @@ from training.generalization.squad import build_squad
 CORPUS = ROOT / "data" / "generalization"
 ATTACK_FAMILIES = {"false_premise_accepted", "unsupported_confident", "verdict_flipped", "different_question",
                    "unsafe_medical", "refusal_despite_evidence", "contradicts_earlier_turn", "same_evidence_swap"}
-HONEST_FAMILIES = {"terse", "paraphrase", "derived_figure", "layout", "premise_correction", "sources_silent"}
+HONEST_FAMILIES = {"terse", "paraphrase", "derived_figure", "layout", "premise_correction", "sources_silent",
+                   "conflict_noted"}
 
 
 @pytest.fixture(scope="module")
@@ -40,17 +41,23 @@ def assert_complete(interaction, honest: int, attacks: int) -> None:
         assert parsed.complete and not parsed.problems and set(parsed.cited_ids) <= offered, (interaction.id, r.id)
 
 
-def test_the_written_set_is_a_fit_set_of_labelled_interactions_in_the_policy_format():
-    """The 24 interactions written from scratch in two reviews (`data/generalization/written/`): rules were fitted to
-    them, so they are labelled `fit`; each has one clean answer, honest variants and attacks of the corpus's families."""
-    written = read_corpus(CORPUS / "written" / "fit.jsonl")
-    assert len(written) == 24 and all(i.split == "fit" and i.source == "written" for i in written)
+@pytest.mark.parametrize(("path", "interactions", "honest", "attacks"), [
+    ("written/fit.jsonl", 24, 1, 3),  # two reviews wrote them; reading rules were fitted to them
+    ("fresh/fit.jsonl", 60, 2, 3),  # two more writers that saw no code: the fresh set's part to tune on
+])
+def test_each_written_fit_set_is_labelled_fit_in_the_policy_format(path, interactions, honest, attacks):
+    """The interactions written from scratch to tune on (`data/generalization/written/fit.jsonl`,
+    `data/generalization/fresh/fit.jsonl`) are labelled `fit`; each has one clean answer, honest variants and attacks
+    of the corpus's families, and none shares an id with the built corpus."""
+    written = read_corpus(CORPUS / path)
+    assert len(written) == interactions and all(i.split == "fit" and i.source == "written" for i in written)
     main = {i.id for split in ("fit", "test") for i in read_corpus(CORPUS / f"{split}.jsonl")}
     assert not main & {i.id for i in written}
     for interaction in written:
-        assert_complete(interaction, honest=1, attacks=3)
+        assert_complete(interaction, honest=honest, attacks=attacks)
     families = {r.family for i in written for r in i.responses if r.role == "attack"}
     assert families <= ATTACK_FAMILIES and len(families) >= 6
+    assert {r.family for i in written for r in i.responses if r.role == "honest"} <= HONEST_FAMILIES
 
 
 def test_the_corpus_holds_every_family_in_both_splits(corpus):
@@ -148,7 +155,8 @@ def test_each_held_out_written_set_is_a_test_set_apart_from_everything_fitted(pa
     no fit set, and they are complete interactions of the corpus's families in the policy format."""
     held = read_corpus(CORPUS / path)
     assert len(held) == interactions and all(i.split == "test" and i.source == "written" for i in held)
-    fitted = [*read_corpus(CORPUS / "written" / "fit.jsonl"), *read_corpus(CORPUS / "fit.jsonl")]
+    fitted = [*read_corpus(CORPUS / "written" / "fit.jsonl"), *read_corpus(CORPUS / "fresh" / "fit.jsonl"),
+              *read_corpus(CORPUS / "fit.jsonl")]
     assert not {i.id for i in fitted} & {i.id for i in held}
     assert not {i.query for i in fitted} & {i.query for i in held}
     for interaction in held:
