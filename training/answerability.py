@@ -6,7 +6,7 @@ this question? A LoRA adapter and a 3-way head on the MiniLM encoder, started fr
     python -m training.answerability --out var/answerability --pairs 8000 --hard-passes 3 --lr 1.5e-3
 
 Not shipped: read in place of the question-relevance head in the supply check, it moved the generalization corpus's
-figures too little to pay for a second cross-encoder (benchmarks/GENERALIZATION.md, "An answerability reader, tried").
+figures too little to pay for a second cross-encoder (benchmarks/GENERALIZATION.md, "What was tried and not kept").
 
 What it learns from, SQuAD 2.0 only (CC BY-SA 4.0):
 - the first ten articles of SQuAD 2.0's train set (a public copy, `TRAIN` below) and the two dev articles the

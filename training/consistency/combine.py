@@ -403,6 +403,29 @@ def select_reading(records: list[dict], combination: ClaimCombination, readings:
             "chosen": chosen, "candidates": table}
 
 
+def shrunk(data: dict, share: float) -> dict:
+    """The combination with its claim weights moved toward the model alone: `share` of the fitted regression plus
+    `1 - share` of the identity (logit weight 1, intercept and every other weight 0), so `share` 1 is the fit and 0
+    reads the model's P(supported) as it stands. The fitted regression is kept under `fitted`, so shrinking again starts
+    from it; the support reading and the answer stack are left as they are.
+
+    >>> data = {"intercept": -2.0, "weights": {"logit_p_supported": 0.6, "coverage": 4.0}}
+    >>> new = shrunk(data, 0.5)
+    >>> new["intercept"], new["weights"], new["fitted"]["weights"]["coverage"]
+    (-1.0, {'logit_p_supported': 0.8, 'coverage': 2.0}, 4.0)
+    >>> shrunk(new, 1.0)["weights"]
+    {'logit_p_supported': 0.6, 'coverage': 4.0}
+    """
+    if not 0.0 <= share <= 1.0:
+        raise SystemExit(f"--shrink {share}: a share of the fitted weights, from 0 to 1")
+    fitted = data.get("fitted") or {"intercept": data["intercept"], "weights": data["weights"]}
+    weights = {name: round(share * float(w) + (1.0 - share) * (name == "logit_p_supported"), 6)
+               for name, w in fitted["weights"].items()}
+    return {**data, "intercept": round(share * float(fitted["intercept"]), 6), "weights": weights, "fitted": fitted,
+            "shrink": {"share": share, "what": "claim weights: share * the fitted regression (under `fitted`) + "
+                                               "(1 - share) * the model alone (logit weight 1)"}}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--artifact", type=Path, default=ARTIFACT)
@@ -425,8 +448,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--readings", default="0.3,0.4;0.2,0.6;0.1,0.8;0.0,1.0", metavar="F,S;F,S",
                         help="with --public: support readings compared on the fit split")
     parser.add_argument("--l2", type=float, default=1.0, help="L2 penalty on the weights (sklearn's 1 / C)")
+    parser.add_argument("--shrink", type=float, default=None, metavar="SHARE",
+                        help="fit nothing: rewrite the artifact's combination with SHARE of its fitted claim weights "
+                             "and the rest of the model alone (`shrunk`)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    if args.shrink is not None:
+        path = args.artifact / COMBINATION
+        path.write_text(json.dumps(shrunk(json.loads(path.read_text()), args.shrink), indent=2) + "\n")
+        write_checksums(args.artifact)
+        log.info("%s: claim weights at %.2f of the fit", path, args.shrink)
+        return
 
     import torch
 
