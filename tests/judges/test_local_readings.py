@@ -730,13 +730,8 @@ def test_an_obligation_flipped_in_other_words_is_unsupported_and_one_restated_is
     # "optional" against "must wear", "mandatory" against "optional": the obligation, not the word, is read
     for attack in (flipped, reversed_):
         assert attack["claim_hallucination"] < 0.3 and attack["reward"] < honest["reward"] - 0.2
-    # "compulsory" for "must", "don't have to" for "optional" say what the evidence says: the answer ranks far above
-    # the flipped ones. (With the claim combination shrunk halfway toward the consistency
-    # model, the model's own doubt shows: it reads "you don't have to join it" beside "Joining a safety course is
-    # optional" at P(supported) 0.22, so that clause fails and the claim score is 0.37, not above 0.5 as with the fitted
-    # combination; benchmarks/GENERALIZATION.md, "The claim combination shrunk halfway toward the model".)
-    assert restated["claim_hallucination"] > flipped["claim_hallucination"] + 0.3
-    assert restated["reward"] > flipped["reward"] + 0.4 and restated["reward"] > reversed_["reward"] + 0.4
+    # "compulsory" for "must", "don't have to" for "optional" say what the evidence says
+    assert restated["claim_hallucination"] > 0.5 and restated["reward"] > flipped["reward"] + 0.2
 
 
 PARK = Evidence(id="1", title="Park rules", text=(
