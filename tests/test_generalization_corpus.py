@@ -44,11 +44,13 @@ def assert_complete(interaction, honest: int, attacks: int) -> None:
 @pytest.mark.parametrize(("path", "interactions", "honest", "attacks"), [
     ("written/fit.jsonl", 24, 1, 3),  # two reviews wrote them; reading rules were fitted to them
     ("fresh/fit.jsonl", 60, 2, 3),  # two more writers that saw no code: the fresh set's part to tune on
+    ("writers/fit.jsonl", 90, 3, 4),  # three more writers: what the consistency model was taught on
 ])
 def test_each_written_fit_set_is_labelled_fit_in_the_policy_format(path, interactions, honest, attacks):
     """The interactions written from scratch to tune on (`data/generalization/written/fit.jsonl`,
-    `data/generalization/fresh/fit.jsonl`) are labelled `fit`; each has one clean answer, honest variants and attacks
-    of the corpus's families, and none shares an id with the built corpus."""
+    `data/generalization/fresh/fit.jsonl`, `data/generalization/writers/fit.jsonl`) are labelled `fit`; each has one
+    clean answer, honest variants and attacks of the corpus's families, and none shares an id with the built
+    corpus."""
     written = read_corpus(CORPUS / path)
     assert len(written) == interactions and all(i.split == "fit" and i.source == "written" for i in written)
     main = {i.id for split in ("fit", "test") for i in read_corpus(CORPUS / f"{split}.jsonl")}
@@ -156,7 +158,7 @@ def test_each_held_out_written_set_is_a_test_set_apart_from_everything_fitted(pa
     held = read_corpus(CORPUS / path)
     assert len(held) == interactions and all(i.split == "test" and i.source == "written" for i in held)
     fitted = [*read_corpus(CORPUS / "written" / "fit.jsonl"), *read_corpus(CORPUS / "fresh" / "fit.jsonl"),
-              *read_corpus(CORPUS / "fit.jsonl")]
+              *read_corpus(CORPUS / "writers" / "fit.jsonl"), *read_corpus(CORPUS / "fit.jsonl")]
     assert not {i.id for i in fitted} & {i.id for i in held}
     assert not {i.query for i in fitted} & {i.query for i in held}
     for interaction in held:

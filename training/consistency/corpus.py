@@ -50,7 +50,7 @@ READ_WITH_QUESTION = frozenset({"unsupported_confident"})
 """Families whose claim is false only as an answer to the question: a pair only where the tier reads it so."""
 
 
-def export(corpus: Path, split: str = "fit") -> tuple[list[dict], Counter]:
+def export(corpus: Path | list[Path], split: str = "fit") -> tuple[list[dict], Counter]:
     from benchmarks.generalization import load
     from reward.engine import Engine
     from reward.judges.local import LocalJudge, quality, support
@@ -88,7 +88,8 @@ def export(corpus: Path, split: str = "fit") -> tuple[list[dict], Counter]:
         module._sentence_support = recorded(check)
     try:
         rows, counts = [], Counter()
-        for interaction in load(corpus, split):
+        corpora = corpus if isinstance(corpus, list) else [corpus]
+        for interaction in [i for folder in corpora for i in load(folder, split)]:
             honest: list[tuple[str, str, str]] = []
             attacks: list[tuple[str, str, str, str]] = []
             for response in interaction.responses:
@@ -131,7 +132,8 @@ def main(argv: list[str] | None = None) -> None:
     from benchmarks.generalization import CORPUS, ROOT
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--corpus", type=Path, nargs="+", default=[CORPUS],
+                        help="folders holding fit.jsonl (several: their pairs in one file)")
     parser.add_argument("--split", default="fit")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
@@ -139,9 +141,11 @@ def main(argv: list[str] | None = None) -> None:
     rows, counts = export(args.corpus, args.split)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    source = args.corpus / f"{args.split}.jsonl"
-    shown = source.resolve().relative_to(ROOT) if source.resolve().is_relative_to(ROOT) else source
-    manifest = {"corpus": str(shown), "sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
+    sources = [folder / f"{args.split}.jsonl" for folder in args.corpus]
+    shown = [str(s.resolve().relative_to(ROOT) if s.resolve().is_relative_to(ROOT) else s) for s in sources]
+    digests = [hashlib.sha256(s.read_bytes()).hexdigest() for s in sources]
+    manifest = {"corpus": shown[0] if len(shown) == 1 else shown,
+                "sha256": digests[0] if len(digests) == 1 else digests,
                 "pairs": len(rows), "counts": dict(sorted(counts.items())), "what": WHAT}
     Path(f"{args.out}.json").write_text(json.dumps(manifest, indent=2) + "\n")
     log.info("%d pairs: %s", len(rows), dict(counts))
