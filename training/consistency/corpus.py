@@ -2,10 +2,12 @@
 sends to the model, as it reads it (the evidence window the embedder picks, and the claim), labelled by the answer it
 comes from.
 
-    python -m training.consistency.corpus --out var/corpus_pairs.jsonl
+    python -m training.consistency.corpus --corpus data/generalization data/generalization/written \\
+        data/generalization/fresh data/generalization/writers --out var/corpus_pairs.jsonl
     python -m training.consistency.train --init-from reward/judges/consistency_model --public-pairs var/corpus_pairs.jsonl ...
 
-These are the hard pairs the synthetic ones lack, built from public data (SQuAD, FalseQA; `data/generalization/NOTICE.md`):
+These are the hard pairs the synthetic ones lack, built from public data (SQuAD, FalseQA) and from the fit parts of the
+sets written from scratch (`data/generalization/NOTICE.md`; their held-out parts are never read):
 
 - every claim of an honest answer is supported, except what it says of its documents ("[Doc 1] covers Warsaw, but
   not this"): the clean answer and its honest variants (a paraphrase, a key-value
