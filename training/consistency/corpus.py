@@ -144,10 +144,9 @@ def main(argv: list[str] | None = None) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     sources = [folder / f"{args.split}.jsonl" for folder in args.corpus]
-    shown = [str(s.resolve().relative_to(ROOT) if s.resolve().is_relative_to(ROOT) else s) for s in sources]
-    digests = [hashlib.sha256(s.read_bytes()).hexdigest() for s in sources]
-    manifest = {"corpus": shown[0] if len(shown) == 1 else shown,
-                "sha256": digests[0] if len(digests) == 1 else digests,
+    shown = [s.resolve().relative_to(ROOT) if s.resolve().is_relative_to(ROOT) else s for s in sources]
+    manifest = {"corpus": [str(s) for s in shown],
+                "sha256": [hashlib.sha256(s.read_bytes()).hexdigest() for s in sources],
                 "pairs": len(rows), "counts": dict(sorted(counts.items())), "what": WHAT}
     Path(f"{args.out}.json").write_text(json.dumps(manifest, indent=2) + "\n")
     log.info("%d pairs: %s", len(rows), dict(counts))
