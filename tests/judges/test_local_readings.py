@@ -773,3 +773,53 @@ def test_a_rule_is_read_with_its_exception(scores):
     # the rule with its exception, and the exception's side, say what the evidence says; the rule flipped does not
     assert restated["claim_hallucination"] > 0.5 and exempt["claim_hallucination"] > 0.5
     assert flat["claim_hallucination"] < 0.3 and flat["reward"] < min(restated["reward"], exempt["reward"]) - 0.2
+
+
+POOL = Evidence(id="1", title="Lindholm pool hours", text=(
+    "The Lindholm outdoor pool is open daily from 1 June to 31 August. Opening hours are 7:30 to 19:00 on weekdays "
+    "and 9:00 to 18:00 at weekends. Entry costs £4.50 for adults; a 20% discount applies with a resident card."))
+
+
+def test_a_stance_or_a_hedge_in_front_of_a_claim_neither_costs_nor_shields_it(scores):
+    # "Yes:" answers the question; whether the clause after it holds is what the evidence can tell. A hedge in
+    # front of every sentence (or "Note that" in front of the hedge) must not move the claim check either way.
+    query = "Is the Lindholm pool open at weekends, and from when?"
+    claim = "the pool opens at 9:00 at weekends, until 18:00 [Doc 1]."
+    led = ["Yes: ", "", "It may possibly be that ", "Note that it may possibly be that yes: ", "Good news, "]
+    read = scores(*(item(query, lead + (claim[0].upper() + claim[1:] if not lead else claim), evidence=(POOL,),
+                         item_id=f"s{n}") for n, lead in enumerate(led)))
+    for dimension in ("claim_hallucination", "highlight_hallucination"):
+        assert len({round(r[dimension], 6) for r in read}) == 1, [r[dimension] for r in read]
+    # ... and the same lead does not shield a false clause: "closed" for "open" still fails where it did
+    false = "the pool is closed at weekends [Doc 1]."
+    plain, hedged = scores(item(query, false[0].upper() + false[1:], evidence=(POOL,), item_id="f"),
+                           item(query, "Note that it may possibly be that yes: " + false, evidence=(POOL,), item_id="h"))
+    assert hedged["claim_hallucination"] == pytest.approx(plain["claim_hallucination"])
+    assert hedged["claim_hallucination"] < read[0]["claim_hallucination"]
+
+
+def test_a_percentage_and_a_span_between_two_times_are_worked_out_in_the_open(scores):
+    query = "How much is adult entry with a resident card, and how long is the pool open on a weekday?"
+    worked, invented = scores(
+        item(query, "With the 20% resident discount, the £4.50 adult entry comes to £3.60 [Doc 1]. On weekdays it is "
+                    "open from 7:30 to 19:00, 11 hours 30 minutes [Doc 1].", evidence=(POOL,), item_id="w"),
+        item(query, "With the 20% resident discount, the £4.50 adult entry comes to £3.20 [Doc 1]. On weekdays it is "
+                    "open from 7:30 to 19:00, 12 hours 30 minutes [Doc 1].", evidence=(POOL,), item_id="i"))
+    # the right working is no invented number (what is left is the wording's grounding); the wrong one still is
+    assert invented["claim_hallucination"] < 0.1
+    assert worked["claim_hallucination"] > invented["claim_hallucination"] + 0.25
+
+
+SYRUP = Evidence(id="1", title="Dosing", text=(
+    "Children 2 to 5 years: 2.5 ml twice a day. Children 6 to 11 years: 5 ml twice a day. Adults and children 12 "
+    "years and over: 10 ml once a day."))
+
+
+def test_the_users_figure_inside_a_span_of_the_evidence_reads_that_row_and_no_other(scores):
+    # The user's "4-year-old" is what the row "2 to 5 years" covers: restating it is no invented number, and giving
+    # it the dose of another row is a swap, however well the words match.
+    query = "How much of the syrup can I give my 4-year-old?"
+    right, swapped = scores(item(query, "A 4-year-old can have 2.5 ml twice a day [Doc 1].", evidence=(SYRUP,), item_id="r"),
+                            item(query, "A 4-year-old can have 5 ml twice a day [Doc 1].", evidence=(SYRUP,), item_id="s"))
+    assert right["claim_hallucination"] > 0.5
+    assert swapped["claim_hallucination"] < 0.2
