@@ -110,7 +110,7 @@ def test_a_premise_verdict_leading_a_correction_is_no_claim_and_a_derived_figure
     from reward.schema import Evidence
 
     assert claim_text("The question rests on a false premise: black widows live on land [Doc 1].") == "black widows live on land."
-    assert claim_text("Actually, that is not the case: koalas have no tails [Doc 2].") == "koalas have no tails."
+    assert claim_text("Actually, that is not the case: koalas have no tails [Doc 2].") == "Actually, koalas have no tails."
     docs = [Evidence(id="1", title="EU law", text="The competence was contested in 2005 at the Court. A directive followed in 2007.")]
     assert claim_support("That is 2 years before 2007, the other year the source gives.", docs)[0]
     assert not claim_support("That is 3 years before 2007, the other year the source gives.", docs)[0]

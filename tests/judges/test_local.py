@@ -8,7 +8,7 @@ import pytest
 from reward.engine import Engine
 from reward.judges.local import LOCAL_METHODS, NO_LOCAL_BACKEND, Embedder, LocalJudge
 from reward.judges.local.claims import claim_support
-from reward.judges.local.dates import stale_future
+from reward.judges.local.text import stale_future
 from reward.rubric import load_suite
 from reward.schema import Evidence
 

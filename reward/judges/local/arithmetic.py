@@ -1,13 +1,11 @@
 """Figures a claim works out in the open from figures it states and the evidence gives (`stated_arithmetic`): a
 sum or difference, a rate, a count times what it counts, a quantity per unit times a count of that unit, a share of
-a figure ("half of 227 g"), a percentage of a figure or two figures' percentage, the time between two times of day.
-Pure functions of strings.
+a figure ("half of 227 g"). Pure functions of strings.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from reward.format import strip_citations
 from reward.judges.local.figures import _SPELLED, _given, _quantities, _unit
@@ -42,87 +40,6 @@ _SHARES = {"half": 0.5, "a third": 1 / 3, "one third": 1 / 3, "a quarter": 0.25,
 _RATE_BEFORE = re.compile(r"\b(?:each|per|every)\s+[a-z]+\s+(?:costs?|is|comes to|works out at)\s*[$€£¥]?\s*$",
                           re.IGNORECASE)
 """A rate said before its figure: "each gigabyte costs €0.30"."""
-
-
-_PERCENT = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)\s*(?:%|per\s?cent\b)", re.IGNORECASE)
-"""A percentage the claim states ("a 25% discount", "10 per cent"): the figure."""
-_CLOCK = re.compile(r"(?<![\d.:])(\d{1,2})(?::|\.(?=\d{2}\s*[ap]\.?m\b))(\d{2})(?!\d)\s*([ap])?\.?(?:m\b\.?)?"
-                    r"|(?<![\d.:])(\d{1,2})\s*([ap])\.?m\b\.?", re.IGNORECASE)
-"""A time of day: "7:45am", "08:50", "6 pm"; its minutes from midnight by `_minutes`."""
-_DURATION = re.compile(r"(?<![\d.,:])(?:(\d+)\s*(?:hours?|hrs?|h)\b\.?(?:\s*(?:and\s+)?(\d+)\s*(?:minutes?|mins?|m)\b\.?)?"
-                       r"|(\d+)\s*(?:minutes?|mins?)\b\.?)", re.IGNORECASE)
-"""A span of time the claim states: "1 hour 5 minutes", "2 h 40 min", "25 minutes": (hours, minutes) or minutes."""
-
-
-def _minutes(match: re.Match) -> int:
-    """Minutes from midnight of a `_CLOCK` match (a 12-hour time by its am or pm)."""
-    if match.group(4) is not None:
-        hour, minute, half = int(match.group(4)), 0, match.group(5)
-    else:
-        hour, minute, half = int(match.group(1)), int(match.group(2)), match.group(3)
-    if half:
-        hour = hour % 12 + (12 if half.lower() == "p" else 0)
-    return hour * 60 + minute
-
-
-def _durations(claim: str, haystack: str) -> set[str]:
-    """The figures of a span of time the claim states that is the time between two times of day it states and the
-    evidence gives ("opens at 7:45am, 1 hour 5 minutes before 8:50"): the working is the two times, in the open.
-
-    >>> sorted(_durations("It opens at 7:45am, 1 hour 5 minutes before the day begins at 8:50am.", "7:45am. 8:50am."))
-    ['1', '5']
-    >>> sorted(_durations("It's 05:50, 25 minutes earlier than the old 06:15.", "First bus 05:50; was 06:15."))
-    ['25']
-    >>> sorted(_durations("It's 05:50, 35 minutes earlier than the old 06:15.", "First bus 05:50; was 06:15."))
-    []
-    """
-    given = _given(haystack)
-    times = {_minutes(m) for m in _CLOCK.finditer(claim)
-             if any(n in given for n in numbers(m.group(0)))}
-    if len(times) < 2:
-        return set()
-    # (not across midnight: "10pm to 6am" would make every span's complement a working too)
-    spans = {abs(a - b) for a in times for b in times if a != b}
-    out = set()
-    for match in _DURATION.finditer(claim):
-        hours, minutes, alone = match.groups()
-        total = int(alone) if alone else int(hours) * 60 + int(minutes or 0)
-        if total in spans:
-            out |= {n for n in (hours, minutes, alone) if n}
-    return out
-
-
-def _percentages(claim: str, stated: list[tuple[float, str]], known: Callable[[str], bool]) -> tuple[set[float], set[str]]:
-    """What the claim's percentages work out in the open: a percentage of a figure it states, or that figure less
-    or plus it ("£2,184 less the 25% discount": £546 and £1,638), where the percentage is the evidence's
-    (`known`); and its percentages that are the change or the share of two figures it states ("19 m (about
-    12%) less than the 161 m"). The values reached, and the percentages so derived."""
-    reached, derived = set(), set()
-    values = [a for a, _ in stated]
-    for match in _PERCENT.finditer(claim):
-        written = match.group(1)
-        p = float(written)
-        if known(written):
-            reached |= {a * p / 100 for a in values} | {a * (1 - p / 100) for a in values} | {a * (1 + p / 100) for a in values}
-            continue
-        decimals = len(written.split(".")[1]) if "." in written else 0
-        ratios = {abs(a - b) / b * 100 for a in values for b in values if b and a != b}
-        ratios |= {a / b * 100 for a in values for b in values if b and a != b}
-        ratios |= {d / b * 100 for d in values for b in values if b and d < b}
-        if any(abs(r - p) <= 0.5 * 10 ** -decimals + 1e-9 for r in ratios):
-            derived.add(written)
-    return reached, derived
-
-
-def user_numbers(asked: str) -> set[str]:
-    """The figures of the user's words, in digits or spelled ("my four-year-old", "two nights"), as `numbers` writes
-    them ("one" left out: "one of the", "which one").
-
-    >>> sorted(user_numbers("Can my four-year-old have 2.5 ml for two nights?"))
-    ['2', '2.5', '4']
-    """
-    words = re.findall(r"[a-z]+", asked.lower())
-    return numbers(asked) | {_SPELLED[w] for w in words if w in _SPELLED and w not in ("one", "zero")}
 
 
 def _plain_figure(written: str) -> bool:
@@ -178,32 +95,9 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     []
     >>> sorted(stated_arithmetic("It seats 4500, or 2000 more.", "It seats 4500."))
     []
-
-    A percentage works out in the open too: of a figure, off it or on it, and the change or share two figures give;
-    so does the time between two times of day.
-
-    >>> sorted(stated_arithmetic("£1,638: the £2,184 charge less the 25% discount of £546.", "£2,184. A 25% discount."))
-    ['1638', '546']
-    >>> sorted(stated_arithmetic("£1,700: the £2,184 charge less the 25% discount.", "£2,184. A 25% discount."))
-    []
-    >>> sorted(stated_arithmetic("142 m, 19 m (about 12%) less than the 161 m of 2009.", "142 m in 2022; 161 m in 2009."))
-    ['12', '19']
-    >>> sorted(stated_arithmetic("It opens at 7:45am, 1 hour 5 minutes before 8:50am.", "Opens 7:45am. Starts 8:50am."))
-    ['1', '5']
-    >>> sorted(stated_arithmetic("Open 7:30 to 19:00, 12 hours 30 minutes.", "Open 7:30 to 19:00."))
-    []
-
-    The count may be the user's own, the rate it multiplies the evidence's:
-
-    >>> q = "Is a 5-day hire cheaper at Roadline or Kestrel?"
-    >>> sorted(stated_arithmetic("5 × £32 plus the £25 fee, £185; Kestrel charges £38 a day for 5 days, £190.",
-    ...                          "£32 per day. A £25 airport fee. £38 per day.", q))
-    ['185', '190']
-    >>> sorted(stated_arithmetic("Kestrel charges £38 a day for 5 days, £200.", "£38 per day.", q))
-    []
     """
     given = _given(haystack)
-    users = user_numbers(asked)
+    users = _given(asked)
     text = strip_citations(claim)
     figures = {n for n in numbers(text) if _plain_figure(n)}  # not a time of day ("10:00")
     if not figures - given:
@@ -216,15 +110,11 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
         word = written.lower()
         return written.replace(",", "") in given or (word in _SPELLED and re.search(r"\b" + word + r"\b", lowered) is not None)
 
-    # the user's own counts ("a 5-day hire", "my 3 children") may be what the evidence's rates multiply: the count is
-    # the user's situation, the rate the evidence's
-    theirs = [(float(n), unit_of.get(n, "")) for n in figures if n in users and n not in given]
-
     products = set()
     for pattern in _PRODUCTS:
         for match in pattern.finditer(text):
             count, quantity = match.groups() if pattern is _PRODUCTS[0] else match.groups()[::-1]
-            if (known(count) or count.replace(",", "") in users) and known(quantity):
+            if known(count) and known(quantity):
                 products.add(_value(count) * _value(quantity))
     reachable = set(products) | {a + p for a, _ in stated for p in products}
     reachable |= {_SHARES[m.group(1).lower()] * _value(m.group(2)) for m in _SHARE.finditer(text) if known(m.group(2))}
@@ -232,7 +122,7 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     for match in _PER_UNIT.finditer(text):
         if known(match.group(1)):
             per = _unit(None, match.group(2))
-            reachable |= {_value(match.group(1)) * a for a, u in stated + theirs if u == per}
+            reachable |= {_value(match.group(1)) * a for a, u in stated if u == per}
     # ... or per a count of that unit: "120 mg per 5 ml" and "10 ml" make 240 mg; the rate's figures may be the
     # user's (the strength on their bottle), the quantity it multiplies is the evidence's
     for match in _PER_COUNT.finditer(text):
@@ -246,11 +136,7 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
                 reachable |= {a + b, abs(a - b)}
     # a rate ("€0.30 per GB") may be the ratio of two figures: "€27 for 90 GB, which is €0.30 per GB"
     rates = {a / b for a, _ in stated for b, _ in stated if b and a != b}
-    # a percentage of a stated figure, or a stated figure less or plus it; a percentage two stated figures give
-    # (the percentage must be the evidence's: a rate the user assumes, "the 50% discount", works out nothing)
-    percent, out = _percentages(text, stated, known)
-    reachable |= percent
-    out |= _durations(text, haystack) & (figures - given)
+    out = set()
     plain = re.sub(r"(?<=\d),(?=\d{3})", "", text)  # figures as `numbers` writes them
     for n in figures - given:
         decimals = len(n.split(".")[1]) if "." in n else 0

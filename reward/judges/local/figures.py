@@ -10,8 +10,7 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.judges.local.dates import dates_in
-from reward.judges.local.text import STOPWORDS, content_words, numbers, stem, stems
+from reward.judges.local.text import STOPWORDS, content_words, dates_in, numbers, stem, stems
 
 @functools.lru_cache(maxsize=1024)
 def _given(haystack: str) -> frozenset[str]:
@@ -517,74 +516,3 @@ def unit_swapped(claim: str, haystack: str) -> str:
             return (f"says {written} {unit} where the evidence gives {written} as {other} and {unit} as "
                     f"{min(values_of[unit]):g}")
     return ""
-
-
-def row_swapped(claim: str, sentences: Sequence[str]) -> str:
-    """A figure of one row of the evidence given to another row: where evidence sentences each give a span of one
-    unit and figures for it ("Children 2 to 5 years: 2.5 ml twice a day. Children 6 to 11 years: 5 ml twice a day."),
-    a claim whose figure falls in one span ("a 4-year-old", the user's own) with a figure in another unit that only
-    another span's sentence gives ("5 ml") reads the wrong row. Returns why, or "" for none.
-
-    >>> rows = ["Children 2 to 5 years: 2.5 ml twice a day.", "Children 6 to 11 years: 5 ml twice a day.",
-    ...         "Adults and children 12 years and over: 10 ml once a day."]
-    >>> row_swapped("A 4-year-old can have 5 ml twice a day.", rows)
-    "gives 5 millilitre to '4 year', where the evidence gives 2.5 for 2 to 5"
-    >>> row_swapped("For a 4-year-old the dose is 2.5 ml twice a day.", rows), row_swapped("Give 5 ml.", rows)
-    ('', '')
-    """
-    table = []
-    for sentence in sentences:
-        spans = [(unit, span) for unit, found in _ranges(sentence).items() for span in found]
-        if len(spans) != 1:
-            continue
-        unit, span = spans[0]
-        table.append((unit, span, {(v, u) for v, _, u in _quantities(sentence) if u and u != unit}))
-    if len(table) < 2:
-        return ""
-    said = _quantities(strip_citations(claim))
-    for value, written, unit in said:
-        rows = [(span, figures) for u, span, figures in table if u == unit and span[0] <= value <= span[1]]
-        if not rows:
-            continue
-        for other, other_written, other_unit in said:
-            if other_unit in ("", unit):
-                continue
-            theirs = [{v for v, u in figures if u == other_unit} for _, figures in rows]
-            if not all(t and other not in t for t in theirs):
-                continue
-            elsewhere = any((other, other_unit) in figures for u, span, figures in table
-                            if u == unit and not span[0] <= value <= span[1])
-            if elsewhere:
-                (low, high), _ = rows[0]
-                given = ", ".join(f"{v:g}" for v in sorted(theirs[0]))
-                shown = f"{low:g} to {high:g}" if high != float("inf") else f"{low:g} and over"
-                return f"gives {other_written} {other_unit} to '{written} {unit}', where the evidence gives {given} for {shown}"
-    return ""
-
-
-_RANGE = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)\s*(?:to|–|—|-|and)\s*(\d+(?:\.\d+)?)\s*-?([a-z]+)", re.IGNORECASE)
-_ABOVE = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)\s*-?([a-z]+)\s+(?:or|and)\s+(?:more|over|above|older|longer|up)\b",
-                    re.IGNORECASE)
-_BELOW = re.compile(r"\b(?:under|below|up to|less than|fewer than)\s+(\d+(?:\.\d+)?)\s*-?([a-z]+)", re.IGNORECASE)
-
-
-@functools.lru_cache(maxsize=4096)
-def _ranges(haystack: str) -> dict[str, tuple[tuple[float, float], ...]]:
-    """The spans of each unit the evidence gives: "2 to 5 years", "1–6 days", "between 10 and 20 mg", "12 years and
-    over", "under 2 years". A figure inside one is no figure the evidence contradicts: the user's "4-year-old" or
-    "5-day hire" is what the row for "2 to 5 years" or "1–6 days" covers.
-
-    >>> _ranges("Children 2 to 5 years: 2.5 ml. 12 years and over: 10 ml. Rentals of 1–6 days.")["year"]
-    ((2.0, 5.0), (12.0, inf))
-    """
-    out: dict[str, list[tuple[float, float]]] = {}
-    text = strip_citations(haystack)
-    for match in _RANGE.finditer(text):
-        low, high = float(match.group(1)), float(match.group(2))
-        if low < high:
-            out.setdefault(_unit(None, match.group(3)), []).append((low, high))
-    for match in _ABOVE.finditer(text):
-        out.setdefault(_unit(None, match.group(2)), []).append((float(match.group(1)), float("inf")))
-    for match in _BELOW.finditer(text):
-        out.setdefault(_unit(None, match.group(2)), []).append((0.0, float(match.group(1))))
-    return {unit: tuple(spans) for unit, spans in out.items() if unit}

@@ -18,7 +18,6 @@ from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.claims import _YEAR, claim_support, is_fragment, swapped_value, without_derivation
 from reward.judges.local.figures import named_verdict, superseded_figure, verdict_line
 from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
-from reward.judges.local.dates import stale_future
 from reward.judges.local.relevance import _missing_answer_type, asked_kind_of
 from reward.judges.local.negation import negation_flip, unfounded_denial
 from reward.judges.local.text import (
@@ -34,6 +33,7 @@ from reward.judges.local.text import (
     numbers,
     query_asides_removed,
     salient_terms,
+    stale_future,
 )
 from reward.rules.verdicts import scope_topic
 from reward.schema import Evidence

@@ -6,6 +6,7 @@ for every rollout of a group.
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import functools
 import os
@@ -13,7 +14,6 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.judges.local.dates import days_named
 from reward.rules.checks import ABSENT_HERE, LACKED_ITEM, tokens
 from reward.rules.verdicts import MARKUP as _MARKUP
 from reward.rules.verdicts import is_premise_verdict
@@ -259,15 +259,6 @@ _ADVICE = re.compile(r"^\W*(?:check|visit|ask|contact|call|try|consider|see|look
 # Lead-ins that state what follows ("Note that X", "Remember: X", "Keep in mind that X"): X is the claim.
 _LEAD = re.compile(r"^\W*(?:(?:please )?note|remember|keep in mind|be aware|bear in mind)\b\s*(?:that\b|:|,)\s*",
                    re.IGNORECASE)
-# ... and a reply's stance ("Yes: X", "No, X", "Unfortunately, X") or a hedge ("It may be that X", "Perhaps X") in
-# front of its clause: the claim is X, read as the plain statement. The stance word is no fact the evidence holds,
-# and a hedge neither shields a false clause nor costs a true one.
-_STANCE_LEAD = re.compile(
-    r"^\W*(?:(?:yes|yeah|yep|no|nope|sure|indeed|actually|in fact|unfortunately|sadly|fortunately|luckily|good news|"
-    r"bad news|absolutely|correct|right|true|(?:that's|that is|you're|you are) (?:right|correct|true))"
-    r"\s*(?:[,:;!\u2014\u2013]|-\s|\.(?=\s))\s*"
-    r"|(?:it (?:may|might|could)(?: (?:possibly|well))? be(?: the case)? that|it is (?:possible|likely|probable) "
-    r"that|it (?:seems|appears)(?: that)?|perhaps|possibly|probably|maybe)\b,?\s*)+", re.IGNORECASE)
 
 # Frames that only announce the answer ("So the answer is X", "In short, X", "X is the answer", "Answer: X"): they
 # add no claim of their own, so the claim is X, read as a bare answer would be.
@@ -325,15 +316,13 @@ def _specific(text: str, user_words: str) -> list[str]:
 def claim_text(sentence: str, user_words: str = "") -> str | None:
     """The factual content of an answer sentence, as the claim checker reads it: citation markers stripped, a
     hedging clause that declines ("though I could not confirm this") dropped, a leading "Note that" /
-    "Remember:", a stance ("Yes:", "Unfortunately,") or a hedge ("It may be that") dropped. None for a sentence without a claim: a genuine refusal ("The sources do not say when it
+    "Remember:" dropped. None for a sentence without a claim: a genuine refusal ("The sources do not say when it
     opens") or advice that names nothing specific ("Check the official site before you go").
 
     >>> claim_text("The show premiered in 1998, though I could not confirm this [Doc 1].")
     'The show premiered in 1998.'
-    >>> claim_text("Note that the track opened on 3 May 2019."), claim_text("It may be that yes: it opens at 9 [Doc 1].")
-    ('the track opened on 3 May 2019.', 'it opens at 9.')
-    >>> claim_text("No, you do not need a permit."), claim_text("No dogs are allowed.")
-    ('you do not need a permit.', 'No dogs are allowed.')
+    >>> claim_text("Note that the track opened on 3 May 2019.")
+    'the track opened on 3 May 2019.'
     >>> claim_text("The evidence does not say when the museum opens.") is None
     True
     >>> claim_text("Check the official site before you go.") is None
@@ -360,8 +349,6 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
         text = named
     # "Note that X" / "Remember: X" states X: the lead-in goes, X is checked like any claim.
     text = _LEAD.sub("", text).strip() or text
-    led = _STANCE_LEAD.sub("", text, count=1).strip()
-    text = led if content_words(led) or numbers(led) else text
     text = answer_frame_removed(text)
     refusing = bool(_REFUSAL_SENTENCE.search(text))
     if refusing or any(is_premise_verdict(c) for c in _CLAUSE.split(text) if c):
@@ -384,7 +371,55 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     return text if content_words(text) or numbers(text) else None
 
 
+_MONTHS = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), start=1)}
+_DATE = re.compile(
+    r"\b(?:(\d{1,2})\s+(" + "|".join(_MONTHS) + r")\s+(\d{4})|(" + "|".join(_MONTHS) + r")\s+(\d{1,2}),?\s+(\d{4})"
+    r"|(\d{4})-(\d{2})-(\d{2}))\b", re.IGNORECASE)
+_FUTURE = re.compile(r"\b(?:will|upcoming|is scheduled|are scheduled|goes on sale|go on sale|is coming|are coming|"
+                     r"premieres on|opens on|starts on|begins on)\b", re.IGNORECASE)
+
+
+def _date_of(match: re.Match) -> dt.date | None:
+    """The date a `_DATE` match writes, or None when it is no date (the 31st of a 30-day month)."""
+    g = match.groups()
+    try:
+        if g[0]:
+            return dt.date(int(g[2]), _MONTHS[g[1].lower()], int(g[0]))
+        if g[3]:
+            return dt.date(int(g[5]), _MONTHS[g[3].lower()], int(g[4]))
+        return dt.date(int(g[6]), int(g[7]), int(g[8]))
+    except ValueError:
+        return None
+
+
+def dates_in(text: str) -> list[dt.date]:
+    """The dates a text writes out ("1 January 2025", "January 1, 2025", "2025-01-01")."""
+    return [d for d in (_date_of(m) for m in _DATE.finditer(text)) if d is not None]
+
+
+def stale_future(sentence: str, now: dt.date | None) -> str | None:
+    """A sentence that presents an explicit date before `now` as still to come ("will premiere on 27 August
+    2025" read in January 2026): the temporal hallucination of answers built from outdated evidence."""
+    if now is None or not _FUTURE.search(sentence):
+        return None
+    for match in _DATE.finditer(sentence):
+        when = _date_of(match)
+        if when is not None and when < now:
+            return f"presents {when.isoformat()} as upcoming although today is {now.isoformat()}"
+    return None
 _FIGURE_ONLY = re.compile(r"[\d.,:]+")  # a figure ("0.30", "10:00") is the number check's, no name
+
+
+_WEEK_PARTS = (("weekday", frozenset({"monday", "tuesday", "wednesday", "thursday", "friday"})),
+               ("working day", frozenset({"monday", "tuesday", "wednesday", "thursday", "friday"})),
+               ("weekend", frozenset({"saturday", "sunday"})))
+"""Parts of the week the evidence may name instead of their days: "weekdays" names Monday to Friday."""
+
+
+def days_named(lowered: str) -> frozenset[str]:
+    """The days of the week a lower-cased text names by the part of the week they are in ("weekdays")."""
+    return frozenset().union(*(named for part, named in _WEEK_PARTS if part in lowered))
 
 
 def novel_names(claim: str, haystack: str) -> list[str]:
