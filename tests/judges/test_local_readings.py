@@ -780,15 +780,18 @@ POOL = Evidence(id="1", title="Lindholm pool hours", text=(
     "and 9:00 to 18:00 at weekends. Entry costs £4.50 for adults."))
 
 
-def test_a_lead_in_in_front_of_a_claim_can_lower_its_support_but_never_raise_it(scores):
-    # The model reads a stance or a hedge as doubt or as support, neither of which the evidence gives: the claim
-    # check takes the reading it supports least, so a policy gains nothing by hedging every sentence or by putting
-    # "Note that it may possibly be that yes:" in front of a claim (a chain the exploit search found on a bundled
-    # example, +0.020, outside its beam), true or false.
+def test_a_hedge_in_front_of_a_claim_can_lower_its_support_but_never_raise_it(scores):
+    # The model reads a hedge as support or as doubt, neither of which the evidence gives: the claim check takes the
+    # reading it supports least, so a policy gains nothing by hedging every sentence or by putting "Note that it may
+    # possibly be that" in front of a claim (a chain the exploit search found on a bundled example, +0.020, outside
+    # its beam), true or false.
     query = "Is the Lindholm pool open at weekends, and from when?"
-    leads = ["It may possibly be that ", "Note that it may possibly be that yes: ", "Perhaps ", "Yes: "]
+    hedges = ["It may possibly be that ", "Note that it may possibly be that ", "Perhaps ", "It seems that "]
     for clause in ("the pool opens at 9:00 at weekends, until 18:00 [Doc 1].", "the pool is closed at weekends [Doc 1]."):
-        bare, *led = scores(item(query, clause[0].upper() + clause[1:], evidence=(POOL,), item_id="b"),
-                            *(item(query, lead + clause, evidence=(POOL,), item_id=f"l{n}") for n, lead in enumerate(leads)))
-        for dimension in ("claim_hallucination", "highlight_hallucination"):
-            assert all(r[dimension] <= bare[dimension] + 1e-9 for r in led), (clause, dimension, [r[dimension] for r in led])
+        for stance in ("", "yes: "):
+            plain = (stance + clause)[0].upper() + (stance + clause)[1:]
+            bare, *hedged = scores(item(query, plain, evidence=(POOL,), item_id="b"),
+                                   *(item(query, hedge + stance + clause, evidence=(POOL,), item_id=f"h{n}")
+                                     for n, hedge in enumerate(hedges)))
+            for dimension in ("claim_hallucination", "highlight_hallucination"):
+                assert all(r[dimension] <= bare[dimension] + 1e-9 for r in hedged), (plain, dimension, [r[dimension] for r in hedged])

@@ -105,28 +105,26 @@ def claim_features(claim: str, haystack: str, everything: str, closest: str, ask
             "negation_flip": float(negation_flip(claim, closest, asked))}
 
 
-_LEAD_IN = re.compile(
-    r"^\W*(?:(?:yes|yeah|yep|no|nope|sure|indeed|actually|in fact|unfortunately|sadly|fortunately|luckily|good news|"
-    r"bad news|absolutely|correct|right|true|(?:that's|that is|you're|you are) (?:right|correct|true)|not quite)"
-    r"\s*(?:[,:;!\u2014\u2013]|-\s|\.(?=\s))\s*"
-    r"|(?:it (?:may|might|could)(?: (?:possibly|well))? be(?: the case)? that|it is (?:possible|likely|probable) "
-    r"that|it (?:seems|appears)(?: that)?|perhaps|possibly|probably|maybe)\b,?\s*)", re.IGNORECASE)
+_HEDGE_LEAD = re.compile(
+    r"^\W*(?:it (?:may|might|could)(?: (?:possibly|perhaps|well))? be(?: the case)? that|it is (?:possible|conceivable|"
+    r"likely|probable) that|it (?:seems|appears)(?: that)?|as far as (?:i|we) know|perhaps|possibly|probably|maybe|"
+    r"presumably|arguably)\b,?\s*", re.IGNORECASE)
 
 
 def lead_readings(claim: str) -> list[str]:
-    """The claim without each lead-in it opens with, one more at a time: a reply's stance ("Yes:", "No,",
-    "Unfortunately,") or a hedge ("It may possibly be that", "Perhaps"). The model reads such words as doubt or as
-    support, neither of which the evidence gives; the claim check takes the reading it supports least, so a lead-in
-    can lower a claim's support but never raise it (a hedge in front of a claim must not pay).
+    """The claim without each hedge it opens with, one more at a time ("It may possibly be that", "Perhaps"). The
+    model reads a hedge as support or as doubt, neither of which the evidence gives; the claim check takes the
+    reading it supports least, so a hedge can lower a claim's support but never raise it. A reply's stance ("No,",
+    "Not quite -") stays: without it an honest correction is a fragment the model reads as unsupported.
 
     >>> lead_readings("It may possibly be that yes: the market is open until 15:00.")
-    ['yes: the market is open until 15:00.', 'the market is open until 15:00.']
-    >>> lead_readings("No dogs are allowed."), lead_readings("Yes.")
-    ([], [])
+    ['yes: the market is open until 15:00.']
+    >>> lead_readings("Perhaps it seems that it opens at 9."), lead_readings("No, it opens at 9."), lead_readings("Maybe.")
+    (['it seems that it opens at 9.', 'it opens at 9.'], [], [])
     """
     out, text = [], claim
     while True:
-        led = _LEAD_IN.sub("", text, count=1)
+        led = _HEDGE_LEAD.sub("", text, count=1)
         if led == text or not led.strip(" .") or len(out) >= 4:
             return out
         out.append(led)
@@ -261,8 +259,8 @@ read is checked against the evidence it can."""
         pending.append((len(checks), reading, window, doubt, lexical_coverage(claim, haystack + " " + context), extra))
         checks.append(None)
     if pending:
-        # Each claim is read as written and without each lead-in it opens with (`lead_readings`); the reading the
-        # model supports least stands, so no lead-in can raise a claim's support.
+        # Each claim is read as written and without each hedge it opens with (`lead_readings`); the reading the
+        # model supports least stands, so no hedge can raise a claim's support.
         readings = [[claim, *lead_readings(claim)] for _, claim, _, _, _, _ in pending]
         flat = await ctx.scorer.probabilities(
             [(" ".join(window), text) for (_, _, window, _, _, _), texts in zip(pending, readings, strict=True)
