@@ -183,7 +183,8 @@ def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
     probes.add_argument("--judge", default="local")
     probes.add_argument("--all", action="store_true", help="derive probes from every input item, not only the clean ones")
     probes.add_argument("--json", help="also write the rows (or the search report) as JSON")
-    probes.add_argument("--only", help="start from the input items whose id matches this regular expression")
+    probes.add_argument("--only", help="start from the input items whose id matches this regular expression "
+                                      "(one that starts with '-' goes after an equals sign: --only='-good$')")
     probes.add_argument("--corpus", help="start from the clean answer of every interaction of a generalization corpus "
                                          "file (data/generalization/fit.jsonl or test.jsonl) instead of --input")
     probes.add_argument("--sample", type=int, default=0,
