@@ -60,6 +60,22 @@ def test_a_refusal_that_quotes_what_the_evidence_does_say_is_not_a_pasted_answer
     assert pasted["answer_quality"] < 0.5  # the same sentences given as the answer are still pasted
 
 
+def test_a_disclaimer_in_front_of_an_answer_never_raises_it(scores):
+    """A decline put in front of an answer it still gives ("The sources do not state this directly, but ...") is
+    read as a decline, which the evidence here does not warrant, and earns the answer nothing: what the answer
+    answers is scored as it would be without it (a copied sentence stays a copy behind it)."""
+    query = "When was Arthur's Magazine founded?"
+    answer = "it was founded in 1844 by Timothy Shay Arthur in Philadelphia [Doc 1]."
+    plain, *disclaimed = scores(
+        item(query, answer[0].upper() + answer[1:], item_id="p"),
+        item(query, f"The sources do not state this directly, but {answer}", item_id="d"),
+        item(query, f"I could not find this in the documents, but {answer}", item_id="c"))
+    for declined in disclaimed:
+        assert declined["query_satisfaction"] <= plain["query_satisfaction"] + 1e-9
+        assert declined["no_supply_reject"] < plain["no_supply_reject"]
+        assert declined["reward"] < plain["reward"]
+
+
 def test_a_figure_derived_from_the_evidences_figures_is_supported_and_a_miscalculated_one_is_not(scores):
     query = "How much later than Arthur's Magazine was First for Women started?"
     derived, wrong = scores(

@@ -25,6 +25,7 @@ from reward.judges.local.text import (
     restates_query,
 )
 from reward.rules import RULES
+from reward.rules.checks import declines
 from reward.rules.keywords import keyword_list_share
 from reward.rules.verdicts import is_premise_verdict, scope_topic
 from reward.schema import Evidence, Item
@@ -121,22 +122,36 @@ _HEDGE_OPENING = re.compile(r"^\W*(?:it (?:may|might|could) (?:possibly |perhaps
 
 
 def copy_reading(text: str) -> str:
-    """A sentence as the copy checks read it: without a "Note that", an "It may possibly be that" or a verdict on the
-    premise ("The question rests on a false premise: X") in front, which do not make a sentence copied from the
-    evidence the answer's own (the verdict said apart, "That premise is not right. X", leaves X a copy too).
+    """A sentence as the copy checks read it: without a "Note that", an "It may possibly be that", a verdict on the
+    premise ("The question rests on a false premise: X") or a decline ("The sources do not state this directly, but
+    X") in front, which do not make a sentence copied from the evidence the answer's own (the verdict said apart,
+    "That premise is not right. X", leaves X a copy too).
 
     >>> copy_reading("Note that it may possibly be that the museum opens at 9 am.")
     'the museum opens at 9 am.'
     >>> copy_reading("That premise is wrong: the museum opens at 9 am.")
     'the museum opens at 9 am.'
+    >>> copy_reading("The sources do not state this directly, but the museum opens at 9 am.")
+    'the museum opens at 9 am.'
+    >>> copy_reading("Not stated explicitly; the museum opens at 9 am.")
+    'the museum opens at 9 am.'
     """
     head, *rest = _VERDICT_HEAD.split(text, maxsplit=1)
     if rest and rest[0].strip() and is_premise_verdict(head):
         text = rest[0]
+    head, *rest = _DECLINE_HEAD.split(text, maxsplit=1)
+    if rest and rest[0].strip() and declines(head):
+        text = rest[0]
+    text = LEAD_CLAUSE.sub("", text, count=1).strip() or text
     return _HEDGE_OPENING.sub("", _LEAD.sub("", text).strip()).strip() or text
 
 
 _VERDICT_HEAD = re.compile(r"\s*(?::|\s[—–-]\s)\s*")
+LEAD_CLAUSE = re.compile(r"^\W*(?:[^\W\d_][\w'’-]*\s+){0,3}[^\W\d_][\w'’-]*\s*;\s*")
+"""A clause of at most four words that a sentence opens with and closes with a semicolon ("Not stated explicitly;",
+"Short answer;"): words put in front of a copied sentence do not make it the answer's own, and the claim check
+reads a claim with and without them (`support.lead_readings`)."""
+_DECLINE_HEAD = re.compile(r"\s*(?:[:;]|,\s*but\b|\s[—–-]\s)\s*", re.IGNORECASE)
 
 
 def _answer_parts(ctx: Context) -> tuple[tuple[str, str], ...]:

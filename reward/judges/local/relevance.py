@@ -388,8 +388,10 @@ async def query_satisfaction(ctx: Context) -> tuple[float, str]:
     in a sentence that answers the question). Topic alone earns nothing: repeating the question's words, or answering
     a neighbouring question from evidence on the same topic (taxis when asked about the tram), does not answer it.
     An answer that says the evidence cannot answer addresses the question when it is about it: half its topic (its
-    opening's similarity to the need, the query's names present), half what it does answer. Whether declining was
-    right is `no_supply_reject`'s to judge, not this dimension's."""
+    opening's similarity to the need, the query's names present), or what it does answer where that is more. A
+    decline never adds to what the answer beside it answers: a disclaimer in front of an answer ("The sources do not
+    state this directly, but ...") scores no more than that answer would alone, or than a bare decline. Whether
+    declining was right is `no_supply_reject`'s to judge, not this dimension's."""
     checks = await _answer_checks(ctx)
     best = max(checks, key=lambda c: c.answers, default=None)
     answered = best.answers if best else 0.0
@@ -407,7 +409,7 @@ async def query_satisfaction(ctx: Context) -> tuple[float, str]:
     lowered = " ".join(sentences).lower()
     coverage = names_in(names, lowered) / len(names) if names else 1.0
     topical = clip((similarity - 0.2) / 0.4) * 0.6 + coverage * 0.4
-    return 0.5 * topical + 0.5 * answered, \
+    return max(0.5 * topical, answered), \
         f"declines: similarity {similarity:.2f}, query names covered {coverage:.0%}; {answer_note}"
 
 

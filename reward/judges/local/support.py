@@ -17,7 +17,8 @@ from reward.judges.consistency import is_english
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.claims import _YEAR, claim_support, is_fragment, swapped_value, without_derivation
 from reward.judges.local.figures import named_verdict, superseded_figure, verdict_line
-from reward.judges.local.context import Context, Unscored, _answer_parts, _answer_sentences, clip, sentence_evidence
+from reward.judges.local.context import (LEAD_CLAUSE, Context, Unscored, _answer_parts, _answer_sentences, clip,
+                                         sentence_evidence)
 from reward.judges.local.relevance import _missing_answer_type, asked_kind_of
 from reward.judges.local.negation import negation_flip, unfounded_denial
 from reward.judges.local.text import (
@@ -111,6 +112,11 @@ _HEDGE_LEAD = re.compile(
     r"presumably|arguably)\b,?\s*", re.IGNORECASE)
 
 
+_SOURCES_GIVE = re.compile(r"^\W*only\b.{0,80}?\b(?:is|are)\s+(?:given|stated|listed|mentioned|reported|shown)\b",
+                           re.IGNORECASE)
+"""A clause saying what the sources give instead ("only operating profit (£96m) is given"): about the sources."""
+
+
 def lead_readings(claim: str) -> list[str]:
     """The claim without each hedge it opens with, one more at a time ("It may possibly be that", "Perhaps"). The
     model reads a hedge as support or as doubt, neither of which the evidence gives; the claim check takes the
@@ -121,10 +127,18 @@ def lead_readings(claim: str) -> list[str]:
     ['yes: the market is open until 15:00.']
     >>> lead_readings("Perhaps it seems that it opens at 9."), lead_readings("No, it opens at 9."), lead_readings("Maybe.")
     (['it seems that it opens at 9.', 'it opens at 9.'], [], [])
+
+    So is a lead-in of a few words closed by a semicolon ("Not stated explicitly; it opens at 9."), unless what
+    follows says what the sources give ("Not stated; only the 2023 figure is given"), which needs it:
+
+    >>> lead_readings("Not stated explicitly; it opens at 9."), lead_readings("Not stated; only the 2023 figure is given.")
+    (['it opens at 9.'], [])
     """
     out, text = [], claim
     while True:
         led = _HEDGE_LEAD.sub("", text, count=1)
+        if led == text and not _SOURCES_GIVE.match(LEAD_CLAUSE.sub("", text, count=1)):
+            led = LEAD_CLAUSE.sub("", text, count=1)
         if led == text or not led.strip(" .") or len(out) >= 4:
             return out
         out.append(led)
