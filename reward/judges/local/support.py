@@ -137,8 +137,9 @@ def lead_readings(claim: str) -> list[str]:
     out, text = [], claim
     while True:
         led = _HEDGE_LEAD.sub("", text, count=1)
-        if led == text and not _SOURCES_GIVE.match(LEAD_CLAUSE.sub("", text, count=1)):
-            led = LEAD_CLAUSE.sub("", text, count=1)
+        if led == text:
+            unled = LEAD_CLAUSE.sub("", text, count=1)
+            led = text if _SOURCES_GIVE.match(unled) else unled
         if led == text or not led.strip(" .") or len(out) >= 4:
             return out
         out.append(led)
