@@ -811,3 +811,84 @@ def test_a_hedge_in_front_of_a_claim_can_lower_its_support_but_never_raise_it(sc
                                      for n, hedge in enumerate(hedges)))
             for dimension in ("claim_hallucination", "highlight_hallucination"):
                 assert all(r[dimension] <= bare[dimension] + 1e-9 for r in hedged), (plain, dimension, [r[dimension] for r in hedged])
+
+
+SWIM = Evidence(id="1", title="Brookfield Leisure Centre: swimming prices", text=(
+    "Adult single swim £5.20. Adult 10-visit swim card £44.00. Concession 10-visit card £30.00."))
+
+
+def test_a_lead_in_in_front_of_a_swapped_figure_leaves_it_a_swap(scores):
+    # The swapped-value check follows the claim to the evidence sentence whose figure it swaps: a few words put in
+    # front ("Good news;") must not keep it from doing so, or the lead-in pays (+0.106 on an interaction written
+    # from scratch).
+    query = "How much is an adult 10-visit swim card at Brookfield?"
+    clause = "an adult 10-visit swim card costs £30.00 [Doc 1]."
+    bare, *led = scores(item(query, clause[0].upper() + clause[1:], evidence=(SWIM,), item_id="b"),
+                        *(item(query, lead + clause, evidence=(SWIM,), item_id=f"l{n}")
+                          for n, lead in enumerate(["Good news; ", "Short answer; ", "Perhaps "])))
+    assert bare["highlight_hallucination"] < 0.25
+    for result in led:
+        for dimension in ("claim_hallucination", "highlight_hallucination"):
+            assert result[dimension] <= bare[dimension] + 1e-9, (dimension, result[dimension], bare[dimension])
+
+
+HARLOW = Evidence(id="1", title="Harlow Museum: tickets", text=(
+    "Adult tickets at the Harlow Museum cost £12. Children under 16 go free."))
+CORRAN = Evidence(id="2", title="Corran Gallery: admission", text="Adult tickets at the Corran Gallery cost £9.")
+
+
+@pytest.mark.parametrize("query", ["Which is cheaper for an adult, the Harlow Museum or the Corran Gallery?",
+                                   "Is the Harlow Museum or the Corran Gallery cheaper for an adult?",
+                                   "Which of the Harlow Museum and the Corran Gallery is cheaper for an adult?",
+                                   "Should I pick the Harlow Museum or the Corran Gallery if I want the cheaper one?"])
+def test_a_verdict_joined_to_a_copied_sentence_is_checked_as_the_verdict_alone_is(scores, query):
+    # A verdict in front of a sentence copied from the evidence ("A is cheaper - <the evidence's sentence about A>")
+    # is checked against the two figures as the bare verdict is, whatever the question's wording, wherever the
+    # verdict names its subject, and denied: the copy is supported, the verdict is not.
+    copy_h, copy_c = "adult tickets at the Harlow Museum cost £12 [Doc 1].", "adult tickets at the Corran Gallery cost £9 [Doc 2]."
+    right = [("2", f"The Corran Gallery is cheaper — {copy_c}"), ("2", f"The Corran Gallery is cheaper, because {copy_c}")]
+    wrong = [("1", f"The Harlow Museum is cheaper — {copy_h}"),
+             ("1", f"The Harlow Museum is cheaper, because {copy_h}"),
+             ("1", f"The cheaper one is the Harlow Museum — {copy_h}"),
+             ("1", f"Go with the Harlow Museum; it is the cheaper one. {copy_h[0].upper()}{copy_h[1:]}"),
+             ("2", f"The Corran Gallery is not the cheaper one; {copy_c}")]
+    results = scores(*(item(query, a, cited=cited, evidence=(HARLOW, CORRAN), item_id=str(n))
+                       for n, (cited, a) in enumerate(right + wrong)))
+    for (_, answer), result in zip(right, results):
+        assert result["highlight_hallucination"] >= 0.5, answer
+    best = max(r["reward"] for r in results[:len(right)])
+    for (_, answer), result in zip(wrong, results[len(right):]):
+        assert result["highlight_hallucination"] < 0.25, answer
+        assert result["reward"] < best - 0.1, answer
+
+
+BUS = Evidence(id="1", title="Number 42 bus", text="The Number 42 bus takes 35 minutes from Halden to Brook Street.")
+TRAM = Evidence(id="2", title="Metrolink tram", text="The Metrolink tram takes 20 minutes from Halden to Brook Street.")
+
+
+def test_the_faster_of_two_journeys_takes_fewer_minutes_and_two_swapped_times_are_two_swaps(scores):
+    query = "Which is faster from Halden to Brook Street, the Number 42 bus or the Metrolink tram?"
+    right, wrong, swapped = scores(
+        item(query, "The Metrolink tram is faster: 20 minutes against 35 minutes on the bus [Doc 1,2].", cited="1,2",
+             evidence=(BUS, TRAM), item_id="r"),
+        item(query, "The Number 42 bus is faster [Doc 1,2].", cited="1,2", evidence=(BUS, TRAM), item_id="w"),
+        item(query, "The Number 42 bus takes 20 minutes from Halden to Brook Street, and the Metrolink tram takes 35 "
+                    "minutes [Doc 1,2].", cited="1,2", evidence=(BUS, TRAM), item_id="s"))
+    assert right["highlight_hallucination"] >= 0.5
+    for result in (wrong, swapped):
+        assert result["highlight_hallucination"] < 0.25
+        assert result["reward"] < right["reward"] - 0.1
+
+
+def test_a_head_closed_by_a_dash_leaves_a_copied_sentence_a_copy(scores):
+    # A copied sentence counts half in what the answer answers and in its usefulness: "Not stated directly -" in
+    # front must not make it the answer's own (+0.081 on an interaction written from scratch).
+    query = "How much is an adult 10-visit swim card at Brookfield?"
+    copied = "an adult 10-visit swim card costs £44.00 [Doc 1]."
+    plain, *headed = scores(item(query, copied[0].upper() + copied[1:], evidence=(SWIM,), item_id="p"),
+                            *(item(query, head + copied, evidence=(SWIM,), item_id=f"h{n}")
+                              for n, head in enumerate(["Not stated directly — ", "In short — ", "Price - "])))
+    for result in headed:
+        for dimension in ("query_satisfaction", "answer_useful", "claim_diversity"):
+            assert result[dimension] <= plain[dimension] + 1e-9, (dimension, result[dimension], plain[dimension])
+        assert result["reward"] <= plain["reward"] + 0.005

@@ -23,6 +23,7 @@ from reward.judges.local.text import (
     copies_evidence,
     list_marker_removed,
     restates_query,
+    stems,
 )
 from reward.rules import RULES
 from reward.rules.checks import declines
@@ -135,6 +136,8 @@ def copy_reading(text: str) -> str:
     'the museum opens at 9 am.'
     >>> copy_reading("Not stated explicitly; the museum opens at 9 am.")
     'the museum opens at 9 am.'
+    >>> copy_reading("Not stated directly — the museum opens at 9 am."), copy_reading("At the gate: show your ticket.")
+    ('the museum opens at 9 am.', 'At the gate: show your ticket.')
     """
     head, *rest = _VERDICT_HEAD.split(text, maxsplit=1)
     if rest and rest[0].strip() and is_premise_verdict(head):
@@ -143,6 +146,7 @@ def copy_reading(text: str) -> str:
     if rest and rest[0].strip() and declines(head):
         text = rest[0]
     text = LEAD_CLAUSE.sub("", text, count=1).strip() or text
+    text = DASH_HEAD.sub("", text, count=1).strip() or text
     return _HEDGE_OPENING.sub("", _LEAD.sub("", text).strip()).strip() or text
 
 
@@ -150,8 +154,95 @@ _VERDICT_HEAD = re.compile(r"\s*(?::|\s[—–-]\s)\s*")
 LEAD_CLAUSE = re.compile(r"^\W*(?:[^\W\d_][\w'’-]*\s+){0,3}[^\W\d_][\w'’-]*\s*;\s*")
 """A clause of at most four words that a sentence opens with and closes with a semicolon ("Not stated explicitly;",
 "Short answer;"): words put in front of a copied sentence do not make it the answer's own, and the claim check
-reads a claim with and without them (`support.lead_readings`)."""
+reads a claim with and without them (`lead_readings`)."""
 _DECLINE_HEAD = re.compile(r"\s*(?:[:;]|,\s*but\b|\s[—–-]\s)\s*", re.IGNORECASE)
+DASH_HEAD = re.compile(r"^\W*(?:[^\W\d_][\w'’-]*\s+){0,3}[^\W\d_][\w'’-]*\s+[—–-]\s+(?!(?:or|and|nor|to)\b)")
+"""A head of at most four words that a dash closes ("Not stated directly -"): what follows it is copied or not
+whatever the head says. (A label closed by a colon, "At the gate: ...", is a line of a layout, about what it names;
+"machine - or hand - knit" is a spaced-out compound.)"""
+
+
+_HEDGE_LEAD = re.compile(
+    r"^\W*(?:it (?:may|might|could)(?: (?:possibly|perhaps|well))? be(?: the case)? that|it is (?:possible|conceivable|"
+    r"likely|probable) that|it (?:seems|appears)(?: that)?|as far as (?:i|we) know|perhaps|possibly|probably|maybe|"
+    r"presumably|arguably)\b,?\s*", re.IGNORECASE)
+
+
+_SOURCES_GIVE = re.compile(r"^\W*only\b.{0,80}?\b(?:is|are)\s+(?:given|stated|listed|mentioned|reported|shown)\b",
+                           re.IGNORECASE)
+"""A clause saying what the sources give instead ("only operating profit (£96m) is given"): about the sources."""
+
+
+_STANCE = re.compile(r"^\W*(?:yes|no|not\s+(?:quite|really|exactly|so|true|correct)|correct|right|wrong|true|false|partly|"
+                     r"actually|indeed)\b", re.IGNORECASE)
+"""A reply's stance ("No -", "Not quite:"), which a head closed by a dash or a colon may be: it stays."""
+
+
+_ABOUT_THE_ANSWER = re.compile(r"\b(?:stated|said|says?|mentioned|given|listed|specified|explicit(?:ly)?|directly|clear(?:ly)?|"
+                               r"answer|news|note|short|brief(?:ly)?|summary|simply|put)\b", re.IGNORECASE)
+"""Words of a frame about the answer or the sources ("Not stated directly", "Short answer", "Good news"), not the world."""
+
+
+def _frame(head: str, content: frozenset[str] | None) -> bool:
+    """Whether a head in front of a claim is a frame: words about the answer or the sources, or at most one word the
+    user or the evidence uses (`content`, stems)."""
+    return content is None or bool(_ABOUT_THE_ANSWER.search(head)) or len(stems(head) & content) <= 1
+
+
+def lead_readings(claim: str, names: frozenset[str] = frozenset(), content: frozenset[str] | None = None,
+                  strict: bool = False) -> list[str]:
+    """The claim without each hedge it opens with, one more at a time ("It may possibly be that", "Perhaps"). The
+    model reads a hedge as support or as doubt, neither of which the evidence gives; the claim check takes the
+    reading it supports least, so a hedge can lower a claim's support but never raise it. A reply's stance ("No,",
+    "Not quite -") stays: without it an honest correction is a fragment the model reads as unsupported.
+
+    >>> lead_readings("It may possibly be that yes: the market is open until 15:00.")
+    ['yes: the market is open until 15:00.']
+    >>> lead_readings("Perhaps it seems that it opens at 9."), lead_readings("No, it opens at 9."), lead_readings("Maybe.")
+    (['it seems that it opens at 9.', 'it opens at 9.'], [], [])
+
+    So is a lead-in of a few words closed by a semicolon ("Not stated explicitly; it opens at 9."), unless what
+    follows says what the sources give ("Not stated; only the 2023 figure is given"), which needs it:
+
+    >>> lead_readings("Not stated explicitly; it opens at 9."), lead_readings("Not stated; only the 2023 figure is given.")
+    (['it opens at 9.'], [])
+
+    So is a head of at most four words closed by a dash that names nothing the user or the evidence names (`names`,
+    lower-cased) and is a frame (`_frame`: "Not stated directly -", "Good news -"), not a
+    stance ("No -") nor what the claim is about ("Roadline -", "the library's way older -"). A head closed by a colon
+    stays: it labels what follows ("What the source says:"), and the model reads a label's claim alone no better
+    than with it. With `strict`, so does a lead-in closed by a semicolon that is no frame: it says something ("Bring a
+    ticket;"):
+
+    >>> names = frozenset({"roadline", "kestrel"})
+    >>> lead_readings("Not stated directly — Roadline is cheaper.", names), lead_readings("Roadline — 185 against 190.", names)
+    (['Roadline is cheaper.'], [])
+    >>> content = stems("Bring a return ticket. It is required.")
+    >>> lead_readings("No — Roadline is cheaper.", names), lead_readings("Bring a ticket; it is required.", content=content,
+    ...                                                                  strict=True)
+    ([], [])
+    >>> lead_readings("Good news; it is required.", content=content, strict=True)
+    ['it is required.']
+    """
+    out, text = [], claim
+    while True:
+        led = _HEDGE_LEAD.sub("", text, count=1)
+        clause = LEAD_CLAUSE.match(text) if led == text else None
+        if clause and (not strict or _frame(clause.group(0), content)):
+            unled = text[clause.end():]
+            led = text if _SOURCES_GIVE.match(unled) else unled
+        if led == text:
+            head = DASH_HEAD.match(text)
+            if (head and not _STANCE.match(head.group(0))
+                    and not set(re.findall(r"\w+", head.group(0).lower())) & names
+                    and _frame(head.group(0), content)
+                    and not _SOURCES_GIVE.match(text[head.end():])):
+                led = text[head.end():]
+        if led == text or not led.strip(" .") or len(out) >= 4:
+            return out
+        out.append(led)
+        text = led
+
 
 
 def _answer_parts(ctx: Context) -> tuple[tuple[str, str], ...]:

@@ -108,8 +108,21 @@ _ORDER = {
                 {"after", "later", "newer", "younger", "last"}),
     "": ({"less", "fewer", "smaller", "lower", "shorter", "cheaper", "lighter", "colder", "slower", "younger"},
          {"more", "larger", "bigger", "greater", "higher", "longer", "taller", "dearer", "pricier", "costlier",
-          "heavier", "warmer", "faster", "older"}),
+          "heavier", "warmer", "faster", "quicker", "older"}),
 }
+_DURATIONS = frozenset({"second", "minute", "hour", "day", "week", "month", "year", "work", "business"})
+_PRICE_WORDS = frozenset({"cheaper", "dearer", "pricier", "costlier"})
+"""Words of order about a price: a verdict in them is checked against figures in a currency only."""
+
+
+def _sides(kind: str) -> tuple[set[str], set[str]]:
+    """The words of order that put the first of two figures of this kind below the second, and above it. A span of
+    time is the other way for speed: the faster journey takes fewer minutes."""
+    below, above = _ORDER[_CALENDAR if kind == _CALENDAR else ""]
+    if kind.split(" per ")[0] in _DURATIONS:
+        return (below - {"slower"}) | {"faster", "quicker"}, (above - {"faster", "quicker"}) | {"slower"}
+    return below, above
+
 _ORDER_WORDS = frozenset(w for below, above in _ORDER.values() for w in below | above)
 _ORDER_STEMS = frozenset(stem(w) for w in _ORDER_WORDS)
 _NO_COUNT = STOPWORDS | _ORDER_WORDS | {"against", "versus", "vs", "compared", "came"}
@@ -151,7 +164,7 @@ def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tupl
     out = []
     figures = _figures(text, haystack)
     for (a_start, a_end, a, a_text, kind), (b_start, _, b, b_text, b_kind) in zip(figures, figures[1:]):
-        below, above = _ORDER[_CALENDAR if kind == _CALENDAR else ""]
+        below, above = _sides(kind)
         gap = text[a_end:b_start]
         if kind != b_kind or a == b or len(re.findall(r"[a-z]+", gap, re.IGNORECASE)) > 8:
             continue
@@ -193,7 +206,18 @@ def _names(text: str) -> set[str]:
 
 
 _CHOICE = re.compile(r"\b(?i:which|who|what)\b[^?]*?[,:]?\s*(?:the\s+)?(?P<a>[A-Z][^,?]*?)\s+(?:or|vs\.?|versus)\s+"
-                     r"(?:the\s+)?(?P<b>[A-Z][^,?]*?)\s*(?:[,?]|$)")
+                     r"(?:the\s+)?(?P<b>[A-Z][^,?]*?)\s*(?:[,?]|$)"
+                     # "Is Roadline or Kestrel cheaper?": the two things, then the word of order
+                     r"|\b(?i:is|are|was|were|would|will)\s+(?:the\s+)?(?P<a2>[A-Z][^,?]*?)\s+(?:or|vs\.?|versus)\s+"
+                     r"(?:the\s+)?(?P<b2>[A-Z][^,?]*?)\s+(?:be\s+|work\s+out\s+|come\s+out\s+)?(?:the\s+)?(?i:"
+                     + "|".join(sorted(_ORDER_WORDS)) + r")\b"
+                     # "Which of A and B has ...?", "Should I pick A or B if I want the cheaper one?"
+                     r"|\b(?i:which\s+of)\s+(?:the\s+)?(?P<a3>[A-Z][^,?]*?)\s+and\s+(?:the\s+)?(?P<b3>[A-Z][^,?]*?)"
+                     r"\s*(?:[,?]|\s+(?i:is|was|are|were|has|had|costs?|takes?|gets?|gives?|offers?|would|will|does|do)\b|$)"
+                     r"|\b(?i:pick|choose|go\s+for|go\s+with|take|book|buy|get|use|opt\s+for)\s+(?:the\s+)?(?P<a4>[A-Z][^,?]*?)"
+                     r"\s+or\s+(?:the\s+)?(?P<b4>[A-Z][^,?]*?)\s*(?:[,?]|\s+(?i:if|for|to|when|as)\b|$)")
+_VERDICT_CLAUSE = re.compile(r"\s+[—–-]\s+|\s*[:;,(]\s*|\s+(?=(?:because|since|while|whereas|but|so|as)\b)", re.IGNORECASE)
+"""Where a sentence's clauses part: a dash, a colon, a semicolon, a comma, a bracket, a word that joins a reason."""
 
 
 _VERDICT_LINE = re.compile(r"^\W*(?:the\s+)?(?P<word>[A-Za-z]+)(?:\s+one)?\s*:\s*(?P<value>[^:]+?)\s*([.!]?)\s*$")
@@ -225,24 +249,61 @@ def named_verdict(claim: str, sentences: Sequence[str], asked: str) -> tuple[boo
     (False, (True, ''))
     >>> named_verdict("Halvard University is older.", docs + ["Halvard University moved in 1872."], ask) is None
     True
-    >>> named_verdict("The Teschen Institute is not older.", docs, ask) is None
+    >>> named_verdict("The Teschen Institute is not older.", docs, ask)
+    (True, '')
+
+    The verdict is the clause that says it, whatever a dash, a colon or a reason joins to it (a sentence copied from
+    the evidence); so is one asked as "Is A or B older?":
+
+    >>> named_verdict("The Teschen Institute is older - the Teschen Institute began in 1829.", docs, ask)[0]
+    False
+    >>> named_verdict("Teschen is older.", docs, "Is Halvard University or the Teschen Institute older?")[0]
+    False
+    >>> named_verdict("The Teschen Institute is older with its 1829 start.", docs, ask)[0]
+    False
+
+    Its subject may follow the word of order ("The older one is ...") or stand before it in the sentence; the faster
+    of two journeys takes fewer minutes:
+
+    >>> named_verdict("The older one is the Teschen Institute.", docs, ask)[0], named_verdict(
+    ...     "Go with Teschen; it is the older one.", docs, "Should I pick Halvard University or Teschen?")[0]
+    (False, False)
+    >>> trips = ["The Number 42 bus takes 35 minutes.", "The Blue Line tram takes 20 minutes."]
+    >>> named_verdict("The Blue Line tram is faster.", trips, "Which is faster, the Number 42 bus or the Blue Line tram?")
+    (True, '')
+    >>> named_verdict("The Number 42 bus costs £1 less.", trips, "Which is faster, the Number 42 bus or the Blue Line tram?") is None
     True
     """
     choice = _CHOICE.search(asked)
-    text = strip_citations(claim)
-    said = [m for m in re.finditer(r"[a-z]+", text) if m.group(0) in _ORDER_WORDS]
     joined = " ".join(sentences)
-    if not choice or not said or _figures(text, joined) or re.search(r"\b(?:not|never|no)\b|n't", text):
-        return None  # no verdict, one with figures (`ordering` reads it), or a denied one ("B is not older")
-    a, b = _names(choice.group("a")), _names(choice.group("b"))
+    # The verdict is the clause that says it: what a dash, a colon or a reason joins to it ("The Harlow Museum is
+    # cheaper - adult tickets at the Harlow Museum cost £12", copied from the evidence) is not the verdict.
+    text = next((c for c in _VERDICT_CLAUSE.split(strip_citations(claim)) if re.search(r"[a-z]+", c)
+                 and any(w in _ORDER_WORDS for w in re.findall(r"[a-z]+", c))), "")
+    said = [m for m in re.finditer(r"[a-z]+", text) if m.group(0) in _ORDER_WORDS]
+    whole = strip_citations(claim)
+    if not choice or not said or len(_figures(whole, joined)) >= 2:
+        return None  # no verdict, or one with the figures it orders (`ordering` reads them)
+    a, b = (_names(next(g for g in choice.groups()[i::2] if g)) for i in (0, 1))
     a, b = a - b, b - a
-    subject = _names(text[:said[0].start()])
-    if not a or not b or bool(subject & a) == bool(subject & b):
+    if not a or not b:
         return None
-    first, other = (a, b) if subject & a else (b, a)
+
+    def side(names: set[str]) -> set[str] | None:
+        return (a if names & a else b) if bool(names & a) != bool(names & b) else None
+
+    # Its subject: the one of the two named before the word of order ("B is cheaper"), else after it ("The cheaper
+    # one is B"), else before it in the sentence ("Go with B; it is the cheaper one").
+    at = whole.find(text) + said[0].start() if text in whole else -1
+    first = (side(_names(text[:said[0].start()])) or side(_names(text[said[0].end():]))
+             or (side(_names(whole[:at])) if at >= 0 else None))
+    if first is None:
+        return None
+    other = b if first is a else a
+    if re.search(r"\b(?:not|never|no)\b|n't", text[:said[0].start()]):
+        first, other = other, first  # "B is not the cheaper one": of two, A is
     word = said[0].group(0)
     kind = _CALENDAR if word in _ORDER[_CALENDAR][0] | _ORDER[_CALENDAR][1] else None
-    below, above = _ORDER[_CALENDAR if kind else ""]
 
     def values(names: set[str]) -> dict[str, set[float]]:
         out: dict[str, set[float]] = {}
@@ -254,10 +315,19 @@ def named_verdict(claim: str, sentences: Sequence[str], asked: str) -> tuple[boo
         return out
 
     mine, theirs = values(first), values(other)
-    units = [u for u in mine.keys() & theirs.keys() if len(mine[u]) == 1 and len(theirs[u]) == 1]
+    # A figure in the verdict's clause says what it compares ("costs £10 less": prices, whatever else is less).
+    said_units = {u for _, _, u in _quantities(text) if u in _MEASURES}
+    units = [u for u in mine.keys() & theirs.keys() if len(mine[u]) == 1 and len(theirs[u]) == 1
+             and (word not in _PRICE_WORDS or u.split(" per ")[0] in _CURRENCY.values())
+             and (not said_units or u.split(" per ")[0] in said_units)]
     if len(units) != 1 or mine[units[0]] == theirs[units[0]]:
         return None
+    # Other figures of that kind in the evidence (an off-peak fare beside the peak one, a child's price in a sentence
+    # of its own) leave open which the verdict is about.
+    if units[0] != _CALENDAR and sum(u == units[0] for s in sentences for *_, u in _figures(s, joined)) > 2:
+        return None
     [x], [y] = mine[units[0]], theirs[units[0]]
+    below, _ = _sides(units[0])
     if (x < y) if word in below else (x > y):
         return True, ""
     return False, f"says it is {word}, where the evidence says {x:g} against {y:g}"

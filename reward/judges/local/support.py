@@ -17,13 +17,14 @@ from reward.judges.consistency import is_english
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.claims import _YEAR, claim_support, is_fragment, swapped_value, without_derivation
 from reward.judges.local.figures import named_verdict, superseded_figure, verdict_line
-from reward.judges.local.context import (LEAD_CLAUSE, Context, Unscored, _answer_parts, _answer_sentences, clip,
+from reward.judges.local.context import (Context, Unscored, _answer_parts, _answer_sentences, clip, lead_readings,
                                          sentence_evidence)
 from reward.judges.local.relevance import _missing_answer_type, asked_kind_of
 from reward.judges.local.negation import negation_flip, unfounded_denial
 from reward.judges.local.text import (
     MODEL_FLOOR,
     MODEL_SPAN,
+    STOPWORDS,
     TIME_FRAME,
     claim_text,
     doc_text,
@@ -35,6 +36,7 @@ from reward.judges.local.text import (
     query_asides_removed,
     salient_terms,
     stale_future,
+    stems,
 )
 from reward.rules.verdicts import scope_topic
 from reward.schema import Evidence
@@ -106,46 +108,6 @@ def claim_features(claim: str, haystack: str, everything: str, closest: str, ask
             "negation_flip": float(negation_flip(claim, closest, asked))}
 
 
-_HEDGE_LEAD = re.compile(
-    r"^\W*(?:it (?:may|might|could)(?: (?:possibly|perhaps|well))? be(?: the case)? that|it is (?:possible|conceivable|"
-    r"likely|probable) that|it (?:seems|appears)(?: that)?|as far as (?:i|we) know|perhaps|possibly|probably|maybe|"
-    r"presumably|arguably)\b,?\s*", re.IGNORECASE)
-
-
-_SOURCES_GIVE = re.compile(r"^\W*only\b.{0,80}?\b(?:is|are)\s+(?:given|stated|listed|mentioned|reported|shown)\b",
-                           re.IGNORECASE)
-"""A clause saying what the sources give instead ("only operating profit (£96m) is given"): about the sources."""
-
-
-def lead_readings(claim: str) -> list[str]:
-    """The claim without each hedge it opens with, one more at a time ("It may possibly be that", "Perhaps"). The
-    model reads a hedge as support or as doubt, neither of which the evidence gives; the claim check takes the
-    reading it supports least, so a hedge can lower a claim's support but never raise it. A reply's stance ("No,",
-    "Not quite -") stays: without it an honest correction is a fragment the model reads as unsupported.
-
-    >>> lead_readings("It may possibly be that yes: the market is open until 15:00.")
-    ['yes: the market is open until 15:00.']
-    >>> lead_readings("Perhaps it seems that it opens at 9."), lead_readings("No, it opens at 9."), lead_readings("Maybe.")
-    (['it seems that it opens at 9.', 'it opens at 9.'], [], [])
-
-    So is a lead-in of a few words closed by a semicolon ("Not stated explicitly; it opens at 9."), unless what
-    follows says what the sources give ("Not stated; only the 2023 figure is given"), which needs it:
-
-    >>> lead_readings("Not stated explicitly; it opens at 9."), lead_readings("Not stated; only the 2023 figure is given.")
-    (['it opens at 9.'], [])
-    """
-    out, text = [], claim
-    while True:
-        led = _HEDGE_LEAD.sub("", text, count=1)
-        if led == text:
-            unled = LEAD_CLAUSE.sub("", text, count=1)
-            led = text if _SOURCES_GIVE.match(unled) else unled
-        if led == text or not led.strip(" .") or len(out) >= 4:
-            return out
-        out.append(led)
-        text = led
-
-
 async def _sentence_support(ctx: Context, sentences: list[str]) -> list[SentenceCheck]:
     """Check each sentence's claim against the evidence it cites (else the selected evidence, else all of it):
     hard failures first (a number no evidence item gives, a contrasting attribute, a past date presented as
@@ -160,9 +122,14 @@ read is checked against the evidence it can."""
     every_sentence = [s for d in ctx.item.evidence for s in split_sentences(d.text)]
     everywhere = " ".join(doc_text(d) for d in ctx.item.evidence)
     asked_lower, everywhere_lower = context.lower(), everywhere.lower()
+    # the names a frame in front of a claim does not give (capitalised words of the user's and the evidence's)
+    known = frozenset(w.lower() for w in re.findall(r"\b[A-Z][\w'’-]*", f"{context} {everywhere}")
+                      if w.lower() not in STOPWORDS)
+    content = stems(f"{context} {everywhere}")
     checks: list[SentenceCheck | None] = []
     # (index, claim, window, lexical doubt, coverage, claim_features)
     pending: list[tuple[int, str, list[str], str, float, dict[str, float]]] = []
+    unframed: dict[int, tuple[float, dict[str, float]]] = {}  # index: (coverage, features) without a frame in front
     for sentence in sentences:
         if not is_english(strip_citations(sentence)):
             # Inside an interaction in English, a sentence the model cannot read is not a way out of the check.
@@ -208,6 +175,12 @@ read is checked against the evidence it can."""
         similarity = (await ctx.similarity([claim], evidence_sentences))[0]
         closest = evidence_sentences[int(np.argmax(similarity))]
         supported, why = claim_support(claim, docs, float(similarity.max()), context, closest)
+        # ... and without each hedge or lead-in it opens with (`lead_readings`): "Good news;" in front of a swapped
+        # figure must not keep the claim from following the evidence sentence whose figure it swaps.
+        for led in lead_readings(claim, known, content) if supported else ():
+            supported, why = claim_support(led, docs, float(similarity.max()), context, closest)
+            if not supported:
+                break
         # A verdict between the two things asked about is checked against what every evidence item gives each.
         verdict = named_verdict(claim, every_sentence, context) if supported else None
         if verdict and not verdict[0]:
@@ -272,11 +245,18 @@ read is checked against the evidence it can."""
         everything = everywhere + " " + context
         extra = claim_features(claim, haystack, everything, closest, context)
         pending.append((len(checks), reading, window, doubt, lexical_coverage(claim, haystack + " " + context), extra))
+        # ... and on what it says without a frame or a hedge in front (`lead_readings`, strict): the combination keeps
+        # the lower, so a frame's words ("Not stated directly -", found in the evidence) cannot pad the claim's share.
+        core = ([claim, *lead_readings(claim, known, content, strict=True)])[-1]
+        if core != claim:
+            unframed[len(checks)] = (lexical_coverage(core, haystack + " " + context),
+                                     {**claim_features(core, haystack, everything, closest, context),
+                                      "coverage_evidence": lexical_coverage(core, everywhere)})
         checks.append(None)
     if pending:
         # Each claim is read as written and without each hedge it opens with (`lead_readings`); the reading the
         # model supports least stands, so no hedge can raise a claim's support.
-        readings = [[claim, *lead_readings(claim)] for _, claim, _, _, _, _ in pending]
+        readings = [[claim, *lead_readings(claim, known, content)] for _, claim, _, _, _, _ in pending]
         flat = await ctx.scorer.probabilities(
             [(" ".join(window), text) for (_, _, window, _, _, _), texts in zip(pending, readings, strict=True)
              for text in texts])
@@ -290,6 +270,8 @@ read is checked against the evidence it can."""
             extra = {**extra, "coverage_evidence": lexical_coverage(claim, everywhere)}
             p_supported = (combination.probability(float(row[0]), coverage, extra) if combination
                            else float(row[0]))
+            if combination and index in unframed:
+                p_supported = min(p_supported, combination.probability(float(row[0]), *unframed[index]))
             reading = combination.support if combination else None
             support = model_support(p_supported, reading)
             confidence = model_confidence(p_supported, reading)
