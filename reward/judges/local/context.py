@@ -175,7 +175,7 @@ _SOURCES_GIVE = re.compile(r"^\W*only\b.{0,80}?\b(?:is|are)\s+(?:given|stated|li
 
 _STANCE = re.compile(r"^\W*(?:yes|no|not\s+(?:quite|really|exactly|so|true|correct)|correct|right|wrong|true|false|partly|"
                      r"actually|indeed)\b", re.IGNORECASE)
-"""A reply's stance ("No -", "Not quite:"), which a head closed by a dash or a colon may be: it stays."""
+"""A reply's stance ("No -", "Not quite -"), which a head closed by a dash may be: it stays."""
 
 
 _ABOUT_THE_ANSWER = re.compile(r"\b(?:stated|said|says?|mentioned|given|listed|specified|explicit(?:ly)?|directly|clear(?:ly)?|"

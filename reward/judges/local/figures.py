@@ -278,10 +278,9 @@ def named_verdict(claim: str, sentences: Sequence[str], asked: str) -> tuple[boo
     joined = " ".join(sentences)
     # The verdict is the clause that says it: what a dash, a colon or a reason joins to it ("The Harlow Museum is
     # cheaper - adult tickets at the Harlow Museum cost £12", copied from the evidence) is not the verdict.
-    text = next((c for c in _VERDICT_CLAUSE.split(strip_citations(claim)) if re.search(r"[a-z]+", c)
-                 and any(w in _ORDER_WORDS for w in re.findall(r"[a-z]+", c))), "")
-    said = [m for m in re.finditer(r"[a-z]+", text) if m.group(0) in _ORDER_WORDS]
     whole = strip_citations(claim)
+    text = next((c for c in _VERDICT_CLAUSE.split(whole) if any(w in _ORDER_WORDS for w in re.findall(r"[a-z]+", c))), "")
+    said = [m for m in re.finditer(r"[a-z]+", text) if m.group(0) in _ORDER_WORDS]
     if not choice or not said or len(_figures(whole, joined)) >= 2:
         return None  # no verdict, or one with the figures it orders (`ordering` reads them)
     a, b = (_names(next(g for g in choice.groups()[i::2] if g)) for i in (0, 1))
@@ -294,9 +293,8 @@ def named_verdict(claim: str, sentences: Sequence[str], asked: str) -> tuple[boo
 
     # Its subject: the one of the two named before the word of order ("B is cheaper"), else after it ("The cheaper
     # one is B"), else before it in the sentence ("Go with B; it is the cheaper one").
-    at = whole.find(text) + said[0].start() if text in whole else -1
     first = (side(_names(text[:said[0].start()])) or side(_names(text[said[0].end():]))
-             or (side(_names(whole[:at])) if at >= 0 else None))
+             or side(_names(whole[:whole.find(text) + said[0].start()])))
     if first is None:
         return None
     other = b if first is a else a

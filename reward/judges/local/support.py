@@ -16,7 +16,7 @@ from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.claims import _YEAR, claim_support, is_fragment, swapped_value, without_derivation
-from reward.judges.local.figures import named_verdict, superseded_figure, verdict_line
+from reward.judges.local.figures import _names, named_verdict, superseded_figure, verdict_line
 from reward.judges.local.context import (Context, Unscored, _answer_parts, _answer_sentences, clip, lead_readings,
                                          sentence_evidence)
 from reward.judges.local.relevance import _missing_answer_type, asked_kind_of
@@ -24,7 +24,6 @@ from reward.judges.local.negation import negation_flip, unfounded_denial
 from reward.judges.local.text import (
     MODEL_FLOOR,
     MODEL_SPAN,
-    STOPWORDS,
     TIME_FRAME,
     claim_text,
     doc_text,
@@ -122,9 +121,7 @@ read is checked against the evidence it can."""
     every_sentence = [s for d in ctx.item.evidence for s in split_sentences(d.text)]
     everywhere = " ".join(doc_text(d) for d in ctx.item.evidence)
     asked_lower, everywhere_lower = context.lower(), everywhere.lower()
-    # the names a frame in front of a claim does not give (capitalised words of the user's and the evidence's)
-    known = frozenset(w.lower() for w in re.findall(r"\b[A-Z][\w'’-]*", f"{context} {everywhere}")
-                      if w.lower() not in STOPWORDS)
+    known = frozenset(_names(f"{context} {everywhere}"))  # the names a frame in front of a claim does not give
     content = stems(f"{context} {everywhere}")
     checks: list[SentenceCheck | None] = []
     # (index, claim, window, lexical doubt, coverage, claim_features)
