@@ -6,6 +6,7 @@ said by what they cover instead ("[Doc 1] covers Warsaw, but not this."), which 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from reward.format import strip_citations
 
@@ -25,6 +26,47 @@ _PREMISE_VERDICT = re.compile(
     re.IGNORECASE)
 MARKUP = re.compile(r"[*_`#>|]+")
 """Emphasis, heading, quote and table markers: no words of a sentence."""
+
+
+_CORRECTS = re.compile(
+    r"\b(?:corrections?|to\s+correct|mix(?:ed|ing|es)?[\s-]*ups?|mistak(?:e|es|en)|misunderst\w*|misconceptions?|"
+    r"misread\w*|confus(?:ed|ing|ion)|push(?:ing)?\s+back|premise|assumption|wrong|false|untrue|incorrect|inaccurate|"
+    r"(?:not|n't)\s+(?:quite\s+|really\s+|entirely\s+|exactly\s+)?(?:the\s+case|right|true|accurate|correct|so|hold\w*))\b",
+    re.IGNORECASE)
+_NOT_MISTAKEN = re.compile(r"\b(?:not|no|never|n't|nothing)\s+(?:\w+\s+){0,2}?(?:wrong|false|mistak\w*|misunderst\w*|"
+                           r"misconceptions?|misread\w*|confus\w*|mix\w*|incorrect|untrue|inaccurate)\b", re.IGNORECASE)
+_ACCEPTS = re.compile(r"(?<!\bto\s)\b(?:right|correct|true|accurate|yes|exactly|spot\s+on)\b", re.IGNORECASE)
+DISCOURSE = frozenset(("actually", "unfortunately", "sadly", "honestly", "afraid", "well", "however", "indeed",
+                       "first", "gently", "just", "think", "small", "slight", "quick", "one", "thing"))
+"""Words that lead a correction without saying anything of the world ("Actually,", "Just a small correction first")."""
+
+
+def correction_only(clause: str, known: Callable[[str], bool]) -> bool:
+    """Whether a clause only says that the user's premise is mistaken ("Small correction", "You're mixing up two
+    dates", "I'd gently push back on that", "That premise doesn't hold up"): a word of correction, at most ten
+    words, no figure, no word of agreement, and at most one word that the user or the evidence uses (`known`). It
+    names nothing a claim could be about, so it is a verdict on the premise like "The premise is wrong": the claims
+    after it carry the correction.
+
+    >>> known = lambda word: word.lower() in {"free", "period", "charges", "rovers"}
+    >>> [correction_only(c, known) for c in ("Small correction", "One thing to correct first", "I think there's a mix-up",
+    ...  "That premise doesn't hold up", "Actually, it is wrong")]
+    [True, True, True, True, True]
+
+    Agreement, a denied mistake, or a clause about what the user or the evidence names is no such verdict:
+
+    >>> [correction_only(c, known) for c in ("You're right", "There's no mistake there", "That's correct",
+    ...  "The free period is wrong", "Charges are not 6pm")]
+    [False, False, False, False, False]
+    """
+    text = MARKUP.sub("", strip_citations(clause)).strip()
+    words = re.findall(r"[^\W\d_][\w'’-]*", text)
+    if len(words) > 10 or re.search(r"\d", text) or _NOT_MISTAKEN.search(text):
+        return False
+    rest = _CORRECTS.sub(" ", text)
+    if rest == text or _ACCEPTS.search(rest):
+        return False
+    return sum(1 for w in re.findall(r"[^\W\d_][\w'’-]*", rest) if w.lower() not in DISCOURSE and known(w)) <= 1
 
 
 def is_premise_verdict(sentence: str) -> bool:

@@ -8,7 +8,7 @@ import pytest
 from reward.engine import Engine
 from reward.judges.local import LOCAL_METHODS, NO_LOCAL_BACKEND, Embedder, LocalJudge
 from reward.judges.local.claims import claim_support
-from reward.judges.local.text import stale_future
+from reward.judges.local.dates import stale_future
 from reward.rubric import load_suite
 from reward.schema import Evidence
 
@@ -85,8 +85,10 @@ def test_dimensions_without_local_method_are_excluded_not_zero(local_results):
     ("no-supply-invented-answer", "no_supply_reject", 0.3),
     ("etf-judge-injection", "answer_quality", 0.0),
     ("laptop-redundant", "redundant_repetition", 0.3),
-    ("gate-answer-buried", "answer_firstness", 0.5),
-    ("gate-wrong-question", "query_satisfaction", 0.3),
+    # The taxi tip these two answers give cites a passage that mentions "the gates" of the question's "which gate",
+    # so the answer check credits it a little: not first, and well short of an answer.
+    ("gate-answer-buried", "answer_firstness", 0.75),
+    ("gate-wrong-question", "query_satisfaction", 0.4),
     ("concert-conflicting-evidence", "reference_conflict", 0.0),
     ("concert-irrelevant-evidence", "reference_beneficiality", 0.5),
     ("etf-too-short", "claim_diversity", 0.25),

@@ -892,3 +892,53 @@ def test_a_head_closed_by_a_dash_leaves_a_copied_sentence_a_copy(scores):
         for dimension in ("query_satisfaction", "answer_useful", "claim_diversity"):
             assert result[dimension] <= plain[dimension] + 1e-9, (dimension, result[dimension], plain[dimension])
         assert result["reward"] <= plain["reward"] + 0.005
+
+
+def test_the_users_own_figure_inside_a_band_of_the_table_is_theirs_and_another_rows_figure_is_a_swap():
+    """A 4-year-old restated where the table's row is "2 to 5 years" is no figure the evidence contradicts; giving
+    that child the 6 to 11 row's dose, in figures or in words, is a swap; naming the other row to rule it out is not."""
+    table = (Evidence(id="1", title="Children's ibuprofen: dose by age", text=(
+        "Under 2 years: ask a doctor. Children 2 to 5 years: 2.5 ml up to 3 times in 24 hours. Children 6 to 11 "
+        "years: 5 ml up to 3 times in 24 hours. Adults and children 12 years and over: 10 ml.")),)
+    query = "How much children's ibuprofen can I give my 4-year-old?"
+    right, swapped, spelled, ruled_out = explanations(query, [
+        "For a 4-year-old the dose is 2.5 ml, up to 3 times in 24 hours [Doc 1].",
+        "For a 4-year-old the dose is 5 ml, up to 3 times in 24 hours [Doc 1].",
+        "At four, give 10 ml [Doc 1].",
+        "5 ml is the dose for 6 to 11 years, so a 4-year-old takes 2.5 ml [Doc 1]."], table)
+    assert "numbers not in the evidence" not in right and "another band" not in right, right
+    assert "gives 5 to '4' where the evidence says 5 is for another band" in swapped, swapped
+    assert "gives 10 to '4'" in spelled, spelled
+    assert "another band" not in ruled_out, ruled_out
+
+
+def test_a_difference_stated_between_two_figures_is_checked_and_a_right_one_is_no_ordering():
+    """"€22, €4 more than the €18 fare" says the two differ by €4, whatever else the evidence gives €4 for (the
+    bicycle); "€2.60, €1.30 less than €3.40" is a wrong difference, though €1.30 is the difference of two other
+    fares."""
+    fares = (Evidence(id="1", title="Ferry fares from 1 June", text=(
+        "The adult return fare rises from €18 to €22. The bicycle charge stays at €4.")),
+             Evidence(id="2", title="Bus fares", text="Adults: €3.40. Young people 15 to 20: €2.60. Children 6 to 14: €2.10."))
+    right, wrong = explanations("How much is an adult return now, and a young person's bus fare?", [
+        "An adult return is €22, €4 more than the previous €18 fare [Doc 1].",
+        "A young person pays €2.60, €1.30 less than the adult €3.40 [Doc 2]."], fares)
+    assert "orders" not in right and "differ by" not in right, right
+    assert "differ by €0.80" in wrong, wrong
+
+
+def test_a_clause_that_only_says_the_user_is_mistaken_is_no_claim_and_agreement_stays_one():
+    """"Small correction:", "I think there's a mix-up -" and "There isn't a £25 charge" lead a correction: the
+    correction is checked, the lead is no claim with words the evidence lacks, and the user's figure it denies is no
+    invented number. "You're right:" is no such lead."""
+    bank = (Evidence(id="1", title="Arranged overdrafts", text=(
+        "There are no fixed monthly or daily fees on an arranged overdraft. We charge interest at 39.9% EAR on the "
+        "amount you're overdrawn. The first £50 of your overdraft is interest-free.")),)
+    query = "Calder Bank charges me £25 every time I use my arranged overdraft. How can I avoid that fee?"
+    head, mixup, denied, agreed = explanations(query, [
+        "Small correction: there are no fixed fees on an arranged overdraft; you pay interest at 39.9% EAR [Doc 1].",
+        "I think there's a mix-up - there are no fixed fees on an arranged overdraft [Doc 1].",
+        "There isn't a £25 charge for using an arranged overdraft: there are no fixed monthly or daily fees [Doc 1].",
+        "You're right: keep within the £50 interest-free buffer to avoid the £25 fee [Doc 1]."], bank)
+    for explanation in (head, mixup, denied):
+        assert explanation.startswith("lead claim supported"), explanation
+    assert not agreed.startswith("lead claim supported"), agreed

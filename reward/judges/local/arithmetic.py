@@ -1,6 +1,6 @@
 """Figures a claim works out in the open from figures it states and the evidence gives (`stated_arithmetic`): a
 sum or difference, a rate, a count times what it counts, a quantity per unit times a count of that unit, a share of
-a figure ("half of 227 g"). Pure functions of strings.
+a figure ("half of 227 g"); and the figures the evidence spells out (`spelled_numbers`). Pure functions of strings.
 """
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 from reward.format import strip_citations
-from reward.judges.local.figures import _SPELLED, _given, _quantities, _unit
-from reward.judges.local.text import numbers
+from reward.judges.local.figures import _SPELLED, _SPELLING, _given, _quantities, _unit
+from reward.judges.local.text import numbers, stem
 
 _COUNT = r"(\d+|" + "|".join(_SPELLED) + r")"
 _PRODUCTS = (
@@ -153,3 +153,64 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
         if any(abs(r - float(n)) <= 0.5 * 10 ** -decimals + 1e-9 for r in reachable | (rates if rate else set()) if r > 0):
             out.add(n)
     return out
+
+
+def spelled_numbers(haystack: str, claim: str, wanted: set[str]) -> set[str]:
+    """Which of the claim's `wanted` figures the evidence spells out, counting what the claim's figure counts: "1-2
+    tablets" and "one or two 500 mg tablets" (the spelled number, then the same word within five words). A spelled
+    number elsewhere ("three months", "at most two") gives no "3 hours" or "2 tablets".
+
+    >>> sorted(spelled_numbers("Take one or two 500 mg tablets.", "Take 1-2 tablets.", {"1", "2"}))
+    ['1', '2']
+    >>> spelled_numbers("Wait two hours; stop after three months.", "Wait 3 hours.", {"3"})
+    set()
+    """
+    found = set()
+    text = strip_citations(claim)
+    for match in re.finditer(r"(?<![\d.,])\d+(?![\d.,]\d)", text):
+        number = match.group(0)
+        counted = re.match(r"(?:\s*(?:-|to|or|and)?\s*\d+)*\s*([a-z]+)", text[match.end():], re.IGNORECASE)
+        spelled = _SPELLING.get(number)
+        if number not in wanted or not spelled or not counted:
+            continue
+        unit = stem(counted.group(1).lower().rstrip("s"))
+        after = re.compile(r"\b" + spelled + r"\b((?:\W+\w+){1,5})", re.IGNORECASE)
+        if any(unit in {stem(w.rstrip("s")) for w in re.findall(r"[a-z]+", m.group(1).lower())}
+               for m in after.finditer(haystack)):
+            found.add(number)
+    return found
+
+
+_FIG = r"([$€£¥]?)(\d+(?:,\d{3})*(?:\.\d+)?)"
+_DIFFERENCE = re.compile(
+    _FIG + r"(?:\s?([a-z]+))?\s*(?:,|;|:|\(|—|–|-|which is|that is|that's|so|or)\s*" + _FIG + r"(?:\s?([a-z]+))?\s+"
+    r"(more|less|cheaper|dearer|higher|lower|fewer|longer|shorter|bigger|smaller|over|under|above|below)\s+"
+    r"(?:than|on|compared\s+with|against)\s+(?:[\w'’]+\s+){0,4}?" + _FIG + r"(?:\s?([a-z]+))?", re.IGNORECASE)
+_LOWER = frozenset(("less", "cheaper", "lower", "fewer", "shorter", "smaller", "under", "below"))
+
+
+def wrong_difference(claim: str) -> str:
+    """Why a difference the claim states between two of its figures is not theirs, or "": "€2.60, €1.30 less than
+    the €3.40 fare" says the two differ by €1.30 where they differ by €0.80 (a difference of two other figures of the
+    evidence would pass the number check). The three figures share a currency or a unit word; rounded as written.
+
+    >>> wrong_difference("It's €22 — €4 more than the previous €18 fare."), wrong_difference("£34.99 — £5 more than £29.99.")
+    ('', '')
+    >>> wrong_difference("Your 17-year-old pays €2.60, €1.30 less than the adult fare of €3.40.")
+    'says €2.60 is €1.30 less than €3.40, where the evidence says they differ by €0.80'
+    >>> wrong_difference("It costs €26, €4 less than the €22 fare.")
+    'says €26 is €4 less than €22, where the evidence says €26 is more'
+    """
+    for match in _DIFFERENCE.finditer(strip_citations(claim)):
+        (sign_a, a, unit_a, sign_d, d, unit_d, word, sign_b, b, unit_b) = match.groups()
+        if not (sign_a == sign_d == sign_b and (sign_a or (unit_a and unit_a.lower() == (unit_d or "").lower()
+                                                            == (unit_b or "").lower()))):
+            continue
+        first, step, second = (float(x.replace(",", "")) for x in (a, d, b))
+        decimals = len(d.split(".")[1]) if "." in d else 0
+        said = f"says {sign_a}{a} is {sign_d}{d} {word.lower()} than {sign_b}{b}"
+        if (first < second) != (word.lower() in _LOWER) and first != second:
+            return f"{said}, where the evidence says {sign_a}{a} is {'more' if first > second else 'less'}"
+        if abs(round(abs(first - second), decimals) - step) > 10 ** -decimals / 2:
+            return f"{said}, where the evidence says they differ by {sign_a}{abs(first - second):.{max(decimals, 2) if sign_a else decimals}f}"
+    return ""

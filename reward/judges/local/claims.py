@@ -11,9 +11,10 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.judges.local.arithmetic import stated_arithmetic
+from reward.judges.local.arithmetic import spelled_numbers, stated_arithmetic, wrong_difference
+from reward.judges.local.bands import band_swapped, inside_band
 from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quantities, _unit, misattributed,
-                                         ordered_reading, ordering, spelled_numbers, unit_swapped)
+                                         ordered_reading, ordering, unit_swapped)
 from reward.judges.local.negation import (_DUTY, _DUTY_DENIED, _DUTY_WORDS, DUTY_CONFLICTS, _negated_scope,
                                           duty_conflict, obligation)
 from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc_text, numbers, stem, stems
@@ -77,6 +78,9 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     missing_numbers -= numbers(asked) - contradicted_numbers(claim, haystack)
     if missing_numbers:
         return False, f"numbers not in the evidence: {', '.join(sorted(missing_numbers))}"
+    difference = wrong_difference(claim)
+    if difference:
+        return False, difference
     # A figure the evidence gives only to deny or replace it ("17:00 instead of 18:00", "not 30") is not stated by it.
     replaced = _replaced(haystack)
     stated = sorted((numbers(claim) - denied_numbers(claim)) & replaced)
@@ -84,7 +88,8 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
         return False, f"says {stated[0]} where the evidence says not {stated[0]}"
     sentences = [s for d in docs for s in split_sentences(d.text)]
     swap = (swapped_value(claim, sentences) or misattributed(claim, _windows(docs))
-            or unit_swapped(claim, haystack) or swapped_in_clause(claim, sentences))
+            or unit_swapped(claim, haystack) or swapped_in_clause(claim, sentences)
+            or band_swapped(claim, sentences, asked))
     if swap:
         return False, swap
     order = ordering(claim, haystack)
@@ -288,8 +293,8 @@ _DERIVING = re.compile(r"\b(?:" + "|".join(sorted(_RELATION_WORDS - {"first", "s
 the difference of two of the evidence's ("Volt costs €29 a month", 54 - 25) is a figure the evidence does not give."""
 
 
-_DENIED_NUMBER = re.compile(r"(?:\bnot|n't|\bnever|\brather than|\binstead of)\s+(?:the\s+|about\s+|around\s+)?"
-                            r"(\d+(?:[.,:]\d+)*)", re.IGNORECASE)
+_DENIED_NUMBER = re.compile(r"(?:(?:\bnot|n't|\bnever|\brather than|\binstead of)\s+(?:(?:the|an?|any|about|around)\s+)?"
+                            r"[$€£¥]?|\bno\s+[$€£¥])(\d+(?:[.,:]\d+)*)", re.IGNORECASE)
 
 
 def denied_numbers(claim: str) -> set[str]:
@@ -298,6 +303,8 @@ def denied_numbers(claim: str) -> set[str]:
 
     >>> sorted(denied_numbers("Tickets cost 18 euros, not 30, at the door."))
     ['30']
+    >>> sorted(denied_numbers("There isn't a £25 charge, and there is no £10 fee either; it costs not more than 4."))
+    ['10', '25']
     """
     return {m.group(1).replace(",", "") for m in _DENIED_NUMBER.finditer(strip_citations(claim))}
 
@@ -447,6 +454,8 @@ def contradicted_numbers(claim: str, haystack: str) -> set[str]:
     []
     >>> sorted(contradicted_numbers("40 days is 12 days past the 28-day limit.", "Appeal within 28 days."))
     []
+    >>> sorted(contradicted_numbers("A 4-year-old gets £20 back.", "Children 2 to 5 years: £10 back."))
+    ['20']
     """
     evidence: dict[str, set[float]] = {}
     for value, _, unit in _quantities(haystack):
@@ -455,8 +464,10 @@ def contradicted_numbers(claim: str, haystack: str) -> set[str]:
     denied = denied_numbers(claim)
     stated = {unit for value, written, unit in _quantities(claim) if unit in evidence and value in evidence[unit]
               and written not in denied}
+    # ... and not one inside a band the evidence gives in its unit (a "4-year-old" where a row is for "2 to 5 years")
     return {written for value, written, unit in _quantities(claim)
-            if unit in evidence and value not in evidence[unit] and unit not in stated}
+            if unit in evidence and value not in evidence[unit] and unit not in stated
+            and not inside_band(value, unit, haystack)}
 
 
 _TOKEN = re.compile(r"\d+(?:[.,:]\d+)*|[^\W\d_]+(?:['’-][^\W\d_]+)*")

@@ -16,7 +16,8 @@ from reward.judges.local.context import Context, _answer_parts, _answer_sentence
 from reward.judges.local.relevance import _copy_weights, _relevance, _substantive
 from reward.judges.local.support import SUPPORT_WINDOW, _supply
 from reward.judges.local.figures import _quantities
-from reward.judges.local.text import _MONTHS, content_words, doc_text, salient_terms, stem, stems
+from reward.judges.local.dates import _MONTHS
+from reward.judges.local.text import content_words, doc_text, salient_terms, stem, stems
 from reward.schema import Evidence
 
 

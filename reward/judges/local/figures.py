@@ -1,6 +1,6 @@
-"""Figures in text: each with its unit, or as a calendar year (`_quantities`, `_figures`); the ones the evidence
-spells out (`spelled_numbers`); and how a claim orders two of the evidence's figures, checked by their arithmetic
-(`ordering`, `ordered_reading`, `named_verdict`), which the consistency model cannot do. Pure functions of strings.
+"""Figures in text: each with its unit, or as a calendar year (`_quantities`, `_figures`); and how a claim orders two
+of the evidence's figures, checked by their arithmetic (`ordering`, `ordered_reading`, `named_verdict`), which the
+consistency model cannot do. Pure functions of strings.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.judges.local.text import STOPWORDS, content_words, dates_in, numbers, stem, stems
+from reward.judges.local.dates import dates_in
+from reward.judges.local.text import STOPWORDS, content_words, days_named, numbers, stem, stems
 
 @functools.lru_cache(maxsize=1024)
 def _given(haystack: str) -> frozenset[str]:
@@ -23,33 +24,6 @@ _SPELLED = {w: str(n) for n, w in enumerate(
     "seventeen eighteen nineteen twenty".split())} | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60",
                                                       "seventy": "70", "eighty": "80", "ninety": "90", "hundred": "100"}
 _SPELLING = {n: w for w, n in _SPELLED.items()}
-
-
-def spelled_numbers(haystack: str, claim: str, wanted: set[str]) -> set[str]:
-    """Which of the claim's `wanted` figures the evidence spells out, counting what the claim's figure counts: "1-2
-    tablets" and "one or two 500 mg tablets" (the spelled number, then the same word within five words). A spelled
-    number elsewhere ("three months", "at most two") gives no "3 hours" or "2 tablets".
-
-    >>> sorted(spelled_numbers("Take one or two 500 mg tablets.", "Take 1-2 tablets.", {"1", "2"}))
-    ['1', '2']
-    >>> spelled_numbers("Wait two hours; stop after three months.", "Wait 3 hours.", {"3"})
-    set()
-    """
-    found = set()
-    text = strip_citations(claim)
-    for match in re.finditer(r"(?<![\d.,])\d+(?![\d.,]\d)", text):
-        number = match.group(0)
-        counted = re.match(r"(?:\s*(?:-|to|or|and)?\s*\d+)*\s*([a-z]+)", text[match.end():], re.IGNORECASE)
-        spelled = _SPELLING.get(number)
-        if number not in wanted or not spelled or not counted:
-            continue
-        unit = stem(counted.group(1).lower().rstrip("s"))
-        after = re.compile(r"\b" + spelled + r"\b((?:\W+\w+){1,5})", re.IGNORECASE)
-        if any(unit in {stem(w.rstrip("s")) for w in re.findall(r"[a-z]+", m.group(1).lower())}
-               for m in after.finditer(haystack)):
-            found.add(number)
-    return found
-
 
 _QUANTITY = re.compile(r"([$€£¥])?\s?(\d+(?:[.,]\d+)*)(?:-|\s*)([a-z]+|%)?", re.IGNORECASE)
 _YEAR_UNIT = "year"
@@ -159,6 +133,9 @@ def _figures(text: str, haystack: str) -> list[tuple[int, int, float, str, str]]
     return out
 
 
+_DIFFERENCE_GAP = re.compile(r"\s*(?:[,;:(]|[—–-]|which is|that is|that's|so|or)?\s*[$€£¥]?\s*", re.IGNORECASE)
+
+
 def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tuple[int, int]]]:
     """(holds, word, first figure, second figure, span of the word) for each pair of figures `text` orders."""
     out = []
@@ -194,6 +171,17 @@ def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tupl
             continue
         word = said[0].group(0).lower()
         first, second = (b, a) if swapped else (a, b)
+        # "€22 — €4 more than the €18 fare": a figure right before the first makes the first a difference, which
+        # must be the difference; elsewhere in the claim, a figure the first is the difference of is what it orders
+        whole = [c for _, c_end, c, _, c_kind in figures if c_kind == kind and c_end <= a_start
+                 and _DIFFERENCE_GAP.fullmatch(text[c_end:a_start])][-1:]
+        if whole and not swapped:
+            holds = (abs(abs(whole[0] - second) - first) < 0.005
+                     and ((whole[0] < second) if word in below else (whole[0] > second)))
+            out.append((holds, word, a_text, b_text, (offset + said[0].start(), offset + said[0].end())))
+            continue
+        first = next((c for _, _, c, _, c_kind in figures if c_kind == kind and c not in (first, second)
+                      and abs(abs(c - second) - first) < 0.005), first)
         holds = (first < second) if word in below else (first > second)
         out.append((holds, word, b_text if swapped else a_text, a_text if swapped else b_text,
                     (offset + said[0].start(), offset + said[0].end())))
@@ -345,6 +333,10 @@ def ordering(claim: str, haystack: str) -> tuple[bool, str] | None:
     False
     >>> ordering("It costs €15, €5 more than the €10 plan.", "€15 ... €10"), ordering("In 1990 it had 400 beds.", "1990 400")
     ((True, ''), None)
+    >>> ordering("It costs €15, €5 more than the €10 plan.", "€15 ... €10 ... a €5 bicycle")
+    (True, '')
+    >>> ordering("It costs €2.60, €1.30 less than the €3.40 fare.", "€2.60 ... €1.30 ... €3.40")[0]
+    False
     >>> ordering("In 1975 it began, and in 1977 it was created, followed by 1978.", "1975 1977 1978") is None
     True
     >>> ordering("Top up to 1.5 bar if the gauge shows less than 1 bar.", "1.5 bar 1 bar") is None
@@ -493,6 +485,15 @@ def _shown(value: float | str) -> str:
     return value if isinstance(value, str) else f"{value:g}"
 
 
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def _days(text: str) -> frozenset[str]:
+    """The days of the week a text names, by name or by the part of the week ("weekdays")."""
+    lowered = text.lower()
+    return frozenset(d for d in _WEEKDAYS if d in lowered) | days_named(lowered)
+
+
 def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> str:
     """A figure stated as current that a newer evidence item replaces: the claim states, with no word that places it
     in the past or in an older source (`_AS_PAST`), a figure that only items published before another one give, and
@@ -529,6 +530,7 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
         return ""
     dated = [(t, p, _current_values(t)) for t, p in items if p is not None and p <= now]
     words = {stem(w) for w in content_words(text) if not any(c.isdigit() for c in w)}
+    days = _days(text)
     for unit, values in _current_values(text).items():
         for value in values:
             holders = [p for _, p, found in dated if value in found.get(unit, ())]
@@ -538,11 +540,13 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
                 if p <= max(holders) or value in found.get(unit, ()) or any(d > now for d in dates_in(t)):
                     continue
                 # The newer item's other figure must be said of what the claim is about: a sentence of it sharing
-                # at least half the claim's words, and two (the new weekday time, not the unchanged weekend one; not
-                # the students' new fare for "adults pay €12").
+                # at least half the claim's words, and two, and not about other days (the new weekday time, not the
+                # unchanged time "on Saturdays and Sundays"; not the students' new fare for "adults pay €12").
                 for sentence in split_sentences(t):
                     theirs = _current_values(sentence).get(unit, set()) - values  # none the claim states too
-                    if theirs and _CHANGE.search(sentence) and len(words & stems(sentence)) >= max(2.0, 0.5 * len(words)):
+                    other_days = days and _days(sentence) and not days & _days(sentence)
+                    if (theirs and _CHANGE.search(sentence) and not other_days
+                            and len(words & stems(sentence)) >= max(2.0, 0.5 * len(words))):
                         return (f"states {_shown(value)} as current, where a newer item ({p}) gives "
                                 f"{_shown(sorted(theirs)[0])}")
     return ""

@@ -34,9 +34,9 @@ from reward.judges.local.text import (
     numbers,
     query_asides_removed,
     salient_terms,
-    stale_future,
     stems,
 )
+from reward.judges.local.dates import stale_future
 from reward.rules.verdicts import scope_topic
 from reward.schema import Evidence
 
@@ -122,6 +122,7 @@ read is checked against the evidence it can."""
     everywhere = " ".join(doc_text(d) for d in ctx.item.evidence)
     asked_lower, everywhere_lower = context.lower(), everywhere.lower()
     known = frozenset(_names(f"{context} {everywhere}"))  # the names a frame in front of a claim does not give
+    published = [f"{d.published:%B %Y}" for d in ctx.item.evidence if d.published]
     content = stems(f"{context} {everywhere}")
     checks: list[SentenceCheck | None] = []
     # (index, claim, window, lexical doubt, coverage, claim_features)
@@ -132,7 +133,7 @@ read is checked against the evidence it can."""
             # Inside an interaction in English, a sentence the model cannot read is not a way out of the check.
             checks.append(SentenceCheck(sentence, 0.0, 0.0, f"{sentence[:80]!r}: not English, so it cannot be checked"))
             continue
-        claim = claim_text(sentence, context)
+        claim = claim_text(sentence, context, content)
         if claim is None:
             continue
         claim = verdict_line(claim)  # "Older: Halvard University" is the verdict "Halvard University is older."
@@ -226,7 +227,8 @@ read is checked against the evidence it can."""
         # news snippet, leaves it out; any other name must be in what the claim cites.
         # ... and a name of the question that the evidence names in another spelling ("Telnet" for "Telenet",
         # `names_in`) is the user's slip, not a name the claim adds.
-        names = [n for n in novel_names(reading, haystack)
+        # ... and the month of an item's publication date names that item ("the June 2024 page").
+        names = [n for n in novel_names(reading, " ".join([haystack, *published]))
                  if not (n in asked_lower and names_in({n}, everywhere_lower))]
         if names:
             doubt = f"names not in the evidence: {', '.join(names[:3])}"

@@ -6,7 +6,6 @@ for every rollout of a group.
 
 from __future__ import annotations
 
-import datetime as dt
 import difflib
 import functools
 import os
@@ -16,7 +15,7 @@ from collections.abc import Sequence
 from reward.format import split_sentences, strip_citations
 from reward.rules.checks import ABSENT_HERE, LACKED_ITEM, tokens
 from reward.rules.verdicts import MARKUP as _MARKUP
-from reward.rules.verdicts import is_premise_verdict
+from reward.rules.verdicts import DISCOURSE, correction_only, is_premise_verdict
 from reward.schema import Evidence
 from reward.textnorm import MIXED_IN, reading_form
 
@@ -52,10 +51,17 @@ _SUFFIX = re.compile(r"(?:ing|ed|es|s|ly)$")
 
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A crude stemmer: common suffixes off, then the first 5 characters ("needed" -> "need", "favoured" ->
-    "favou"). Cached by word: the evidence's words are stemmed again for every claim checked against it."""
+    """A crude stemmer: common suffixes off, then a final "e", then the first 5 characters ("needed" -> "need",
+    "favoured" -> "favou"), so that a word and its inflections meet ("give", "gives", "giving"; "price", "prices").
+    Cached by word: the evidence's words are stemmed again for every claim checked against it.
+
+    >>> [stem(w) for w in ("give", "gives", "giving", "price", "prices", "needed")]
+    ['giv', 'giv', 'giv', 'pric', 'pric', 'need']
+    """
     if len(word) > 4:
         word = _SUFFIX.sub("", word)
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
     return word[:5]
 
 
@@ -313,7 +319,14 @@ def _specific(text: str, user_words: str) -> list[str]:
     return [t for t in salient_terms(text) if t.split("'")[0] not in known]
 
 
-def claim_text(sentence: str, user_words: str = "") -> str | None:
+def _verdict_clause(clause: str, content: frozenset[str] | None) -> bool:
+    """A verdict on the user's premise (`is_premise_verdict`), or, given the stems the user and the evidence use
+    (`content`), a clause that only says the user is mistaken and names none of them (`correction_only`)."""
+    return is_premise_verdict(clause) or (content is not None and correction_only(
+        clause, lambda word: word.lower() not in STOPWORDS and stem(word.lower()) in content))
+
+
+def claim_text(sentence: str, user_words: str = "", content: frozenset[str] | None = None) -> str | None:
     """The factual content of an answer sentence, as the claim checker reads it: citation markers stripped, a
     hedging clause that declines ("though I could not confirm this") dropped, a leading "Note that" /
     "Remember:" dropped. None for a sentence without a claim: a genuine refusal ("The sources do not say when it
@@ -337,9 +350,16 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     '1413.'
     >>> claim_text("The question mixes up two events.") is None
     True
+
+    Given the stems the user and the evidence use (`content`), a clause that only says the user is mistaken and
+    names none of them is such a verdict too (`reward.rules.verdicts.correction_only`):
+
+    >>> content = stems("Is parking free after 6pm? Charges apply 8am to 8pm.")
+    >>> claim_text("Small correction: charges apply until 8pm [Doc 1].", "Is parking free after 6pm?", content)
+    'charges apply until 8pm.'
     """
     text = _MARKUP.sub("", strip_citations(sentence)).strip()
-    if is_premise_verdict(text):
+    if _verdict_clause(text, content):
         return None
     label = _SOURCE_LINE.match(text)
     if label:
@@ -351,7 +371,7 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     text = _LEAD.sub("", text).strip() or text
     text = answer_frame_removed(text)
     refusing = bool(_REFUSAL_SENTENCE.search(text))
-    if refusing or any(is_premise_verdict(c) for c in _CLAUSE.split(text) if c):
+    if refusing or any(_verdict_clause(c, content) for c in _CLAUSE.split(text) if c):
         # What is left once the declining clauses (and a verdict on the user's premise) are gone is still a claim (a
         # hedge exempts only itself), unless it is advice that names nothing specific ("so check the official
         # site"). Beside a refusal, a fragment echoing the question ("on public holidays or otherwise") is no claim;
@@ -359,7 +379,10 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
         # however many of the question's words it repeats ("The premise is wrong: rocks do crave water" claims
         # what the question assumed).
         kept = [c for c in _CLAUSE.split(text) if c and c.strip(" .") and not _REFUSAL_SENTENCE.search(c)
-                and not is_premise_verdict(c)]
+                and not _verdict_clause(c, content)]
+        # ... and a word that only leads the correction ("Actually, that is not the case") is no claim either
+        kept = [c for c in kept if not (content is not None and content_words(c)
+                                        and {w.lower() for w in content_words(c)} <= DISCOURSE)]
         kept = [c for c in kept if not (_ADVICE.match(c) and not _specific(c, user_words))]
         asked = {stem(w) for w in content_words(user_words)}
         said = {stem(w) for c in kept for w in content_words(c)} - asked
@@ -371,43 +394,6 @@ def claim_text(sentence: str, user_words: str = "") -> str | None:
     return text if content_words(text) or numbers(text) else None
 
 
-_MONTHS = {m: i for i, m in enumerate(
-    "january february march april may june july august september october november december".split(), start=1)}
-_DATE = re.compile(
-    r"\b(?:(\d{1,2})\s+(" + "|".join(_MONTHS) + r")\s+(\d{4})|(" + "|".join(_MONTHS) + r")\s+(\d{1,2}),?\s+(\d{4})"
-    r"|(\d{4})-(\d{2})-(\d{2}))\b", re.IGNORECASE)
-_FUTURE = re.compile(r"\b(?:will|upcoming|is scheduled|are scheduled|goes on sale|go on sale|is coming|are coming|"
-                     r"premieres on|opens on|starts on|begins on)\b", re.IGNORECASE)
-
-
-def _date_of(match: re.Match) -> dt.date | None:
-    """The date a `_DATE` match writes, or None when it is no date (the 31st of a 30-day month)."""
-    g = match.groups()
-    try:
-        if g[0]:
-            return dt.date(int(g[2]), _MONTHS[g[1].lower()], int(g[0]))
-        if g[3]:
-            return dt.date(int(g[5]), _MONTHS[g[3].lower()], int(g[4]))
-        return dt.date(int(g[6]), int(g[7]), int(g[8]))
-    except ValueError:
-        return None
-
-
-def dates_in(text: str) -> list[dt.date]:
-    """The dates a text writes out ("1 January 2025", "January 1, 2025", "2025-01-01")."""
-    return [d for d in (_date_of(m) for m in _DATE.finditer(text)) if d is not None]
-
-
-def stale_future(sentence: str, now: dt.date | None) -> str | None:
-    """A sentence that presents an explicit date before `now` as still to come ("will premiere on 27 August
-    2025" read in January 2026): the temporal hallucination of answers built from outdated evidence."""
-    if now is None or not _FUTURE.search(sentence):
-        return None
-    for match in _DATE.finditer(sentence):
-        when = _date_of(match)
-        if when is not None and when < now:
-            return f"presents {when.isoformat()} as upcoming although today is {now.isoformat()}"
-    return None
 _FIGURE_ONLY = re.compile(r"[\d.,:]+")  # a figure ("0.30", "10:00") is the number check's, no name
 
 

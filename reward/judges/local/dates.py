@@ -1,0 +1,45 @@
+"""Dates written out in text ("1 January 2025", "January 1, 2025", "2025-01-01"), and a sentence that presents a past
+one as still to come. Pure functions of strings."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+_MONTHS = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), start=1)}
+_DATE = re.compile(
+    r"\b(?:(\d{1,2})\s+(" + "|".join(_MONTHS) + r")\s+(\d{4})|(" + "|".join(_MONTHS) + r")\s+(\d{1,2}),?\s+(\d{4})"
+    r"|(\d{4})-(\d{2})-(\d{2}))\b", re.IGNORECASE)
+_FUTURE = re.compile(r"\b(?:will|upcoming|is scheduled|are scheduled|goes on sale|go on sale|is coming|are coming|"
+                     r"premieres on|opens on|starts on|begins on)\b", re.IGNORECASE)
+
+
+def _date_of(match: re.Match) -> dt.date | None:
+    """The date a `_DATE` match writes, or None when it is no date (the 31st of a 30-day month)."""
+    g = match.groups()
+    try:
+        if g[0]:
+            return dt.date(int(g[2]), _MONTHS[g[1].lower()], int(g[0]))
+        if g[3]:
+            return dt.date(int(g[5]), _MONTHS[g[3].lower()], int(g[4]))
+        return dt.date(int(g[6]), int(g[7]), int(g[8]))
+    except ValueError:
+        return None
+
+
+def dates_in(text: str) -> list[dt.date]:
+    """The dates a text writes out ("1 January 2025", "January 1, 2025", "2025-01-01")."""
+    return [d for d in (_date_of(m) for m in _DATE.finditer(text)) if d is not None]
+
+
+def stale_future(sentence: str, now: dt.date | None) -> str | None:
+    """A sentence that presents an explicit date before `now` as still to come ("will premiere on 27 August
+    2025" read in January 2026): the temporal hallucination of answers built from outdated evidence."""
+    if now is None or not _FUTURE.search(sentence):
+        return None
+    for match in _DATE.finditer(sentence):
+        when = _date_of(match)
+        if when is not None and when < now:
+            return f"presents {when.isoformat()} as upcoming although today is {now.isoformat()}"
+    return None
