@@ -64,8 +64,9 @@ def _figures_of(text: str) -> str:
 
 def band_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
     """Why the claim gives the user's figure (`asked`) the figures of another band, or "": the user's figure falls
-    inside the band of one evidence sentence, and a figure of the claim in another unit is given only by another row
-    of the same table (a sentence with a band in the user's unit that leaves the figure out, or a labelled row). A
+    inside the band of one evidence sentence (or of one of its parts between semicolons), and a figure of the claim in
+    another unit is given only by another row of the same table (one with a band in the user's unit that leaves the
+    figure out, or a labelled row). A
     claim that names a band of its own (another figure in the user's unit) is about that band.
 
     >>> rows = ["Children 2 to 5 years: 2.5 ml twice a day.", "Children 6 to 11 years: 5 ml twice a day.", "Adults: 10 ml."]
@@ -77,10 +78,14 @@ def band_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
     "gives 5 to '4' where the evidence says 5 is for another band"
     >>> band_swapped("For a 4-year-old the dose is 2.5 ml twice a day.", rows, "How much for my 4-year-old?")
     ''
+    >>> notice = ["At least one week for each year if employed between 2 and 12 years; 12 weeks if employed 12 years or more."]
+    >>> band_swapped("With 6 years' service you get 12 weeks' notice.", notice, "I've worked here 6 years.")
+    "gives 12 to '6' where the evidence says 12 is for another band"
     >>> band_swapped("5 ml is for 6 to 11 years, so a 4-year-old takes 2.5 ml.", rows, "Is 5 ml right for my 4-year-old?")
     ''
     """
     claim, asked = _figures_of(strip_citations(claim)), _figures_of(asked)
+    rows = [row for sentence in sentences for row in re.split(r";\s+", sentence)]  # "...: 1 week; 12 weeks if ..."
     user = {written: unit for _, written, unit in _quantities(asked)}
     quantities = _quantities(claim)
     for value, written, unit in quantities:
@@ -90,9 +95,9 @@ def band_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
             continue
         if any(u == unit and w != written for _, w, u in quantities):
             continue  # the claim names a band of its own ("5 ml is for 6 to 11 years")
-        inside = [s for s in sentences if inside_band(value, unit, s)]
-        outside = [s for s in sentences if s not in inside and (_ROW.match(s) or any(
-            band_unit == unit for _, _, band_unit in bands(s)))]
+        inside = [row for row in rows if inside_band(value, unit, row)]
+        outside = [row for row in rows if row not in inside and (_ROW.match(row) or any(
+            band_unit == unit for _, _, band_unit in bands(row)))]
         if not inside or not outside:
             continue
         own = {(v, u) for s in inside for v, _, u in _quantities(s)}
