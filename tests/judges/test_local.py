@@ -56,11 +56,14 @@ def test_the_identity_hashes_every_module_of_the_package(tmp_path):
     assert before == package_hash(tmp_path) and len(before) == 16
     (tmp_path / "text.py").write_text((package / "text.py").read_text() + "\n# changed\n")
     assert package_hash(tmp_path) != before
+    from reward import rules
     from reward.judges import consistency, example_head, local_runtime
 
-    # ... and the code that runs the models: how a text is batched decides its scores' last bits.
-    assert LocalJudge().identity.split(":")[1] == package_hash(package, Path(example_head.__file__),
-                                                               Path(local_runtime.__file__), Path(consistency.__file__))
+    # ... and the code that runs the models: how a text is batched decides its scores' last bits; and the rule checks
+    # the local methods read (a verdict on the premise).
+    assert LocalJudge().identity.split(":")[1] == package_hash(
+        package, Path(example_head.__file__), Path(local_runtime.__file__), Path(consistency.__file__),
+        *sorted(Path(rules.__file__).parent.glob("*.py")))
 
 
 def test_dimensions_without_local_method_are_excluded_not_zero(local_results):

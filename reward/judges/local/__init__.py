@@ -25,6 +25,7 @@ import logging
 from collections.abc import Iterable
 from pathlib import Path
 
+from reward import rules
 from reward.judges import consistency, example_head, local_runtime
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
 from reward.judges.consistency import ConsistencyScorer, artifact_digest
@@ -50,8 +51,9 @@ def package_hash(folder: Path, *also: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+# ... and the rule checks the local methods read (a verdict on the premise, a decline, copied tokens)
 _SOURCE_HASH = package_hash(Path(__file__).parent, Path(example_head.__file__), Path(local_runtime.__file__),
-                            Path(consistency.__file__))
+                            Path(consistency.__file__), *sorted(Path(rules.__file__).parent.glob("*.py")))
 
 LOCAL_METHODS: dict[str, LocalMethod] = {
     # Layer I: hallucination
