@@ -100,10 +100,9 @@ def band_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
             band_unit == unit for _, _, band_unit in bands(row)))]
         if not inside or not outside:
             continue
-        own = {(v, u) for s in inside for v, _, u in _quantities(s)}
+        own = {(v, u) for row in inside for v, _, u in _quantities(row)}
+        theirs = {(v, u) for row in outside for v, _, u in _quantities(row)} - own
         for other, figure, other_unit in quantities:
-            if other_unit == unit or not other_unit or (other, other_unit) in own:
-                continue
-            if any((other, other_unit) in {(v, u) for v, _, u in _quantities(s)} for s in outside):
+            if other_unit and other_unit != unit and (other, other_unit) in theirs:
                 return f"gives {figure} to '{written}' where the evidence says {figure} is for another band"
     return ""

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
 from reward.judges.local.dates import dates_in
-from reward.judges.local.text import STOPWORDS, content_words, days_named, numbers, stem, stems
+from reward.judges.local.text import STOPWORDS, content_words, days_in, numbers, stem, stems
 
 @functools.lru_cache(maxsize=1024)
 def _given(haystack: str) -> frozenset[str]:
@@ -485,15 +485,6 @@ def _shown(value: float | str) -> str:
     return value if isinstance(value, str) else f"{value:g}"
 
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-
-
-def _days(text: str) -> frozenset[str]:
-    """The days of the week a text names, by name or by the part of the week ("weekdays")."""
-    lowered = text.lower()
-    return frozenset(d for d in _WEEKDAYS if d in lowered) | days_named(lowered)
-
-
 def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> str:
     """A figure stated as current that a newer evidence item replaces: the claim states, with no word that places it
     in the past or in an older source (`_AS_PAST`), a figure that only items published before another one give, and
@@ -530,7 +521,7 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
         return ""
     dated = [(t, p, _current_values(t)) for t, p in items if p is not None and p <= now]
     words = {stem(w) for w in content_words(text) if not any(c.isdigit() for c in w)}
-    days = _days(text)
+    days = days_in(text)
     for unit, values in _current_values(text).items():
         for value in values:
             holders = [p for _, p, found in dated if value in found.get(unit, ())]
@@ -544,8 +535,8 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
                 # unchanged time "on Saturdays and Sundays"; not the students' new fare for "adults pay €12").
                 for sentence in split_sentences(t):
                     theirs = _current_values(sentence).get(unit, set()) - values  # none the claim states too
-                    other_days = days and _days(sentence) and not days & _days(sentence)
-                    if (theirs and _CHANGE.search(sentence) and not other_days
+                    said_of = days_in(sentence)
+                    if (theirs and _CHANGE.search(sentence) and not (days and said_of and days.isdisjoint(said_of))
                             and len(words & stems(sentence)) >= max(2.0, 0.5 * len(words))):
                         return (f"states {_shown(value)} as current, where a newer item ({p}) gives "
                                 f"{_shown(sorted(theirs)[0])}")

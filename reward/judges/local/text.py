@@ -408,6 +408,15 @@ def days_named(lowered: str) -> frozenset[str]:
     return frozenset().union(*(named for part, named in _WEEK_PARTS if part in lowered))
 
 
+_DAYS = frozenset().union(*(named for _, named in _WEEK_PARTS))
+
+
+def days_in(text: str) -> frozenset[str]:
+    """The days of the week a text names, by name or by the part of the week ("Saturdays", "weekdays")."""
+    lowered = text.lower()
+    return frozenset(d for d in _DAYS if d in lowered) | days_named(lowered)
+
+
 def novel_names(claim: str, haystack: str) -> list[str]:
     """Capitalised names of the claim that the evidence never mentions, in the singular or the plural (the caller's
     haystack: the user's words are no evidence); a day of the week is mentioned by the part of the week it is in.
