@@ -942,3 +942,71 @@ def test_a_clause_that_only_says_the_user_is_mistaken_is_no_claim_and_agreement_
     for explanation in (head, mixup, denied):
         assert explanation.startswith("lead claim supported"), explanation
     assert not agreed.startswith("lead claim supported"), agreed
+
+
+def test_a_total_over_the_users_count_is_worked_from_its_rate_and_belongs_to_that_rates_row():
+    """"£190 for the five days" is Kestrel's £38 a day for the user's five days: no invented number, and it is read
+    as the rate it is worked from, so the rate's row decides whose it is. The same total given to the other company, a total over a count in another unit (the
+    user's age), and a total with no rate that makes it stay figures no evidence gives; a discount the evidence gives
+    is worked out of a figure the claim states."""
+    hire = (Evidence(id="1", title="Car hire: compact cars", text=(
+        "Roadline: compact cars cost £32 a day, plus a £25 airport fee. Kestrel: compact cars cost £38 a day, with "
+        "no airport fee.")),)
+    query = "We need a compact car for 5 days from the airport. Is Roadline or Kestrel cheaper?"
+    right, swapped, invented = explanations(query, [
+        "Roadline comes to £185 for the five days [Doc 1].",
+        "Roadline comes to £190 for the five days [Doc 1].",
+        "Roadline comes to £170 for the five days [Doc 1]."], hire)
+    assert "numbers not in the evidence" not in right and "another" not in right, right
+    # read with Kestrel's rate in its place: "Roadline comes to £38 per day"
+    assert "£38 per day" in swapped and not swapped.startswith("lead claim supported"), swapped
+    assert "numbers not in the evidence: 170" in invented, invented
+    aged, = explanations("My son is 5. How much is Kestrel for a day?", ["Kestrel charges £190 [Doc 1]."], hire)
+    assert "numbers not in the evidence: 190" in aged, aged
+    tax = (Evidence(id="1", title="Council tax", text=(
+        "The Band D charge for 2025/26 is £2,184. Adults living alone get a 25% single person discount.")),)
+    discounted, = explanations("I live alone in a Band D home. What will I pay?", [
+        "£1,638 a year: the Band D charge of £2,184 less the 25% single person discount [Doc 1]."], tax)
+    assert "numbers not in the evidence" not in discounted, discounted
+
+
+def test_another_rows_figure_is_a_swap_though_the_users_figure_is_left_out_or_the_row_is_by_day():
+    """"Give 10 ml" to a child who turned 3, where 10 ml is the 4-6 row's dose, is a swap though the answer never
+    restates the age; naming the row the figure is from, or working the user's own dose out of others, is not. A
+    weekday price given for a Sunday visit is a swap too."""
+    doses = (Evidence(id="1", title="Paracetamol suspension: how much to give", text=(
+        "Children 6-24 months: 5 ml. Children 2-4 years: 7.5 ml. Children 4-6 years: 10 ml. Give up to 4 times in "
+        "24 hours.")),)
+    query = "My daughter turned 3 last month. How much can I give her?"
+    swapped, right, worked, named = explanations(query, [
+        "Give 10 ml per dose, up to 4 times in 24 hours [Doc 1].",
+        "Give 7.5 ml per dose, up to 4 times in 24 hours [Doc 1].",
+        "Give 7.5 ml per dose (a 5 ml fill and a 2.5 ml fill), up to 4 times in 24 hours [Doc 1].",
+        "Give 7.5 ml per dose; the 10 ml dose is for children aged 4-6 [Doc 1]."], doses)
+    assert "gives 10 where the evidence says 10 is for another band than the user's '3'" in swapped, swapped
+    for explanation in (right, worked, named):
+        assert "another band" not in explanation, explanation
+    tickets = (Evidence(id="1", title="Museum tickets", text=(
+        "Weekday tickets: adult £12, child (5-15) £6. Weekend tickets: adult £14, child (5-15) £7.")),)
+    weekday, weekend = explanations("We'll go on Sunday. How much for two adults and our 10-year-old?", [
+        "It will be £30: two adults at £12 and your 10-year-old at £6 [Doc 1].",
+        "It will be £35: two adults at £14 and your 10-year-old at £7 [Doc 1]."], tickets)
+    assert "for other days than Sunday" in weekday, weekday
+    assert "other days" not in weekend and "numbers not in the evidence" not in weekend, weekend
+
+
+def test_a_working_written_out_from_known_figures_is_no_invented_number_and_a_wrong_one_is():
+    """"6 days × £38 = £228" works the total out in the open from the user's count and the evidence's rate; a
+    discount the evidence gives in per cent is a factor ("× 0.80"), and a result is an operand of the next line. A
+    miscalculated working, or one from a rate no evidence gives, leaves its result an invented number."""
+    shop = (Evidence(id="1", title="Hampton sofa", text=(
+        "The Hampton 3-seater is £1,249. This week everything is 20% off, and Loyalty Club members take a further "
+        "10% off the sale price.")),)
+    query = "I'm in the Loyalty Club. What will the Hampton 3-seater cost me?"
+    right, wrong, invented = explanations(query, [
+        "Sale price: £1,249 × 0.80 = £999.20, and with your code £999.20 × 0.90 = £899.28 [Doc 1].",
+        "Sale price: £1,249 × 0.80 = £999.20, and with your code £999.20 × 0.90 = £889.28 [Doc 1].",
+        "Sale price: £1,249 × 0.75 = £936.75 [Doc 1]."], shop)
+    assert "numbers not in the evidence" not in right, right
+    assert "numbers not in the evidence" in wrong and "889.28" in wrong, wrong
+    assert "numbers not in the evidence" in invented and "936.75" in invented, invented

@@ -95,6 +95,12 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     []
     >>> sorted(stated_arithmetic("It seats 4500, or 2000 more.", "It seats 4500."))
     []
+
+    A share in per cent the evidence gives is of a figure the claim states:
+
+    >>> sorted(stated_arithmetic("£2,184 less the 25% discount: £1,638 (£546 off).", "Band D: £2,184. A 25% discount."))
+    ['1638', '546']
+
     """
     given = _given(haystack)
     users = _given(asked)
@@ -118,6 +124,11 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
                 products.add(_value(count) * _value(quantity))
     reachable = set(products) | {a + p for a, _ in stated for p in products}
     reachable |= {_SHARES[m.group(1).lower()] * _value(m.group(2)) for m in _SHARE.finditer(text) if known(m.group(2))}
+    # a share in per cent the evidence gives, of a figure the claim states, taken off or added: "£2,184 less the 25%
+    # discount, £1,638"
+    shares = {float(m.group(1)) / 100 for m in re.finditer(r"(\d+(?:\.\d+)?)\s?(?:%|per\s?cent\b)", text, re.IGNORECASE)
+              if m.group(1) in given}
+    reachable |= {a * factor for a, _ in stated for share in shares for factor in (share, 1 - share, 1 + share)}
     # a quantity per unit times a count of that unit: "125 g per cup" and "2 cups" make 250 g
     for match in _PER_UNIT.finditer(text):
         if known(match.group(1)):
@@ -153,6 +164,7 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
         if any(abs(r - float(n)) <= 0.5 * 10 ** -decimals + 1e-9 for r in reachable | (rates if rate else set()) if r > 0):
             out.add(n)
     return out
+
 
 
 def spelled_numbers(haystack: str, claim: str, wanted: set[str]) -> set[str]:
@@ -214,3 +226,86 @@ def wrong_difference(claim: str) -> str:
         if abs(round(abs(first - second), decimals) - step) > 10 ** -decimals / 2:
             return f"{said}, where the evidence says they differ by {sign_a}{abs(first - second):.{max(decimals, 2) if sign_a else decimals}f}"
     return ""
+
+
+_RATE_PER = re.compile(r"(?<![\d.,])([$€£¥]?)(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s*(?:-|–|to)\s*[$€£¥]?(\d+(?:,\d{3})*(?:\.\d+)?))?"
+                       r"(?:\s*[a-z%]+){0,2}?\s*(?:per|/|an?|(?:for\s+)?(?:each|every))\s+([a-z]+)(?:\s+([a-z]+))?",
+                       re.IGNORECASE)
+"""A rate the evidence gives per one of a unit ("£38 a day", "10-12 hours per kg", "£4 per SEPA payment"): its
+currency sign, its figure (or the two ends of its range) and the unit it is per (the word after "per", or the one after
+that: "per SEPA payment")."""
+_PRICE_OF = re.compile(r"\b([a-z]+)(?:\s+(?!is\b|are\b|costs?\b|pays?\b)[a-z]+)?(?:\s*\([^()]{0,20}\))?"
+                       r"(?:\s+(?:is|are|costs?|pays?))?:?\s+([$€£¥])(\d+(?:,\d{3})*(?:\.\d+)?)"
+                       r"(?![\d.,]*\s*(?:per|/|an?|each|every)\b)", re.IGNORECASE)
+"""... or a price of one named just before it ("adult £14", "Adults: £27", "child (5-15) £7", "Adult admission is
+£18", "seniors pay £15")."""
+
+
+def _as_written(value: float, written: str) -> bool:
+    decimals = len(written.split(".")[1]) if "." in written else 0
+    return abs(value - float(written)) <= 0.5 * 10 ** -decimals + 1e-9
+
+
+def counted_totals(claim: str, haystack: str, asked: str) -> dict[str, str]:
+    """The claim's figures the evidence does not give that are a total of the user's own count (`asked`: "for 5
+    days", "a 6 kg turkey") at a rate the evidence gives per one of that count's unit ("£38 a day", "10-12 hours per
+    kg"), alone or plus one other figure of the rate's currency (a fee). Each maps to the rate it is worked from,
+    with its currency sign and what it is per: the total stands for that rate in every check of which item or row a
+    figure belongs to (Kestrel's £190 is Kestrel's £38 a day for five days, not Roadline's). A count in another unit
+    multiplies nothing: a 4-year-old is no count of days.
+
+    >>> ev = "Roadline: compact cars £32 a day, plus a £25 airport fee. Kestrel: £38 a day, no airport fee."
+    >>> counted_totals("Roadline comes to £185 and Kestrel to £190.", ev, "Which is cheaper for 5 days?")
+    {'185': '£32 per day', '190': '£38 per day'}
+    >>> counted_totals("It comes to £200.", ev, "Which is cheaper for 5 days?")
+    {}
+    >>> counted_totals("Allow 60-72 hours in the fridge.", "Allow 10-12 hours per kg in the fridge.", "My turkey is 6 kg.")
+    {'60': '10 per kg', '72': '12 per kg'}
+    >>> counted_totals("That is £160.", ev, "My son is 5. How much?")
+    {}
+    >>> counted_totals("£28 for the two of you.", "Weekend tickets: adult £14, child £7.", "For two adults on Sunday?")
+    {'28': '£14 per adult'}
+    >>> counted_totals("£63 at the door.", "Adult admission is £18. Children pay £9.", "For three adults and a child?")
+    {'63': '£18 per adult'}
+    """
+    given = _given(haystack)
+    text = strip_citations(claim)
+    wanted = sorted(n for n in numbers(text) if n not in given and _plain_figure(n))
+    if not wanted:
+        return {}
+    counts = [(value, unit) for value, _, unit in _quantities(spelled_out(asked)) if unit and value]
+    # (total, the rate as read, its currency sign) for each rate per one of a count's unit
+    pairs = [(match.group(1), figure, word) for match in _RATE_PER.finditer(strip_citations(haystack))
+             for figure in match.group(2, 3) if figure for word in match.group(4, 5) if word]
+    pairs += [(sign, figure, word) for word, sign, figure in _PRICE_OF.findall(strip_citations(haystack))]
+    rates = [(float(figure.replace(",", "")) * value, f"{sign}{figure.replace(',', '')} per {word.lower()}", sign)
+             for sign, figure, word in pairs for value, unit in counts if unit == _unit(None, word)]
+    if not rates:
+        return {}
+    fees = {sign: {value for value, _, unit in _quantities(haystack) if unit == _unit(sign, None)}
+            for sign in {sign for _, _, sign in rates if sign}}
+    out = {}
+    for written in wanted:
+        for total, rate, sign in rates:
+            if _as_written(total, written) or any(_as_written(total + fee, written) for fee in fees.get(sign, ())):
+                out[written] = rate
+                break
+    return out
+
+
+def with_rates(claim: str, totals: dict[str, str]) -> str:
+    """The claim with each total worked from a rate written as that rate ("Kestrel: £190" as "Kestrel: £38 per day").
+
+    >>> with_rates("Kestrel comes to £1,190.", {"1190": "£38 per day"})
+    'Kestrel comes to £38 per day.'
+    """
+    for figure, rate in totals.items():
+        digits = ",?".join(re.escape(c) for c in figure)
+        claim = re.sub(r"(?<![\d.,])[$€£¥]?" + digits + r"(?![\d])", rate, claim)
+    return claim
+
+
+def spelled_out(text: str) -> str:
+    """The text with small numbers in words written as figures ("four days": "4 days")."""
+    return re.sub(r"\b(" + "|".join(_SPELLED) + r")\b", lambda m: _SPELLED[m.group(1).lower()], text,
+                  flags=re.IGNORECASE)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from reward.format import strip_citations
 from reward.judges.local.figures import _SPELLED, _quantities, _unit
+from reward.judges.local.text import days_in, stems
 
 _NUMBER = r"(\d+(?:\.\d+)?)"
 _UNIT = r"(?:-|\s*)([a-z]+|%)?"
@@ -19,14 +20,21 @@ _CLOSED = re.compile(r"(?:\bbetween\s+" + _NUMBER + r"\s+and\s+|\b" + _NUMBER + 
 _FROM = re.compile(_NUMBER + _UNIT + r"\s+(?:and|or)\s+(?:over|above|older|more|upwards)\b|" + _NUMBER + _UNIT + r"\+",
                    re.IGNORECASE)
 _BELOW = re.compile(r"\b(?:under|below|younger than|less than)\s+" + _NUMBER + _UNIT, re.IGNORECASE)
+_UP_TO = re.compile(r"\b(?:(?:over|above|more than)\s+" + _NUMBER + _UNIT + r"\s+)?up\s+to\s+" + _NUMBER + _UNIT,
+                    re.IGNORECASE)
+"""A band with an upper end it includes ("up to 2 kg"), and a lower end it leaves out ("over 2 kg up to 10 kg")."""
 
 
 @functools.lru_cache(maxsize=4096)
-def bands(text: str) -> tuple[tuple[float, float, str], ...]:
-    """(low, high, unit stem) of every band a text gives, ends included ("under 2 years" ends below 2).
+def bands(text: str, limits: bool = True) -> tuple[tuple[float, float, str], ...]:
+    """(low, high, unit stem) of every band a text gives, ends included ("under 2 years" ends below 2); with
+    `limits`, also those an upper limit gives ("up to 2 kg", "over 2 kg up to 10 kg"), which may be a cap rather than
+    a row of a table ("fences up to 1.0 m need no permission").
 
     >>> bands("Children 2 to 5 years: 2.5 ml. Aged 12 years and over: 10 ml. Not for under 2s.")
     ((2.0, 5.0, 'year'), (12.0, inf, 'year'), (-inf, 1.999, ''))
+    >>> bands("Up to 2 kg £5.69; over 2 kg up to 10 kg £7.49.")
+    ((-inf, 2.0, 'kilogram'), (2.001, 10.0, 'kilogram'))
     """
     text = strip_citations(text)
     out = []
@@ -37,19 +45,26 @@ def bands(text: str) -> tuple[tuple[float, float, str], ...]:
             out.append((low, high, _unit(None, match.group(4))))
     for match in _FROM.finditer(text):
         out.append((float(match.group(1) or match.group(3)), math.inf, _unit(None, match.group(2) or match.group(4))))
+    taken = []
+    for match in _UP_TO.finditer(text) if limits else ():
+        low = float(match.group(1)) + 0.001 if match.group(1) else -math.inf
+        out.append((low, float(match.group(3)), _unit(None, match.group(4) or match.group(2))))
+        taken.append(match.span())
     for match in _BELOW.finditer(text):
-        out.append((-math.inf, float(match.group(1)) - 0.001, _unit(None, match.group(2))))
+        if not any(start <= match.start() < end for start, end in taken):
+            out.append((-math.inf, float(match.group(1)) - 0.001, _unit(None, match.group(2))))
     return tuple(out)
 
 
-def inside_band(value: float, unit: str, text: str) -> bool:
-    """Whether a figure in `unit` falls inside a band `text` gives in that unit: a "4-year-old" inside "2 to 5
-    years", which the evidence does not contradict, though it never writes the figure.
+def inside_band(value: float, unit: str, text: str, limits: bool = True) -> bool:
+    """Whether a figure in `unit` falls inside a band `text` gives in that unit (with `limits`, one an upper limit
+    gives too): a "4-year-old" inside "2 to 5 years", which the evidence does not contradict, though it never writes
+    the figure.
 
     >>> inside_band(4, "year", "Children 2 to 5 years: 2.5 ml."), inside_band(7, "year", "Children 2 to 5 years: 2.5 ml.")
     (True, False)
     """
-    return any(low <= value <= high and band_unit == unit for low, high, band_unit in bands(text))
+    return any(low <= value <= high and band_unit == unit for low, high, band_unit in bands(text, limits))
 
 
 _ROW = re.compile(r"^\W*[^\W\d_][\w '’()+/-]{0,40}:\s")
@@ -57,9 +72,18 @@ _ROW = re.compile(r"^\W*[^\W\d_][\w '’()+/-]{0,40}:\s")
 _SPELLED_FIGURE = re.compile(r"\b(" + "|".join(_SPELLED) + r")\b", re.IGNORECASE)
 
 
+_CODES = re.compile(r"\b(GBP|EUR|USD)\s?(?=\d)")
+_SIGNS = {"GBP": "£", "EUR": "€", "USD": "$"}
+
+
 def _figures_of(text: str) -> str:
-    """The text with small numbers in words written as figures ("a four-year-old": "a 4-year-old")."""
-    return _SPELLED_FIGURE.sub(lambda m: _SPELLED[m.group(1).lower()], text)
+    """The text with small numbers in words written as figures ("a four-year-old": "a 4-year-old"), and a currency's
+    code as its sign ("GBP 7.49": "£7.49").
+
+    >>> _figures_of("A four-year-old pays GBP 7.49.")
+    'A 4-year-old pays £7.49.'
+    """
+    return _CODES.sub(lambda m: _SIGNS[m.group(1)], _SPELLED_FIGURE.sub(lambda m: _SPELLED[m.group(1).lower()], text))
 
 
 def band_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
@@ -83,26 +107,116 @@ def band_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
     "gives 12 to '6' where the evidence says 12 is for another band"
     >>> band_swapped("5 ml is for 6 to 11 years, so a 4-year-old takes 2.5 ml.", rows, "Is 5 ml right for my 4-year-old?")
     ''
+
+    A claim that leaves the user's figure out is about it, unless it names the row its figure is from:
+
+    >>> band_swapped("You can give 5 ml twice a day.", rows, "How much for my 4-year-old?")
+    "gives 5 where the evidence says 5 is for another band than the user's '4'"
+    >>> band_swapped("Give 2.5 ml twice a day; adults take 10 ml.", rows, "How much for my 4-year-old?")
+    ''
+    >>> weekly = ["Compact cars cost £38 a day.", "Hires of 7 days or more get a weekly rate of £232."]
+    >>> band_swapped("The weekly rate of £232 covers your 6 days.", weekly, "A car for 6 days?")
+    "gives 232 to '6' where the evidence says 232 is for another band"
+    >>> band_swapped("Your 6 days at £38 a day come to £228; the £232 weekly rate needs 7 days.", weekly, "A car for 6 days?")
+    ''
     """
     claim, asked = _figures_of(strip_citations(claim)), _figures_of(asked)
-    rows = [row for sentence in sentences for row in re.split(r";\s+", sentence)]  # "...: 1 week; 12 weeks if ..."
-    user = {written: unit for _, written, unit in _quantities(asked)}
+    rows = [_figures_of(row) for sentence in sentences for row in re.split(r";\s+", sentence)]  # "...; 12 weeks if"
+    units = {unit for sentence in sentences for _, _, unit in bands(sentence) if unit}
+    user = {written: unit for _, written, unit in _user_figures(asked, units) if unit in units or not unit}
     quantities = _quantities(claim)
-    for value, written, unit in quantities:
+    given = [(value, written, unit or user.get(written, "")) for value, written, unit in quantities if written in user]
+    # a claim that leaves the user's figure out ("You can give 5 ml") is about the figure the user gave in its unit
+    # ("my 4-year-old"), unless it names a band of its own or the row its figure is from ("adults take 10 ml")
+    # (of one figure in its unit: "my 4-year-old and my 8-year-old" may be asked about either)
+    theirs = [(value, written, unit) for value, written, unit in _user_figures(asked, units) if unit in units]
+    left_out = (not given and len({unit for _, _, unit in theirs}) == len(theirs)
+                and not any(unit in {u for _, _, u in theirs} for _, _, unit in quantities))
+    for value, written, unit in given or (theirs if left_out else []):
         # the user's figure in the unit either gives it ("My son is 4" and "a 4-year-old", "a 4-year-old" and "at 4")
-        unit = unit or user.get(written, "")
-        if written not in user or user[written] not in ("", unit) or not unit:
+        if user[written] not in ("", unit) or not unit:
             continue
-        if any(u == unit and w != written for _, w, u in quantities):
-            continue  # the claim names a band of its own ("5 ml is for 6 to 11 years")
+        if any(u == unit and w != written for _, w, u in quantities) or any(
+                not low <= value <= high for low, high, band_unit in bands(claim) if band_unit in ("", unit)):
+            continue  # the claim names a band of its own ("5 ml is for 6 to 11 years", "10 ml is for ages 4-6")
         inside = [row for row in rows if inside_band(value, unit, row)]
-        outside = [row for row in rows if row not in inside and (_ROW.match(row) or any(
+        outside = [row for row in rows if row not in inside and ((_ROW.match(row) and inside) or any(
             band_unit == unit for _, _, band_unit in bands(row)))]
-        if not inside or not outside:
+        if not outside:
             continue
-        own = {(v, u) for row in inside for v, _, u in _quantities(row)}
-        theirs = {(v, u) for row in outside for v, _, u in _quantities(row)} - own
+        # (where no band holds the user's figure, "6 days" against a weekly rate "for 7 days or more", every other
+        # row is theirs: only a figure of a band that leaves the user out is another band's)
+        own = {(v, u) for row in (inside or [r for r in rows if r not in outside]) for v, _, u in _quantities(row)}
+        ours = stems(" ".join(inside)) | stems(asked)
+        # a claim that gives the user's row its own figure in a unit may work it out from others ("7.5 ml: a 5 ml and
+        # a 2.5 ml fill")
+        right = {u for v, _, u in quantities if (v, u) in own}
         for other, figure, other_unit in quantities:
-            if other_unit and other_unit != unit and (other, other_unit) in theirs:
+            if not other_unit or other_unit == unit or other_unit in right:
+                continue
+            rows_of = [row for row in outside if (other, other_unit) in {(v, u) for v, _, u in _quantities(row)}]
+            if rows_of and given:
                 return f"gives {figure} to '{written}' where the evidence says {figure} is for another band"
+            if rows_of and not any(stems(claim) & (stems(_label(row)) - ours) for row in rows_of):
+                return f"gives {figure} where the evidence says {figure} is for another band than the user's '{written}'"
     return ""
+
+
+_AGE = re.compile(r"\b(?:is|turned|turns|aged|age|just)\s+$", re.IGNORECASE)
+
+
+def _user_figures(asked: str, units: set[str]) -> list[tuple[float, str, str]]:
+    """The user's figures with their units, read against the units the evidence's bands are in: the word after the
+    figure, else one of the two after it that is such a unit ("seven full years"), else years for an age ("she
+    turned 3", "my son is 4") where the bands are in years.
+
+    >>> _user_figures("My daughter turned 3 last month; I've done seven full years.", {"year", "month"})
+    [(3.0, '3', 'year'), (7.0, '7', 'year')]
+    """
+    out = []
+    asked = _figures_of(asked)
+    for match in re.finditer(r"(?<![\d.,:])(\d+(?:\.\d+)?)(?![\d:])((?:[\s-]+[a-z]+){0,2})", asked, re.IGNORECASE):
+        _, written, unit = (_quantities(match.group(0)) or ((0.0, match.group(1), ""),))[0]
+        if unit not in units and "year" in units and _AGE.search(asked[:match.start()]):
+            unit = "year"
+        elif unit not in units:
+            unit = next((u for u in (_unit(None, w) for w in re.findall(r"[a-z]+", match.group(2).lower())) if u in units),
+                        unit)
+        out.append((float(match.group(1)), written, unit))
+    return out
+
+
+def day_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
+    """Why the claim gives a figure the evidence gives only for other days than the ones the user asks about, or "":
+    rows (sentences, or their parts between semicolons) name days or parts of the week ("Weekend tickets: adult
+    £14"), the user names a day ("on the Sunday"), and a figure of the claim is only in rows of other days. A claim
+    that names other days is about them.
+
+    >>> rows = ["Weekday tickets: adult £12, child £6.", "Weekend tickets: adult £14, child £7."]
+    >>> day_swapped("Two adults at £12 and a child at £6.", rows, "We'll go on Sunday. How much?")
+    'gives £12 where the evidence gives it for other days than Sunday'
+    >>> day_swapped("£14 each; on weekdays it would be £12.", rows, "We'll go on Sunday. How much?")
+    ''
+    """
+    days = days_in(asked)
+    if not days:
+        return ""
+    rows = [row for sentence in sentences for row in re.split(r";\s+", sentence)]
+    inside = [row for row in rows if days_in(row) & days]
+    outside = [row for row in rows if days_in(row) and not days_in(row) & days]
+    claim = strip_citations(claim)
+    if not inside or not outside or days_in(claim) - days:
+        return ""
+    own = {(v, u) for row in inside for v, _, u in _quantities(row)}
+    theirs = {(v, u) for row in outside for v, _, u in _quantities(row) if u} - own
+    for value, figure, unit in _quantities(claim):
+        if (value, unit) in theirs:
+            shown = re.search(r"[$€£¥]?" + re.escape(figure), claim)
+            return (f"gives {shown.group(0) if shown else figure} where the evidence gives it for other days than "
+                    f"{', '.join(sorted(d.title() for d in days))}")
+    return ""
+
+
+def _label(row: str) -> str:
+    """What names a row: its label before a colon ("Adults: 10 ml"), else the whole row."""
+    return row.split(":", 1)[0] if _ROW.match(row) else row

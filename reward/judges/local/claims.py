@@ -11,8 +11,9 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.judges.local.arithmetic import spelled_numbers, stated_arithmetic, wrong_difference
-from reward.judges.local.bands import band_swapped, inside_band
+from reward.judges.local.arithmetic import (counted_totals, spelled_numbers, spelled_out, stated_arithmetic,
+                                            with_rates, wrong_difference)
+from reward.judges.local.bands import band_swapped, bands, day_swapped
 from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quantities, _unit, misattributed,
                                          ordered_reading, ordering, unit_swapped)
 from reward.judges.local.negation import (_DUTY, _DUTY_DENIED, _DUTY_WORDS, DUTY_CONFLICTS, _negated_scope,
@@ -55,7 +56,7 @@ def _replaced(haystack: str) -> frozenset[str]:
 
 
 def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0, asked: str = "",
-                  closest: str = "") -> tuple[bool, str]:
+                  closest: str = "", worked: frozenset[str] = frozenset()) -> tuple[bool, str]:
     """Whether the evidence supports a claim: its numbers all occur in the evidence or follow from two of its figures
     by one subtraction or addition (`derived_numbers`), no word swaps in a contrasting sibling of what the evidence
     says, and few of its content words are new (stems compared) unless it is a close paraphrase (`similarity`, the
@@ -75,7 +76,14 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     derived = derived_numbers(claim, haystack, asked)
     missing_numbers = numbers(claim) - _given(haystack) - derived - denied_numbers(claim)
     missing_numbers -= spelled_numbers(haystack, claim, missing_numbers) | stated_arithmetic(claim, haystack, asked)
-    missing_numbers -= numbers(asked) - contradicted_numbers(claim, haystack)
+    missing_numbers -= worked  # worked out in the open in the answer (`working.worked_figures`)
+    # (the user's own figures, in figures or in words: "two adults" restated as "2 × £14")
+    missing_numbers -= numbers(spelled_out(asked)) - contradicted_numbers(claim, haystack)
+    # a total of the user's own count at a rate the evidence gives ("£190" for five days at £38 a day) is the rate's
+    # figure for every check of which row or item it belongs to: the claim is read with the rate in its place too
+    totals = counted_totals(claim, haystack, asked) if missing_numbers else {}
+    missing_numbers -= set(totals)
+    readings = [claim] + ([with_rates(claim, totals)] if totals else [])
     if missing_numbers:
         return False, f"numbers not in the evidence: {', '.join(sorted(missing_numbers))}"
     difference = wrong_difference(claim)
@@ -87,11 +95,12 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     if stated:
         return False, f"says {stated[0]} where the evidence says not {stated[0]}"
     sentences = [s for d in docs for s in split_sentences(d.text)]
-    swap = (swapped_value(claim, sentences) or misattributed(claim, _windows(docs))
-            or unit_swapped(claim, haystack) or swapped_in_clause(claim, sentences)
-            or band_swapped(claim, sentences, asked))
-    if swap:
-        return False, swap
+    for reading in readings:
+        swap = (swapped_value(reading, sentences) or misattributed(reading, _windows(docs))
+                or unit_swapped(reading, haystack) or swapped_in_clause(reading, sentences)
+                or band_swapped(reading, sentences, asked) or day_swapped(reading, sentences, asked))
+        if swap:
+            return False, swap if reading == claim else f"{swap}, in a total worked from it"
     order = ordering(claim, haystack)
     if order and not order[0]:
         return order
@@ -456,6 +465,10 @@ def contradicted_numbers(claim: str, haystack: str) -> set[str]:
     []
     >>> sorted(contradicted_numbers("A 4-year-old gets £20 back.", "Children 2 to 5 years: £10 back."))
     ['20']
+    >>> sorted(contradicted_numbers("For 6 days the daily rate applies.", "From 7 days or more: a weekly rate."))
+    []
+    >>> sorted(contradicted_numbers("A 1.8 m fence is within the limit.", "Fences up to 1.0 m by a road, up to 2.0 m elsewhere."))
+    ['1.8']
     """
     evidence: dict[str, set[float]] = {}
     for value, _, unit in _quantities(haystack):
@@ -464,10 +477,12 @@ def contradicted_numbers(claim: str, haystack: str) -> set[str]:
     denied = denied_numbers(claim)
     stated = {unit for value, written, unit in _quantities(claim) if unit in evidence and value in evidence[unit]
               and written not in denied}
-    # ... and not one inside a band the evidence gives in its unit (a "4-year-old" where a row is for "2 to 5 years")
+    # ... and not one in a unit the evidence gives bands in: its figures there are where a band ends, not a value the
+    # claim's competes with (a "4-year-old" where a row is for "2 to 5 years"; "6 days" where a weekly rate is for
+    # "7 days or more"); a limit ("up to 1.0 m") is no band: "a 1.8 m fence is within it" must set the limit against it
+    banded = {unit for _, _, unit in bands(haystack, limits=False)}
     return {written for value, written, unit in _quantities(claim)
-            if unit in evidence and value not in evidence[unit] and unit not in stated
-            and not inside_band(value, unit, haystack)}
+            if unit in evidence and value not in evidence[unit] and unit not in stated and unit not in banded}
 
 
 _TOKEN = re.compile(r"\d+(?:[.,:]\d+)*|[^\W\d_]+(?:['’-][^\W\d_]+)*")

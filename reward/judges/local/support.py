@@ -14,6 +14,8 @@ import numpy as np
 
 from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
+from reward.judges.local.arithmetic import counted_totals, with_rates
+from reward.judges.local.working import worked_figures
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.claims import _YEAR, claim_support, is_fragment, swapped_value, without_derivation
 from reward.judges.local.figures import _names, named_verdict, superseded_figure, verdict_line
@@ -124,6 +126,8 @@ read is checked against the evidence it can."""
     known = frozenset(_names(f"{context} {everywhere}"))  # the names a frame in front of a claim does not give
     published = [f"{d.published:%B %Y}" for d in ctx.item.evidence if d.published]
     content = stems(f"{context} {everywhere}")
+    # the figures the answer works out in the open from known ones ("6 days × £38 = £228"), in any of its sentences
+    worked = worked_figures("\n".join(_answer_sentences(ctx)), everywhere, context)
     checks: list[SentenceCheck | None] = []
     # (index, claim, window, lexical doubt, coverage, claim_features)
     pending: list[tuple[int, str, list[str], str, float, dict[str, float]]] = []
@@ -172,11 +176,11 @@ read is checked against the evidence it can."""
             [d.title for d in docs if d.title] + [s for d in docs for s in split_sentences(d.text)])) or [doc_text(d) for d in docs]
         similarity = (await ctx.similarity([claim], evidence_sentences))[0]
         closest = evidence_sentences[int(np.argmax(similarity))]
-        supported, why = claim_support(claim, docs, float(similarity.max()), context, closest)
+        supported, why = claim_support(claim, docs, float(similarity.max()), context, closest, worked)
         # ... and without each hedge or lead-in it opens with (`lead_readings`): "Good news;" in front of a swapped
         # figure must not keep the claim from following the evidence sentence whose figure it swaps.
         for led in lead_readings(claim, known, content) if supported else ():
-            supported, why = claim_support(led, docs, float(similarity.max()), context, closest)
+            supported, why = claim_support(led, docs, float(similarity.max()), context, closest, worked)
             if not supported:
                 break
         # A verdict between the two things asked about is checked against what every evidence item gives each.
@@ -188,7 +192,7 @@ read is checked against the evidence it can."""
             # number (WiCE claims join facts of several passages): hard only when no evidence item has it. A
             # contrasting attribute stays hard against the passage it cites.
             anywhere, why_anywhere = claim_support(claim, list(ctx.item.evidence), float(similarity.max()), context,
-                                                   closest)
+                                                   closest, worked)
             hard = not anywhere and _HARD_FAILURE.search(why_anywhere)
             # ... unless the claim follows a sentence of the passage it cites with the other item's figure put in
             # that sentence's place (an older copy's figure in the current page's sentence): that is a swap.
@@ -212,6 +216,12 @@ read is checked against the evidence it can."""
         # arithmetic (`claim_support`), which the model cannot do: the model reads the claim without it, and a
         # sentence that only derives a figure has nothing left for the model.
         reading = without_derivation(claim, haystack, context) if supported else claim
+        # ... and a total of the user's count at the evidence's rate is read as that rate ("£190 at Kestrel" as "£38
+        # at Kestrel"), which the evidence sentence gives
+        # (where the claim does not state that rate itself: "£38 a day, so six days come to £228" names its rate)
+        totals = {total: rate for total, rate in (counted_totals(claim, haystack, context) if supported and reading
+                                                   else {}).items() if not numbers(rate) & numbers(claim)}
+        reading = with_rates(reading, totals) if totals else reading
         if reading is None:
             checks.append(SentenceCheck(claim, 1.0, 0.0, "", confidence=1.0))
             continue

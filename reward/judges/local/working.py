@@ -1,0 +1,125 @@
+"""Working an answer writes out ("6 days × £38 = £228", "£1,249 × 0.80 = £999.20", "(£1.45 − £1.09) ÷ £1.09 ≈
+33.0%"): each result whose arithmetic holds and whose operands are known (the evidence's figures, the user's, a
+share the evidence gives in per cent, a unit of the calendar, or a result worked out before it in the answer) is a
+figure the answer works out in the open, not one it invents. Pure functions of strings.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import operator
+import re
+
+from reward.format import strip_citations
+from reward.judges.local.arithmetic import spelled_out
+from reward.judges.local.figures import _given
+from reward.judges.local.text import numbers
+
+_CALENDAR = frozenset({7.0, 12.0, 24.0, 52.0, 60.0, 100.0, 365.0})
+"""Units of the calendar and of per cent a working may use without the evidence giving them: days in a week, months
+in a year, hours in a day, weeks in a year, minutes in an hour, per cent, days in a year."""
+_TOKEN = re.compile(r"(?P<number>[$€£¥]?\d[\d,]*(?:\.\d+)?(?:\s?(?:p\b|pence\b|%))?)|(?P<op>[×*÷/+−–-]|(?<![a-z])x(?![a-z])|[()])",
+                    re.IGNORECASE)
+_EQUALS = re.compile(r"\s*(=|≈)\s*")
+_BOUNDARY = re.compile(r"[:;,]\s|\.\s|\n|\bis\b|\bso\b|\bthat's\b", re.IGNORECASE)
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+
+def _figure(written: str) -> tuple[float, str]:
+    """(value, kind) of a written figure: "£1,249" (1249.0, ""), "24.5p" (24.5, "p"), "7.9%" (7.9, "%")."""
+    kind = "%" if written.endswith("%") else "p" if re.search(r"p(?:ence)?$", written, re.IGNORECASE) else ""
+    digits = re.sub(r"[^\d.]", "", written.split("p")[0] if kind == "p" else written)
+    return float(digits), kind
+
+
+def _evaluate(node: ast.AST) -> float:
+    if isinstance(node, ast.Expression):
+        return _evaluate(node.body)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return float(node.value)
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        return _OPS[type(node.op)](_evaluate(node.left), _evaluate(node.right))
+    raise ValueError("not arithmetic")
+
+
+def _expression(segment: str) -> tuple[float, list[str], bool] | None:
+    """(value, the figures as written, whether one is in pence) of the arithmetic a segment writes, words between
+    its figures and operators left out ("6 days × £38 per day"); None where it writes no operator or no arithmetic."""
+    parts, figures, pence = [], [], False
+    for match in _TOKEN.finditer(segment):
+        if match.group("number"):
+            value, kind = _figure(match.group("number"))
+            figures.append(match.group("number"))
+            pence |= kind == "p"
+            parts.append(repr(value / 100 if kind == "%" else value))
+        else:
+            parts.append({"×": "*", "x": "*", "X": "*", "÷": "/", "−": "-", "–": "-"}.get(match.group("op"), match.group("op")))
+    if len(figures) < 2 or not any(p in "*/+-" for p in parts):
+        return None
+    try:
+        return _evaluate(ast.parse("".join(parts), mode="eval")), figures, pence
+    except (SyntaxError, ValueError, ZeroDivisionError, RecursionError):
+        return None
+
+
+def _holds(value: float, written: str, approximate: bool) -> bool:
+    result, kind = _figure(written)
+    if kind == "%":
+        value *= 100
+    decimals = len(written.split(".")[1].rstrip("%p ")) if "." in written else 0
+    tolerance = max(0.5 * 10 ** -decimals, 0.005 * abs(result) if approximate else 0.0) + 1e-9
+    return abs(value - result) <= tolerance
+
+
+@functools.lru_cache(maxsize=1024)
+def worked_figures(answer: str, haystack: str, asked: str = "") -> frozenset[str]:
+    """The figures (as `numbers` writes them) the answer works out in the open: the result of a working ("A × B = C",
+    "≈" for a rounded one) whose arithmetic holds, rounded as written, and whose every operand is known. Known: the
+    evidence's figures, the user's (in figures or words), a share the evidence gives in per cent as a factor ("20%":
+    0.20, 0.80, 1.20), a unit of the calendar (`_CALENDAR`), and any result worked out so; a figure in pence makes a
+    result in pounds. A miscalculation, or a working from a figure nobody gave, works out nothing.
+
+    >>> ev = "Compact cars cost £38 a day. Sale: 20% off the £1,249 price."
+    >>> sorted(worked_figures("6 days × £38 = £228. £1,249 × 0.80 = £999.20, so £999.20 + £39 = £1,038.20.", ev, "six days"))
+    ['0.80', '1249', '228', '38', '999.20']
+    >>> sorted(worked_figures("6 × £38 = £238. 5 × £41 = £205.", ev, "for six days"))
+    []
+    >>> sorted(worked_figures("Two of you × two flights = 4 bags, and 4 × £45 = **£180**.", "£45 per bag per flight.", "two of us"))
+    ['180', '4', '45']
+    >>> working = "Energy: 320 × 24.5p = £78.40, or (£78.40 − £73.28) ÷ £73.28 ≈ 7%."
+    >>> sorted(worked_figures(working, "24.5p per kWh; £73.28", "320 kWh"))
+    ['24.5', '7', '73.28', '78.40']
+    """
+    # (emphasis marks are no operators, and counts may be words: "two flights")
+    text = spelled_out(re.sub(r"\*\*|__|`", "", strip_citations(answer)).replace("\u2009", " "))
+    users = numbers(spelled_out(asked))
+    known = {float(n) for n in _given(haystack) | users if re.fullmatch(r"\d+(?:\.\d+)?", n)}
+    shares = [float(m.group(1)) / 100 for m in re.finditer(r"(\d+(?:\.\d+)?)\s?%", haystack)]
+    known |= {round(f, 6) for s in shares for f in (s, 1 - s, 1 + s)} | _CALENDAR
+    workings = []
+    for clause in _BOUNDARY.split(text):
+        pieces = _EQUALS.split(clause)
+        # [segment, "=", segment, "≈", segment, ...]: each segment after an equals sign is checked against the one before
+        for i in range(0, len(pieces) - 2, 2):
+            left, sign, right = pieces[i], pieces[i + 1], pieces[i + 2]
+            result = _TOKEN.match(right.lstrip("( "))
+            expression = _expression(left)
+            if expression and result and result.group("number"):
+                workings.append((expression, result.group("number"), sign == "≈" or "~" in left))
+    worked: set[str] = set()
+    changed = True
+    while changed:  # a result may be an operand of a working before it
+        changed = False
+        for (value, figures, pence), result, approximate in workings:
+            written = numbers(result)
+            if written <= worked or not all(round(_figure(f)[0] / (100 if _figure(f)[1] == "%" else 1), 6) in known
+                                            or _figure(f)[0] in known for f in figures):
+                continue
+            if _holds(value, result, approximate) or (pence and _holds(value / 100, result, approximate)):
+                # ... and the factors it works with ("0.80"); the user's own figures stay theirs (a figure of the user's
+                # that the evidence contradicts is not cleared by multiplying it)
+                worked |= written | ({n for f in figures for n in numbers(f)} - users)
+                known |= {_figure(result)[0]}
+                changed = True
+    return frozenset(worked)
