@@ -115,7 +115,7 @@ def band_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
     >>> band_swapped("Give 2.5 ml twice a day; adults take 10 ml.", rows, "How much for my 4-year-old?")
     ''
     >>> weekly = ["Compact cars cost £38 a day.", "Hires of 7 days or more get a weekly rate of £232."]
-    >>> band_swapped("The weekly rate of £232 covers your 6 days.", weekly, "A car for 6 days?")
+    >>> band_swapped("The weekly rate of £232 covers your 6 days, plus the £20 fee.", weekly + ["A £20 fee."], "6 days?")
     "gives 232 to '6' where the evidence says 232 is for another band"
     >>> band_swapped("Your 6 days at £38 a day come to £228; the £232 weekly rate needs 7 days.", weekly, "A car for 6 days?")
     ''
@@ -150,7 +150,7 @@ def band_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
         ours = stems(" ".join(inside)) | stems(asked)
         # a claim that gives the user's row its own figure in a unit may work it out from others ("7.5 ml: a 5 ml and
         # a 2.5 ml fill")
-        right = {u for v, _, u in quantities if (v, u) in own}
+        right = {u for v, _, u in quantities if (v, u) in own} if inside else set()
         for other, figure, other_unit in quantities:
             if not other_unit or other_unit == unit or other_unit in right:
                 continue
