@@ -5,6 +5,7 @@ a figure ("half of 227 g"); and the figures the evidence spells out (`spelled_nu
 
 from __future__ import annotations
 
+import functools
 import re
 
 from reward.format import strip_citations
@@ -275,11 +276,8 @@ def counted_totals(claim: str, haystack: str, asked: str) -> dict[str, str]:
         return {}
     counts = [(value, unit) for value, _, unit in _quantities(spelled_out(asked)) if unit and value]
     # (total, the rate as read, its currency sign) for each rate per one of a count's unit
-    pairs = [(match.group(1), figure, word) for match in _RATE_PER.finditer(strip_citations(haystack))
-             for figure in match.group(2, 3) if figure for word in match.group(4, 5) if word]
-    pairs += [(sign, figure, word) for word, sign, figure in _PRICE_OF.findall(strip_citations(haystack))]
     rates = [(float(figure.replace(",", "")) * value, f"{sign}{figure.replace(',', '')} per {word.lower()}", sign)
-             for sign, figure, word in pairs for value, unit in counts if unit == _unit(None, word)]
+             for sign, figure, word in _rates_of(haystack) for value, unit in counts if unit == _unit(None, word)]
     if not rates:
         return {}
     fees = {sign: {value for value, _, unit in _quantities(haystack) if unit == _unit(sign, None)}
@@ -291,6 +289,16 @@ def counted_totals(claim: str, haystack: str, asked: str) -> dict[str, str]:
                 out[written] = rate
                 break
     return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _rates_of(haystack: str) -> tuple[tuple[str, str, str], ...]:
+    """(currency sign, figure, the word it is per) of every rate the evidence gives per one of a unit, once per
+    evidence text (every claim of every rollout reads it)."""
+    text = strip_citations(haystack)
+    pairs = [(match.group(1), figure, word) for match in _RATE_PER.finditer(text)
+             for figure in match.group(2, 3) if figure for word in match.group(4, 5) if word]
+    return tuple(pairs + [(sign, figure, word) for word, sign, figure in _PRICE_OF.findall(text)])
 
 
 def with_rates(claim: str, totals: dict[str, str]) -> str:
@@ -305,6 +313,7 @@ def with_rates(claim: str, totals: dict[str, str]) -> str:
     return claim
 
 
+@functools.lru_cache(maxsize=4096)
 def spelled_out(text: str) -> str:
     """The text with small numbers in words written as figures ("four days": "4 days")."""
     return re.sub(r"\b(" + "|".join(_SPELLED) + r")\b", lambda m: _SPELLED[m.group(1).lower()], text,

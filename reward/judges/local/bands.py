@@ -76,6 +76,7 @@ _CODES = re.compile(r"\b(GBP|EUR|USD)\s?(?=\d)")
 _SIGNS = {"GBP": "£", "EUR": "€", "USD": "$"}
 
 
+@functools.lru_cache(maxsize=8192)
 def _figures_of(text: str) -> str:
     """The text with small numbers in words written as figures ("a four-year-old": "a 4-year-old"), and a currency's
     code as its sign ("GBP 7.49": "£7.49").
@@ -120,16 +121,18 @@ def band_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
     >>> band_swapped("Your 6 days at £38 a day come to £228; the £232 weekly rate needs 7 days.", weekly, "A car for 6 days?")
     ''
     """
+    rows, units = _rows(tuple(sentences))
+    if not any(bands(row) for row in rows):
+        return ""  # no band anywhere: no row holds or leaves out the user's figure
     claim, asked = _figures_of(strip_citations(claim)), _figures_of(asked)
-    rows = [_figures_of(row) for sentence in sentences for row in re.split(r";\s+", sentence)]  # "...; 12 weeks if"
-    units = {unit for sentence in sentences for _, _, unit in bands(sentence) if unit}
-    user = {written: unit for _, written, unit in _user_figures(asked, units) if unit in units or not unit}
+    figures = _user_figures(asked, units)
+    user = {written: unit for _, written, unit in figures if unit in units or not unit}
     quantities = _quantities(claim)
     given = [(value, written, unit or user.get(written, "")) for value, written, unit in quantities if written in user]
     # a claim that leaves the user's figure out ("You can give 5 ml") is about the figure the user gave in its unit
     # ("my 4-year-old"), unless it names a band of its own or the row its figure is from ("adults take 10 ml")
     # (of one figure in its unit: "my 4-year-old and my 8-year-old" may be asked about either)
-    theirs = [(value, written, unit) for value, written, unit in _user_figures(asked, units) if unit in units]
+    theirs = [(value, written, unit) for value, written, unit in figures if unit in units]
     left_out = (not given and len({unit for _, _, unit in theirs}) == len(theirs)
                 and not any(unit in {u for _, _, u in theirs} for _, _, unit in quantities))
     for value, written, unit in given or (theirs if left_out else []):
@@ -165,13 +168,22 @@ def band_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
 _AGE = re.compile(r"\b(?:is|turned|turns|aged|age|just)\s+$", re.IGNORECASE)
 
 
-def _user_figures(asked: str, units: set[str]) -> list[tuple[float, str, str]]:
+@functools.lru_cache(maxsize=1024)
+def _rows(sentences: tuple[str, ...]) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The evidence's rows (sentences, or their parts between semicolons: "...: 1 week; 12 weeks if ..."), small numbers
+    in words written as figures, and the units its sentences give bands in; once per evidence."""
+    rows = tuple(_figures_of(row) for sentence in sentences for row in re.split(r";\s+", sentence))
+    return rows, frozenset(unit for sentence in sentences for _, _, unit in bands(sentence) if unit)
+
+
+@functools.lru_cache(maxsize=4096)
+def _user_figures(asked: str, units: frozenset[str]) -> tuple[tuple[float, str, str], ...]:
     """The user's figures with their units, read against the units the evidence's bands are in: the word after the
     figure, else one of the two after it that is such a unit ("seven full years"), else years for an age ("she
     turned 3", "my son is 4") where the bands are in years.
 
-    >>> _user_figures("My daughter turned 3 last month; I've done seven full years.", {"year", "month"})
-    [(3.0, '3', 'year'), (7.0, '7', 'year')]
+    >>> _user_figures("My daughter turned 3 last month; I've done seven full years.", frozenset({"year", "month"}))
+    ((3.0, '3', 'year'), (7.0, '7', 'year'))
     """
     out = []
     asked = _figures_of(asked)
@@ -183,7 +195,7 @@ def _user_figures(asked: str, units: set[str]) -> list[tuple[float, str, str]]:
             unit = next((u for u in (_unit(None, w) for w in re.findall(r"[a-z]+", match.group(2).lower())) if u in units),
                         unit)
         out.append((float(match.group(1)), written, unit))
-    return out
+    return tuple(out)
 
 
 def day_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:

@@ -411,6 +411,7 @@ def days_named(lowered: str) -> frozenset[str]:
 _DAYS = frozenset().union(*(named for _, named in _WEEK_PARTS))
 
 
+@functools.lru_cache(maxsize=8192)
 def days_in(text: str) -> frozenset[str]:
     """The days of the week a text names, by name or by the part of the week ("Saturdays", "weekdays")."""
     lowered = text.lower()

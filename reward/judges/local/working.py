@@ -91,6 +91,8 @@ def worked_figures(answer: str, haystack: str, asked: str = "") -> frozenset[str
     >>> sorted(worked_figures(working, "24.5p per kWh; £73.28", "320 kWh"))
     ['24.5', '7', '73.28', '78.40']
     """
+    if "=" not in answer and "≈" not in answer:
+        return frozenset()  # no working written out (most answers)
     # (emphasis marks are no operators, and counts may be words: "two flights")
     text = spelled_out(re.sub(r"\*\*|__|`", "", strip_citations(answer)).replace("\u2009", " "))
     users = numbers(spelled_out(asked))
