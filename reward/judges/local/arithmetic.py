@@ -47,6 +47,12 @@ def _plain_figure(written: str) -> bool:
     return re.fullmatch(r"\d+(?:\.\d+)?", written) is not None
 
 
+def _as_written(value: float, written: str) -> bool:
+    """Whether a value is the written figure, rounded as written ("12.6" for 12.595)."""
+    decimals = len(written.split(".")[1]) if "." in written else 0
+    return abs(value - float(written)) <= 0.5 * 10 ** -decimals + 1e-9
+
+
 def _value(written: str) -> float:
     return float(_SPELLED.get(written.lower(), written.replace(",", "")))
 
@@ -151,7 +157,6 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     out = set()
     plain = re.sub(r"(?<=\d),(?=\d{3})", "", text)  # figures as `numbers` writes them
     for n in figures - given:
-        decimals = len(n.split(".")[1]) if "." in n else 0
         spots = list(re.finditer(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", plain))
         # a figure in cents or pence is a hundredth of the currency's: "30 cents a GB" is €0.30 per GB
         if any(re.match(r"\s*(?:cents?|pence|p)\b", plain[m.end():], re.IGNORECASE) for m in spots):
@@ -162,10 +167,9 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
                 continue
         rate = any(re.match(r"\s*[a-z]*\s*(?:per|/|each|an?)\s+[a-z]", plain[m.end():], re.IGNORECASE)
                    or _RATE_BEFORE.search(plain[:m.start()]) for m in spots)
-        if any(abs(r - float(n)) <= 0.5 * 10 ** -decimals + 1e-9 for r in reachable | (rates if rate else set()) if r > 0):
+        if any(_as_written(r, n) for r in reachable | (rates if rate else set()) if r > 0):
             out.add(n)
     return out
-
 
 
 def spelled_numbers(haystack: str, claim: str, wanted: set[str]) -> set[str]:
@@ -240,11 +244,6 @@ _PRICE_OF = re.compile(r"\b([a-z]+)(?:\s+(?!is\b|are\b|costs?\b|pays?\b)[a-z]+)?
                        r"(?![\d.,]*\s*(?:per|/|an?|each|every)\b)", re.IGNORECASE)
 """... or a price of one named just before it ("adult £14", "Adults: £27", "child (5-15) £7", "Adult admission is
 £18", "seniors pay £15")."""
-
-
-def _as_written(value: float, written: str) -> bool:
-    decimals = len(written.split(".")[1]) if "." in written else 0
-    return abs(value - float(written)) <= 0.5 * 10 ** -decimals + 1e-9
 
 
 def counted_totals(claim: str, haystack: str, asked: str) -> dict[str, str]:

@@ -10,7 +10,8 @@ import re
 from collections.abc import Sequence
 
 from reward.format import strip_citations
-from reward.judges.local.figures import _SPELLED, _quantities, _unit
+from reward.judges.local.arithmetic import spelled_out
+from reward.judges.local.figures import _quantities, _unit
 from reward.judges.local.text import days_in, stems
 
 _NUMBER = r"(\d+(?:\.\d+)?)"
@@ -56,20 +57,18 @@ def bands(text: str, limits: bool = True) -> tuple[tuple[float, float, str], ...
     return tuple(out)
 
 
-def inside_band(value: float, unit: str, text: str, limits: bool = True) -> bool:
-    """Whether a figure in `unit` falls inside a band `text` gives in that unit (with `limits`, one an upper limit
-    gives too): a "4-year-old" inside "2 to 5 years", which the evidence does not contradict, though it never writes
-    the figure.
+def inside_band(value: float, unit: str, text: str) -> bool:
+    """Whether a figure in `unit` falls inside a band `text` gives in that unit, an upper limit's included: a
+    "4-year-old" inside "2 to 5 years", which the evidence does not contradict, though it never writes the figure.
 
     >>> inside_band(4, "year", "Children 2 to 5 years: 2.5 ml."), inside_band(7, "year", "Children 2 to 5 years: 2.5 ml.")
     (True, False)
     """
-    return any(low <= value <= high and band_unit == unit for low, high, band_unit in bands(text, limits))
+    return any(low <= value <= high and band_unit == unit for low, high, band_unit in bands(text))
 
 
 _ROW = re.compile(r"^\W*[^\W\d_][\w '’()+/-]{0,40}:\s")
 """A labelled row of a table ("Adults: €3.40"): a band of its own, though no figure says it."""
-_SPELLED_FIGURE = re.compile(r"\b(" + "|".join(_SPELLED) + r")\b", re.IGNORECASE)
 
 
 _CODES = re.compile(r"\b(GBP|EUR|USD)\s?(?=\d)")
@@ -84,7 +83,7 @@ def _figures_of(text: str) -> str:
     >>> _figures_of("A four-year-old pays GBP 7.49.")
     'A 4-year-old pays £7.49.'
     """
-    return _CODES.sub(lambda m: _SIGNS[m.group(1)], _SPELLED_FIGURE.sub(lambda m: _SPELLED[m.group(1).lower()], text))
+    return _CODES.sub(lambda m: _SIGNS[m.group(1)], spelled_out(text))
 
 
 def band_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:

@@ -33,6 +33,12 @@ def _figure(written: str) -> tuple[float, str]:
     return float(digits), kind
 
 
+def _known(written: str, known: set[float]) -> bool:
+    """Whether an operand is a known figure, or a known share as a per cent ("25%" for 0.25)."""
+    value, kind = _figure(written)
+    return value in known or round(value / (100 if kind == "%" else 1), 6) in known
+
+
 def _evaluate(node: ast.AST) -> float:
     if isinstance(node, ast.Expression):
         return _evaluate(node.body)
@@ -115,8 +121,7 @@ def worked_figures(answer: str, haystack: str, asked: str = "") -> frozenset[str
         changed = False
         for (value, figures, pence), result, approximate in workings:
             written = numbers(result)
-            if written <= worked or not all(round(_figure(f)[0] / (100 if _figure(f)[1] == "%" else 1), 6) in known
-                                            or _figure(f)[0] in known for f in figures):
+            if written <= worked or not all(_known(f, known) for f in figures):
                 continue
             if _holds(value, result, approximate) or (pence and _holds(value / 100, result, approximate)):
                 # ... and the factors it works with ("0.80"); the user's own figures stay theirs (a figure of the user's
