@@ -1010,3 +1010,63 @@ def test_a_working_written_out_from_known_figures_is_no_invented_number_and_a_wr
     assert "numbers not in the evidence" not in right, right
     assert "numbers not in the evidence" in wrong and "889.28" in wrong, wrong
     assert "numbers not in the evidence" in invented and "936.75" in invented, invented
+
+
+def test_a_change_in_per_cent_and_which_change_is_larger_are_read_from_the_claims_own_figures():
+    """"from £262m to £295m, about 12.6%" works the percentage out of two figures the claim states, and "grew faster"
+    is checked against the two changes: a verdict their arithmetic does not bear out fails, whatever the model
+    reads. A percentage of the wrong size stays a figure no evidence gives."""
+    growth = (Evidence(id="1", title="Veltrane results", text="Veltrane's revenue rose from £380m in 2022 to £412m in 2023."),
+              Evidence(id="2", title="Orsk Freight results", text="Orsk Freight's revenue grew from £262m to £295m."))
+    query = "Which company grew its revenue faster last year, Veltrane or Orsk Freight?"
+    right, flipped, wrong = explanations(query, [
+        "Orsk Freight grew revenue faster: from £262m to £295m, about 12.6% [Doc 2], compared with Veltrane's rise "
+        "from £380m to £412m, about 8.4% [Doc 1].",
+        "Veltrane grew revenue faster: from £380m to £412m [Doc 1], ahead of Orsk's rise from £262m to £295m [Doc 2].",
+        "Orsk Freight's revenue went from £262m to £295m, about 15% [Doc 2]."], growth)
+    assert "numbers not in the evidence" not in right and "says faster" not in right and "orders" not in right, right
+    assert "says faster, where its figures change by 8.4% against 12.6%" in flipped, flipped
+    assert "numbers not in the evidence: 15" in wrong, wrong
+
+
+def test_times_of_day_worked_out_from_the_evidence_and_a_denied_figure_of_the_user_are_no_invented_numbers():
+    """A span between two times the answer states beside it, and a time a stated time and the evidence's span give,
+    are worked out; a span only the answer states proves no time. "The scheme has no 60-day period" denies the user's
+    figure rather than stating it."""
+    ferry = (Evidence(id="1", title="Portlow to Inchmore ferry", text=(
+        "Saturday departures from Portlow: 07:15, 12:30 and 17:45. The crossing takes 35 minutes.")),)
+    query = "If I take the first Saturday ferry, when do I arrive?"
+    landed, invented, spanned = explanations(query, [
+        "Take the 07:15 from Portlow and you land at 07:50 [Doc 1].",
+        "Take the 07:15 from Portlow and you land at 08:15 [Doc 1].",
+        "Take the 07:15 from Portlow and you land at 08:15, an hour after it leaves [Doc 1]."], (ferry[0],))
+    assert "numbers not in the evidence" not in landed, landed
+    assert "numbers not in the evidence: 08:15" in invented, invented
+    assert "numbers not in the evidence: 08:15" in spanned, spanned
+    deposit = (Evidence(id="1", title="Deposit protection", text=(
+        "Your landlord must protect your deposit within 30 days of receiving it.")),)
+    denied, = explanations("Does my landlord have 60 days to protect my deposit?", [
+        "No, the scheme has no 60-day period: your landlord must protect it within 30 days [Doc 1]."], deposit)
+    assert "numbers not in the evidence" not in denied, denied
+
+
+def test_a_date_worked_out_from_the_users_date_and_the_evidences_span_and_another_days_departure():
+    """Delivered on 3 March with 30 days to return: "2 April" is worked out; the user's own "60 days" proves no
+    date. A timetable's weekend departure given for a Thursday is another row's figure, though its arrival time is
+    worked out right."""
+    returns = (Evidence(id="1", title="Returns", text="Online orders: return any unused item within 30 days of delivery."),)
+    query = "My lamp was delivered on 3 March. They give 60 days for returns, so I have until early May, right?"
+    worked, premised = explanations(query, [
+        "No: it's 30 days from delivery, so about 2 April [Doc 1].",
+        "Yes: 60 days from delivery takes you to 2 May [Doc 1]."], returns)
+    assert "numbers not in the evidence" not in worked, worked
+    assert "numbers not in the evidence" in premised, premised
+    ferry = (Evidence(id="1", title="Ardrie-Skerrin ferry timetable", text=(
+        "Monday to Friday: departs Ardrie 07:40, 15:50, 19:05. Saturday and Sunday: departs Ardrie 09:05, 14:30. "
+        "The crossing takes 2 hours 35 minutes.")),)
+    query = "If I catch the afternoon ferry from Ardrie on a Thursday, when do I get to Skerrin?"
+    weekday, weekend = explanations(query, [
+        "The 15:50 sailing gets you into Skerrin at 18:25 [Doc 1].",
+        "The 14:30 sailing gets you into Skerrin at 17:05 [Doc 1]."], ferry)
+    assert "numbers not in the evidence" not in weekday and "other days" not in weekday, weekday
+    assert "gives 14:30 where the evidence gives it for other days than Thursday" in weekend, weekend

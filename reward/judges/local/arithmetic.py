@@ -10,6 +10,7 @@ import re
 
 from reward.format import strip_citations
 from reward.judges.local.figures import _SPELLED, _SPELLING, _given, _quantities, _unit
+from reward.judges.local.growth import _growth
 from reward.judges.local.text import numbers, stem
 
 _COUNT = r"(\d+|" + "|".join(_SPELLED) + r")"
@@ -57,7 +58,7 @@ def _value(written: str) -> float:
     return float(_SPELLED.get(written.lower(), written.replace(",", "")))
 
 
-def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
+def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: frozenset[str] = frozenset()) -> set[str]:
     """The claim's numbers that the evidence does not give but that the claim works out in the open from figures it
     states and the evidence gives: a sum or difference of two in one unit, a rate as the ratio of two ("€0.30 per
     GB" from "€27 for 90 GB"), a count times a quantity it counts
@@ -108,6 +109,17 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     >>> sorted(stated_arithmetic("£2,184 less the 25% discount: £1,638 (£546 off).", "Band D: £2,184. A 25% discount."))
     ['1638', '546']
 
+    ... and a change in per cent is of two figures it states in one unit:
+
+    >>> sorted(stated_arithmetic("From £262m to £295m, about 12.6%.", "£262m in 2022, £295m in 2023."))
+    ['12.6']
+    >>> sorted(stated_arithmetic("From £262m to £295m, about 14.6%.", "£262m in 2022, £295m in 2023."))
+    []
+    >>> sorted(stated_arithmetic("From £262m to 295 staff, about 12.6%.", "£262m in 2022, 295 staff in 2023."))
+    []
+    >>> sorted(stated_arithmetic("It added 3,700 on a base of 31,200, roughly 11.9%.", "31,200 ... 3700", changed=frozenset({"3700"})))
+    ['11.9']
+
     """
     given = _given(haystack)
     users = _given(asked)
@@ -136,6 +148,12 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     shares = {float(m.group(1)) / 100 for m in re.finditer(r"(\d+(?:\.\d+)?)\s?(?:%|per\s?cent\b)", text, re.IGNORECASE)
               if m.group(1) in given}
     reachable |= {a * factor for a, _ in stated for share in shares for factor in (share, 1 - share, 1 + share)}
+    # a change in per cent between two figures it states in one unit, of either ("from 31,200 to 34,900, about
+    # 11.9%", "19 m (about 12%) less than the 161 m"); which of two changes is the larger is `growth_verdict`'s
+    changes = _changes(stated)
+    # ... or the size of a change the evidence gives (`growth.change_sizes`) on a base the claim states: "3,700 on a
+    # base of 31,200, roughly 11.9%"
+    changes |= {100 * float(d) / base for d in changed for base, _ in stated if base > float(d) > 0}
     # a quantity per unit times a count of that unit: "125 g per cup" and "2 cups" make 250 g
     for match in _PER_UNIT.finditer(text):
         if known(match.group(1)):
@@ -165,11 +183,59 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
                                                                                                    if _plain_figure(g)}):
                 out.add(n)
                 continue
+        if _in_per_cent(spots, plain) and any(_as_written(c, n) for c in changes):
+            out.add(n)
+            continue
         rate = any(re.match(r"\s*[a-z]*\s*(?:per|/|each|an?)\s+[a-z]", plain[m.end():], re.IGNORECASE)
                    or _RATE_BEFORE.search(plain[:m.start()]) for m in spots)
         if any(_as_written(r, n) for r in reachable | (rates if rate else set()) if r > 0):
             out.add(n)
     return out
+
+
+def _changes(stated: list[tuple[float, str]]) -> set[float]:
+    """Each change in per cent between two stated figures of one unit, of either as its base."""
+    return {100 * abs(a - b) / base for i, (a, u) in enumerate(stated) for b, v in stated[i + 1:]
+            if u == v and a != b for base in (a, b) if base}
+
+
+def _in_per_cent(spots: list[re.Match], plain: str) -> bool:
+    return any(re.match(r"\s?(?:%|per\s?cent\b)", plain[m.end():], re.IGNORECASE) for m in spots)
+
+
+_PER_CENT_SAID = r"(?:\s*\(\s*|,\s*)?(?:(?:about|around|roughly|approximately|nearly|almost|some|just\s+(?:over|under))\s+|[~≈+−-]\s?)?"
+
+
+def without_changes(claim: str, haystack: str, changed: frozenset[str] = frozenset()) -> str:
+    """The claim as the consistency model reads it where it states a change in per cent between two of its figures
+    (`stated_arithmetic`) or rightly says which of two changes is the larger (`growth_verdict`): without those
+    percentages and that word, which the arithmetic has checked and the model cannot.
+
+    >>> without_changes("Orsk grew faster: from £262m to £295m, about 12.6%, against Veltrane's from £380m to £412m.",
+    ...                 "£262m, £295m. £380m, £412m.")
+    "Orsk grew: from £262m to £295m, against Veltrane's from £380m to £412m."
+    >>> without_changes("Veltrane grew faster: from £380m to £412m, against Orsk's from £262m to £295m.", "")
+    "Veltrane grew faster: from £380m to £412m, against Orsk's from £262m to £295m."
+    >>> without_changes("It went from 31,200 to 34,900 (+11.9%), faster than Brancote's from 52,800 to 57,600.",
+    ...                 "31,200 34,900 52,800 57,600")
+    "It went from 31,200 to 34,900, Brancote's from 52,800 to 57,600."
+    """
+    text = strip_citations(claim)
+    given = _given(haystack)
+    unit_of = {written: unit for _, written, unit in _quantities(text)}
+    stated = [(float(n), unit_of.get(n, "")) for n in numbers(text) if n in given and _plain_figure(n)]
+    changes = _changes(stated) | {100 * float(d) / base for d in changed for base, _ in stated if base > float(d) > 0}
+    out = text
+    verdict = _growth(text)
+    if verdict and verdict[0]:
+        start, end = verdict[2]
+        out = text[:start].rstrip() + re.sub(r"^\s*than\b", "", text[end:])
+    for n in sorted({n for n in numbers(text) if n not in given and _plain_figure(n)}, key=len, reverse=True):
+        spots = list(re.finditer(r"(?<![\d.,])" + re.escape(n) + r"(?![\d])", out))
+        if _in_per_cent(spots, out) and any(_as_written(c, n) for c in changes):
+            out = re.sub(_PER_CENT_SAID + r"(?<![\d.,])" + re.escape(n) + r"\s?(?:%|per\s?cent\b)(?:\s*\))?", "", out,
+                         flags=re.IGNORECASE)
+    return claim if out == text else re.sub(r"\s{2,}", " ", out)
 
 
 def spelled_numbers(haystack: str, claim: str, wanted: set[str]) -> set[str]:
@@ -317,3 +383,25 @@ def spelled_out(text: str) -> str:
     """The text with small numbers in words written as figures ("four days": "4 days")."""
     return re.sub(r"\b(" + "|".join(_SPELLED) + r")\b", lambda m: _SPELLED[m.group(1).lower()], text,
                   flags=re.IGNORECASE)
+
+
+_DENIED_NUMBER = re.compile(r"(?:(?:\bnot|n't|\bnever|\brather than|\binstead of)\s+(?:(?:charges?|costs?|has|have|"
+                            r"requires?|needs?|offers?|includes?|applies|apply)\s+)?(?:(?:the|an?|any|about|around)\s+)?"
+                            r"[$€£¥]?|\bno\s+[$€£¥]?(?=\d+(?:[.,]\d+)*(?:-|\s?[a-z%])))(\d+(?:[.,:]\d+)*)",
+                            re.IGNORECASE)
+
+
+def denied_numbers(claim: str) -> set[str]:
+    """Numbers the claim denies rather than states ("18 euros, not 30"): a premise correction names the wrong figure
+    without claiming it.
+
+    >>> sorted(denied_numbers("Tickets cost 18 euros, not 30, at the door."))
+    ['30']
+    >>> sorted(denied_numbers("There isn't a £25 charge, and there is no £10 fee either; it costs not more than 4."))
+    ['10', '25']
+    >>> sorted(denied_numbers("The scheme has no 60-day period, and Calder doesn't charge a £25 fee."))
+    ['25', '60']
+    >>> sorted(denied_numbers("It doesn't exceed 4 doses; no more than 3 a day; no, 5 ml."))
+    []
+    """
+    return {m.group(1).replace(",", "") for m in _DENIED_NUMBER.finditer(strip_citations(claim))}

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from reward.format import strip_citations
 from reward.judges.local.arithmetic import spelled_out
+from reward.judges.local.clock import _times
 from reward.judges.local.figures import _quantities, _unit
 from reward.judges.local.text import days_in, stems
 
@@ -208,24 +209,51 @@ def day_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
     'gives £12 where the evidence gives it for other days than Sunday'
     >>> day_swapped("£14 each; on weekdays it would be £12.", rows, "We'll go on Sunday. How much?")
     ''
+    >>> ferry = ["Monday to Friday: departs 07:40, 15:50.", "Saturday and Sunday: departs 09:05, 14:30."]
+    >>> day_swapped("The 14:30 gets you in at 17:05.", ferry, "I sail on a Thursday."), day_swapped("The 15:50.", ferry, "On Thursday.")
+    ('gives 14:30 where the evidence gives it for other days than Thursday', '')
     """
     days = days_in(asked)
     if not days:
         return ""
     rows = [row for sentence in sentences for row in re.split(r";\s+", sentence)]
-    inside = [row for row in rows if days_in(row) & days]
-    outside = [row for row in rows if days_in(row) and not days_in(row) & days]
+    inside = [row for row in rows if _row_days(row) & days]
+    outside = [row for row in rows if _row_days(row) and not _row_days(row) & days]
     claim = strip_citations(claim)
     if not inside or not outside or days_in(claim) - days:
         return ""
     own = {(v, u) for row in inside for v, _, u in _quantities(row)}
     theirs = {(v, u) for row in outside for v, _, u in _quantities(row) if u} - own
+    where = f"where the evidence gives it for other days than {', '.join(sorted(d.title() for d in days))}"
     for value, figure, unit in _quantities(claim):
         if (value, unit) in theirs:
             shown = re.search(r"[$€£¥]?" + re.escape(figure), claim)
-            return (f"gives {shown.group(0) if shown else figure} where the evidence gives it for other days than "
-                    f"{', '.join(sorted(d.title() for d in days))}")
+            return f"gives {shown.group(0) if shown else figure} {where}"
+    # ... and a time of day of a timetable's other days ("the 14:30", a weekend sailing, for a Thursday)
+    own_times = {t for row in inside for *_, t, _ in _times(row)}
+    their_times = {t for row in outside for *_, t, _ in _times(row)} - own_times
+    for _, _, t, written in _times(claim):
+        if t in their_times:
+            return f"gives {written} {where}"
     return ""
+
+
+_DAY_ORDER = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY_RANGE = re.compile(r"\b(" + "|".join(_DAY_ORDER) + r")s?\s*(?:to|-|–|—|through|until|till)\s*(" + "|".join(_DAY_ORDER)
+                        + r")s?\b", re.IGNORECASE)
+
+
+def _row_days(row: str) -> frozenset[str]:
+    """The days a row of the evidence is for: those it names, and those inside a range it names ("Monday to Friday").
+
+    >>> sorted(_row_days("Monday to Friday: departs 07:40."))
+    ['friday', 'monday', 'thursday', 'tuesday', 'wednesday']
+    """
+    days = set(days_in(row))
+    for m in _DAY_RANGE.finditer(row):
+        first, last = _DAY_ORDER.index(m.group(1).lower()), _DAY_ORDER.index(m.group(2).lower())
+        days |= set(_DAY_ORDER[first:last + 1] if first <= last else _DAY_ORDER[first:] + _DAY_ORDER[:last + 1])
+    return frozenset(days)
 
 
 def _label(row: str) -> str:

@@ -11,18 +11,21 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.judges.local.arithmetic import (counted_totals, spelled_numbers, spelled_out, stated_arithmetic,
-                                            with_rates, wrong_difference)
+from reward.judges.local.arithmetic import (_DENIED_NUMBER, counted_totals, denied_numbers, spelled_numbers,
+                                            spelled_out, stated_arithmetic, with_rates, wrong_difference)
 from reward.judges.local.bands import band_swapped, bands, day_swapped
+from reward.judges.local.clock import calendar_arithmetic, clock_arithmetic
 from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quantities, _unit, misattributed,
                                          ordered_reading, ordering, unit_swapped)
+from reward.judges.local.growth import (CHANGE_STEMS, change_misstated, change_sizes, changed_elsewhere,
+                                         growth_verdict)
 from reward.judges.local.negation import (_DUTY, _DUTY_DENIED, _DUTY_WORDS, DUTY_CONFLICTS, _negated_scope,
                                           duty_conflict, obligation)
 from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc_text, numbers, stem, stems
 from reward.schema import Evidence
 
 
-_FIGURE = re.compile(r"[$€£¥]?\d[\d.,]*%?")
+_FIGURE = re.compile(r"[$€£¥]?\d[\d.,]*(?:%|m|bn|k)?")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 """A thousands separator ("3,390"), which `numbers` drops."""
 
@@ -75,8 +78,25 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     haystack = " ".join(dated_text(d) for d in docs)
     derived = derived_numbers(claim, haystack, asked)
     missing_numbers = numbers(claim) - _given(haystack) - derived - denied_numbers(claim)
-    missing_numbers -= spelled_numbers(haystack, claim, missing_numbers) | stated_arithmetic(claim, haystack, asked)
-    missing_numbers -= worked  # worked out in the open in the answer (`working.worked_figures`)
+    # the size of a change the evidence gives ("added 3,700 people" to a population from 31,200 to 34,900) is worked
+    # out, and a figure the claim works out of it too ("3,700 on a base of 31,200, about 11.9%")
+    sizes = change_sizes(claim, docs) if missing_numbers else set()
+    missing_numbers -= sizes | worked  # ... and what the answer works out in the open (`working.worked_figures`)
+    # times of day and dates worked out from the evidence's, and the spans between them
+    clocked = clock_arithmetic(claim, haystack, asked) if missing_numbers else set()
+    spans = {n for n in clocked & missing_numbers if ":" not in n}  # worked out, not the evidence's
+    missing_numbers -= clocked | (calendar_arithmetic(claim, haystack, asked) if missing_numbers else set())
+    missing_numbers -= spelled_numbers(haystack, claim, missing_numbers)
+    # Figures worked out so far (a change's size, the answer's working) are operands of the claim's own arithmetic, a
+    # step at a time: "12 × £48 = £576, £36 more than the £540", then "£36 and the £25 fee: £61".
+    operands = sizes | (worked & numbers(claim))
+    for _ in range(3):
+        found = missing_numbers & stated_arithmetic(
+            claim, f"{haystack} {' '.join(sorted(operands))}" if operands else haystack, asked, frozenset(sizes))
+        missing_numbers -= found
+        operands |= found
+        if not found or not missing_numbers:
+            break
     # (the user's own figures, in figures or in words: "two adults" restated as "2 × £14")
     missing_numbers -= numbers(spelled_out(asked)) - contradicted_numbers(claim, haystack)
     # a total of the user's own count at a rate the evidence gives ("£190" for five days at £38 a day) is the rate's
@@ -104,6 +124,12 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     order = ordering(claim, haystack)
     if order and not order[0]:
         return order
+    moved = changed_elsewhere(claim, docs) or change_misstated(claim, docs)
+    if moved:
+        return False, moved
+    growth = growth_verdict(claim)
+    if growth and not growth[0]:
+        return growth
     evidence_words = set(content_words(haystack))
     asked_words, closest_words = set(content_words(asked)), set(content_words(closest))
     denied = _negated_scope(strip_citations(claim))
@@ -122,7 +148,11 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     # figures rightly ordered) the relation and unit that derive it ("2 years before 2007", "a difference of 8
     # years", "the second came before the first"), state no fact: they are left out of the count, so they neither
     # count as new nor dilute the words that are.
-    framing = _ATTRIBUTION | (_RELATION | _ORDER_STEMS if derived or order else frozenset())
+    # (... as are the words of a change whose size or verdict the arithmetic checked: "added", "in absolute terms")
+    # (... and a span of time worked out between two times: "takes 2 hours 25 minutes")
+    framing = _ATTRIBUTION | (_RELATION | _ORDER_STEMS if derived or order or sizes or growth or spans
+                              else frozenset()) | (CHANGE_STEMS if sizes or growth else frozenset()) | (
+        _SPAN_STEMS if spans else frozenset())
     units = {unit for _, _, unit in _quantities(claim) if unit} if derived else set()
     words = [w for w in content_words(claim) if stem(w) not in framing and _unit(None, w) not in units
              and not _FIGURE.fullmatch(w)]  # a figure ("€15") is the number check's
@@ -293,6 +323,7 @@ _RELATION_WORDS = frozenset((
     "total", "combined", "together", "sum", "first", "second", "came", "year", "years", "cheaper", "dearer",
     "pricier", "costlier", "faster", "slower", "heavier", "lighter", "warmer", "colder", "remaining", "rest"))
 _RELATION = frozenset(stem(w) for w in _RELATION_WORDS)
+_SPAN_STEMS = frozenset(stem(w) for w in ("hour", "hours", "minute", "minutes", "min", "mins", "h", "hr", "hrs"))
 """Words of a comparison or a sum that derives a figure from two of the evidence's."""
 _DERIVING = re.compile(r"\b(?:" + "|".join(sorted(_RELATION_WORDS - {"first", "second", "came", "year", "years"}) + [
     "past", "over", "under", "above", "below", "beyond", "short", "left", "off", "saves?", "saving", "extra",
@@ -300,22 +331,6 @@ _DERIVING = re.compile(r"\b(?:" + "|".join(sorted(_RELATION_WORDS - {"first", "s
     "in all", "versus", "vs", r"by\s+[$€£¥]?\d"]) + r")\b", re.IGNORECASE)
 """What a sentence that derives a figure says: a comparison, a sum, a span. Without one, a figure that happens to be
 the difference of two of the evidence's ("Volt costs €29 a month", 54 - 25) is a figure the evidence does not give."""
-
-
-_DENIED_NUMBER = re.compile(r"(?:(?:\bnot|n't|\bnever|\brather than|\binstead of)\s+(?:(?:the|an?|any|about|around)\s+)?"
-                            r"[$€£¥]?|\bno\s+[$€£¥])(\d+(?:[.,:]\d+)*)", re.IGNORECASE)
-
-
-def denied_numbers(claim: str) -> set[str]:
-    """Numbers the claim denies rather than states ("18 euros, not 30"): a premise correction names the wrong figure
-    without claiming it.
-
-    >>> sorted(denied_numbers("Tickets cost 18 euros, not 30, at the door."))
-    ['30']
-    >>> sorted(denied_numbers("There isn't a £25 charge, and there is no £10 fee either; it costs not more than 4."))
-    ['10', '25']
-    """
-    return {m.group(1).replace(",", "") for m in _DENIED_NUMBER.finditer(strip_citations(claim))}
 
 
 _FINITE = re.compile(r"\b(?:is|are|was|were|be|been|being|am|has|have|had|does|did|do|can|could|will|would|should|"

@@ -22,6 +22,7 @@ from reward.judges.local.text import (
     content_words,
     copies_evidence,
     list_marker_removed,
+    numbers,
     restates_query,
     stems,
 )
@@ -110,6 +111,27 @@ def sentence_evidence(ctx: Context, sentence_with_citations: str) -> list[Eviden
         return []  # citing (nearly) everything supports nothing in particular
     docs = ctx.docs(cited)
     return docs or ctx.selected
+
+
+_ALTERNATIVES = re.compile(r"([^,:;?]+?)\s+or\s+([^,:;?]+?)\s*\?*\s*$", re.IGNORECASE)
+
+
+def chosen_alternative(question: str, text: str) -> set[str]:
+    """For a choice question ("..., A or B?"), the stems of the alternative the text names and the other does not
+    (the answer to a choice question is in the question); empty when it names both, neither, or there is no choice.
+
+    >>> sorted(chosen_alternative("Which was started first, Arthur's Magazine or First for Women?", "Arthur's Magazine."))
+    ['arthu', 'magaz']
+    >>> chosen_alternative("Which was started first, Arthur's Magazine or First for Women?", "Arthur's or Women's.")
+    set()
+    """
+    match = _ALTERNATIVES.search(question.strip())
+    if not match:
+        return set()
+    left, right = stems(match.group(1)), stems(match.group(2))
+    own = stems(text)
+    picked_left, picked_right = own & (left - right), own & (right - left)
+    return set(picked_left) if picked_left and not picked_right else set(picked_right) if picked_right and not picked_left else set()
 
 
 def _answer_sentences(ctx: Context) -> list[str]:
@@ -271,7 +293,11 @@ def _parts_of(answer: str, query: str, evidence: tuple[tuple[str, str, str], ...
             kind = "header"
         elif scope_topic(body):
             kind = "scope"
-        elif restates_query(strip_citations(body), query):
+        elif (restates_query(strip_citations(body), query) and not numbers(body) - numbers(query)
+              and not chosen_alternative(query, strip_citations(body))):
+            # (a figure the query does not give is stated, whatever the words around it: "The 15:50 gets you to
+            # Skerrin at 18:25" to "When do I get to Skerrin on the 15:50?" is a claim, checked as one; so is the
+            # alternative a choice question's answer picks, "The Teschen Institute is older.")
             kind = "restatement"
         elif copies_evidence(copy_reading(strip_citations(body)), docs):
             kind = "copy"

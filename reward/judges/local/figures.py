@@ -133,6 +133,7 @@ def _figures(text: str, haystack: str) -> list[tuple[int, int, float, str, str]]
     return out
 
 
+_FROM_TO_GAP = re.compile(r"\s*[a-z%]{0,12}\s*(?:to|→|->)\s*[$€£¥]?\s?", re.IGNORECASE)
 _DIFFERENCE_GAP = re.compile(r"\s*(?:[,;:(]|[—–-]|which is|that is|that's|so|or)?\s*[$€£¥]?\s*", re.IGNORECASE)
 
 
@@ -145,6 +146,8 @@ def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tupl
         gap = text[a_end:b_start]
         if kind != b_kind or a == b or len(re.findall(r"[a-z]+", gap, re.IGNORECASE)) > 8:
             continue
+        if _FROM_TO_GAP.fullmatch(gap) and re.search(r"\bfrom\s+[$€£¥]?\s?$", text[:a_start], re.IGNORECASE):
+            continue  # one thing's change ("grew faster: from £262m to £295m"), no two things ordered
         # A word of order in lower case ("First for Women" is a name), not "first"/"last" between the figures (there
         # they name which: "came before the first (1269)").
         words = list(re.finditer(r"[a-z]+", gap))

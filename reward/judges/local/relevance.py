@@ -20,7 +20,7 @@ from reward.format import parse_citations, split_sentences, strip_citations
 from reward.judges.local.claims import _THOUSANDS, _YEAR, dated_text, derived_numbers
 from reward.judges.local.arithmetic import stated_arithmetic
 from reward.judges.local.figures import _SPELLED
-from reward.judges.local.context import Context, _answer_parts, clip, copy_reading
+from reward.judges.local.context import Context, _answer_parts, chosen_alternative, clip, copy_reading
 from reward.judges.local.text import (
     TIME_FRAME,
     _HEADER_LINE,
@@ -173,27 +173,6 @@ def other_comparison(question: str, part: str) -> str | None:
     if asked is None or not said or any(asked & _compared(word) for word in said):
         return None
     return said[0]
-
-
-_ALTERNATIVES = re.compile(r"([^,:;?]+?)\s+or\s+([^,:;?]+?)\s*\?*\s*$", re.IGNORECASE)
-
-
-def chosen_alternative(question: str, text: str) -> set[str]:
-    """For a choice question ("..., A or B?"), the stems of the alternative the text names and the other does not
-    (the answer to a choice question is in the question); empty when it names both, neither, or there is no choice.
-
-    >>> sorted(chosen_alternative("Which was started first, Arthur's Magazine or First for Women?", "Arthur's Magazine."))
-    ['arthu', 'magaz']
-    >>> chosen_alternative("Which was started first, Arthur's Magazine or First for Women?", "Arthur's or Women's.")
-    set()
-    """
-    match = _ALTERNATIVES.search(question.strip())
-    if not match:
-        return set()
-    left, right = stems(match.group(1)), stems(match.group(2))
-    own = stems(text)
-    picked_left, picked_right = own & (left - right), own & (right - left)
-    return set(picked_left) if picked_left and not picked_right else set(picked_right) if picked_right and not picked_left else set()
 
 
 def _name_in(name: str, haystack: str) -> bool:

@@ -14,11 +14,13 @@ import numpy as np
 
 from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
-from reward.judges.local.arithmetic import counted_totals, with_rates
+from reward.judges.local.arithmetic import counted_totals, with_rates, without_changes
+from reward.judges.local.clock import answer_times
 from reward.judges.local.working import worked_figures
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.claims import _YEAR, claim_support, is_fragment, swapped_value, without_derivation
 from reward.judges.local.figures import _names, named_verdict, superseded_figure, verdict_line
+from reward.judges.local.growth import answer_changes, change_sizes, growth_only, named_growth
 from reward.judges.local.context import (Context, Unscored, _answer_parts, _answer_sentences, clip, lead_readings,
                                          sentence_evidence)
 from reward.judges.local.relevance import _missing_answer_type, asked_kind_of
@@ -42,7 +44,8 @@ from reward.judges.local.dates import stale_future
 from reward.rules.verdicts import scope_topic
 from reward.schema import Evidence
 
-_HARD_FAILURE = re.compile(r"numbers not in the evidence|where the evidence says|as upcoming although")
+_HARD_FAILURE = re.compile(r"numbers not in the evidence|where the evidence says|as upcoming although|figures change by|"
+                           r"gives the change")
 
 
 SUPPORT_WINDOW = 3
@@ -128,6 +131,11 @@ read is checked against the evidence it can."""
     content = stems(f"{context} {everywhere}")
     # the figures the answer works out in the open from known ones ("6 days × £38 = £228"), in any of its sentences
     worked = worked_figures("\n".join(_answer_sentences(ctx)), everywhere, context)
+    # ... and the times of day it works out in any sentence ("You arrive at 18:25." beside its working)
+    worked |= answer_times(_answer_sentences(ctx), everywhere, context)
+    # ... and the size of a change it states anywhere, in its units or in per cent ("from 6.24% to 6.74%": "0.50
+    # points, about 8.0%")
+    worked |= answer_changes(_answer_sentences(ctx), everywhere)
     checks: list[SentenceCheck | None] = []
     # (index, claim, window, lexical doubt, coverage, claim_features)
     pending: list[tuple[int, str, list[str], str, float, dict[str, float]]] = []
@@ -184,7 +192,9 @@ read is checked against the evidence it can."""
             if not supported:
                 break
         # A verdict between the two things asked about is checked against what every evidence item gives each.
-        verdict = named_verdict(claim, every_sentence, context) if supported else None
+        # (... and one on which of them grew the more, against the change the evidence gives each)
+        growth = named_growth(claim, ctx.item.evidence, context) if supported else None
+        verdict = growth or (named_verdict(claim, every_sentence, context) if supported else None)
         if verdict and not verdict[0]:
             supported, why = verdict
         if not supported and why.startswith("numbers not in") and len(docs) < len(ctx.item.evidence):
@@ -216,6 +226,11 @@ read is checked against the evidence it can."""
         # arithmetic (`claim_support`), which the model cannot do: the model reads the claim without it, and a
         # sentence that only derives a figure has nothing left for the model.
         reading = without_derivation(claim, haystack, context) if supported else claim
+        # ... as is a change in per cent between two of its figures, and which of two changes is the larger
+        reading = (without_changes(reading, haystack, frozenset(change_sizes(claim, docs))) if supported and reading
+                   else reading)
+        # (a verdict on which of the two grew the more, with nothing else in it, is all checked: "Aldwick grew faster")
+        reading = None if growth and growth[0] and growth_only(claim, context) else reading
         # ... and a total of the user's count at the evidence's rate is read as that rate ("£190 at Kestrel" as "£38
         # at Kestrel"), which the evidence sentence gives
         # (where the claim does not state that rate itself: "£38 a day, so six days come to £228" names its rate)

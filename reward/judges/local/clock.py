@@ -1,0 +1,239 @@
+"""Times of day and dates a claim works out from the evidence's (`clock_arithmetic`, `calendar_arithmetic`): a span
+between two times it states ("opens at 7:45, 1 hour 5 minutes before the 8:50 start"), a time a stated time and a
+span give ("the 07:15 crossing takes 35 minutes: you land at 07:50"), a date a date and a span in days give
+("delivered on 3 March, 30 days to return it: 2 April"). Pure functions of strings.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+
+from reward.format import split_sentences, strip_citations
+from reward.judges.local.figures import _SPELLED
+
+_TIME = re.compile(r"(?<![\d:.£$€])(\d{1,2})(?::([0-5]\d))?\s?(am|pm|a\.m\.|p\.m\.)?(?![\d:])", re.IGNORECASE)
+_WORD = r"(?:\d+(?:\.\d+)?|an?|" + "|".join(_SPELLED) + r")"
+_SPAN = re.compile(r"\b(?:(half\s+an?)\s+hour|(" + _WORD + r")\s*(?:-\s*)?(?:hours?|hrs?|h)\b(?:\s*(?:and\s+)?(\d+)\s*"
+                   r"(?:minutes?|mins?)\b)?|(" + _WORD + r")\s*(?:-\s*)?(?:minutes?|mins?)\b)", re.IGNORECASE)
+
+
+def _times(text: str) -> list[tuple[int, int, int, str]]:
+    """(start, end, minutes after midnight, the number as `numbers` writes it) of each time of day: "07:50", "7:45am",
+    "3pm" (a bare number is no time)."""
+    out = []
+    for m in _TIME.finditer(text):
+        hours, minutes, half = int(m.group(1)), m.group(2), (m.group(3) or "").lower().replace(".", "")
+        if minutes is None and not half:
+            continue
+        if half and not 1 <= hours <= 12 or hours > 23:
+            continue
+        hours = hours % 12 + (12 if half == "pm" else 0) if half else hours
+        written = f"{m.group(1)}:{minutes}" if minutes is not None else m.group(1)
+        out.append((m.start(), m.end(), hours * 60 + int(minutes or 0), written))
+    return out
+
+
+def _amount(word: str) -> float:
+    word = word.lower()
+    return 1.0 if word in ("a", "an") else float(_SPELLED.get(word, word))
+
+
+def _spans(text: str) -> list[tuple[int, int, float, tuple[str, ...]]]:
+    """(start, end, minutes, the numbers it is written with) of each span of time: "1 hour 5 minutes", "an hour",
+    "35 minutes", "half an hour"."""
+    out = []
+    for m in _SPAN.finditer(text):
+        half, hours, extra, minutes = m.groups()
+        if half:
+            value = 30.0
+        elif hours:
+            value = _amount(hours) * 60 + (int(extra) if extra else 0)
+        else:
+            value = _amount(minutes)
+        written = tuple(w for w in (hours, extra, minutes) if w and re.fullmatch(r"\d+(?:\.\d+)?", w))
+        out.append((m.start(), m.end(), value, written))
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _known(haystack: str) -> tuple[frozenset[int], frozenset[float]]:
+    """The times of day and the spans of time a text gives."""
+    text = strip_citations(haystack)
+    return frozenset(t for *_, t, _ in _times(text)), frozenset(s for *_, s, _ in _spans(text))
+
+
+def clock_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
+    """The claim's times of day that the evidence (or the user) gives, in any writing ("9am" for "09:00"), and its
+    numbers that the evidence does not give but that are worked out from times of day in one sentence
+    of the claim: a span between the two times on either side of it, or the two before it ("00:30-05:30 = 5 hours");
+    or a time that another time of that sentence and a span give, where the span is one the evidence states ("last entry at 16:00" of an 11:00-17:00 day where the evidence says last entry is an hour before closing).
+    Each time it reads must be the evidence's or the user's, or worked out so. A span is read only against the times
+    beside it, never any two the claim names.
+
+    >>> sorted(clock_arithmetic("It opens at 7:45am, 1 hour 5 minutes before school starts at 8:50.", "Opens 7:45am. School: 8:50."))
+    ['1', '5', '7:45', '8:50']
+    >>> sorted(clock_arithmetic("It opens at 7:45am, 2 hours before school starts at 8:50.", "Opens 7:45am. School: 8:50."))
+    ['7:45', '8:50']
+    >>> sorted(clock_arithmetic("Take the 07:15; you land at 07:50.", "Boats leave at 07:15. The crossing takes 35 minutes."))
+    ['07:15', '07:50']
+    >>> sorted(clock_arithmetic("Take the 07:15; you land at 08:15.", "Boats leave at 07:15. The crossing takes 35 minutes."))
+    ['07:15']
+    >>> sorted(clock_arithmetic("Charging window: 00:30–05:30 = 5 hours", "Cheap rate from 00:30 to 05:30."))
+    ['00:30', '05:30', '5']
+
+    A span is read against the times beside it, not against any two (9:00 to 11:15 is 2 hours 15 minutes, but the
+    span stands between 10:00 and 11:15):
+
+    >>> sorted(clock_arithmetic("It opens at 10:00am, an hour and 15 minutes before the 11:15am tour.", "Tour 11:15am."))
+    ['11:15']
+    >>> sorted(clock_arithmetic("It opens at 10:00am, 2 hours 15 minutes before the 11:15am tour, as at 9:00am on "
+    ...                         "weekdays.", "Weekdays from 9:00am. Tour 11:15am."))
+    ['11:15', '9:00']
+    """
+    times_known, spans_known = _known(haystack)
+    # the user's times are their own (when they leave, when they arrive): a time worked out from one is worked out,
+    # though the user's time itself is theirs to state, not the evidence's (a premise the evidence contradicts stays
+    # one); a span the user states is no evidence (a false premise: "the crossing takes 2 hours, so I'm in at 17:50?")
+    users = _known(asked)[0] - times_known
+    out: set[str] = set()
+    for sentence in split_sentences(strip_citations(claim)) or [strip_citations(claim)]:
+        times, spans = _times(sentence), _spans(sentence)
+        if not times:
+            continue
+        known = {i for i, (*_, t, _) in enumerate(times) if t in times_known | users}
+        # a time that a known time of the sentence and a known span give, either way (a span only the claim states
+        # would let any time pass: "opens at 10:00, an hour and 15 minutes before the 11:15 tour")
+        changed = True
+        while changed:
+            changed = False
+            for i, (*_, t, _) in enumerate(times):
+                if i not in known and any(abs(abs(t - times[j][2]) - s) < 0.5 for j in known for s in spans_known):
+                    known.add(i)
+                    changed = True
+        out |= {times[i][3] for i in known if times[i][2] not in users}  # ("9am" for the evidence's "09:00" too)
+        # a span between the times beside it: one on either side, else the two before it
+        for start, end, value, written in spans:
+            if value in spans_known or not written:
+                continue
+            before = [i for i, (_, t_end, *_) in enumerate(times) if t_end <= start]
+            after = [i for i, (t_start, *_) in enumerate(times) if t_start >= end]
+            pairs = ([(before[-1], after[0])] if before and after else []) + \
+                ([(before[-2], before[-1])] if len(before) >= 2 else [])
+            if any(i in known and j in known and abs(abs(times[i][2] - times[j][2]) - value) < 0.5 for i, j in pairs):
+                out |= set(written)
+    return out
+
+
+def answer_times(sentences: Sequence[str], haystack: str, asked: str = "") -> frozenset[str]:
+    """The times of day and spans an answer works out (`clock_arithmetic`) in any of its sentences, and the times a
+    sentence gives that a time the answer states elsewhere (and knows) and a span the evidence gives make: the
+    headline "You arrive at 18:25." where another sentence works it out from the 15:50 and the 2 hours 35 minutes
+    crossing, "check in by 15:20" where the evidence says check-in is 30 minutes before departure.
+
+    >>> ev = "Departs 15:50. The crossing takes 2 hours 35 minutes. Check in 30 minutes before departure."
+    >>> sorted(answer_times(["You arrive at 18:25.", "The 15:50 takes 2 hours 35 minutes, so 18:25.",
+    ...                      "Check in by 15:20."], ev))
+    ['15:20', '18:25']
+    >>> sorted(answer_times(["You arrive at 18:45.", "The 15:50 gets in at 18:25."], ev))
+    ['18:25']
+    >>> sorted(answer_times(["About 18:25."], ev, "When does the 15:50 get in?")), sorted(answer_times(["About 18:05."], ev, "The 15:30?"))
+    (['18:25'], [])
+    """
+    out: set[str] = set()
+    for sentence in sentences:
+        out |= clock_arithmetic(sentence, haystack, asked)
+    times_known, spans_known = _known(haystack)
+    stated = [t for sentence in sentences for t in _times(strip_citations(sentence))]
+    # (a time the user names that the evidence gives is known too: "About 18:25." to "When does the 15:50 get in?")
+    known = {t for *_, t, written in stated if written in out} | (_known(asked)[0] & times_known)
+    out = {written for *_, t, written in stated if written in out and t not in times_known} | \
+        {n for n in out if ":" not in n and not any(w == n for *_, w in stated)}  # (worked out, not the evidence's)
+    changed = True
+    while changed:
+        changed = False
+        for *_, t, written in stated:
+            if t not in known and any(abs(abs(t - k) - s) < 0.5 for k in known for s in spans_known):
+                known.add(t)
+                out.add(written)
+                changed = True
+    return frozenset(out)
+
+
+_MONTH = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+          "december")
+_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+_MONTH_WORD = r"(" + "|".join(m for m in _MONTH) + r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
+_DAY_OF = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"\b|\b" + _MONTH_WORD
+                     + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b(?!:)", re.IGNORECASE)
+_DAY_SPAN = re.compile(r"\b(\d+|" + "|".join(_SPELLED) + r")[\s-]+(days?|weeks?)\b", re.IGNORECASE)
+
+
+def _calendar(text: str) -> list[tuple[int, int, int, str]]:
+    """(start, end, day of the year, the day as `numbers` writes it) of each date by day and month: "3 March",
+    "March 3rd", "2 April 2025" (any year read as one of 365 days)."""
+    out = []
+    for m in _DAY_OF.finditer(text):
+        day, month = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        index = next(i for i, name in enumerate(_MONTH) if name.startswith(month.lower().rstrip(".")[:3]))
+        if 1 <= int(day) <= _MONTH_DAYS[index]:
+            out.append((m.start(), m.end(), sum(_MONTH_DAYS[:index]) + int(day), day))
+    return out
+
+
+def _day_spans(text: str) -> list[tuple[int, int, int, str]]:
+    """(start, end, days, the figure as written) of each span in days or weeks: "30 days", "two weeks"."""
+    out = []
+    for m in _DAY_SPAN.finditer(text):
+        count = int(_SPELLED.get(m.group(1).lower(), m.group(1)))
+        out.append((m.start(), m.end(), count * (7 if m.group(2).lower().startswith("week") else 1), m.group(1)))
+    return out
+
+
+def _apart(a: int, b: int) -> int:
+    """Days from one day of the year to another, the short way round the year's end."""
+    gap = abs(a - b)
+    return min(gap, 365 - gap)
+
+
+def calendar_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
+    """The claim's numbers that are dates worked out from a date and a span in days the evidence gives ("30 days
+    from delivery": delivered on 3 March, so "2 April"), from a date of the sentence or the user's own; or a span
+    between the two dates on either side of it ("from 16 June to 10 July, a window of 24 days"). A span only the
+    user states proves nothing (a false premise: "60 days, so early May?").
+
+    >>> ev = "Online orders: return any unused item within 30 days of delivery."
+    >>> sorted(calendar_arithmetic("It's 30 days from delivery, so about 2 April.", ev, "It was delivered on 3 March."))
+    ['2']
+    >>> sorted(calendar_arithmetic("You have until 2 May.", ev, "Delivered on 3 March; they give 60 days, right?"))
+    []
+    >>> sorted(calendar_arithmetic("From 16 June to 10 July, a window of 24 days.", "Registration: 16 June to 10 July."))
+    ['10', '16', '24']
+    """
+    known_dates = {d for *_, d, _ in _calendar(haystack)} | {d for *_, d, _ in _calendar(asked)}
+    spans = {d for *_, d, _ in _day_spans(haystack)}
+    out: set[str] = set()
+    for sentence in split_sentences(strip_citations(claim)) or [strip_citations(claim)]:
+        dates = _calendar(sentence)
+        if not dates:
+            continue
+        known = {i for i, (*_, d, _) in enumerate(dates) if d in known_dates}
+        anchors = {d for i, (*_, d, _) in enumerate(dates) if i in known} | {d for *_, d, _ in _calendar(asked)}
+        changed = True
+        while changed:
+            changed = False
+            for i, (*_, d, _) in enumerate(dates):
+                if i not in known and any(_apart(d, a) == s for a in anchors for s in spans):
+                    known.add(i)
+                    anchors.add(d)
+                    changed = True
+        out |= {dates[i][3] for i in known}
+        for start, end, days, written in _day_spans(sentence):
+            before = [i for i, (_, d_end, *_) in enumerate(dates) if d_end <= start]
+            after = [i for i, (d_start, *_) in enumerate(dates) if d_start >= end]
+            pairs = ([(before[-1], after[0])] if before and after else []) + \
+                ([(before[-2], before[-1])] if len(before) >= 2 else [])
+            if any(i in known and j in known and _apart(dates[i][2], dates[j][2]) == days for i, j in pairs):
+                out.add(written)
+    return out
