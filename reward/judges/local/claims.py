@@ -323,8 +323,9 @@ _RELATION_WORDS = frozenset((
     "total", "combined", "together", "sum", "first", "second", "came", "year", "years", "cheaper", "dearer",
     "pricier", "costlier", "faster", "slower", "heavier", "lighter", "warmer", "colder", "remaining", "rest"))
 _RELATION = frozenset(stem(w) for w in _RELATION_WORDS)
-_SPAN_STEMS = frozenset(stem(w) for w in ("hour", "hours", "minute", "minutes", "min", "mins", "h", "hr", "hrs"))
 """Words of a comparison or a sum that derives a figure from two of the evidence's."""
+_SPAN_STEMS = frozenset(stem(w) for w in ("hour", "hours", "minute", "minutes", "min", "mins", "h", "hr", "hrs"))
+"""The units of a span of time worked out between two times of day."""
 _DERIVING = re.compile(r"\b(?:" + "|".join(sorted(_RELATION_WORDS - {"first", "second", "came", "year", "years"}) + [
     "past", "over", "under", "above", "below", "beyond", "short", "left", "off", "saves?", "saving", "extra",
     "additional", "minus", "plus", "gap", "span", "altogether",

@@ -84,7 +84,16 @@ _ORDER = {
          {"more", "larger", "bigger", "greater", "higher", "longer", "taller", "dearer", "pricier", "costlier",
           "heavier", "warmer", "faster", "quicker", "older"}),
 }
-_DURATIONS = frozenset({"second", "minute", "hour", "day", "week", "month", "year", "work", "business"})
+_DURATIONS = frozenset({"second", "minute", "hour", "day", "week", "month", "year", "work", "business", "duration"})
+_HOURS = {"second": 1 / 3600, "minute": 1 / 60, "hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
+
+
+def _in_hours(values: dict[str, set[float]]) -> dict[str, set[float]]:
+    """Spans of time in one kind, "duration", in hours: "24 hours" and "7 days" are two spans of one thing."""
+    out: dict[str, set[float]] = {}
+    for unit, found in values.items():
+        out.setdefault("duration" if unit in _HOURS else unit, set()).update(v * _HOURS.get(unit, 1) for v in found)
+    return out
 _PRICE_WORDS = frozenset({"cheaper", "dearer", "pricier", "costlier"})
 """Words of order about a price: a verdict in them is checked against figures in a currency only."""
 
@@ -264,6 +273,12 @@ def named_verdict(claim: str, sentences: Sequence[str], asked: str) -> tuple[boo
     (True, '')
     >>> named_verdict("The Number 42 bus costs £1 less.", trips, "Which is faster, the Number 42 bus or the Blue Line tram?") is None
     True
+
+    Spans in hours and in days are spans of one kind: of two a thing is given, neither is the one compared.
+
+    >>> claims = ["Report it to the police within 24 hours and notify Halden within 7 days.", "Notify Pryor within 48 hours."]
+    >>> named_verdict("Halden gives you longer.", claims, "Which gives me longer, Halden or Pryor?") is None
+    True
     """
     choice = _CHOICE.search(asked)
     joined = " ".join(sentences)
@@ -303,7 +318,7 @@ def named_verdict(claim: str, sentences: Sequence[str], asked: str) -> tuple[boo
                         out.setdefault(unit, set()).add(value)
         return out
 
-    mine, theirs = values(first), values(other)
+    mine, theirs = _in_hours(values(first)), _in_hours(values(other))
     # A figure in the verdict's clause says what it compares ("costs £10 less": prices, whatever else is less).
     said_units = {u for _, _, u in _quantities(text) if u in _MEASURES}
     units = [u for u in mine.keys() & theirs.keys() if len(mine[u]) == 1 and len(theirs[u]) == 1
