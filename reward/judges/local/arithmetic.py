@@ -10,7 +10,6 @@ import re
 
 from reward.format import strip_citations
 from reward.judges.local.figures import _SPELLED, _SPELLING, _given, _quantities, _unit
-from reward.judges.local.growth import _growth
 from reward.judges.local.text import numbers, stem
 
 _COUNT = r"(\d+|" + "|".join(_SPELLED) + r")"
@@ -204,38 +203,6 @@ def _in_per_cent(spots: list[re.Match], plain: str) -> bool:
 
 
 _PER_CENT_SAID = r"(?:\s*\(\s*|,\s*)?(?:(?:about|around|roughly|approximately|nearly|almost|some|just\s+(?:over|under))\s+|[~≈+−-]\s?)?"
-
-
-def without_changes(claim: str, haystack: str, changed: frozenset[str] = frozenset()) -> str:
-    """The claim as the consistency model reads it where it states a change in per cent between two of its figures
-    (`stated_arithmetic`) or rightly says which of two changes is the larger (`growth_verdict`): without those
-    percentages and that word, which the arithmetic has checked and the model cannot.
-
-    >>> without_changes("Orsk grew faster: from £262m to £295m, about 12.6%, against Veltrane's from £380m to £412m.",
-    ...                 "£262m, £295m. £380m, £412m.")
-    "Orsk grew: from £262m to £295m, against Veltrane's from £380m to £412m."
-    >>> without_changes("Veltrane grew faster: from £380m to £412m, against Orsk's from £262m to £295m.", "")
-    "Veltrane grew faster: from £380m to £412m, against Orsk's from £262m to £295m."
-    >>> without_changes("It went from 31,200 to 34,900 (+11.9%), faster than Brancote's from 52,800 to 57,600.",
-    ...                 "31,200 34,900 52,800 57,600")
-    "It went from 31,200 to 34,900, Brancote's from 52,800 to 57,600."
-    """
-    text = strip_citations(claim)
-    given = _given(haystack)
-    unit_of = {written: unit for _, written, unit in _quantities(text)}
-    stated = [(float(n), unit_of.get(n, "")) for n in numbers(text) if n in given and _plain_figure(n)]
-    changes = _changes(stated) | {100 * float(d) / base for d in changed for base, _ in stated if base > float(d) > 0}
-    out = text
-    verdict = _growth(text)
-    if verdict and verdict[0]:
-        start, end = verdict[2]
-        out = text[:start].rstrip() + re.sub(r"^\s*than\b", "", text[end:])
-    for n in sorted({n for n in numbers(text) if n not in given and _plain_figure(n)}, key=len, reverse=True):
-        spots = list(re.finditer(r"(?<![\d.,])" + re.escape(n) + r"(?![\d])", out))
-        if _in_per_cent(spots, out) and any(_as_written(c, n) for c in changes):
-            out = re.sub(_PER_CENT_SAID + r"(?<![\d.,])" + re.escape(n) + r"\s?(?:%|per\s?cent\b)(?:\s*\))?", "", out,
-                         flags=re.IGNORECASE)
-    return claim if out == text else re.sub(r"\s{2,}", " ", out)
 
 
 def spelled_numbers(haystack: str, claim: str, wanted: set[str]) -> set[str]:

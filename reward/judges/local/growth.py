@@ -1,5 +1,7 @@
-"""Changes over time, and verdicts on which of two things grew the more (`growth_verdict`, `named_growth`): checked by
-their arithmetic, which the consistency model cannot do. Pure functions of strings.
+"""Changes over time: their sizes and percentages worked out from the evidence's (`change_sizes`, `answer_changes`),
+which thing a change belongs to (`changed_elsewhere`, `change_misstated`), and verdicts on which of two things grew the
+more (`growth_verdict`, `named_growth`), checked by their arithmetic, which the consistency model cannot do; the
+claim as the model reads it without them (`without_changes`). Pure functions of strings.
 """
 
 from __future__ import annotations
@@ -9,7 +11,9 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.judges.local.figures import _CHOICE, _SPELLED, _VERDICT_CLAUSE, _names, _sides, _unit
+from reward.judges.local.arithmetic import (_PER_CENT_SAID, _as_written, _changes, _in_per_cent, _plain_figure,
+                                            denied_numbers)
+from reward.judges.local.figures import _CHOICE, _SPELLED, _VERDICT_CLAUSE, _given, _names, _quantities, _sides, _unit
 from reward.judges.local.text import content_words, numbers, stem
 from reward.schema import Evidence
 
@@ -397,6 +401,11 @@ def change_misstated(claim: str, evidence: Sequence[Evidence]) -> str:
     'says Marlow changed by 12.7%, where'
     >>> change_misstated("Its gain of £27m on £212m is 12.7%, while Greyhaven's rose 19.0%.", docs)
     ''
+    >>> docs[0] = Evidence(id="1", title="Marlow & Finch", text="Revenue £212m (2023: £185m).")
+    >>> change_misstated("With revenue up about 27%, Marlow & Finch grew faster than Greyhaven.", docs)[:31]
+    'says Marlow changed by 27%, whe'
+    >>> change_misstated("Marlow's revenue rose by £27 million, not 27%.", docs)
+    ''
 
     """
     text = strip_citations(claim)
@@ -404,6 +413,7 @@ def change_misstated(claim: str, evidence: Sequence[Evidence]) -> str:
         return ""
     owners = _owners(evidence)
     given = {n for d in evidence for n in numbers(d.text)}
+    denied = denied_numbers(text)
     everyone = set().union(*(names for names, _ in owners)) if owners else set()
     spots = [(m.start(), re.sub(r"['’]s$", "", m.group(0).lower())) for m in re.finditer(r"\b[A-Z][\w'’-]*", text)]
     spots = [(at, name) for at, name in spots if name in everyone]
@@ -416,12 +426,13 @@ def change_misstated(claim: str, evidence: Sequence[Evidence]) -> str:
             named = {min(spots, key=lambda spot: abs(spot[0] - m.start()))[1]}
         if len(named) != 1:
             continue
-        # (the items about it alone: not one naming the other thing the claim names too)
-        others = {name for _, name in spots} - named
-        theirs = {c for names, found in owners if named <= names and not names & others for c in found}
+        # (the items about it alone: not one naming the other thing the claim names too, "Greyhaven")
+        about = [(names, found) for names, found in owners if named <= names]
+        others = {name for _, name in spots} - set().union(*(names for names, _ in about)) if about else set()
+        theirs = {c for names, found in about if not names & others for c in found}
         written = m.group(1) or m.group(2)
-        if written in given:
-            continue  # a change the evidence states in per cent itself ("like-for-like sales were up 5%")
+        if written in given or written in denied:
+            continue  # a change the evidence states in per cent itself ("sales were up 5%"), or one denied ("not 27%")
         sizes = {100 * abs(b - a) / a for a, b in theirs} | {abs(b - a) for a, b in theirs if max(a, b) < 100}
         if theirs and not any(_rounds_to(v, written) or abs(v - float(written)) <= 0.05 * v for v in sizes):
             shown = ", ".join(f"{100 * abs(b - a) / a:.1f}%" for a, b in sorted(theirs))
@@ -434,3 +445,35 @@ def _clauses(text: str) -> list[tuple[int, int]]:
     """(start, end) of each clause `_CLAUSE` parts."""
     cuts = [0] + [i for m in _CLAUSE.finditer(text) for i in (m.start(), m.end())] + [len(text)]
     return list(zip(cuts[::2], cuts[1::2], strict=True))
+
+
+def without_changes(claim: str, haystack: str, changed: frozenset[str] = frozenset()) -> str:
+    """The claim as the consistency model reads it where it states a change in per cent between two of its figures
+    (`stated_arithmetic`) or rightly says which of two changes is the larger (`growth_verdict`): without those
+    percentages and that word, which the arithmetic has checked and the model cannot.
+
+    >>> without_changes("Orsk grew faster: from £262m to £295m, about 12.6%, against Veltrane's from £380m to £412m.",
+    ...                 "£262m, £295m. £380m, £412m.")
+    "Orsk grew: from £262m to £295m, against Veltrane's from £380m to £412m."
+    >>> without_changes("Veltrane grew faster: from £380m to £412m, against Orsk's from £262m to £295m.", "")
+    "Veltrane grew faster: from £380m to £412m, against Orsk's from £262m to £295m."
+    >>> without_changes("It went from 31,200 to 34,900 (+11.9%), faster than Brancote's from 52,800 to 57,600.",
+    ...                 "31,200 34,900 52,800 57,600")
+    "It went from 31,200 to 34,900, Brancote's from 52,800 to 57,600."
+    """
+    text = strip_citations(claim)
+    given = _given(haystack)
+    unit_of = {written: unit for _, written, unit in _quantities(text)}
+    stated = [(float(n), unit_of.get(n, "")) for n in numbers(text) if n in given and _plain_figure(n)]
+    changes = _changes(stated) | {100 * float(d) / base for d in changed for base, _ in stated if base > float(d) > 0}
+    out = text
+    verdict = _growth(text)
+    if verdict and verdict[0]:
+        start, end = verdict[2]
+        out = text[:start].rstrip() + re.sub(r"^\s*than\b", "", text[end:])
+    for n in sorted({n for n in numbers(text) if n not in given and _plain_figure(n)}, key=len, reverse=True):
+        spots = list(re.finditer(r"(?<![\d.,])" + re.escape(n) + r"(?![\d])", out))
+        if _in_per_cent(spots, out) and any(_as_written(c, n) for c in changes):
+            out = re.sub(_PER_CENT_SAID + r"(?<![\d.,])" + re.escape(n) + r"\s?(?:%|per\s?cent\b)(?:\s*\))?", "", out,
+                         flags=re.IGNORECASE)
+    return claim if out == text else re.sub(r"\s{2,}", " ", out)

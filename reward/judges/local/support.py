@@ -14,13 +14,13 @@ import numpy as np
 
 from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
-from reward.judges.local.arithmetic import counted_totals, with_rates, without_changes
+from reward.judges.local.arithmetic import counted_totals, with_rates
 from reward.judges.local.clock import answer_times
 from reward.judges.local.working import worked_figures
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.claims import _YEAR, claim_support, is_fragment, swapped_value, without_derivation
 from reward.judges.local.figures import _names, named_verdict, superseded_figure, verdict_line
-from reward.judges.local.growth import answer_changes, change_sizes, growth_only, named_growth
+from reward.judges.local.growth import answer_changes, change_sizes, growth_only, named_growth, without_changes
 from reward.judges.local.context import (Context, Unscored, _answer_parts, _answer_sentences, clip, lead_readings,
                                          sentence_evidence)
 from reward.judges.local.relevance import _missing_answer_type, asked_kind_of
