@@ -126,6 +126,9 @@ def clock_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     return out
 
 
+_CLOCKED = re.compile(r"\d:[0-5]\d|\d\s?[ap]\.?m\b", re.IGNORECASE)
+
+
 def answer_times(sentences: Sequence[str], haystack: str, asked: str = "") -> frozenset[str]:
     """The times of day and spans an answer works out (`clock_arithmetic`) in any of its sentences, and the times a
     sentence gives that a time the answer states elsewhere (and knows) and a span the evidence gives make: the
@@ -141,6 +144,8 @@ def answer_times(sentences: Sequence[str], haystack: str, asked: str = "") -> fr
     >>> sorted(answer_times(["About 18:25."], ev, "When does the 15:50 get in?")), sorted(answer_times(["About 18:05."], ev, "The 15:30?"))
     (['18:25'], [])
     """
+    if not any(_CLOCKED.search(s) for s in sentences):
+        return frozenset()  # no time of day (most answers)
     out: set[str] = set()
     for sentence in sentences:
         out |= clock_arithmetic(sentence, haystack, asked)

@@ -57,6 +57,8 @@ def growth_verdict(claim: str) -> tuple[bool, str] | None:
 
 
 def _growth(text: str) -> tuple[bool, str, tuple[int, int]] | None:
+    if "from" not in text.lower():
+        return None  # no "from A to B" (most claims)
     changes = [(m, _value(m.group(2)), _value(m.group(5))) for m in _CHANGE_OF.finditer(text)]
     changes = [(m, a, b) for m, a, b in changes if a and _unit(m.group(1), m.group(3)) == _unit(m.group(4), m.group(6))]
     if len(changes) < 2:
@@ -172,8 +174,10 @@ def named_growth(claim: str, evidence: Sequence[Evidence], asked: str) -> tuple[
     >>> named_growth("Marlow grew its revenue faster.", docs, "Which grew faster, Marlow or Greyhaven?")[0]
     False
     """
-    choice = _CHOICE.search(asked)
     whole = strip_citations(claim)
+    if not _GREW.search(whole) and not re.search(r"\b(?:faster|quicker|slower)\b", whole, re.IGNORECASE):
+        return None  # no verdict on growth (most claims)
+    choice = _CHOICE.search(asked)
     # the word of order of a growth verdict: one of speed, or one beside a word of growth ("grew more", "a larger
     # increase"), not one that describes a thing ("smaller Aldwick expanded more quickly")
     text, said = "", []
@@ -309,7 +313,7 @@ def change_sizes(claim: str, evidence: Sequence[Evidence]) -> set[str]:
     ([], [])
     """
     text = strip_citations(claim)
-    wanted = {n for n in numbers(text)} - {n for d in evidence for n in numbers(d.text)}
+    wanted = numbers(text) - set().union(*(_given(d.text) for d in evidence))
     if not wanted:
         return set()
     by_doc = [(names, {abs(b - a) for a, b in found}) for names, found in _owners(evidence)]
@@ -356,9 +360,11 @@ def answer_changes(sentences: Sequence[str], haystack: str) -> frozenset[str]:
     >>> sorted(answer_changes(["The SVR rises from 6.24% to 6.74%.", "That's about 7.4% more."], ev))
     []
     """
-    given = numbers(haystack)
-    values = {float(n) for n in given if re.fullmatch(r"\d+(?:\.\d+)?", n)}
     text = " ".join(strip_citations(s) for s in sentences)
+    if not re.search(r"\bfrom\b|\(", text, re.IGNORECASE):
+        return frozenset()  # no change stated (most answers)
+    given = _given(haystack)
+    values = {float(n) for n in given if re.fullmatch(r"\d+(?:\.\d+)?", n)}
     changes = {(a, b) for s in sentences for a, b in _changes_in(strip_citations(s), scaled=False)
                if a in values and b in values}
     if not changes:
@@ -409,8 +415,8 @@ def change_misstated(claim: str, evidence: Sequence[Evidence]) -> str:
 
     """
     text = strip_citations(claim)
-    if not _SAID_CHANGE.search(text):
-        return ""
+    if "%" not in text and "per" not in text or not _SAID_CHANGE.search(text):
+        return ""  # no change in per cent (most claims)
     owners = _owners(evidence)
     given = {n for d in evidence for n in numbers(d.text)}
     denied = denied_numbers(text)
@@ -462,6 +468,8 @@ def without_changes(claim: str, haystack: str, changed: frozenset[str] = frozens
     "It went from 31,200 to 34,900, Brancote's from 52,800 to 57,600."
     """
     text = strip_citations(claim)
+    if "%" not in text and "per" not in text and "from" not in text.lower():
+        return claim  # no percentage and no change (most claims)
     given = _given(haystack)
     unit_of = {written: unit for _, written, unit in _quantities(text)}
     stated = [(float(n), unit_of.get(n, "")) for n in numbers(text) if n in given and _plain_figure(n)]

@@ -130,12 +130,13 @@ read is checked against the evidence it can."""
     published = [f"{d.published:%B %Y}" for d in ctx.item.evidence if d.published]
     content = stems(f"{context} {everywhere}")
     # the figures the answer works out in the open from known ones ("6 days × £38 = £228"), in any of its sentences
-    worked = worked_figures("\n".join(_answer_sentences(ctx)), everywhere, context)
+    answer = _answer_sentences(ctx)
+    worked = worked_figures("\n".join(answer), everywhere, context)
     # ... and the times of day it works out in any sentence ("You arrive at 18:25." beside its working)
-    worked |= answer_times(_answer_sentences(ctx), everywhere, context)
+    worked |= answer_times(answer, everywhere, context)
     # ... and the size of a change it states anywhere, in its units or in per cent ("from 6.24% to 6.74%": "0.50
     # points, about 8.0%")
-    worked |= answer_changes(_answer_sentences(ctx), everywhere)
+    worked |= answer_changes(answer, everywhere)
     checks: list[SentenceCheck | None] = []
     # (index, claim, window, lexical doubt, coverage, claim_features)
     pending: list[tuple[int, str, list[str], str, float, dict[str, float]]] = []
