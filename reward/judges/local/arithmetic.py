@@ -149,10 +149,9 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
     reachable |= {a * factor for a, _ in stated for share in shares for factor in (share, 1 - share, 1 + share)}
     # a change in per cent between two figures it states in one unit, of either ("from 31,200 to 34,900, about
     # 11.9%", "19 m (about 12%) less than the 161 m"); which of two changes is the larger is `growth_verdict`'s
-    changes = _changes(stated)
-    # ... or the size of a change the evidence gives (`growth.change_sizes`) on a base the claim states: "3,700 on a
-    # base of 31,200, roughly 11.9%"
-    changes |= {100 * float(d) / base for d in changed for base, _ in stated if base > float(d) > 0}
+    # ... or of the size of a change the evidence gives (`growth.change_sizes`) on a base the claim states: "3,700 on
+    # a base of 31,200, roughly 11.9%"
+    changes = _changes(stated, changed)
     # a quantity per unit times a count of that unit: "125 g per cup" and "2 cups" make 250 g
     for match in _PER_UNIT.finditer(text):
         if known(match.group(1)):
@@ -192,10 +191,12 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
     return out
 
 
-def _changes(stated: list[tuple[float, str]]) -> set[float]:
-    """Each change in per cent between two stated figures of one unit, of either as its base."""
+def _changes(stated: list[tuple[float, str]], changed: frozenset[str] = frozenset()) -> set[float]:
+    """Each change in per cent between two stated figures of one unit, of either as its base; and of each size of a
+    change the evidence gives (`changed`), on a stated base larger than it."""
     return {100 * abs(a - b) / base for i, (a, u) in enumerate(stated) for b, v in stated[i + 1:]
-            if u == v and a != b for base in (a, b) if base}
+            if u == v and a != b for base in (a, b) if base} | {
+        100 * float(d) / base for d in changed for base, _ in stated if base > float(d) > 0}
 
 
 def _in_per_cent(spots: list[re.Match], plain: str) -> bool:

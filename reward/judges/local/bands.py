@@ -1,6 +1,7 @@
 """Bands the evidence gives a rule for ("Children 2 to 5 years: 2.5 ml", "aged 12 and over", "under 16s"), and the
 user's own figure read against them: a 4-year-old is inside "2 to 5 years", so restating the user's age is no figure
-the evidence contradicts; giving that 4-year-old the figure of the "6 to 11 years" row is a swap."""
+the evidence contradicts; giving that 4-year-old the figure of the "6 to 11 years" row is a swap. So is a figure the
+evidence gives only for other days than the user's (`day_swapped`), or only in another unit (`unit_swapped`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from reward.format import strip_citations
 from reward.judges.local.arithmetic import spelled_out
 from reward.judges.local.clock import _times
-from reward.judges.local.figures import _quantities, _unit
+from reward.judges.local.figures import _MEASURES, _quantities, _unit
 from reward.judges.local.text import days_in, stems
 
 _NUMBER = r"(\d+(?:\.\d+)?)"
@@ -259,3 +260,40 @@ def _row_days(row: str) -> frozenset[str]:
 def _label(row: str) -> str:
     """What names a row: its label before a colon ("Adults: 10 ml"), else the whole row."""
     return row.split(":", 1)[0] if _ROW.match(row) else row
+
+
+_AREA = re.compile(r"(\d)\s*(?:m²|m2\b|sq\.?\s?m\b|square\s+met(?:re|er)s?\b)", re.IGNORECASE)
+"""An area in square metres, however written ("15 m²", "15 square metres"): one unit, not metres."""
+
+
+@functools.lru_cache(maxsize=256)
+def _units_and_values(haystack: str) -> tuple[dict[float, set[str]], dict[str, set[float]]]:
+    """The evidence's units of each figure and figures of each unit, once per evidence text."""
+    units_of: dict[float, set[str]] = {}
+    values_of: dict[str, set[float]] = {}
+    for value, _, unit in _quantities(haystack):
+        if unit:
+            units_of.setdefault(value, set()).add(unit)
+            values_of.setdefault(unit, set()).add(value)
+    return units_of, values_of
+
+
+def unit_swapped(claim: str, haystack: str) -> str:
+    """A figure of the evidence put in another unit: the claim gives it in a unit of measure or a currency in which
+    the evidence gives only other figures, and the evidence gives that figure in another unit ("cool for 1.5
+    minutes" where the evidence says 30 minutes and 1.5 bar). Returns why, or "" for none.
+
+    >>> unit_swapped("Let it cool for 1.5 minutes.", "Wait 30 minutes. Top up to 1.5 bar.")
+    'says 1.5 minute where the evidence gives 1.5 as bar and minute as 30'
+    >>> unit_swapped("Let it cool for 30 minutes.", "Wait 30 minutes. Top up to 1.5 bar.")
+    ''
+    >>> unit_swapped("Sheds up to 15 m² need no permit.", "Sheds up to 15 square metres, or 2.5 m high, need none.")
+    ''
+    """
+    units_of, values_of = _units_and_values(_AREA.sub(r"\1 sqm", haystack))
+    for value, written, unit in _quantities(_AREA.sub(r"\1 sqm", claim)):
+        if unit in _MEASURES and value not in values_of.get(unit, {value}) and units_of.get(value, set()) - {unit}:
+            other = sorted(units_of[value] - {unit})[0]
+            return (f"says {written} {unit} where the evidence gives {written} as {other} and {unit} as "
+                    f"{min(values_of[unit]):g}")
+    return ""

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from reward.format import split_sentences, strip_citations
 from reward.judges.local.arithmetic import (_DENIED_NUMBER, counted_totals, denied_numbers, spelled_numbers,
                                             spelled_out, stated_arithmetic, with_rates, wrong_difference)
-from reward.judges.local.bands import band_swapped, bands, day_swapped
+from reward.judges.local.bands import band_swapped, bands, day_swapped, unit_swapped
 from reward.judges.local.clock import calendar_arithmetic, clock_arithmetic
 from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quantities, _unit, misattributed,
-                                         ordered_reading, ordering, unit_swapped)
+                                         ordered_reading, ordering)
 from reward.judges.local.growth import (CHANGE_STEMS, change_misstated, change_sizes, changed_elsewhere,
                                          growth_verdict)
 from reward.judges.local.negation import (_DUTY, _DUTY_DENIED, _DUTY_WORDS, DUTY_CONFLICTS, _negated_scope,

@@ -99,31 +99,41 @@ def clock_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     users = _known(asked)[0] - times_known
     out: set[str] = set()
     for sentence in split_sentences(strip_citations(claim)) or [strip_citations(claim)]:
-        times, spans = _times(sentence), _spans(sentence)
+        times = _times(sentence)
         if not times:
             continue
-        known = {i for i, (*_, t, _) in enumerate(times) if t in times_known | users}
-        # a time that a known time of the sentence and a known span give, either way (a span only the claim states
-        # would let any time pass: "opens at 10:00, an hour and 15 minutes before the 11:15 tour")
-        changed = True
-        while changed:
-            changed = False
-            for i, (*_, t, _) in enumerate(times):
-                if i not in known and any(abs(abs(t - times[j][2]) - s) < 0.5 for j in known for s in spans_known):
-                    known.add(i)
-                    changed = True
-        out |= {times[i][3] for i in known if times[i][2] not in users}  # ("9am" for the evidence's "09:00" too)
-        # a span between the times beside it: one on either side, else the two before it
-        for start, end, value, written in spans:
-            if value in spans_known or not written:
-                continue
-            before = [i for i, (_, t_end, *_) in enumerate(times) if t_end <= start]
-            after = [i for i, (t_start, *_) in enumerate(times) if t_start >= end]
-            pairs = ([(before[-1], after[0])] if before and after else []) + \
-                ([(before[-2], before[-1])] if len(before) >= 2 else [])
-            if any(i in known and j in known and abs(abs(times[i][2] - times[j][2]) - value) < 0.5 for i, j in pairs):
-                out |= set(written)
+        # (a span the evidence gives is the evidence's figure, not one worked out)
+        spans = [span for span in _spans(sentence) if span[2] not in spans_known and span[3]]
+        known, worked = _worked_out(times, spans, {i for i, (*_, t, _) in enumerate(times) if t in times_known | users},
+                                    set(), spans_known, lambda a, b: abs(a - b))
+        out |= {times[i][3] for i in known if times[i][2] not in users} | worked  # ("9am" for "09:00" too)
     return out
+
+
+def _worked_out(points: list, spans: list, known: set[int], anchors: set, steps: frozenset | set,
+                apart) -> tuple[set[int], set[str]]:
+    """Of one sentence's points in time (start, end, value, as written), the indices known: those `known` at first, and
+    each that a known point (or an anchor, a point of the user's outside the sentence) and one of the known `steps`
+    make, either way. And the figures of each span (start, end, value, figures as written) that is how far apart the
+    known points beside it are: one on either side, else the two before it (never any two the sentence names)."""
+    known, anchors = set(known), set(anchors) | {points[i][2] for i in known}
+    changed = True
+    while changed:
+        changed = False
+        for i, (*_, value, _) in enumerate(points):
+            if i not in known and any(abs(apart(value, a) - step) < 0.5 for a in anchors for step in steps):
+                known.add(i)
+                anchors.add(value)
+                changed = True
+    worked: set[str] = set()
+    for start, end, value, figures in spans:
+        before = [i for i, (_, p_end, *_) in enumerate(points) if p_end <= start]
+        after = [i for i, (p_start, *_) in enumerate(points) if p_start >= end]
+        pairs = ([(before[-1], after[0])] if before and after else []) + \
+            ([(before[-2], before[-1])] if len(before) >= 2 else [])
+        if any(i in known and j in known and abs(apart(points[i][2], points[j][2]) - value) < 0.5 for i, j in pairs):
+            worked |= set(figures)
+    return known, worked
 
 
 _CLOCKED = re.compile(r"\d:[0-5]\d|\d\s?[ap]\.?m\b", re.IGNORECASE)
@@ -152,18 +162,12 @@ def answer_times(sentences: Sequence[str], haystack: str, asked: str = "") -> fr
     times_known, spans_known = _known(haystack)
     stated = [t for sentence in sentences for t in _times(strip_citations(sentence))]
     # (a time the user names that the evidence gives is known too: "About 18:25." to "When does the 15:50 get in?")
-    known = {t for *_, t, written in stated if written in out} | (_known(asked)[0] & times_known)
-    out = {written for *_, t, written in stated if written in out and t not in times_known} | \
-        {n for n in out if ":" not in n and not any(w == n for *_, w in stated)}  # (worked out, not the evidence's)
-    changed = True
-    while changed:
-        changed = False
-        for *_, t, written in stated:
-            if t not in known and any(abs(abs(t - k) - s) < 0.5 for k in known for s in spans_known):
-                known.add(t)
-                out.add(written)
-                changed = True
-    return frozenset(out)
+    values = {t for *_, t, written in stated if written in out} | (_known(asked)[0] & times_known)
+    seeded = {i for i, (*_, t, _) in enumerate(stated) if t in values}
+    known, _ = _worked_out(stated, [], seeded, values, spans_known, lambda a, b: abs(a - b))
+    return frozenset({written for *_, t, written in stated if written in out and t not in times_known}
+                     | {n for n in out if ":" not in n and not any(w == n for *_, w in stated)}  # (worked out)
+                     | {stated[i][3] for i in known - seeded})
 
 
 _MONTH = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
@@ -187,12 +191,12 @@ def _calendar(text: str) -> list[tuple[int, int, int, str]]:
     return out
 
 
-def _day_spans(text: str) -> list[tuple[int, int, int, str]]:
+def _day_spans(text: str) -> list[tuple[int, int, int, tuple[str]]]:
     """(start, end, days, the figure as written) of each span in days or weeks: "30 days", "two weeks"."""
     out = []
     for m in _DAY_SPAN.finditer(text):
         count = int(_SPELLED.get(m.group(1).lower(), m.group(1)))
-        out.append((m.start(), m.end(), count * (7 if m.group(2).lower().startswith("week") else 1), m.group(1)))
+        out.append((m.start(), m.end(), count * (7 if m.group(2).lower().startswith("week") else 1), (m.group(1),)))
     return out
 
 
@@ -223,22 +227,7 @@ def calendar_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
         dates = _calendar(sentence)
         if not dates:
             continue
-        known = {i for i, (*_, d, _) in enumerate(dates) if d in known_dates}
-        anchors = {d for i, (*_, d, _) in enumerate(dates) if i in known} | {d for *_, d, _ in _calendar(asked)}
-        changed = True
-        while changed:
-            changed = False
-            for i, (*_, d, _) in enumerate(dates):
-                if i not in known and any(_apart(d, a) == s for a in anchors for s in spans):
-                    known.add(i)
-                    anchors.add(d)
-                    changed = True
-        out |= {dates[i][3] for i in known}
-        for start, end, days, written in _day_spans(sentence):
-            before = [i for i, (_, d_end, *_) in enumerate(dates) if d_end <= start]
-            after = [i for i, (d_start, *_) in enumerate(dates) if d_start >= end]
-            pairs = ([(before[-1], after[0])] if before and after else []) + \
-                ([(before[-2], before[-1])] if len(before) >= 2 else [])
-            if any(i in known and j in known and _apart(dates[i][2], dates[j][2]) == days for i, j in pairs):
-                out.add(written)
+        known, worked = _worked_out(dates, _day_spans(sentence), {i for i, (*_, d, _) in enumerate(dates) if d in known_dates},
+                                    {d for *_, d, _ in _calendar(asked)}, spans, _apart)
+        out |= {dates[i][3] for i in known} | worked
     return out

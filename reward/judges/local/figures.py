@@ -236,6 +236,20 @@ def verdict_line(claim: str) -> str:
     return f"{match.group('value')} is {match.group('word').lower()}."
 
 
+def choice_sides(asked: str) -> tuple[set[str], set[str]] | None:
+    """The names of the two things a choice question names ("Which is older, A or B?"), each without the other's."""
+    choice = _CHOICE.search(asked)
+    if not choice:
+        return None
+    a, b = (_names(next(g for g in choice.groups()[i::2] if g)) for i in (0, 1))
+    return (a - b, b - a) if a - b and b - a else None
+
+
+def side_of(names: set[str], a: set[str], b: set[str]) -> set[str] | None:
+    """Which of two sides the names name, where they name one only."""
+    return (a if names & a else b) if bool(names & a) != bool(names & b) else None
+
+
 def named_verdict(claim: str, sentences: Sequence[str], asked: str) -> tuple[bool, str] | None:
     """A verdict between the two things a question names ("Which is older, Halvard University or the Teschen
     Institute?") that gives no figures itself ("The Teschen Institute is older."), checked against the one figure
@@ -280,22 +294,19 @@ def named_verdict(claim: str, sentences: Sequence[str], asked: str) -> tuple[boo
     >>> named_verdict("Halden gives you longer.", claims, "Which gives me longer, Halden or Pryor?") is None
     True
     """
-    choice = _CHOICE.search(asked)
+    sides = choice_sides(asked)
     joined = " ".join(sentences)
     # The verdict is the clause that says it: what a dash, a colon or a reason joins to it ("The Harlow Museum is
     # cheaper - adult tickets at the Harlow Museum cost £12", copied from the evidence) is not the verdict.
     whole = strip_citations(claim)
     text = next((c for c in _VERDICT_CLAUSE.split(whole) if any(w in _ORDER_WORDS for w in re.findall(r"[a-z]+", c))), "")
     said = [m for m in re.finditer(r"[a-z]+", text) if m.group(0) in _ORDER_WORDS]
-    if not choice or not said or len(_figures(whole, joined)) >= 2:
+    if not sides or not said or len(_figures(whole, joined)) >= 2:
         return None  # no verdict, or one with the figures it orders (`ordering` reads them)
-    a, b = (_names(next(g for g in choice.groups()[i::2] if g)) for i in (0, 1))
-    a, b = a - b, b - a
-    if not a or not b:
-        return None
+    a, b = sides
 
     def side(names: set[str]) -> set[str] | None:
-        return (a if names & a else b) if bool(names & a) != bool(names & b) else None
+        return side_of(names, a, b)
 
     # Its subject: the one of the two named before the word of order ("B is cheaper"), else after it ("The cheaper
     # one is B"), else before it in the sentence ("Go with B; it is the cheaper one").
@@ -562,38 +573,3 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
 
 
 _MEASURES = frozenset(_UNIT_NAMES.values()) | frozenset(_CURRENCY.values())
-_AREA = re.compile(r"(\d)\s*(?:m²|m2\b|sq\.?\s?m\b|square\s+met(?:re|er)s?\b)", re.IGNORECASE)
-"""An area in square metres, however written ("15 m²", "15 square metres"): one unit, not metres."""
-
-
-@functools.lru_cache(maxsize=256)
-def _units_and_values(haystack: str) -> tuple[dict[float, set[str]], dict[str, set[float]]]:
-    """The evidence's units of each figure and figures of each unit, once per evidence text."""
-    units_of: dict[float, set[str]] = {}
-    values_of: dict[str, set[float]] = {}
-    for value, _, unit in _quantities(haystack):
-        if unit:
-            units_of.setdefault(value, set()).add(unit)
-            values_of.setdefault(unit, set()).add(value)
-    return units_of, values_of
-
-
-def unit_swapped(claim: str, haystack: str) -> str:
-    """A figure of the evidence put in another unit: the claim gives it in a unit of measure or a currency in which
-    the evidence gives only other figures, and the evidence gives that figure in another unit ("cool for 1.5
-    minutes" where the evidence says 30 minutes and 1.5 bar). Returns why, or "" for none.
-
-    >>> unit_swapped("Let it cool for 1.5 minutes.", "Wait 30 minutes. Top up to 1.5 bar.")
-    'says 1.5 minute where the evidence gives 1.5 as bar and minute as 30'
-    >>> unit_swapped("Let it cool for 30 minutes.", "Wait 30 minutes. Top up to 1.5 bar.")
-    ''
-    >>> unit_swapped("Sheds up to 15 m² need no permit.", "Sheds up to 15 square metres, or 2.5 m high, need none.")
-    ''
-    """
-    units_of, values_of = _units_and_values(_AREA.sub(r"\1 sqm", haystack))
-    for value, written, unit in _quantities(_AREA.sub(r"\1 sqm", claim)):
-        if unit in _MEASURES and value not in values_of.get(unit, {value}) and units_of.get(value, set()) - {unit}:
-            other = sorted(units_of[value] - {unit})[0]
-            return (f"says {written} {unit} where the evidence gives {written} as {other} and {unit} as "
-                    f"{min(values_of[unit]):g}")
-    return ""

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from reward.format import split_sentences, strip_citations
 from reward.judges.local.arithmetic import (_PER_CENT_SAID, _as_written, _changes, _in_per_cent, _plain_figure,
                                             denied_numbers)
-from reward.judges.local.figures import _CHOICE, _SPELLED, _VERDICT_CLAUSE, _given, _names, _quantities, _sides, _unit
+from reward.judges.local.figures import (_CHOICE, _SPELLED, _VERDICT_CLAUSE, _given, _names, _quantities, _sides, _unit,
+                                         choice_sides, side_of)
 from reward.judges.local.text import content_words, numbers, stem
 from reward.schema import Evidence
 
@@ -116,32 +117,31 @@ _GREW = re.compile(r"\b(?:gr[eo]w|grows|growing|grown|growth|grower|rose|risen|r
                    r"gained|climbed|added|adds|adding)\b", re.IGNORECASE)
 
 
+def _figure(m: re.Match, at: int, scaled: bool) -> float:
+    """The figure a `_F` match gives at group `at`: 0 for a year ("in 2024, up from 40.0 million" is no figure of the
+    change), in its units ("€1.12 billion" is 1.12e9) or as written."""
+    if not m.group(at) and not m.group(at + 2) and re.fullmatch(r"(?:19|20)\d\d", m.group(at + 1)):
+        return 0.0
+    return _value(m.group(at + 1)) * (_SCALE.get((m.group(at + 2) or "").lower(), 1.0) if scaled else 1.0)
+
+
 def _changes_in(text: str, scaled: bool = True) -> set[tuple[float, float]]:
     """(before, after) of each change the text gives, in its units ("€1.12 billion" is 1.12e9), or as written."""
-    def figure(m: re.Match, at: int) -> float:
-        if not m.group(at) and not m.group(at + 2) and re.fullmatch(r"(?:19|20)\d\d", m.group(at + 1)):
-            return 0.0  # a year ("in 2024, up from 40.0 million") is no figure of the change
-        return _value(m.group(at + 1)) * (_SCALE.get((m.group(at + 2) or "").lower(), 1.0) if scaled else 1.0)
-
-    out = set()
+    out = set(_dated(text, scaled))
     for pattern in _EARLIER_FIRST:
-        out |= {(figure(m, 1), figure(m, 4)) for m in pattern.finditer(text) if m.group(1) == m.group(4)}
+        out |= {(_figure(m, 1, scaled), _figure(m, 4, scaled)) for m in pattern.finditer(text) if m.group(1) == m.group(4)}
     for pattern in _LATER_FIRST:
-        out |= {(figure(m, 4), figure(m, 1)) for m in pattern.finditer(text) if m.group(1) == m.group(4)}
-    for m in _BY_YEAR.finditer(text):
-        if m.group(1) == m.group(5) and m.group(4) != m.group(8):
-            first, second = figure(m, 1), figure(m, 5)
-            out.add((first, second) if m.group(4) < m.group(8) else (second, first))
+        out |= {(_figure(m, 4, scaled), _figure(m, 1, scaled)) for m in pattern.finditer(text) if m.group(1) == m.group(4)}
     return {(a, b) for a, b in out if a and b and a != b}
 
 
-def _dated(text: str) -> dict[tuple[float, float], set[str]]:
+def _dated(text: str, scaled: bool = True) -> dict[tuple[float, float], set[str]]:
     """The changes a text gives with each figure's year ("40.0 million in 2019 and 44.5 million in 2023")."""
     out = {}
     for m in _BY_YEAR.finditer(text):
-        scale = [_SCALE.get((m.group(i) or "").lower(), 1.0) for i in (3, 7)]
-        first, second = _value(m.group(2)) * scale[0], _value(m.group(6)) * scale[1]
-        out[(first, second) if m.group(4) < m.group(8) else (second, first)] = {m.group(4), m.group(8)}
+        if m.group(1) == m.group(5) and m.group(4) != m.group(8):
+            first, second = _figure(m, 1, scaled), _figure(m, 5, scaled)
+            out[(first, second) if m.group(4) < m.group(8) else (second, first)] = {m.group(4), m.group(8)}
     return out
 
 
@@ -177,7 +177,7 @@ def named_growth(claim: str, evidence: Sequence[Evidence], asked: str) -> tuple[
     whole = strip_citations(claim)
     if not _GREW.search(whole) and not re.search(r"\b(?:faster|quicker|slower)\b", whole, re.IGNORECASE):
         return None  # no verdict on growth (most claims)
-    choice = _CHOICE.search(asked)
+    sides = choice_sides(asked)
     # the word of order of a growth verdict: one of speed, or one beside a word of growth ("grew more", "a larger
     # increase"), not one that describes a thing ("smaller Aldwick expanded more quickly")
     text, said = "", []
@@ -189,16 +189,13 @@ def named_growth(claim: str, evidence: Sequence[Evidence], asked: str) -> tuple[
             text = clause
             break
     # (a word of speed is about growth where the question asks about growth: "Aldwick, faster." to "Which grew faster?")
-    if not choice or not said or len(_CHANGE_OF.findall(whole)) >= 2 or not (
+    if not sides or not said or len(_CHANGE_OF.findall(whole)) >= 2 or not (
             _GREW.search(whole) or (said[0].group(0) in _SPEED and _GREW.search(asked))):
         return None
-    a, b = (_names(next(g for g in choice.groups()[i::2] if g)) for i in (0, 1))
-    a, b = a - b, b - a
-    if not a or not b:
-        return None
+    a, b = sides
 
     def side(names: set[str]) -> set[str] | None:
-        return (a if names & a else b) if bool(names & a) != bool(names & b) else None
+        return side_of(names, a, b)
 
     # its subject: named before the word of order, else after it, else the last of the two the sentence names before
     # it ("Aldwick grew by 1,650, so Brancote, which added 4,800, grew faster")
@@ -215,7 +212,7 @@ def named_growth(claim: str, evidence: Sequence[Evidence], asked: str) -> tuple[
     # what the claim and the question say grew ("revenue", "passengers"): a change in a sentence about it is the one
     # compared where an item gives several (revenue and operating profit)
     topic = {stem(w) for w in content_words(f"{whole} {asked}")} - {stem(w) for w in content_words(" ".join(
-        choice.groups("") or ()))} - CHANGE_STEMS
+        _CHOICE.search(asked).groups("")))} - CHANGE_STEMS
 
     # ... and over the years asked about: "between 2019 and 2024" is not the change from 2019 to 2023
     years = set(re.findall(r"\b(?:19|20)\d\d\b", f"{whole} {asked}"))
@@ -376,14 +373,9 @@ def answer_changes(sentences: Sequence[str], haystack: str) -> frozenset[str]:
         written = m.group(1).replace(",", "")
         if written in given:
             continue
-        if any(_rounds_to(v, written) for v in (shares if m.group(2) else sizes)):
+        if any(_as_written(v, written) for v in (shares if m.group(2) else sizes)):
             out.add(written)
     return frozenset(out)
-
-
-def _rounds_to(value: float, written: str) -> bool:
-    decimals = len(written.split(".")[1]) if "." in written else 0
-    return abs(value - float(written)) <= 0.5 * 10 ** -decimals + 1e-9
 
 
 _SAID_CHANGE = re.compile(r"\b(?:up|rose|risen|rising|grew|grown|growth|increased?|increases|rise|climbed|fell|fallen|down|"
@@ -418,7 +410,7 @@ def change_misstated(claim: str, evidence: Sequence[Evidence]) -> str:
     if "%" not in text and "per" not in text or not _SAID_CHANGE.search(text):
         return ""  # no change in per cent (most claims)
     owners = _owners(evidence)
-    given = {n for d in evidence for n in numbers(d.text)}
+    given = set().union(*(_given(d.text) for d in evidence))
     denied = denied_numbers(text)
     everyone = set().union(*(names for names, _ in owners)) if owners else set()
     spots = [(m.start(), re.sub(r"['’]s$", "", m.group(0).lower())) for m in re.finditer(r"\b[A-Z][\w'’-]*", text)]
@@ -440,11 +432,10 @@ def change_misstated(claim: str, evidence: Sequence[Evidence]) -> str:
         if written in given or written in denied:
             continue  # a change the evidence states in per cent itself ("sales were up 5%"), or one denied ("not 27%")
         sizes = {100 * abs(b - a) / a for a, b in theirs} | {abs(b - a) for a, b in theirs if max(a, b) < 100}
-        if theirs and not any(_rounds_to(v, written) or abs(v - float(written)) <= 0.05 * v for v in sizes):
+        if theirs and not any(_as_written(v, written) or abs(v - float(written)) <= 0.05 * v for v in sizes):
             shown = ", ".join(f"{100 * abs(b - a) / a:.1f}%" for a, b in sorted(theirs))
             return f"says {next(iter(named)).title()} changed by {written}%, where the evidence's figures for it change by {shown}"
     return ""
-
 
 
 def _clauses(text: str) -> list[tuple[int, int]]:
@@ -473,7 +464,7 @@ def without_changes(claim: str, haystack: str, changed: frozenset[str] = frozens
     given = _given(haystack)
     unit_of = {written: unit for _, written, unit in _quantities(text)}
     stated = [(float(n), unit_of.get(n, "")) for n in numbers(text) if n in given and _plain_figure(n)]
-    changes = _changes(stated) | {100 * float(d) / base for d in changed for base, _ in stated if base > float(d) > 0}
+    changes = _changes(stated, changed)
     out = text
     verdict = _growth(text)
     if verdict and verdict[0]:
