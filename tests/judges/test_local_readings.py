@@ -958,8 +958,8 @@ def test_a_total_over_the_users_count_is_worked_from_its_rate_and_belongs_to_tha
         "Roadline comes to £190 for the five days [Doc 1].",
         "Roadline comes to £170 for the five days [Doc 1]."], hire)
     assert "numbers not in the evidence" not in right and "another" not in right, right
-    # read with Kestrel's rate in its place: "Roadline comes to £38 per day"
-    assert "£38 per day" in swapped and not swapped.startswith("lead claim supported"), swapped
+    # read with Kestrel's rate in its place ("Roadline comes to £38 per day"): another row's figure
+    assert "gives £38 where the evidence gives it for kestrel, not roadline, in a total worked from it" in swapped, swapped
     assert "numbers not in the evidence: 170" in invented, invented
     aged, = explanations("My son is 5. How much is Kestrel for a day?", ["Kestrel charges £190 [Doc 1]."], hire)
     assert "numbers not in the evidence: 190" in aged, aged
@@ -1070,3 +1070,65 @@ def test_a_date_worked_out_from_the_users_date_and_the_evidences_span_and_anothe
         "The 14:30 sailing gets you into Skerrin at 17:05 [Doc 1]."], ferry)
     assert "numbers not in the evidence" not in weekday and "other days" not in weekday, weekday
     assert "gives 14:30 where the evidence gives it for other days than Thursday" in weekend, weekend
+
+
+def test_the_answer_check_reads_a_worked_figure_as_the_claim_check_does(scores):
+    """A total the answer works out in the open ("6 days × £38 = £228") answers the question as the evidence's own
+    figures would: query satisfaction reads it with the claim check's reading of figures. A total worked out wrong
+    is still a figure its cited evidence does not hold."""
+    hire = (Evidence(id="1", title="Kestrel Car Rental", text="Compact cars cost £38 a day, with no airport fee."),)
+    query = "How much would six days of compact car hire cost me at Kestrel?"
+    right, wrong = scores(
+        item(query, "It comes to £228 for the six days: 6 days × £38 = £228 [Doc 1].", evidence=hire, item_id="r"),
+        item(query, "It comes to £238 for the six days: 6 days × £38 = £238 [Doc 1].", evidence=hire, item_id="w"))
+    assert right["query_satisfaction"] > 0.2, right
+    assert wrong["query_satisfaction"] == 0.0, wrong
+
+
+def test_contractions_step_labels_and_a_premise_in_the_users_words_are_no_new_claims():
+    """"You're" leaves no word "re" the evidence lacks; "Step 2:" labels a line and states no figure; "4 more days"
+    is a span in days worked out from the user's 10 days and the evidence's 14; denying what the user states ("my
+    bill has doubled") in the user's words corrects a premise rather than denying what no evidence denies."""
+    rules = (Evidence(id="1", title="Distance contracts", text=(
+        "A consumer who agrees a contract by phone may cancel within 14 days without giving a reason.")),)
+    query = "I agreed a broadband contract by phone 10 days ago. Can I still cancel it?"
+    spoken, stepped, wrong = explanations(query, [
+        "Yes, you're within the 14 days, so you have 4 more days to cancel without giving a reason [Doc 1].",
+        "- Step 2: cancel within 14 days [Doc 1]",
+        "Yes, you have 6 more days to cancel without giving a reason [Doc 1]."], rules)
+    assert "numbers not in the evidence" not in spoken and "words not in" not in spoken, spoken
+    assert "numbers not in the evidence" not in stepped, stepped
+    assert "numbers not in the evidence: 6" in wrong, wrong
+    bills = (Evidence(id="1", title="Riverfield Water charges", text=(
+        "From April the average Riverfield Water bill rose by 8.2%, from £412 to £446 a year.")),)
+    premised, = explanations("Riverfield Water put its prices up 100% and my bill has doubled. How do I appeal?", [
+        "Riverfield's prices didn't double: the average bill rose 8.2%, from £412 to £446 [Doc 1]."], bills)
+    assert "denies what no evidence denies" not in premised, premised
+
+
+def test_another_entrys_rate_is_a_swap_and_a_span_in_hours_of_a_worked_total_is_no_invented_number():
+    """A roasting guide's rows: the user asks for a medium beef joint. The total worked out from beef's medium rate,
+    given again as "about 1 hour 50 minutes", is no invented number; lamb's rate (a row the claim does not name), the
+    rare rate of beef's own list, and a working that does not hold each fail, and their totals prove nothing in the
+    answer's other sentences."""
+    guide = (Evidence(id="1", title="Roasting times", text=(
+        "Beef: allow 40 minutes per kg for rare, 50 minutes per kg for medium and 60 minutes per kg for well done, "
+        "plus an extra 20 minutes at the start. Lamb: 55 minutes per kg plus 20 minutes. Whole chicken: 45 minutes "
+        "per kg plus 20 minutes.")),)
+    query = "How long for a 1.8 kg beef joint that we want medium?"
+    working = "1.8 kg × {rate} = {base} minutes, plus the extra 20 minutes at the start = {total} minutes [Doc 1]."
+    right, lamb, rare, wrong = (
+        r.dimensions["claim_hallucination"].explanation for r in Engine(load_suite("searchllm"), LocalJudge()).score_sync([
+            item(query, f"About {lead} [Doc 1]. {opening} [Doc 1]. {working.format(rate=rate, base=base, total=total)}",
+                 evidence=guide, item_id=str(i))
+            for i, (lead, opening, rate, base, total) in enumerate([
+                ("1 hour 50 minutes", "For medium beef allow 50 minutes per kg", 50, 90, 110),
+                ("1 hour 59 minutes", "For a medium joint allow 55 minutes per kg", 55, 99, 119),
+                ("1 hour 32 minutes", "For medium beef allow 40 minutes per kg", 40, 72, 92),
+                ("1 hour 40 minutes", "For medium beef allow 50 minutes per kg", 50, 80, 100)])]))
+    assert "3 of 3" in right and "not in the evidence" not in right, right
+    assert "gives 55 where the evidence gives it for lamb, not beef" in lamb, lamb
+    assert "gives 40 where the evidence gives it for rare, not medium" in rare, rare
+    assert "numbers not in the evidence: 80" in wrong, wrong
+    # ... nor is the lead worked out from them
+    assert all("About 1 hour" in why for why in (lamb, rare, wrong)), (lamb, rare, wrong)

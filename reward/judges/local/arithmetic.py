@@ -9,7 +9,7 @@ import functools
 import re
 
 from reward.format import strip_citations
-from reward.judges.local.figures import _SPELLED, _SPELLING, _given, _quantities, _unit
+from reward.judges.local.figures import _SPELLED, _SPELLING, _YEAR_UNIT, _given, _quantities, _unit
 from reward.judges.local.text import numbers, stem
 
 _COUNT = r"(\d+|" + "|".join(_SPELLED) + r")"
@@ -373,3 +373,60 @@ def denied_numbers(claim: str) -> set[str]:
     []
     """
     return {m.group(1).replace(",", "") for m in _DENIED_NUMBER.finditer(strip_citations(claim))}
+
+
+_RELATION_WORDS = frozenset((
+    "difference", "apart", "earlier", "later", "before", "after", "more", "less", "fewer", "than", "against",
+    "older", "younger", "longer", "shorter", "taller", "higher", "lower", "larger", "smaller", "bigger", "greater",
+    "total", "combined", "together", "sum", "first", "second", "came", "year", "years", "cheaper", "dearer",
+    "pricier", "costlier", "faster", "slower", "heavier", "lighter", "warmer", "colder", "remaining", "rest"))
+
+_DERIVING = re.compile(r"\b(?:" + "|".join(sorted(_RELATION_WORDS - {"first", "second", "came", "year", "years"}) + [
+    "past", "over", "under", "above", "below", "beyond", "short", "left", "off", "saves?", "saving", "extra",
+    "additional", "minus", "plus", "gap", "span", "altogether",
+    "in all", "versus", "vs", r"by\s+[$€£¥]?\d"]) + r")\b", re.IGNORECASE)
+"""What a sentence that derives a figure says: a comparison, a sum, a span. Without one, a figure that happens to be
+the difference of two of the evidence's ("Volt costs €29 a month", 54 - 25) is a figure the evidence does not give."""
+
+
+def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
+    """The claim's numbers that the evidence does not give but that follow from two figures by one subtraction or
+    addition, both in the unit the claim gives ("25 metres taller" from 212 and 187 metres), or a span of years
+    between two years ("12 years later" from 1998 and 2010). At least one figure is the evidence's; the other may be
+    the user's own ("10 weeks past that" from the user's 30 weeks and the evidence's 20 weeks). A number in no unit
+    is never derived: any small number is the difference of some two figures.
+
+    >>> sorted(derived_numbers("The Harbour Tower is 25 metres taller.", "It is 212 metres tall. The mill rises 187 metres."))
+    ['25']
+    >>> sorted(derived_numbers("It is 25 floors taller.", "It is 212 metres tall. The mill rises 187 metres."))
+    []
+    >>> sorted(derived_numbers("It opened 11 years later.", "The first line opened in 1998; the second in 2009."))
+    ['11']
+    >>> sorted(derived_numbers("40 days is 12 days past the limit.", "The appeal limit is 28 days.", "a fine 40 days ago"))
+    ['12']
+    >>> sorted(derived_numbers("Volt is cheaper by €15 a month.", "Volt costs €39 a month. Arc costs €54 a month."))
+    ['15']
+    >>> sorted(derived_numbers("The remaining cascades make up 107 m.", "It is 271 metres tall; its free fall is 164 metres."))
+    ['107']
+    >>> sorted(derived_numbers("It is 15 cheaper.", "Volt costs €39 a month. Arc costs €54 a month."))
+    []
+    >>> sorted(derived_numbers("Volt costs €29 a month.", "Volt costs €54 a month, and €25 to sign up."))
+    []
+    """
+    if not _DERIVING.search(strip_citations(claim)):
+        return set()
+    evidence, user = _quantities(haystack), _quantities(asked)
+    out = set()
+    for value, written, unit in _quantities(claim):
+        if not unit or any(v == value and u == unit for v, _, u in evidence):  # given, not derived
+            continue
+        if unit == _YEAR_UNIT:
+            found = {v for v, _, _ in evidence if 1000 <= v <= 2100 and v == int(v)}
+            given = found | {v for v, _, _ in user if 1000 <= v <= 2100 and v == int(v)}
+        else:
+            found = {v for v, _, u in evidence if u == unit}
+            given = found | {v for v, _, u in user if u == unit}
+        if any(abs(abs(a - b) - value) < 1e-9 or abs(a + b - value) < 1e-9
+               for a in found for b in given if a != b):
+            out.add(written)
+    return out

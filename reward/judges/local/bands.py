@@ -1,7 +1,8 @@
 """Bands the evidence gives a rule for ("Children 2 to 5 years: 2.5 ml", "aged 12 and over", "under 16s"), and the
 user's own figure read against them: a 4-year-old is inside "2 to 5 years", so restating the user's age is no figure
 the evidence contradicts; giving that 4-year-old the figure of the "6 to 11 years" row is a swap. So is a figure the
-evidence gives only for other days than the user's (`day_swapped`), or only in another unit (`unit_swapped`)."""
+evidence gives only for other days than the user's (`day_swapped`), for another entry of a table or list
+(`row_swapped`), or only in another unit (`unit_swapped`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from reward.format import strip_citations
+from reward.format import split_sentences, strip_citations
 from reward.judges.local.arithmetic import spelled_out
 from reward.judges.local.clock import _times
 from reward.judges.local.figures import _MEASURES, _quantities, _unit
@@ -18,11 +19,13 @@ from reward.judges.local.text import days_in, stems
 
 _NUMBER = r"(\d+(?:\.\d+)?)"
 _UNIT = r"(?:-|\s*)([a-z]+|%)?"
-_CLOSED = re.compile(r"(?:\bbetween\s+" + _NUMBER + r"\s+and\s+|\b" + _NUMBER + r"\s*(?:to|–|—|-)\s*)" + _NUMBER + _UNIT,
-                     re.IGNORECASE)
+_CLOSED = re.compile(r"(?:\bbetween\s+" + _NUMBER + r"\s+and\s+|\b" + _NUMBER + r"\s*(?:[a-z]+\s+)?(?:to|–|—|-)\s*)" + _NUMBER
+                     + _UNIT, re.IGNORECASE)  # ("4.5 kg to 6.5 kg" too)
 _FROM = re.compile(_NUMBER + _UNIT + r"\s+(?:and|or)\s+(?:over|above|older|more|upwards)\b|" + _NUMBER + _UNIT + r"\+",
                    re.IGNORECASE)
 _BELOW = re.compile(r"\b(?:under|below|younger than|less than)\s+" + _NUMBER + _UNIT, re.IGNORECASE)
+_ABOVE = re.compile(r"^\W*(?:over|above|older than|more than)\s+" + _NUMBER + _UNIT + r"\s*:", re.IGNORECASE)
+"""A table's row for everything above a figure ("Over 6.5 kg: ...")."""
 _UP_TO = re.compile(r"\b(?:(?:over|above|more than)\s+" + _NUMBER + _UNIT + r"\s+)?up\s+to\s+" + _NUMBER + _UNIT,
                     re.IGNORECASE)
 """A band with an upper end it includes ("up to 2 kg"), and a lower end it leaves out ("over 2 kg up to 10 kg")."""
@@ -38,6 +41,8 @@ def bands(text: str, limits: bool = True) -> tuple[tuple[float, float, str], ...
     ((2.0, 5.0, 'year'), (12.0, inf, 'year'), (-inf, 1.999, ''))
     >>> bands("Up to 2 kg £5.69; over 2 kg up to 10 kg £7.49.")
     ((-inf, 2.0, 'kilogram'), (2.001, 10.0, 'kilogram'))
+    >>> bands("4.5 kg to 6.5 kg: 20 minutes per kg."), bands("Over 6.5 kg: 20 minutes per kg plus 110 minutes.")
+    (((4.5, 6.5, 'kilogram'),), ((6.501, inf, 'kilogram'),))
     """
     text = strip_citations(text)
     out = []
@@ -56,6 +61,8 @@ def bands(text: str, limits: bool = True) -> tuple[tuple[float, float, str], ...
     for match in _BELOW.finditer(text):
         if not any(start <= match.start() < end for start, end in taken):
             out.append((-math.inf, float(match.group(1)) - 0.001, _unit(None, match.group(2))))
+    for match in _ABOVE.finditer(text):
+        out.append((float(match.group(1)) + 0.001, math.inf, _unit(None, match.group(2))))
     return tuple(out)
 
 
@@ -237,6 +244,113 @@ def day_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
         if t in their_times:
             return f"gives {written} {where}"
     return ""
+
+
+_FOR = re.compile(r"\bfor\s+((?:an?\s+|the\s+)?[a-z][\w'’-]*(?:\s+[a-z][\w'’-]*)?)\s*$", re.IGNORECASE)
+"""What a clause gives its figure for, at its end: "40 minutes per kg for rare", "£3 for adults"."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _entries(sentences: tuple[str, ...]) -> tuple[tuple[tuple[frozenset[str], str, bool], ...], ...]:
+    """Groups of the evidence's entries, each (the stems that name it, its text, whether it is a labelled row): the
+    labelled rows of a table ("Lamb: 55 minutes per kg"), and the clauses of one row or sentence that give figures
+    for two or more things ("40 minutes per kg for rare, 50 minutes per kg for medium")."""
+    # (an entry named by a figure, "12 years and over", is a band: `band_swapped` reads those)
+    rows = [row for sentence in sentences for row in re.split(r";\s+", sentence)]
+    groups = [tuple((stems(_named_part(_label(row))), row, True) for row in rows
+                    if _ROW.match(row) and not re.search(r"\d", _label(row)))]
+    for row in rows:
+        named = []
+        for clause in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", row.rstrip(" .")):
+            found = _FOR.search(clause)
+            if found and _quantities(clause[:found.start()]) and stems(found.group(1)) and not re.search(r"\d", found.group(1)):
+                named.append((stems(found.group(1)), clause, False))
+        groups.append(tuple(named))
+    return tuple(g for g in groups if len(g) >= 2)
+
+
+def row_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
+    """Why the claim gives a figure the evidence gives only for another entry than the one it (or else the user) is
+    about, or "": for other days (`day_swapped`), in another labelled row ("Lamb: 55 minutes per kg" for the user's
+    beef), or in another clause of a list ("40 minutes per kg for rare" given for medium). The entry it is about must
+    hold another figure in that unit; a claim about other entries than the user's is about them, and a figure its
+    own figures make (a difference, a sum) is worked out.
+
+    >>> roast = ["Beef: allow 40 minutes per kg for rare, 50 minutes per kg for medium and 60 minutes per kg for well "
+    ...          "done.", "Lamb: 55 minutes per kg.", "Whole chicken: 45 minutes per kg."]
+    >>> row_swapped("For a medium joint allow 55 minutes per kg.", roast, "A beef joint we want medium?")
+    'gives 55 where the evidence gives it for lamb, not beef'
+    >>> row_swapped("For medium beef allow 40 minutes per kg.", roast, "A beef joint we want medium?")
+    'gives 40 where the evidence gives it for rare, not medium'
+    >>> [row_swapped(c, roast, "A beef joint, medium?") for c in ("Allow 50 minutes per kg.", "Lamb takes 55 minutes per kg.")]
+    ['', '']
+    >>> hire = ["Compact (VW Golf or similar): £38 a day.", "Young driver surcharge: £12 a day."]
+    >>> row_swapped("The compact is £38 a day, and under 25 the young driver surcharge adds £12.", hire, "I'm 23.")
+    ''
+    >>> fares = ["Car including driver: £89.", "Motorhome including driver: £120.", "Additional adult: £22."]
+    >>> row_swapped("It's £89 for the car with you driving and £22 for your partner.", fares, "Me driving, my wife.")
+    ''
+    """
+    swap = day_swapped(claim, sentences, asked)
+    if swap:
+        return swap
+    claim = strip_citations(claim)
+    said = stems(claim)
+    quantities = [(v, f, u) for v, f, u in _quantities(claim) if u]
+    for group in _entries(tuple(sentences)) if quantities else ():
+        by_claim = [e for e in group if _named(e, said)]
+        # what the user asks about now: the first of their sentences that names an entry (the query comes before
+        # their earlier turns: "And a beef joint?" after asking about a chicken)
+        # what the user asks about now: the first of their sentences that names an entry (the query comes before
+        # their earlier turns: "And a beef joint?" after asking about a chicken)
+        by_user = next((named for sentence in split_sentences(asked)
+                        for named in [[e for e in group if _named(e, stems(sentence))]] if named), [])
+        if by_claim and by_user and not set(by_claim) & set(by_user):
+            continue  # about other entries than the user's
+        ours = by_claim or by_user
+        if not ours or len(ours) == len(group):
+            continue
+        own = {(v, u) for e in ours for v, _, u in _quantities(e[1])}
+        theirs = [(e, v, u) for e in group if e not in ours for v, _, u in _quantities(e[1]) if u and (v, u) not in own]
+        # (a difference or sum of two of the claim's or its entry's figures is worked out, not another entry's: "£5
+        # more than the previous £29.99", "Change: +£5")
+        known = own | {(v, u) for v, _, u in quantities}
+        # (a claim that also gives its entry's own figure in a unit, one no other entry has, gives the others' for
+        # other things: "£89 for the car with you driving, £22 for your partner")
+        distinct = own - {(v, u) for e in group if e not in ours for v, _, u in _quantities(e[1])}
+        right = {u for v, _, u in quantities if (v, u) in distinct}
+        for value, figure, unit in quantities:
+            if unit in right or any(u == w == unit and (abs(abs(a - b) - value) < 1e-6 or abs(a + b - value) < 1e-6)
+                   for a, u in known for b, w in known if a != b):
+                continue
+            owner = next((e for e, v, u in theirs if (v, u) == (value, unit)), None)
+            if owner and any(u == unit and v != value for v, u in own):
+                shown = re.search(r"[$€£¥]?" + re.escape(figure), claim)
+                return (f"gives {shown.group(0) if shown else figure} where the evidence gives it for "
+                        f"{_name_of(owner)}, not {_name_of(ours[0])}")
+    return ""
+
+
+def _named(entry: tuple[frozenset[str], str, bool], words: frozenset[str]) -> bool:
+    """Whether a text (its stems, `words`) names an entry: all its names, or a labelled row's head ("chicken")."""
+    names, text, labelled = entry
+    return bool(names) and (names <= words or (labelled and _head(text) in words))
+
+
+def _named_part(label: str) -> str:
+    """A label without what it adds in brackets: "Compact (VW Golf or similar)" is compact."""
+    return re.sub(r"\([^()]*\)", " ", label)
+
+
+def _head(row: str) -> str:
+    """The stem of the last word of a labelled row's label: "Whole chicken" is chicken."""
+    words = re.findall(r"[a-z]+", _named_part(_label(row)).lower())
+    return next(iter(stems(words[-1])), "") if words else ""
+
+
+def _name_of(entry: tuple[frozenset[str], str, bool]) -> str:
+    _, text, labelled = entry
+    return (_label(text) if labelled else _FOR.search(text).group(1)).strip().lower()
 
 
 _DAY_ORDER = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

@@ -8,38 +8,27 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.judges.local.arithmetic import (_DENIED_NUMBER, counted_totals, denied_numbers, spelled_numbers,
-                                            spelled_out, stated_arithmetic, with_rates, wrong_difference)
-from reward.judges.local.bands import band_swapped, bands, day_swapped, unit_swapped
-from reward.judges.local.clock import calendar_arithmetic, clock_arithmetic
+from reward.judges.local.arithmetic import (_DENIED_NUMBER, _RELATION_WORDS, denied_numbers, derived_numbers, with_rates,
+                                            wrong_difference)
+from reward.judges.local.bands import band_swapped, row_swapped, unit_swapped
 from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quantities, _unit, misattributed,
                                          ordered_reading, ordering)
-from reward.judges.local.growth import (CHANGE_STEMS, change_misstated, change_sizes, changed_elsewhere,
-                                         growth_verdict)
+from reward.judges.local.growth import (CHANGE_STEMS, change_misstated, changed_elsewhere, growth_verdict)
 from reward.judges.local.negation import (_DUTY, _DUTY_DENIED, _DUTY_WORDS, DUTY_CONFLICTS, _negated_scope,
                                           duty_conflict, obligation)
-from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, doc_text, numbers, stem, stems
+from reward.judges.local.numbercheck import answer_figures, dated_text, figures_read
+from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, numbers, stem, stems
 from reward.schema import Evidence
 
 
 _FIGURE = re.compile(r"[$€£¥]?\d[\d.,]*(?:%|m|bn|k)?")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 """A thousands separator ("3,390"), which `numbers` drops."""
-
-
-def dated_text(doc: Evidence) -> str:
-    """The document's title and text, and its publication date when it has one: a figure or a year taken from the
-    date ("the 2024 guide") is the document's, not the answer's own.
-
-    >>> import datetime as dt
-    >>> dated_text(Evidence(id="1", title="Guide", text="It is 3,390 m.", published=dt.date(2024, 3, 24)))
-    'Guide. It is 3,390 m. Published 24 March 2024.'
-    """
-    published = f" Published {doc.published.day} {doc.published:%B %Y}." if doc.published else ""
-    return doc_text(doc) + published
 
 
 def _windows(docs: Sequence[Evidence]) -> tuple[str, ...]:
@@ -76,33 +65,7 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     if not docs:
         return False, "no evidence to support it"
     haystack = " ".join(dated_text(d) for d in docs)
-    derived = derived_numbers(claim, haystack, asked)
-    missing_numbers = numbers(claim) - _given(haystack) - derived - denied_numbers(claim)
-    # the size of a change the evidence gives ("added 3,700 people" to a population from 31,200 to 34,900) is worked
-    # out, and a figure the claim works out of it too ("3,700 on a base of 31,200, about 11.9%")
-    sizes = change_sizes(claim, docs) if missing_numbers else set()
-    missing_numbers -= sizes | worked  # ... and what the answer works out in the open (`working.worked_figures`)
-    # times of day and dates worked out from the evidence's, and the spans between them
-    clocked = clock_arithmetic(claim, haystack, asked) if missing_numbers else set()
-    spans = {n for n in clocked & missing_numbers if ":" not in n}  # worked out, not the evidence's
-    missing_numbers -= clocked | (calendar_arithmetic(claim, haystack, asked) if missing_numbers else set())
-    missing_numbers -= spelled_numbers(haystack, claim, missing_numbers)
-    # Figures worked out so far (a change's size, the answer's working) are operands of the claim's own arithmetic, a
-    # step at a time: "12 × £48 = £576, £36 more than the £540", then "£36 and the £25 fee: £61".
-    operands = sizes | (worked & numbers(claim))
-    for _ in range(3):
-        found = missing_numbers & stated_arithmetic(
-            claim, f"{haystack} {' '.join(sorted(operands))}" if operands else haystack, asked, frozenset(sizes))
-        missing_numbers -= found
-        operands |= found
-        if not found or not missing_numbers:
-            break
-    # (the user's own figures, in figures or in words: "two adults" restated as "2 × £14")
-    missing_numbers -= numbers(spelled_out(asked)) - contradicted_numbers(claim, haystack)
-    # a total of the user's own count at a rate the evidence gives ("£190" for five days at £38 a day) is the rate's
-    # figure for every check of which row or item it belongs to: the claim is read with the rate in its place too
-    totals = counted_totals(claim, haystack, asked) if missing_numbers else {}
-    missing_numbers -= set(totals)
+    missing_numbers, derived, sizes, spans, totals = figures_read(claim, docs, asked, worked)
     readings = [claim] + ([with_rates(claim, totals)] if totals else [])
     if missing_numbers:
         return False, f"numbers not in the evidence: {', '.join(sorted(missing_numbers))}"
@@ -116,9 +79,7 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
         return False, f"says {stated[0]} where the evidence says not {stated[0]}"
     sentences = [s for d in docs for s in split_sentences(d.text)]
     for reading in readings:
-        swap = (swapped_value(reading, sentences) or misattributed(reading, _windows(docs))
-                or unit_swapped(reading, haystack) or swapped_in_clause(reading, sentences)
-                or band_swapped(reading, sentences, asked) or day_swapped(reading, sentences, asked))
+        swap = swapped(reading, docs, asked, sentences, haystack)
         if swap:
             return False, swap if reading == claim else f"{swap}, in a total worked from it"
     order = ordering(claim, haystack)
@@ -317,21 +278,10 @@ _ATTRIBUTION = frozenset(stem(w) for w in (
     "says", "gives", "states", "mentions", "reports", "lists", "cites"))
 """Words that say where a claim comes from ("the other year the source gives", "according to the article"), not
 what it claims: never new content."""
-_RELATION_WORDS = frozenset((
-    "difference", "apart", "earlier", "later", "before", "after", "more", "less", "fewer", "than", "against",
-    "older", "younger", "longer", "shorter", "taller", "higher", "lower", "larger", "smaller", "bigger", "greater",
-    "total", "combined", "together", "sum", "first", "second", "came", "year", "years", "cheaper", "dearer",
-    "pricier", "costlier", "faster", "slower", "heavier", "lighter", "warmer", "colder", "remaining", "rest"))
 _RELATION = frozenset(stem(w) for w in _RELATION_WORDS)
 """Words of a comparison or a sum that derives a figure from two of the evidence's."""
 _SPAN_STEMS = frozenset(stem(w) for w in ("hour", "hours", "minute", "minutes", "min", "mins", "h", "hr", "hrs"))
 """The units of a span of time worked out between two times of day."""
-_DERIVING = re.compile(r"\b(?:" + "|".join(sorted(_RELATION_WORDS - {"first", "second", "came", "year", "years"}) + [
-    "past", "over", "under", "above", "below", "beyond", "short", "left", "off", "saves?", "saving", "extra",
-    "additional", "minus", "plus", "gap", "span", "altogether",
-    "in all", "versus", "vs", r"by\s+[$€£¥]?\d"]) + r")\b", re.IGNORECASE)
-"""What a sentence that derives a figure says: a comparison, a sum, a span. Without one, a figure that happens to be
-the difference of two of the evidence's ("Volt costs €29 a month", 54 - 25) is a figure the evidence does not give."""
 
 
 _FINITE = re.compile(r"\b(?:is|are|was|were|be|been|being|am|has|have|had|does|did|do|can|could|will|would|should|"
@@ -342,6 +292,39 @@ _ABOUT_SOURCES = re.compile(r"^\W*(?:the|both|all|these|those|two|neither|either
                             r"(?:sources?|documents?|passages?|articles?|evidence|results?|reports?|texts?)"
                             r"\s+(?!of\b)[a-z]", re.IGNORECASE)
 _PRONOUN_COPULA = re.compile(r"^\W*(?:it|this|that|they|these|those)(?:'s|’s|\s+(?:is|was|are|were))\s+", re.IGNORECASE)
+
+
+def swapped(claim: str, docs: Sequence[Evidence], asked: str = "", sentences: Sequence[str] = (),
+            haystack: str = "") -> str:
+    """Why the claim puts a figure or name of the evidence in another's place, or "": in the sentence it follows, to
+    another name, in another unit, in one of its clauses, for another band, row or entry than the user's."""
+    sentences = sentences or [s for d in docs for s in split_sentences(d.text)]
+    haystack = haystack or " ".join(dated_text(d) for d in docs)
+    return (swapped_value(claim, sentences) or misattributed(claim, _windows(docs)) or unit_swapped(claim, haystack)
+            or swapped_in_clause(claim, sentences) or band_swapped(claim, sentences, asked)
+            or row_swapped(claim, sentences, asked))
+
+
+def answer_worked(sentences: Sequence[str], docs: Sequence[Evidence], asked: str = "") -> frozenset[str]:
+    """The figures the answer works out for all its sentences (`numbercheck.answer_figures`), from its sentences that
+    put no figure in another's place: a total worked from lamb's rate for a beef joint makes no "about 1 hour 59
+    minutes" elsewhere."""
+    key = (tuple(sentences), tuple((d.id, d.title, d.text, d.published) for d in docs), asked)
+    with _WORKED_LOCK:
+        if key in _WORKED:
+            return _WORKED[key]
+    given = _given(" ".join(dated_text(d) for d in docs))
+    worked = answer_figures([s for s in sentences if not (numbers(s) - given and swapped(s, docs, asked))], docs, asked)
+    with _WORKED_LOCK:
+        _WORKED[key] = worked
+        while len(_WORKED) > 1024:
+            _WORKED.popitem(last=False)
+    return worked
+
+
+_WORKED: OrderedDict[tuple, frozenset[str]] = OrderedDict()
+_WORKED_LOCK = threading.Lock()
+"""`answer_worked` by (answer sentences, evidence, the user's words): every claim check of one response reads it."""
 
 
 def is_fragment(claim: str) -> bool:
@@ -371,48 +354,6 @@ def is_fragment(claim: str) -> bool:
     words = re.findall(r"[\w'’-]+", claim)
     return 0 < len(words) <= 6 and not _FINITE.search(claim) and not (len(words) > 2 and _negated_scope(claim))
 
-
-def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
-    """The claim's numbers that the evidence does not give but that follow from two figures by one subtraction or
-    addition, both in the unit the claim gives ("25 metres taller" from 212 and 187 metres), or a span of years
-    between two years ("12 years later" from 1998 and 2010). At least one figure is the evidence's; the other may be
-    the user's own ("10 weeks past that" from the user's 30 weeks and the evidence's 20 weeks). A number in no unit
-    is never derived: any small number is the difference of some two figures.
-
-    >>> sorted(derived_numbers("The Harbour Tower is 25 metres taller.", "It is 212 metres tall. The mill rises 187 metres."))
-    ['25']
-    >>> sorted(derived_numbers("It is 25 floors taller.", "It is 212 metres tall. The mill rises 187 metres."))
-    []
-    >>> sorted(derived_numbers("It opened 11 years later.", "The first line opened in 1998; the second in 2009."))
-    ['11']
-    >>> sorted(derived_numbers("40 days is 12 days past the limit.", "The appeal limit is 28 days.", "a fine 40 days ago"))
-    ['12']
-    >>> sorted(derived_numbers("Volt is cheaper by €15 a month.", "Volt costs €39 a month. Arc costs €54 a month."))
-    ['15']
-    >>> sorted(derived_numbers("The remaining cascades make up 107 m.", "It is 271 metres tall; its free fall is 164 metres."))
-    ['107']
-    >>> sorted(derived_numbers("It is 15 cheaper.", "Volt costs €39 a month. Arc costs €54 a month."))
-    []
-    >>> sorted(derived_numbers("Volt costs €29 a month.", "Volt costs €54 a month, and €25 to sign up."))
-    []
-    """
-    if not _DERIVING.search(strip_citations(claim)):
-        return set()
-    evidence, user = _quantities(haystack), _quantities(asked)
-    out = set()
-    for value, written, unit in _quantities(claim):
-        if not unit or any(v == value and u == unit for v, _, u in evidence):  # given, not derived
-            continue
-        if unit == _YEAR_UNIT:
-            found = {v for v, _, _ in evidence if 1000 <= v <= 2100 and v == int(v)}
-            given = found | {v for v, _, _ in user if 1000 <= v <= 2100 and v == int(v)}
-        else:
-            found = {v for v, _, u in evidence if u == unit}
-            given = found | {v for v, _, u in user if u == unit}
-        if any(abs(abs(a - b) - value) < 1e-9 or abs(a + b - value) < 1e-9
-               for a in found for b in given if a != b):
-            out.add(written)
-    return out
 
 
 def without_derivation(claim: str, haystack: str, asked: str = "") -> str | None:
@@ -467,38 +408,6 @@ def _orders_only(claim: str, haystack: str) -> bool:
         return False
     return not [w for w in content_words(strip_citations(claim))
                 if stem(w) not in _RELATION | _ATTRIBUTION | _COMPARING and not _FIGURE.fullmatch(w)]
-
-
-def contradicted_numbers(claim: str, haystack: str) -> set[str]:
-    """The claim's numbers in a unit for which the evidence gives only other figures ("30 euros" where the evidence
-    says "18 euros"; not "a 2-week trip" against a "30-day" entry).
-
-    >>> sorted(contradicted_numbers("Tickets cost 30 euros.", "Tickets cost 18 euros at the door."))
-    ['30']
-    >>> sorted(contradicted_numbers("A 2-week trip fits.", "The 30-day visa-free entry."))
-    []
-    >>> sorted(contradicted_numbers("40 days is 12 days past the 28-day limit.", "Appeal within 28 days."))
-    []
-    >>> sorted(contradicted_numbers("A 4-year-old gets £20 back.", "Children 2 to 5 years: £10 back."))
-    ['20']
-    >>> sorted(contradicted_numbers("For 6 days the daily rate applies.", "From 7 days or more: a weekly rate."))
-    []
-    >>> sorted(contradicted_numbers("A 1.8 m fence is within the limit.", "Fences up to 1.0 m by a road, up to 2.0 m elsewhere."))
-    ['1.8']
-    """
-    evidence: dict[str, set[float]] = {}
-    for value, _, unit in _quantities(haystack):
-        if unit:
-            evidence.setdefault(unit, set()).add(value)
-    denied = denied_numbers(claim)
-    stated = {unit for value, written, unit in _quantities(claim) if unit in evidence and value in evidence[unit]
-              and written not in denied}
-    # ... and not one in a unit the evidence gives bands in: its figures there are where a band ends, not a value the
-    # claim's competes with (a "4-year-old" where a row is for "2 to 5 years"; "6 days" where a weekly rate is for
-    # "7 days or more"); a limit ("up to 1.0 m") is no band: "a 1.8 m fence is within it" must set the limit against it
-    banded = {unit for _, _, unit in bands(haystack, limits=False)}
-    return {written for value, written, unit in _quantities(claim)
-            if unit in evidence and value not in evidence[unit] and unit not in stated and unit not in banded}
 
 
 _TOKEN = re.compile(r"\d+(?:[.,:]\d+)*|[^\W\d_]+(?:['’-][^\W\d_]+)*")

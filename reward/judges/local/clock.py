@@ -136,6 +136,23 @@ def _worked_out(points: list, spans: list, known: set[int], anchors: set, steps:
     return known, worked
 
 
+def spans_in_minutes(text: str) -> frozenset[float]:
+    """The lengths in minutes of the spans of time a text gives ("2 hours 35 minutes": 155.0)."""
+    return _known(text)[1]
+
+
+def spans_of_known_length(claim: str, minutes: set[float] | frozenset[float]) -> set[str]:
+    """The figures of each span of time the claim writes in hours (and minutes) that is as long as a known span in
+    minutes (`minutes`: one the evidence gives, or one worked out): "1 h 50 min" for the 110 minutes a roast takes,
+    "1 hour" for the evidence's "60 minutes".
+
+    >>> sorted(spans_of_known_length("About 1 hour 50 minutes, so 2 hours with resting.", {110.0}))
+    ['1', '50']
+    """
+    return {figure for *_, value, written in _spans(strip_citations(claim)) if len(written) > 1 or value >= 60
+            if any(abs(value - m) < 0.5 for m in minutes) for figure in written}
+
+
 _CLOCKED = re.compile(r"\d:[0-5]\d|\d\s?[ap]\.?m\b", re.IGNORECASE)
 
 

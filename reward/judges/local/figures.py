@@ -25,7 +25,8 @@ _SPELLED = {w: str(n) for n, w in enumerate(
                                                       "seventy": "70", "eighty": "80", "ninety": "90", "hundred": "100"}
 _SPELLING = {n: w for w, n in _SPELLED.items()}
 
-_QUANTITY = re.compile(r"([$€£¥])?\s?(\d+(?:[.,]\d+)*)(?:-|\s*)([a-z]+|%)?", re.IGNORECASE)
+_QUANTITY = re.compile(r"([$€£¥])?\s?(\d+(?:[.,]\d+)*)(?:-|\s*)(?:(?:more|fewer|less|extra|further)\s+(?=[a-z]))?([a-z]+|%)?",
+                       re.IGNORECASE)  # "4 more days" is 4 in days
 _YEAR_UNIT = "year"
 _CURRENCY = {"$": "dollar", "€": "euro", "£": "pound", "¥": "yen"}
 _UNIT_NAMES = {

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from reward.format import parse_citations, split_sentences, strip_citations
-from reward.judges.local.claims import _THOUSANDS, _YEAR, dated_text, derived_numbers
-from reward.judges.local.arithmetic import stated_arithmetic
+from reward.judges.local.claims import _THOUSANDS, _YEAR, answer_worked
+from reward.judges.local.numbercheck import dated_text, figures_read
 from reward.judges.local.figures import _SPELLED
-from reward.judges.local.context import Context, _answer_parts, chosen_alternative, clip, copy_reading
+from reward.judges.local.context import Context, _answer_parts, _answer_sentences, chosen_alternative, clip, copy_reading
 from reward.judges.local.text import (
     TIME_FRAME,
     _HEADER_LINE,
@@ -276,10 +276,13 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
     said_before = [Evidence(id=f"turn-{i}", text=t.content) for i, t in enumerate(ctx.item.history)
                    if t.role == "assistant"]
     said_earlier = " ".join(t.content for t in ctx.item.history)
+    # The answer's figures are read as the claim check reads them (`numbercheck.figures_read`): with the user's words and
+    # what the answer works out elsewhere ("£60 + 5 × £40 = £260", then "Kestrel is cheaper at £260").
+    asked = " ".join([ctx.item.query, *(t.content for t in ctx.item.history if t.role == "user")])
+    worked = answer_worked(_answer_sentences(ctx), ctx.item.evidence, asked)
     asked_stems = stems(question)
     asked_names = salient_terms(question)
     docs_by_id = ctx.item.evidence_by_id()
-    evidence = tuple((d.id, d.title, d.text) for d in ctx.item.evidence)
     parts = []
     for sentence in split_sentences(ctx.parsed.answer or ""):
         body = list_marker_removed(sentence)
@@ -288,7 +291,7 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
             continue
         parts.append((body, text))
     checks: list[AnswerCheck] = []
-    pending: list[tuple[int, list[str], set[str], float]] = []
+    pending: list[tuple[int, list[str], set[str], float, set[str]]] = []
     # A comparison the answer says of the kind asked ("is cheaper") anywhere makes its other comparisons ("the train
     # is quicker") additions, not an answer to another question.
     compared = {text: other_comparison(ctx.item.query, text) for _, text in parts}
@@ -325,8 +328,11 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
         cited_text = " ".join(dated_text(d) for d in cited)
         # Numbers as `salient_terms` gives them, without thousands separators ("3,390" is the answer's 3390).
         haystack = _THOUSANDS.sub("", cited_text.lower())
-        derived = derived_numbers(text, cited_text, question) | stated_arithmetic(text, cited_text)
-        novel = sorted(t for t in salient_terms(text) - asked_names - derived if not _name_in(t, haystack))
+        novel = sorted(t for t in salient_terms(text) - asked_names if not _name_in(t, haystack))
+        # A figure worked out of the cited evidence's is found where its operands are (below), not invented.
+        unread = figures_read(text, cited, asked, worked).missing if any(t[:1].isdigit() for t in novel) else set()
+        figured = {t for t in novel if t[:1].isdigit() and t not in unread}
+        novel = [t for t in novel if t not in figured]
         if novel:
             checks.append(AnswerCheck(text, 0.0, f"names {', '.join(novel[:3])}, which its cited evidence does not"))
             continue
@@ -340,19 +346,21 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
         weight = COPY_CREDIT if copies_evidence(copy_reading(text), cited) else 1.0
         sentences = list(dict.fromkeys(s for d in cited for s in (d.title, *_evidence_sentences(d.text)) if s))
         checks.append(AnswerCheck(text, 0.0, ""))
-        pending.append((len(checks) - 1, sentences, new, weight))
+        pending.append((len(checks) - 1, sentences, new, weight, figured))
     if pending:
-        every = list(dict.fromkeys(s for _, sentences, _, _ in pending for s in sentences))
+        every = list(dict.fromkeys(s for _, sentences, _, _, _ in pending for s in sentences))
         vectors = await ctx.embedder.embed([question, *every])
         row = {s: i for i, s in enumerate(every, start=1)}
-        for index, sentences, new, weight in pending:
+        for index, sentences, new, weight, figured in pending:
             overlap = np.array([lexical_coverage(question, s) for s in sentences], dtype=np.float32)
             probability = relevance.probability(vectors[0], vectors[[row[s] for s in sentences]], overlap)
             # A figure the sentence gives in a clause about something else than what the question asks ("1961" to
             # "When did the canal open?", where "opened in 1816 and was closed ... in 1961") is not found there.
+            # ... a figure worked out of the evidence's is found in a sentence that gives one of the part's figures
+            # (an operand: "£40 follow-ups" for "5 × £40 = £260")
             found = np.array([0.0 if _figure_of_another_clause(new, s, question) else
-                              len(new & (stems(s) | numbers(s))) / min(len(new), 3) for s in sentences],
-                             dtype=np.float32)
+                              len(new & (stems(s) | numbers(s) | (figured if numbers(text) & numbers(s) else set())))
+                              / min(len(new), 3) for s in sentences], dtype=np.float32)
             value = probability * np.minimum(found, 1.0)
             best = int(np.argmax(value))
             checks[index].answers = float(value[best]) * weight

@@ -15,12 +15,11 @@ import numpy as np
 from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
 from reward.judges.local.arithmetic import counted_totals, with_rates
-from reward.judges.local.clock import answer_times
-from reward.judges.local.working import worked_figures
+from reward.judges.local.working import figures_only
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
-from reward.judges.local.claims import _YEAR, claim_support, is_fragment, swapped_value, without_derivation
+from reward.judges.local.claims import _YEAR, answer_worked, claim_support, is_fragment, swapped_value, without_derivation
 from reward.judges.local.figures import _names, named_verdict, superseded_figure, verdict_line
-from reward.judges.local.growth import answer_changes, change_sizes, growth_only, named_growth, without_changes
+from reward.judges.local.growth import change_sizes, growth_only, named_growth, without_changes
 from reward.judges.local.context import (Context, Unscored, _answer_parts, _answer_sentences, clip, lead_readings,
                                          sentence_evidence)
 from reward.judges.local.relevance import _missing_answer_type, asked_kind_of
@@ -131,12 +130,8 @@ read is checked against the evidence it can."""
     content = stems(f"{context} {everywhere}")
     # the figures the answer works out in the open from known ones ("6 days × £38 = £228"), in any of its sentences
     answer = _answer_sentences(ctx)
-    worked = worked_figures("\n".join(answer), everywhere, context)
-    # ... and the times of day it works out in any sentence ("You arrive at 18:25." beside its working)
-    worked |= answer_times(answer, everywhere, context)
-    # ... and the size of a change it states anywhere, in its units or in per cent ("from 6.24% to 6.74%": "0.50
-    # points, about 8.0%")
-    worked |= answer_changes(answer, everywhere)
+    # ... and the times of day it works out, and the size of a change it states, in any sentence
+    worked = answer_worked(answer, ctx.item.evidence, context)
     checks: list[SentenceCheck | None] = []
     # (index, claim, window, lexical doubt, coverage, claim_features)
     pending: list[tuple[int, str, list[str], str, float, dict[str, float]]] = []
@@ -238,6 +233,8 @@ read is checked against the evidence it can."""
         totals = {total: rate for total, rate in (counted_totals(claim, haystack, context) if supported and reading
                                                    else {}).items() if not numbers(rate) & numbers(claim)}
         reading = with_rates(reading, totals) if totals else reading
+        # (a sentence of worked-out figures only, "About 1 hour 50 minutes.", has nothing left beside its arithmetic)
+        reading = None if supported and reading and figures_only(reading, haystack) else reading
         if reading is None:
             checks.append(SentenceCheck(claim, 1.0, 0.0, "", confidence=1.0))
             continue

@@ -65,17 +65,17 @@ def stem(word: str) -> str:
     return word[:5]
 
 
-LIST_MARKER = re.compile(r"^\s*(?:#+|[-*+]|\d+[.)](?=\s|$))\s*")
-"""A heading's or list item's marker at a line's start ("## ", "- ", "2. "): not a figure ("5.5 to 7 bar" keeps its
-5.5)."""
+LIST_MARKER = re.compile(r"^\s*(?:#+|[-*+]|\d+[.)](?=\s|$)|(?:step|stage|option|tip)\s+\d+\s*[.:)–—-](?=\s))\s*",
+                         re.IGNORECASE)
+"""A heading's or list item's marker at a line's start ("## ", "- ", "2. ", "Step 3: "): not a figure."""
 
 
 def list_marker_removed(sentence: str) -> str:
     """
-    >>> list_marker_removed("2. Pump to 5.5 bar"), list_marker_removed("5.5 to 7 bar"), list_marker_removed("- **Dose:** 10 ml")
-    ('Pump to 5.5 bar', '5.5 to 7 bar', '**Dose:** 10 ml')
+    >>> list_marker_removed("2. Pump to 5.5 bar"), list_marker_removed("5.5 to 7 bar"), list_marker_removed("Step 2: call")
+    ('Pump to 5.5 bar', '5.5 to 7 bar', 'call')
     """
-    return LIST_MARKER.sub("", sentence, count=1).strip()
+    return LIST_MARKER.sub("", LIST_MARKER.sub("", sentence, count=1), count=1).strip()  # "- Step 2: call"
 
 
 _CACHED_TEXT_CHARS = 50_000
@@ -88,17 +88,23 @@ def _cached_content_words(text: str) -> tuple[str, ...]:
 
 
 _CONTRACTED_NOT = re.compile(r"\b(?:(ca)|(wo)|(sha)|(\w+?))n['’]t\b", re.IGNORECASE)
-"""A negative contraction ("isn't", "won't", "can't"): read as its words, so "isn't" leaves no word "isn" that the
-evidence lacks and "won't" no "won"."""
+"""A negative contraction ("isn't", "won't", "can't"), read as its words: it leaves no word "isn" or "won"."""
+
+_CONTRACTED, _CONTRACTION = (re.compile(r"(?<=[a-z])['’](re|ll|ve|d|m)\b", re.IGNORECASE),
+                              {"re": " are", "ll": " will", "ve": " have", "d": " would", "m": " am"})
+"""Other contractions ("you're", "we'll", "they've"), read as their words: "you're" leaves no word "re"."""
 
 
 def _uncontracted(text: str) -> str:
     """
     >>> _uncontracted("It isn't safe, so I won't and can't; they don't.")
     'It is not safe, so I will not and can not; they do not.'
+    >>> _uncontracted("You're inside it, so you'll get a refund; they've said I'd be fine.")
+    'You are inside it, so you will get a refund; they have said I would be fine.'
     """
-    if "n't" not in text and "n’t" not in text:
+    if "'" not in text and "’" not in text:
         return text
+    text = _CONTRACTED.sub(lambda m: _CONTRACTION[m.group(1).lower()], text)
     return _CONTRACTED_NOT.sub(lambda m: ("can" if m.group(1) else "will" if m.group(2) else "shall" if m.group(3)
                                           else m.group(4)) + " not", text)
 

@@ -10,11 +10,14 @@ import ast
 import functools
 import operator
 import re
+from collections.abc import Sequence
 
 from reward.format import strip_citations
 from reward.judges.local.arithmetic import spelled_out
-from reward.judges.local.figures import _given
-from reward.judges.local.text import numbers
+from reward.judges.local.clock import answer_times
+from reward.judges.local.figures import _given, _quantities, _unit
+from reward.judges.local.growth import answer_changes
+from reward.judges.local.text import content_words, numbers
 
 _CALENDAR = frozenset({7.0, 12.0, 24.0, 52.0, 60.0, 100.0, 365.0})
 """Units of the calendar and of per cent a working may use without the evidence giving them: days in a week, months
@@ -79,6 +82,42 @@ def _holds(value: float, written: str, approximate: bool) -> bool:
 
 
 @functools.lru_cache(maxsize=1024)
+def _workings(answer: str) -> list[tuple[tuple[float, list[str], bool], str, bool, bool]]:
+    """Each working the answer writes out: (its expression's `_expression`, its result as written, whether it is
+    approximate: "≈" or "~", whether the result is a figure alone rather than more arithmetic)."""
+    # (emphasis marks are no operators, and counts may be words: "two flights")
+    text = spelled_out(re.sub(r"\*\*|__|`", "", strip_citations(answer)).replace("\u2009", " "))
+    workings = []
+    for clause in _BOUNDARY.split(text):
+        pieces = _EQUALS.split(clause)
+        # [segment, "=", segment, "≈", segment, ...]: each segment after an equals sign is checked against the one before
+        for i in range(0, len(pieces) - 2, 2):
+            left, sign, right = pieces[i], pieces[i + 1], pieces[i + 2]
+            result = _TOKEN.match(right.lstrip("( "))
+            expression = _expression(left)
+            if expression and result and result.group("number"):
+                # (a result that is itself arithmetic, "= 3.1 / 6.2 = 50%", is the next working's expression)
+                workings.append((expression, result.group("number"), sign == "≈" or "~" in left, _expression(right) is None))
+    return workings
+
+
+def miscalculated(claim: str) -> set[str]:
+    """The results of the workings a claim writes out whose arithmetic does not hold, whatever their operands: a
+    figure the claim says it worked out wrong is wrong, though another sum of the evidence's figures happens to make
+    it ("1.8 kg × 50 = 80 minutes", where 60 + 20 is 80).
+
+    >>> sorted(miscalculated("1.8 kg × 50 = 80 minutes, plus 20 = 100 minutes.")), sorted(miscalculated("6 × £38 = £228."))
+    (['80'], [])
+    >>> sorted(miscalculated("(9.3 − 6.2) / 6.2 = 3.1 / 6.2 = 50% growth."))
+    []
+    """
+    if "=" not in claim and "≈" not in claim:
+        return set()
+    return {n for (value, _, pence), result, approximate, alone in _workings(claim)
+            if alone and not (_holds(value, result, approximate) or (pence and _holds(value / 100, result, approximate)))
+            for n in numbers(result)}
+
+
 def worked_figures(answer: str, haystack: str, asked: str = "") -> frozenset[str]:
     """The figures (as `numbers` writes them) the answer works out in the open: the result of a working ("A × B = C",
     "≈" for a rounded one) whose arithmetic holds, rounded as written, and whose every operand is known. Known: the
@@ -99,27 +138,16 @@ def worked_figures(answer: str, haystack: str, asked: str = "") -> frozenset[str
     """
     if "=" not in answer and "≈" not in answer:
         return frozenset()  # no working written out (most answers)
-    # (emphasis marks are no operators, and counts may be words: "two flights")
-    text = spelled_out(re.sub(r"\*\*|__|`", "", strip_citations(answer)).replace("\u2009", " "))
     users = numbers(spelled_out(asked))
     known = {float(n) for n in _given(haystack) | users if re.fullmatch(r"\d+(?:\.\d+)?", n)}
     shares = [float(m.group(1)) / 100 for m in re.finditer(r"(\d+(?:\.\d+)?)\s?%", haystack)]
     known |= {round(f, 6) for s in shares for f in (s, 1 - s, 1 + s)} | _CALENDAR
-    workings = []
-    for clause in _BOUNDARY.split(text):
-        pieces = _EQUALS.split(clause)
-        # [segment, "=", segment, "≈", segment, ...]: each segment after an equals sign is checked against the one before
-        for i in range(0, len(pieces) - 2, 2):
-            left, sign, right = pieces[i], pieces[i + 1], pieces[i + 2]
-            result = _TOKEN.match(right.lstrip("( "))
-            expression = _expression(left)
-            if expression and result and result.group("number"):
-                workings.append((expression, result.group("number"), sign == "≈" or "~" in left))
+    workings = _workings(answer)
     worked: set[str] = set()
     changed = True
     while changed:  # a result may be an operand of a working before it
         changed = False
-        for (value, figures, pence), result, approximate in workings:
+        for (value, figures, pence), result, approximate, _ in workings:
             written = numbers(result)
             if written <= worked or not all(_known(f, known) for f in figures):
                 continue
@@ -130,3 +158,37 @@ def worked_figures(answer: str, haystack: str, asked: str = "") -> frozenset[str
                 known |= {_figure(result)[0]}
                 changed = True
     return frozenset(worked)
+
+
+def answer_working(sentences: Sequence[str], haystack: str, asked: str = "") -> frozenset[str]:
+    """Every figure the answer works out from known ones in any of its sentences, which its other sentences may state
+    without working: its written-out working (`worked_figures`, "6 days × £38 = £228"), the times of day it works out
+    (`clock.answer_times`, "You arrive at 18:25." beside its working), and the size of a change it states anywhere
+    (`growth.answer_changes`, "from 6.24% to 6.74%": "0.50 points, about 8.0%"). The claim check and the answer check
+    read an answer's figures with the same set.
+
+    >>> sorted(answer_working(["6 days × £38 = £228.", "So £228 in all."], "Cars cost £38 a day.", "six days"))
+    ['228', '38']
+    """
+    return (worked_figures("\n".join(sentences), haystack, asked) | answer_times(sentences, haystack, asked)
+            | answer_changes(sentences, haystack))
+
+
+_SPAN_WORDS = frozenset({"hour", "hours", "minute", "minutes", "min", "mins", "h", "hr", "hrs", "total", "roughly",
+                         "approximately", "around", "altogether", "overall"})
+
+
+def figures_only(claim: str, haystack: str) -> bool:
+    """Whether the claim states nothing but figures, at least one the evidence does not give (worked out, or the claim
+    check would have failed it), with their units: "About 1 hour 50 minutes.", "£228 in total." Its arithmetic was
+    checked; nothing is left for a reader of meaning.
+
+    >>> figures_only("About 1 hour 50 minutes.", "Allow 50 minutes per kg."), figures_only("About 50 minutes.", "50 minutes per kg.")
+    (True, False)
+    >>> figures_only("£228 in total.", "£38 a day."), figures_only("£228 for the Kestrel car.", "£38 a day.")
+    (True, False)
+    """
+    if not numbers(claim) - _given(haystack):
+        return False
+    units = {_unit(None, w) for w in content_words(claim)} & {unit for _, _, unit in _quantities(claim) if unit}
+    return all(w.lower() in _SPAN_WORDS or _unit(None, w) in units or numbers(w) for w in content_words(claim))

@@ -1,0 +1,156 @@
+"""The number check of a claim: which of its figures the evidence gives, which arithmetic makes of given ones (a
+derivation, a working, a change's size, a time or date, a span in other units), and which nothing does
+(`figures_read`); and the figures an answer works out in one sentence for its others (`answer_figures`). The claim
+check and the answer check read figures with this one reading. Pure functions of strings and evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from reward.judges.local.arithmetic import (counted_totals, denied_numbers, derived_numbers, spelled_numbers,
+                                            spelled_out, stated_arithmetic)
+from reward.judges.local.bands import bands
+from reward.judges.local.clock import calendar_arithmetic, clock_arithmetic, spans_in_minutes, spans_of_known_length
+from reward.judges.local.figures import _given, _quantities
+from reward.judges.local.growth import change_sizes
+from reward.judges.local.text import doc_text, numbers
+from reward.judges.local.working import answer_working, miscalculated
+from reward.schema import Evidence
+
+
+def dated_text(doc: Evidence) -> str:
+    """The document's title and text, and its publication date when it has one: a figure or a year taken from the
+    date ("the 2024 guide") is the document's, not the answer's own.
+
+    >>> import datetime as dt
+    >>> dated_text(Evidence(id="1", title="Guide", text="It is 3,390 m.", published=dt.date(2024, 3, 24)))
+    'Guide. It is 3,390 m. Published 24 March 2024.'
+    """
+    published = f" Published {doc.published.day} {doc.published:%B %Y}." if doc.published else ""
+    return doc_text(doc) + published
+
+
+class FiguresRead(NamedTuple):
+    """How `figures_read` read a claim's figures."""
+    missing: set[str]
+    """The figures the evidence neither gives nor makes: a number the claim invents."""
+    derived: set[str]
+    """Figures derived from two of the evidence's by the words of a relation (`derived_numbers`)."""
+    sizes: set[str]
+    """The size of a change the evidence gives, and what the claim works out of it (`change_sizes`)."""
+    spans: set[str]
+    """The figures of spans of time worked out: between two times of day (`clock_arithmetic`), or in hours as long as
+    a known span in minutes (`clock.spans_of_known_length`)."""
+    totals: dict
+    """The user's count at a rate the evidence gives, by total (`counted_totals`)."""
+
+
+def figures_read(claim: str, docs: Sequence[Evidence], asked: str = "", worked: frozenset[str] = frozenset()) -> FiguresRead:
+    """The claim's figures read against the evidence (`docs`), the user's words (`asked`) and the figures the answer
+    works out elsewhere (`worked`): which the evidence gives, which arithmetic makes of given ones, which nothing
+    does. The claim check and the answer check (`relevance`) read figures with this one reading.
+
+    >>> figures_read("Six days at £38 is £228.", [Evidence(id="1", text="£38 a day.")], "six days").missing
+    set()
+    >>> figures_read("Six days at £38 is £238.", [Evidence(id="1", text="£38 a day.")], "six days").missing
+    {'238'}
+    """
+    haystack = " ".join(dated_text(d) for d in docs)
+    derived = derived_numbers(claim, haystack, asked)
+    missing_numbers = numbers(claim) - _given(haystack) - derived - denied_numbers(claim)
+    # the size of a change the evidence gives ("added 3,700 people" to a population from 31,200 to 34,900) is worked
+    # out, and a figure the claim works out of it too ("3,700 on a base of 31,200, about 11.9%")
+    sizes = change_sizes(claim, docs) if missing_numbers else set()
+    missing_numbers -= sizes | worked  # ... and what the answer works out in the open (`working.worked_figures`)
+    # times of day and dates worked out from the evidence's, and the spans between them
+    clocked = clock_arithmetic(claim, haystack, asked) if missing_numbers else set()
+    spans = {n for n in clocked & missing_numbers if ":" not in n}  # worked out, not the evidence's
+    missing_numbers -= clocked | (calendar_arithmetic(claim, haystack, asked) if missing_numbers else set())
+    missing_numbers -= spelled_numbers(haystack, claim, missing_numbers)
+    # Figures worked out so far (a change's size, the answer's working) are operands of the claim's own arithmetic, a
+    # step at a time: "12 × £48 = £576, £36 more than the £540", then "£36 and the £25 fee: £61".
+    operands = sizes | (worked & numbers(claim))
+    for _ in range(3):
+        found = missing_numbers & stated_arithmetic(
+            claim, f"{haystack} {' '.join(sorted(operands))}" if operands else haystack, asked, frozenset(sizes))
+        missing_numbers -= found
+        operands |= found
+        if not found or not missing_numbers:
+            break
+    # (the user's own figures, in figures or in words: "two adults" restated as "2 × £14")
+    missing_numbers -= numbers(spelled_out(asked)) - contradicted_numbers(claim, haystack)
+    # a total of the user's own count at a rate the evidence gives ("£190" for five days at £38 a day) is the rate's
+    # figure for every check of which row or item it belongs to: the claim is read with the rate in its place too
+    totals = counted_totals(claim, haystack, asked) if missing_numbers else {}
+    missing_numbers -= set(totals)
+    # a span in hours as long as one in minutes the evidence gives, the claim states or the answer works out ("110
+    # minutes" worked out: "about 1 h 50 min")
+    if missing_numbers and re.search(r"\d\s*(?:-\s*)?(?:hours?|hrs?|h)\b", claim, re.IGNORECASE):
+        minutes = spans_in_minutes(haystack) | {float(n) for n in (numbers(claim) - missing_numbers) | worked
+                                                if re.fullmatch(r"\d+(?:\.\d+)?", n)}
+        lengths = spans_of_known_length(claim, minutes) & missing_numbers
+        missing_numbers -= lengths
+        spans |= lengths
+    missing_numbers |= miscalculated(claim) - _given(haystack)  # (a working that does not hold, whatever else makes it)
+    return FiguresRead(missing_numbers, derived, sizes, spans, totals)
+
+
+def answer_figures(sentences: Sequence[str], docs: Sequence[Evidence], asked: str = "") -> frozenset[str]:
+    """The figures an answer works out (`working.answer_working`), and those the claim check reads as worked out in
+    one of its sentences (`figures_read`), which any other sentence may state: "90 + 20 = 110 minutes", then "about 1 h
+    50 min". Not the user's figures (one the evidence contradicts elsewhere stays so), nor totals at a rate.
+
+    >>> oven = [Evidence(id="1", text="Beef: 50 minutes per kg, plus an extra 20 minutes at the start.")]
+    >>> sorted(answer_figures(["About 1 hour 50 minutes.", "1.8 kg × 50 = 90 minutes, plus 20 minutes = 110 minutes."],
+    ...                       oven, "A 1.8 kg beef joint?"))
+    ['110', '50', '90']
+    """
+    haystack = " ".join(dated_text(d) for d in docs)
+    worked = answer_working(sentences, haystack, asked)
+    given, users = _given(haystack), numbers(spelled_out(asked))
+    for _ in range(2):  # a figure read as worked out in one sentence may make another's
+        more: set[str] = set()
+        for sentence in sentences:
+            new = numbers(sentence) - given - users - worked
+            if new:
+                read = figures_read(sentence, docs, asked, worked)
+                more |= new - read.missing - set(read.totals) - read.spans  # (a span's "1" of "1 h 50 min" is none)
+        if not more:
+            break
+        worked |= more
+    return worked
+
+
+def contradicted_numbers(claim: str, haystack: str) -> set[str]:
+    """The claim's numbers in a unit for which the evidence gives only other figures ("30 euros" where the evidence
+    says "18 euros"; not "a 2-week trip" against a "30-day" entry).
+
+    >>> sorted(contradicted_numbers("Tickets cost 30 euros.", "Tickets cost 18 euros at the door."))
+    ['30']
+    >>> sorted(contradicted_numbers("A 2-week trip fits.", "The 30-day visa-free entry."))
+    []
+    >>> sorted(contradicted_numbers("40 days is 12 days past the 28-day limit.", "Appeal within 28 days."))
+    []
+    >>> sorted(contradicted_numbers("A 4-year-old gets £20 back.", "Children 2 to 5 years: £10 back."))
+    ['20']
+    >>> sorted(contradicted_numbers("For 6 days the daily rate applies.", "From 7 days or more: a weekly rate."))
+    []
+    >>> sorted(contradicted_numbers("A 1.8 m fence is within the limit.", "Fences up to 1.0 m by a road, up to 2.0 m elsewhere."))
+    ['1.8']
+    """
+    evidence: dict[str, set[float]] = {}
+    for value, _, unit in _quantities(haystack):
+        if unit:
+            evidence.setdefault(unit, set()).add(value)
+    denied = denied_numbers(claim)
+    stated = {unit for value, written, unit in _quantities(claim) if unit in evidence and value in evidence[unit]
+              and written not in denied}
+    # ... and not one in a unit the evidence gives bands in: its figures there are where a band ends, not a value the
+    # claim's competes with (a "4-year-old" where a row is for "2 to 5 years"; "6 days" where a weekly rate is for
+    # "7 days or more"); a limit ("up to 1.0 m") is no band: "a 1.8 m fence is within it" must set the limit against it
+    banded = {unit for _, _, unit in bands(haystack, limits=False)}
+    return {written for value, written, unit in _quantities(claim)
+            if unit in evidence and value not in evidence[unit] and unit not in stated and unit not in banded}
