@@ -109,6 +109,8 @@ def band_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
     "gives 10 to '4' where the evidence says 10 is for another band"
     >>> band_swapped("A 4-year-old can have 5 ml.", rows, "My son is 4. How much can I give him?")
     "gives 5 to '4' where the evidence says 5 is for another band"
+    >>> band_swapped("She can have 5 ml up to 4 times a day.", rows, "My son is 4. How much can I give him?")
+    "gives 5 where the evidence says 5 is for another band than the user's '4'"
     >>> band_swapped("For a 4-year-old the dose is 2.5 ml twice a day.", rows, "How much for my 4-year-old?")
     ''
     >>> notice = ["At least one week for each year if employed between 2 and 12 years; 12 weeks if employed 12 years or more."]
@@ -136,7 +138,9 @@ def band_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
     figures = _user_figures(asked, units)
     user = {written: unit for _, written, unit in figures if unit in units or not unit}
     quantities = _quantities(claim)
-    given = [(value, written, unit or user.get(written, "")) for value, written, unit in quantities if written in user]
+    # (the user's figure restated, not the same number in another unit: "3 times a day" is no "3-year-old")
+    given = [(value, written, unit or user.get(written, "")) for value, written, unit in quantities
+             if written in user and unit in ("", user[written])]
     # a claim that leaves the user's figure out ("You can give 5 ml") is about the figure the user gave in its unit
     # ("my 4-year-old"), unless it names a band of its own or the row its figure is from ("adults take 10 ml")
     # (of one figure in its unit: "my 4-year-old and my 8-year-old" may be asked about either)
@@ -250,6 +254,10 @@ _FOR = re.compile(r"\bfor\s+((?:an?\s+|the\s+)?[a-z][\w'’-]*(?:\s+[a-z][\w'’
 """What a clause gives its figure for, at its end: "40 minutes per kg for rare", "£3 for adults"."""
 
 
+_GENERAL = re.compile(r"^\W*(?:all|every|any|each|both)\b", re.IGNORECASE)
+"""A row for everything ("All rice: stand for 5 minutes"), no entry of its own."""
+
+
 @functools.lru_cache(maxsize=1024)
 def _entries(sentences: tuple[str, ...]) -> tuple[tuple[tuple[frozenset[str], str, bool], ...], ...]:
     """Groups of the evidence's entries, each (the stems that name it, its text, whether it is a labelled row): the
@@ -257,8 +265,10 @@ def _entries(sentences: tuple[str, ...]) -> tuple[tuple[tuple[frozenset[str], st
     for two or more things ("40 minutes per kg for rare, 50 minutes per kg for medium")."""
     # (an entry named by a figure, "12 years and over", is a band: `band_swapped` reads those)
     rows = [row for sentence in sentences for row in re.split(r";\s+", sentence)]
-    groups = [tuple((stems(_named_part(_label(row))), row, True) for row in rows
-                    if _ROW.match(row) and not re.search(r"\d", _label(row)))]
+    # (a labelled row runs on past a semicolon to the next label: "Laptops: 30 days; opened items 10% fee")
+    labelled = [row for sentence in sentences for row in re.split(r";\s+(?=" + _ROW.pattern.lstrip("^") + ")", sentence)]
+    groups = [tuple((stems(_named_part(_label(row))), row, True) for row in labelled
+                    if _ROW.match(row) and not re.search(r"\d", _label(row)) and not _GENERAL.match(_label(row)))]
     for row in rows:
         named = []
         for clause in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", row.rstrip(" .")):
@@ -290,6 +300,11 @@ def row_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
     >>> fares = ["Car including driver: £89.", "Motorhome including driver: £120.", "Additional adult: £22."]
     >>> row_swapped("It's £89 for the car with you driving and £22 for your partner.", fares, "Me driving, my wife.")
     ''
+    >>> rice = ["White basmati: 1½ cups water, simmer 12 minutes.", "Brown basmati: 2 cups water, simmer 25 minutes.",
+    ...         "Wild rice: 3 cups water, simmer 40 minutes.", "For 3 cups of rice or more, add 5 minutes."]
+    >>> [row_swapped(c, rice, "3 cups of brown basmati? How long for white basmati?") for c in (
+    ...     "Brown basmati simmers 25 minutes, plus 5 for 3 cups or more.", "Brown basmati simmers 40 minutes.")]
+    ['', 'gives 40 where the evidence gives it for wild rice, not brown basmati']
     """
     swap = day_swapped(claim, sentences, asked)
     if swap:
@@ -298,20 +313,23 @@ def row_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
     said = stems(claim)
     quantities = [(v, f, u) for v, f, u in _quantities(claim) if u]
     for group in _entries(tuple(sentences)) if quantities else ():
-        by_claim = [e for e in group if _named(e, said)]
+        by_claim = _named_in(group, said)
         # what the user asks about now: the first of their sentences that names an entry (the query comes before
         # their earlier turns: "And a beef joint?" after asking about a chicken)
-        # what the user asks about now: the first of their sentences that names an entry (the query comes before
-        # their earlier turns: "And a beef joint?" after asking about a chicken)
-        by_user = next((named for sentence in split_sentences(asked)
-                        for named in [[e for e in group if _named(e, stems(sentence))]] if named), [])
+        by_user = next((named for sentence in split_sentences(asked) for named in [_named_in(group, stems(sentence))]
+                        if named), [])
         if by_claim and by_user and not set(by_claim) & set(by_user):
             continue  # about other entries than the user's
         ours = by_claim or by_user
         if not ours or len(ours) == len(group):
             continue
         own = {(v, u) for e in ours for v, _, u in _quantities(e[1])}
-        theirs = [(e, v, u) for e in group if e not in ours for v, _, u in _quantities(e[1]) if u and (v, u) not in own]
+        # (a figure only other entries give: not one the user gives, nor one the evidence gives outside them, "For 3
+        # cups of rice or more, add 5 minutes")
+        outside = {(v, u) for v, _, u in _quantities(_outside(sentences, group))} | {
+            (v, u) for v, _, u in _quantities(asked)}
+        theirs = [(e, v, u) for e in group if e not in ours for v, _, u in _quantities(e[1])
+                  if u and (v, u) not in own and (v, u) not in outside]
         # (a difference or sum of two of the claim's or its entry's figures is worked out, not another entry's: "£5
         # more than the previous £29.99", "Change: +£5")
         known = own | {(v, u) for v, _, u in quantities}
@@ -331,10 +349,19 @@ def row_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
     return ""
 
 
-def _named(entry: tuple[frozenset[str], str, bool], words: frozenset[str]) -> bool:
-    """Whether a text (its stems, `words`) names an entry: all its names, or a labelled row's head ("chicken")."""
-    names, text, labelled = entry
-    return bool(names) and (names <= words or (labelled and _head(text) in words))
+def _named_in(group: tuple, words: frozenset[str]) -> list:
+    """The entries of a group a text (its stems, `words`) names: by all their names, else labelled rows by their head
+    ("chicken" for "Whole chicken"; "basmati" names both basmati rows only where neither is named in full)."""
+    full = [e for e in group if e[0] and e[0] <= words]
+    return full or [e for e in group if e[0] and e[2] and _head(e[1]) in words]
+
+
+def _outside(sentences: Sequence[str], group: tuple) -> str:
+    """The evidence's text outside a group's entries."""
+    text = " ".join(sentences)
+    for _, entry, _ in group:
+        text = text.replace(entry, " ")
+    return text
 
 
 def _named_part(label: str) -> str:
