@@ -1085,10 +1085,9 @@ def test_the_answer_check_reads_a_worked_figure_as_the_claim_check_does(scores):
     assert wrong["query_satisfaction"] == 0.0, wrong
 
 
-def test_contractions_step_labels_and_a_premise_in_the_users_words_are_no_new_claims():
+def test_contractions_step_labels_and_a_span_of_more_days_are_no_new_claims():
     """"You're" leaves no word "re" the evidence lacks; "Step 2:" labels a line and states no figure; "4 more days"
-    is a span in days worked out from the user's 10 days and the evidence's 14; denying what the user states ("my
-    bill has doubled") in the user's words corrects a premise rather than denying what no evidence denies."""
+    is a span in days worked out from the user's 10 days and the evidence's 14, and "6 more days" is not."""
     rules = (Evidence(id="1", title="Distance contracts", text=(
         "A consumer who agrees a contract by phone may cancel within 14 days without giving a reason.")),)
     query = "I agreed a broadband contract by phone 10 days ago. Can I still cancel it?"
@@ -1099,11 +1098,6 @@ def test_contractions_step_labels_and_a_premise_in_the_users_words_are_no_new_cl
     assert "numbers not in the evidence" not in spoken and "words not in" not in spoken, spoken
     assert "numbers not in the evidence" not in stepped, stepped
     assert "numbers not in the evidence: 6" in wrong, wrong
-    bills = (Evidence(id="1", title="Riverfield Water charges", text=(
-        "From April the average Riverfield Water bill rose by 8.2%, from £412 to £446 a year.")),)
-    premised, = explanations("Riverfield Water put its prices up 100% and my bill has doubled. How do I appeal?", [
-        "Riverfield's prices didn't double: the average bill rose 8.2%, from £412 to £446 [Doc 1]."], bills)
-    assert "denies what no evidence denies" not in premised, premised
 
 
 def test_another_entrys_rate_is_a_swap_and_a_span_in_hours_of_a_worked_total_is_no_invented_number():

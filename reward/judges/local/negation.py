@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import re
 
-from reward.format import split_sentences, strip_citations
+from reward.format import strip_citations
 from reward.judges.local.text import _CACHED_TEXT_CHARS, _CONTRAST_OF, STOPWORDS, stem, stems
 
 _NEGATION = re.compile(r"\b(?:not|never|cannot|no longer)\b|n't\b", re.IGNORECASE)
@@ -328,30 +328,6 @@ def _restricted(claim: str, haystack: str) -> bool:
 _PRESUPPOSING = re.compile(r"^\W*(?:and\s+|so\s+|but\s+)?(?:why|when|how|where|what|which|who)\b", re.IGNORECASE)
 
 
-_ASSERTED = re.compile(r"^(.+?)(?:,\s*|\s+[-–—]\s+|\s+)(?:so|and|but)\s+(?:can|could|do|does|did|is|are|was|should|will|would|may|must|have|has|am)\b",
-                       re.IGNORECASE)
-
-
-def _premises(asked: str) -> str:
-    """What the user takes for granted: a question that presupposes it ("Why did the lighthouse close?"), a statement
-    ("My bill has doubled."), and what a question states before it asks ("It's free with 7 days' notice, so can I
-    cancel next week?"). Denying it in the user's own words is a premise correction.
-
-    >>> _premises("Prices rose 100% this April. How do I appeal?"), _premises("It is free, so can I cancel?")
-    ('Prices rose 100% this April. How do I appeal?', 'It is free')
-    >>> _premises("Did it close in 2015?")
-    ''
-    """
-    said = []
-    for sentence in split_sentences(asked) or [asked]:
-        asserted = _ASSERTED.match(sentence)
-        if _PRESUPPOSING.match(sentence) or not sentence.rstrip().endswith("?"):
-            said.append(sentence)
-        elif asserted:
-            said.append(asserted.group(1))
-    return " ".join(said)
-
-
 _DENIAL_SAYS = {w: {"free"} for w in ("charge", "charges", "charged", "pay", "pays", "cost", "costs")}
 """What denying a word says in the evidence's word: "doesn't charge" (or "pay", "cost") says "free". Only a denial
 reads so; a claim that something is free is still checked against what the evidence says it costs."""
@@ -395,7 +371,7 @@ def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
     denied = _negated_scope(strip_citations(claim))
     if not denied or _negated_scope(haystack):
         return False
-    presupposed = stems(_premises(asked))
+    presupposed = stems(asked) if _PRESUPPOSING.match(asked) else frozenset()
     known = stems(haystack) | presupposed | {s[:-1] for s in presupposed if s.endswith("e")}  # "close": "closed"
     if _restricted(claim, haystack):
         return False
