@@ -324,18 +324,18 @@ def row_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
         if not ours or len(ours) == len(group):
             continue
         own = {(v, u) for e in ours for v, _, u in _quantities(e[1])}
+        others = [(e, v, u) for e in group if e not in ours for v, _, u in _quantities(e[1])]
         # (a figure only other entries give: not one the user gives, nor one the evidence gives outside them, "For 3
         # cups of rice or more, add 5 minutes")
         outside = {(v, u) for v, _, u in _quantities(_outside(sentences, group))} | {
             (v, u) for v, _, u in _quantities(asked)}
-        theirs = [(e, v, u) for e in group if e not in ours for v, _, u in _quantities(e[1])
-                  if u and (v, u) not in own and (v, u) not in outside]
+        theirs = [(e, v, u) for e, v, u in others if u and (v, u) not in own and (v, u) not in outside]
         # (a difference or sum of two of the claim's or its entry's figures is worked out, not another entry's: "£5
         # more than the previous £29.99", "Change: +£5")
         known = own | {(v, u) for v, _, u in quantities}
         # (a claim that also gives its entry's own figure in a unit, one no other entry has, gives the others' for
         # other things: "£89 for the car with you driving, £22 for your partner")
-        distinct = own - {(v, u) for e in group if e not in ours for v, _, u in _quantities(e[1])}
+        distinct = own - {(v, u) for _, v, u in others}
         right = {u for v, _, u in quantities if (v, u) in distinct}
         for value, figure, unit in quantities:
             if unit in right or any(u == w == unit and (abs(abs(a - b) - value) < 1e-6 or abs(a + b - value) < 1e-6)

@@ -128,9 +128,9 @@ read is checked against the evidence it can."""
     known = frozenset(_names(f"{context} {everywhere}"))  # the names a frame in front of a claim does not give
     published = [f"{d.published:%B %Y}" for d in ctx.item.evidence if d.published]
     content = stems(f"{context} {everywhere}")
-    # the figures the answer works out in the open from known ones ("6 days × £38 = £228"), in any of its sentences
+    # the figures the answer works out from known ones in any of its sentences ("6 days × £38 = £228", a time of day, a
+    # change's size, a figure the number check reads as worked out), which its other sentences may state
     answer = _answer_sentences(ctx)
-    # ... and the times of day it works out, and the size of a change it states, in any sentence
     worked = answer_worked(answer, ctx.item.evidence, context)
     checks: list[SentenceCheck | None] = []
     # (index, claim, window, lexical doubt, coverage, claim_features)

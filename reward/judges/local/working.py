@@ -82,7 +82,7 @@ def _holds(value: float, written: str, approximate: bool) -> bool:
 
 
 @functools.lru_cache(maxsize=1024)
-def _workings(answer: str) -> list[tuple[tuple[float, list[str], bool], str, bool, bool]]:
+def _workings(answer: str) -> tuple[tuple[tuple[float, list[str], bool], str, bool, bool], ...]:
     """Each working the answer writes out: (its expression's `_expression`, its result as written, whether it is
     approximate: "≈" or "~", whether the result is a figure alone rather than more arithmetic)."""
     # (emphasis marks are no operators, and counts may be words: "two flights")
@@ -98,7 +98,7 @@ def _workings(answer: str) -> list[tuple[tuple[float, list[str], bool], str, boo
             if expression and result and result.group("number"):
                 # (a result that is itself arithmetic, "= 3.1 / 6.2 = 50%", is the next working's expression)
                 workings.append((expression, result.group("number"), sign == "≈" or "~" in left, _expression(right) is None))
-    return workings
+    return tuple(workings)
 
 
 def miscalculated(claim: str) -> set[str]:
@@ -118,6 +118,7 @@ def miscalculated(claim: str) -> set[str]:
             for n in numbers(result)}
 
 
+@functools.lru_cache(maxsize=1024)
 def worked_figures(answer: str, haystack: str, asked: str = "") -> frozenset[str]:
     """The figures (as `numbers` writes them) the answer works out in the open: the result of a working ("A × B = C",
     "≈" for a rounded one) whose arithmetic holds, rounded as written, and whose every operand is known. Known: the
@@ -190,5 +191,5 @@ def figures_only(claim: str, haystack: str) -> bool:
     """
     if not numbers(claim) - _given(haystack):
         return False
-    units = {_unit(None, w) for w in content_words(claim)} & {unit for _, _, unit in _quantities(claim) if unit}
+    units = {unit for _, _, unit in _quantities(claim) if unit}
     return all(w.lower() in _SPAN_WORDS or _unit(None, w) in units or numbers(w) for w in content_words(claim))
