@@ -9,6 +9,8 @@ import pytest
 from reward.engine import Engine
 from reward.format import Facet, render_response
 from reward.judges.local import LocalJudge
+from reward.judges.local.arithmetic import counted_totals
+from reward.judges.local.claims import claim_support
 from reward.rubric import load_suite
 from reward.schema import Evidence, Item, Turn
 from tests.support import MAGAZINES, PORTS
@@ -1126,3 +1128,47 @@ def test_another_entrys_rate_is_a_swap_and_a_span_in_hours_of_a_worked_total_is_
     assert "numbers not in the evidence: 80" in wrong, wrong
     # ... nor is the lead worked out from them
     assert all("About 1 hour" in why for why in (lamb, rare, wrong)), (lamb, rare, wrong)
+
+
+def test_a_number_in_words_the_evidence_gives_and_a_row_named_are_no_new_words():
+    """"At four" for the user's 4-year-old, "three whole days" for the evidence's 3 days and "the 4 to 6 row" are no
+    new words; "five whole days" is one the evidence does not give. "7 full years" is the user's own "seven full
+    years", not a total at the evidence's "1 week for each full year"."""
+    leaflet = (Evidence(id="1", title="Children's paracetamol", text=(
+        "Children aged 4 to 6: 10 ml per dose, up to 4 doses in 24 hours. See a doctor if the fever lasts more than "
+        "3 days.")),)
+    query = "My son is 4. How much can he have, and when should I see a doctor?"
+    (dose,) = explanations(query, ["At four, your son is in the 4 to 6 row, so each dose is 10 ml [Doc 1]."], leaflet)
+    assert "words not in" not in dose, dose
+    (waited, why), (longer, why_longer) = (claim_support(f"See a doctor once the fever lasts {n} whole days.",
+                                                         leaflet, 0.0, query) for n in ("three", "five"))
+    assert waited, why
+    assert not longer and "five" in why_longer, why_longer
+    asked = "I've done seven full years."
+    assert counted_totals("Service: 7 full years.", "1 week for each full year worked.", asked) == {}
+    assert counted_totals("Service: 7 full years, so 14 weeks.", "2 weeks for each full year worked.", asked) == {
+        "14": "2 per full"}
+
+
+def test_silence_said_in_the_readers_own_words_is_a_decline_and_before_an_answer_is_a_claim(scores):
+    """"The sources are silent on sale items", "No seat figure appears here", "There's no repotting schedule in what I
+    have" say what the evidence lacks: no claim about the world for the claim check, and a decline that the supply
+    check judges. The same words leading into an answer the sources give are a claim, and a false one."""
+    from reward.rules.checks import declines
+
+    policy = (Evidence(id="1", title="Returns", text=(
+        "Full-price goods can be returned within 28 days with a receipt for a full refund.")),)
+    query = "Can I return a sale item, and how long do I have?"
+    silent, disclaimer = (item(query, answer, evidence=policy, item_id=str(i)) for i, answer in enumerate([
+        "The sources are silent on sale items. Full-price goods can be returned within 28 days [Doc 1].",
+        "Strictly speaking the sources are silent; full-price goods can be returned within 28 days [Doc 1]."]))
+    assert all(declines(t) for t in ("The sources are silent on sale items.", "No seat figure appears here.",
+                                     "There's no repotting schedule in what I have.",
+                                     "The MSc length isn't mentioned anywhere here."))
+    assert not any(declines(t) for t in ("Parking isn't free here.", "There is no fee in the first year.",
+                                         "Strictly speaking the sources are silent; it closes at 16:00."))
+    results = Engine(load_suite("searchllm"), LocalJudge()).score_sync([silent, disclaimer])
+    said, led = (r.dimensions["claim_hallucination"].explanation for r in results)
+    assert "silent" not in said and "1 of 1 claims supported" in said, said
+    assert "silent" in led, led
+

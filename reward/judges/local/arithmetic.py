@@ -301,13 +301,18 @@ def counted_totals(claim: str, haystack: str, asked: str) -> dict[str, str]:
     {'28': '£14 per adult'}
     >>> counted_totals("£63 at the door.", "Adult admission is £18. Children pay £9.", "For three adults and a child?")
     {'63': '£18 per adult'}
+    >>> [counted_totals(c, "1 week for each full year worked.", "I've done seven full years.")
+    ...  for c in ("Service: 7 full years.", "7 weeks' notice.")]
+    [{}, {'7': '1 per full'}]
     """
     given = _given(haystack)
     text = strip_citations(claim)
-    wanted = sorted(n for n in numbers(text) if n not in given and _plain_figure(n))
+    counts = [(value, unit) for value, _, unit in _quantities(spelled_out(asked)) if unit and value]
+    # (the user's count restated is theirs, not a total: "7 full years" at "1 week for each full year"; "7 weeks" is one)
+    restated = {written for value, written, unit in _quantities(text) if (value, unit) in counts}
+    wanted = sorted(n for n in numbers(text) if n not in given and _plain_figure(n) and n not in restated)
     if not wanted:
         return {}
-    counts = [(value, unit) for value, _, unit in _quantities(spelled_out(asked)) if unit and value]
     # (total, the rate as read, its currency sign) for each rate per one of a count's unit
     rates = [(float(figure.replace(",", "")) * value, f"{sign}{figure.replace(',', '')} per {word.lower()}", sign)
              for sign, figure, word in _rates_of(haystack) for value, unit in counts if unit == _unit(None, word)]

@@ -16,7 +16,7 @@ from reward.format import split_sentences, strip_citations
 from reward.judges.local.arithmetic import (_DENIED_NUMBER, _RELATION_WORDS, denied_numbers, derived_numbers, with_rates,
                                             wrong_difference)
 from reward.judges.local.bands import band_swapped, row_swapped, unit_swapped
-from reward.judges.local.figures import (_ORDER_STEMS, _YEAR_UNIT, _given, _quantities, _unit, misattributed,
+from reward.judges.local.figures import (_ORDER_STEMS, _SPELLED, _YEAR_UNIT, _given, _quantities, _unit, misattributed,
                                          ordered_reading, ordering)
 from reward.judges.local.growth import (CHANGE_STEMS, change_misstated, changed_elsewhere, growth_verdict)
 from reward.judges.local.negation import (_DUTY, _DUTY_DENIED, _DUTY_WORDS, DUTY_CONFLICTS, _negated_scope,
@@ -115,8 +115,11 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
                               else frozenset()) | (CHANGE_STEMS if sizes or growth else frozenset()) | (
         _SPAN_STEMS if spans else frozenset())
     units = {unit for _, _, unit in _quantities(claim) if unit} if derived else set()
+    # A figure ("€15") is the number check's; so is one spelled out whose value the evidence or the user gives ("three
+    # days" for "3 days", "at four" for a 4-year-old): one they do not give stays a new word.
+    figures = _given(haystack) | numbers(asked)
     words = [w for w in content_words(claim) if stem(w) not in framing and _unit(None, w) not in units
-             and not _FIGURE.fullmatch(w)]  # a figure ("€15") is the number check's
+             and not _FIGURE.fullmatch(w) and _SPELLED.get(w) not in figures]
     if not words:
         return True, ""
     known = {stem(w) for w in evidence_words} | stems(asked)
@@ -275,9 +278,10 @@ def _duty_parts(text: str) -> list[str]:
 
 _ATTRIBUTION = frozenset(stem(w) for w in (
     "source", "sources", "document", "documents", "passage", "passages", "evidence", "article", "page", "according",
-    "says", "gives", "states", "mentions", "reports", "lists", "cites"))
-"""Words that say where a claim comes from ("the other year the source gives", "according to the article"), not
-what it claims: never new content."""
+    "says", "gives", "states", "mentions", "reports", "lists", "cites", "table", "row", "rows", "column", "band",
+    "bands", "bracket", "tier"))
+"""Words that say where a claim comes from ("the other year the source gives", "according to the article", "the 4-6
+row", "your band"), not what it claims: never new content."""
 _RELATION = frozenset(stem(w) for w in _RELATION_WORDS)
 """Words of a comparison or a sum that derives a figure from two of the evidence's."""
 _SPAN_STEMS = frozenset(stem(w) for w in ("hour", "hours", "minute", "minutes", "min", "mins", "h", "hr", "hrs"))

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.rules.checks import ABSENT_HERE, LACKED_ITEM, tokens
+from reward.rules.checks import ABSENT_HERE, LACKED_ITEM, SOURCES_SILENT, tokens
 from reward.rules.verdicts import MARKUP as _MARKUP
 from reward.rules.verdicts import DISCOURSE, correction_only, is_premise_verdict
 from reward.schema import Evidence
@@ -258,7 +258,7 @@ _REFUSAL_SENTENCE = re.compile(
     r"results?|texts?)\b"
     r"|\b(?:sources?|documents?|evidence|passages?)(?:\s+[\w'-]+){0,2}?\s+(?:gives?|contains?|has|have|provides?|"
     r"offers?) no " + LACKED_ITEM +
-    r"|\bno answer in the (?:sources|documents|evidence|passages)\b|\b" + ABSENT_HERE,
+    r"|\bno answer in the (?:sources|documents|evidence|passages)\b|\b" + ABSENT_HERE + r"|\b(?:" + SOURCES_SILENT + ")",
     re.IGNORECASE)
 
 
