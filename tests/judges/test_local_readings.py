@@ -151,7 +151,7 @@ def test_saying_what_the_sources_do_not_give_is_no_claim(sentence):
 
 def test_what_is_absent_here_is_a_refusal_and_what_is_absent_in_the_world_a_claim():
     from reward.judges.local.text import claim_text
-    from reward.rules.checks import _REFUSAL
+    from reward.rules.declining import _REFUSAL
 
     assert _REFUSAL.search("There's no 2024 figure for two-bedroom flats here.")
     # no anchor in the sources: a claim about the world, checked as one
@@ -1154,7 +1154,7 @@ def test_silence_said_in_the_readers_own_words_is_a_decline_and_before_an_answer
     """"The sources are silent on sale items", "No seat figure appears here", "There's no repotting schedule in what I
     have" say what the evidence lacks: no claim about the world for the claim check, and a decline that the supply
     check judges. The same words leading into an answer the sources give are a claim, and a false one."""
-    from reward.rules.checks import declines
+    from reward.rules.declining import declines
 
     policy = (Evidence(id="1", title="Returns", text=(
         "Full-price goods can be returned within 28 days with a receipt for a full refund.")),)
@@ -1172,3 +1172,38 @@ def test_silence_said_in_the_readers_own_words_is_a_decline_and_before_an_answer
     assert "silent" not in said and "1 of 1 claims supported" in said, said
     assert "silent" in led, led
 
+
+
+def test_facts_joined_by_a_semicolon_count_as_the_same_facts_in_sentences(scores):
+    """`claim_diversity` counts what a semicolon or a dash sets apart as it counts sentences: a terse answer is not
+    poorer for its punctuation, and one fact said twice across a semicolon is still one."""
+    ferry = (Evidence(id="1", title="Carrow-Dunmore ferry", text=(
+        "The crossing takes 50 minutes. From November to March sailings leave every two hours between 08:00 and "
+        "18:00. Cars must be booked at least 24 hours in advance.")),)
+    query = "How long does the Carrow to Dunmore ferry take, and how often does it run in winter?"
+    joined, apart, repeated = scores(
+        item(query, "It takes 50 minutes to cross; in winter it sails every two hours, 08:00 to 18:00 [Doc 1].",
+             evidence=ferry, item_id="j"),
+        item(query, "It takes 50 minutes to cross [Doc 1]. In winter it sails every two hours, 08:00 to 18:00 "
+             "[Doc 1].", evidence=ferry, item_id="a"),
+        item(query, "It takes 50 minutes to cross; it takes 50 minutes to cross [Doc 1].", evidence=ferry,
+             item_id="r"))
+    assert joined["claim_diversity"] == apart["claim_diversity"] == 0.5, (joined, apart)
+    assert repeated["claim_diversity"] == 0.25, repeated
+
+
+def test_a_verdict_drawn_after_both_figures_is_checked_against_them():
+    """"A is 25 metres, while B is 50 metres - so A has the longer pool": the verdict comes after the figures it
+    orders, where the ordering of figures does not read it, and is checked against what the evidence gives each."""
+    pools = (Evidence(id="1", title="Pinewood Leisure Centre", text="The main pool at Pinewood Leisure Centre is 25 "
+                      "metres long."),
+             Evidence(id="2", title="Marlow Baths", text="The competition pool at Marlow Baths is 50 metres long."))
+    query = "Which of Pinewood Leisure Centre and Marlow Baths has the longer pool?"
+    figures = ("The main pool at Pinewood Leisure Centre is 25 metres long [Doc 1], while the competition pool at Marlow "
+               "Baths is 50 metres long [Doc 2] - so {} has the longer pool.")
+    right, wrong = (Engine(load_suite("searchllm"), LocalJudge()).score_sync(
+        [item(query, figures.format(name), cited="1", evidence=pools, item_id=name)
+         for name in ("Marlow Baths", "Pinewood Leisure Centre")]))
+    assert "says it is longer" not in right.dimensions["claim_hallucination"].explanation
+    assert "says it is longer, where the evidence says 25 against 50" in wrong.dimensions[
+        "claim_hallucination"].explanation, wrong.dimensions["claim_hallucination"].explanation

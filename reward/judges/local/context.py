@@ -27,7 +27,7 @@ from reward.judges.local.text import (
     stems,
 )
 from reward.rules import RULES
-from reward.rules.checks import declines
+from reward.rules.declining import declines
 from reward.rules.keywords import keyword_list_share
 from reward.rules.verdicts import is_premise_verdict, scope_topic
 from reward.schema import Evidence, Item

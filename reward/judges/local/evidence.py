@@ -255,17 +255,24 @@ async def _relevant_selected(ctx: Context) -> set[str]:
     return {d.id for d, r in zip(docs, relevance, strict=True) if r >= 0.35}
 
 
+_JOINED_CLAUSE = re.compile(r";\s+|\s+[—–]\s+")
+"""Where a sentence joins claims of its own: a semicolon or a dash between words ("50 minutes; every two hours")."""
+
+
 async def claim_diversity(ctx: Context) -> tuple[float, str]:
-    """Distinct relevant claims: answer sentences related to the need (similarity >= 0.15), merging paraphrases
-    (similarity > 0.8); four or more distinct claims score 1. Restating the query is not a claim."""
+    """Distinct relevant claims: the clauses of answer sentences related to the need (similarity >= 0.15; a clause is
+    what a semicolon or a dash sets apart, two words or more), merging paraphrases (similarity > 0.8); four or more
+    distinct claims score 1. Facts joined in one sentence count as they would in several, so a terse answer is not
+    poorer for its punctuation. Restating the query is not a claim."""
     sentences, cleaned, relevance = await _substantive_relevance(ctx, credit_copies=True)
     weights = _copy_weights(ctx)
-    candidates = [i for i, c in enumerate(cleaned) if c and relevance[i] >= 0.15]
-    texts = [cleaned[i] for i in candidates]
+    units = [(i, part) for i, c in enumerate(cleaned) if c and relevance[i] >= 0.15
+             for part in ([p for p in _JOINED_CLAUSE.split(c) if len(p.split()) >= 2] or [c])]
+    texts = [part for _, part in units]
     pairwise = await ctx.similarity(texts, texts) if texts else np.zeros((0, 0))
     kept: list[int] = []
-    for position in range(len(candidates)):
+    for position in range(len(units)):
         if all(pairwise[position, j] <= 0.8 for j in kept):
             kept.append(position)
-    count = sum(weights[candidates[p]] for p in kept)
+    count = sum(weights[units[p][0]] for p in kept)
     return min(1.0, count / 4), f"{count:g} distinct relevant claims of {len(sentences)} sentences (a copied one counts half)"

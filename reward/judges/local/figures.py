@@ -291,6 +291,15 @@ def named_verdict(claim: str, sentences: Sequence[str], asked: str) -> tuple[boo
 
     Spans in hours and in days are spans of one kind: of two a thing is given, neither is the one compared.
 
+    >>> pools = ["The main pool at Pinewood is 25 metres long.", "The pool at Marlow Baths is 50 metres long."]
+    >>> named_verdict("Pinewood is 25 metres long, while Marlow Baths is 50 metres - so Pinewood has the longer pool.",
+    ...               pools, "Which of Pinewood and Marlow Baths has the longer pool?")
+    (False, 'says it is longer, where the evidence says 25 against 50')
+    >>> kettles = ["The Hollis K2 holds 1.7 litres and has a 2-year warranty.", "The Brenna Pour holds 1.5 litres and "
+    ...            "has a 3-year warranty."]
+    >>> named_verdict("The longer warranty is on the Brenna Pour, 3 years; the Hollis K2 has 2 years.", kettles,
+    ...               "Which has the longer warranty, the Hollis K2 or the Brenna Pour?")
+    (True, '')
     >>> claims = ["Report it to the police within 24 hours and notify Halden within 7 days.", "Notify Pryor within 48 hours."]
     >>> named_verdict("Halden gives you longer.", claims, "Which gives me longer, Halden or Pryor?") is None
     True
@@ -302,8 +311,12 @@ def named_verdict(claim: str, sentences: Sequence[str], asked: str) -> tuple[boo
     whole = strip_citations(claim)
     text = next((c for c in _VERDICT_CLAUSE.split(whole) if any(w in _ORDER_WORDS for w in re.findall(r"[a-z]+", c))), "")
     said = [m for m in re.finditer(r"[a-z]+", text) if m.group(0) in _ORDER_WORDS]
-    if not sides or not said or len(_figures(whole, joined)) >= 2:
-        return None  # no verdict, or one with the figures it orders (`ordering` reads them)
+    # (a verdict with the figures it orders is `ordering`'s where that reads it: a word of order between them or in
+    # the clause before both; one drawn after them, "A is 25 m long, while B is 50 m - so A has the longer pool", is
+    # read here against the evidence)
+    stated = _figures(whole, joined)
+    if not sides or not said or (len(stated) >= 2 and ordering(whole, joined) is not None):
+        return None
     a, b = sides
 
     def side(names: set[str]) -> set[str] | None:
@@ -336,6 +349,8 @@ def named_verdict(claim: str, sentences: Sequence[str], asked: str) -> tuple[boo
     units = [u for u in mine.keys() & theirs.keys() if len(mine[u]) == 1 and len(theirs[u]) == 1
              and (word not in _PRICE_WORDS or u.split(" per ")[0] in _CURRENCY.values())
              and (not said_units or u.split(" per ")[0] in said_units)]
+    # ... and so do the figures the claim states beside it ("The longer warranty is on B, 3 years": years, not litres)
+    units = [u for u in units if len(stated) < 2 or u in _in_hours({unit: {value} for *_, value, _, unit in stated})]
     if len(units) != 1 or mine[units[0]] == theirs[units[0]]:
         return None
     # Other figures of that kind in the evidence (an off-peak fare beside the peak one, a child's price in a sentence

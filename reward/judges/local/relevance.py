@@ -40,7 +40,7 @@ from reward.judges.local.text import (
     strip_query_echo,
     tokens,
 )
-from reward.rules.checks import declines
+from reward.rules.declining import declines
 from reward.rules.keywords import keyword_list_share
 from reward.rules.verdicts import scope_topic
 from reward.schema import Evidence

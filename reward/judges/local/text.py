@@ -13,9 +13,9 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.rules.checks import ABSENT_HERE, LACKED_ITEM, SOURCES_SILENT, tokens
-from reward.rules.verdicts import MARKUP as _MARKUP
-from reward.rules.verdicts import DISCOURSE, correction_only, is_premise_verdict
+from reward.rules.checks import tokens
+from reward.rules.declining import ABSENT_HERE, LACKED_ITEM, SOURCES_SILENT
+from reward.rules.verdicts import DISCOURSE, correction_only, is_premise_verdict, MARKUP as _MARKUP
 from reward.schema import Evidence
 from reward.textnorm import MIXED_IN, reading_form
 

@@ -1,0 +1,90 @@
+"""How a text says the sources do not answer (`declines`), read alike by the refusal rule (`reward.rules.checks`,
+`refusal.detect`) and the local tier's claim reading (`reward.judges.local.text`), so the two never drift apart."""
+
+from __future__ import annotations
+
+import re
+
+from reward.textnorm import reading_form
+
+
+LACKED_ITEM = r"(?:[\w'-]+ ){0,3}?(?:answer|information|mention|figure|number|date|details?|data|hours|price)s?\b"
+"""What a sentence says the sources lack ("the evidence has no opening-weekend figure"): read by the refusal rule
+and by the local tier's claim reading alike."""
+ABSENT_HERE = (r"there(?:'s|’s| is| are) no " + LACKED_ITEM + r"(?: [\w'’-]+){0,6}? (?:here|in (?:the|these|my|any) "
+               r"(?:sources?|documents?|results?|evidence|passages?|texts?))\b")
+"""A sentence that says what is absent from the sources ("There's no 2024 figure for two-bedroom flats here"),
+read by the refusal rule and the local tier's claim reading alike."""
+_SOURCES = (r"(?:(?:the|these|this|those|my|our|any|either|both) (?:[\w&'’-]+ ){0,4}?(?:sources?|documents?|results?|"
+            r"evidence|passages?|texts?|pages?|articles?|excerpts?|snippets?|information|material|notes)"
+            r"(?: (?:i|we) (?:have|found|(?:was|were) given))?|(?:what|anything) (?:i|we) (?:have|found|(?:was|were) given))")
+"""The sources as a sentence names them ("these pages", "the search results", "the Harrow & Finch returns
+information", "what I have", "anything I have")."""
+SOURCES_SILENT = (
+    r"(?:(?:sources?|documents?|evidence|passages?|pages?|results?|texts?) (?:are|is|were|was|remains?|stays?) "
+    r"(?:\w+ )?silent\b"
+    r"|(?:is|are|was|were)(?:n't|n’t| not) (?:(?:given|listed|mentioned|stated|provided|specified|named|reported|"
+    r"included|covered|shown|found) (?:anywhere )?(?:here|(?:in|by) " + _SOURCES + r")|(?:anywhere )?in " + _SOURCES + r")\b"
+    r"|(?:do|does|did)(?:n't|n’t| not) (?:appear|feature|come up|show up)(?: anywhere)? (?:here|in " + _SOURCES +
+    r")(?: at all)?"
+    r"|\bno (?:[\w'’-]+ ){1,6}?(?:appears?|features?|is (?:given|listed|mentioned|stated|shown|included)) (?:anywhere )?"
+    r"(?:here|in " + _SOURCES + r")\b"
+    r"|there(?:'s|’s| is| are) no (?:[\w'’-]+ ){1,4}?in " + _SOURCES + r"\b"
+    r")(?:\s+(?:on|about|for|regarding)\b[^;:,.!?—–]{0,80})?\s*(?:[.!?]|$)")
+"""A sentence that says the sources are silent on something, in the words of its own that a reader would use ("The
+sources are silent on sale items", "Net profit isn't in these pages", "No seat figure for the Greens appears here",
+"There's no repotting schedule in what I have"): read by the refusal rule and the local tier's claim reading alike.
+Something the sources lack "here" is a lacked item (`ABSENT_HERE`, a participle of saying) or not read: "parking
+isn't free here" is a claim. The statement ends its sentence: one leading into an answer from the sources ("Strictly
+speaking the sources are silent; it closes at 16:00") is a disclaimer, read as the claim it makes.
+
+>>> silent = re.compile(SOURCES_SILENT, re.IGNORECASE)
+>>> [bool(silent.search(t)) for t in ("The sources are silent on sale items.", "No seat figure appears here.",
+...  "Holiday openings don't appear here at all.", "Bank holidays aren't covered by anything I have.",
+...  "Strictly speaking the sources are silent; it closes at 16:00.", "Parking isn't free here.")]
+[True, True, True, True, False, False]
+"""
+_REFUSAL = re.compile(
+    r"\b(?:" + ABSENT_HERE + "|" + SOURCES_SILENT + "|"
+    r"(?:i|we) (?:could ?n[o']t|can ?n[o']t|cannot|am unable to|was unable to|were unable to|do not|don't) "
+    r"(?:find|determine|confirm|verify|answer|provide|tell)"
+    r"|(?:the |these |my )?(?:(?:(?:provided|available|retrieved|given|search|cited) )?(?:evidence|sources?|"
+    r"documents?|passages?)|(?:provided|available|retrieved|given|search|cited) (?:results?|notes?|information)) "
+    r"(?:do(?:es)? ?n[o']t|do(?:es)? not|did ?n[o']t|did not|contains? no|has no|have no|fails? to) "
+    r"(?:contain|mention|say|include|cover|provide|support|address|specify|answer|state|give|list|tell|show|report|"
+    r"indicate)"
+    r"|(?:there is|there's|there are) (?:no|not enough|insufficient) (?:reliable |relevant |sufficient )?"
+    r"(?:information|evidence|sources?|data|details)"
+    r"|none of the (?:provided |available |retrieved |cited )?(?:evidence|sources|documents|passages|results) "
+    r"(?:answers?|says?|mentions?|gives?|states?|contains?|covers?)"
+    r"|(?:sources?|documents?|evidence|passages?) (?:gives?|contains?|has|have|provides?|offers?) no " + LACKED_ITEM +
+    r"|no answer in the (?:sources|documents|evidence|passages)"
+    r"|not enough (?:information|evidence)|insufficient (?:information|evidence)"
+    r"|no (?:reliable|relevant|available) (?:information|evidence|sources?)"
+    r"|neither (?:of the )?(?:documents?|sources?|passages?|results?|texts?)\b.{0,40}?\b(?:mentions?|says?|covers?|"
+    r"gives?|answers?|states?|lists?|includes?|specif(?:y|ies)|address(?:es)?)"
+    r"|no \w+(?: \w+)? (?:is|are) (?:given|listed|mentioned|stated|provided|specified|named) (?:in|by) "
+    r"(?:the|any|these|either) (?:sources?|documents?|passages?|evidence|results?|texts?)"
+    r")",
+    re.IGNORECASE,
+)
+
+
+# Every refusal pattern contains one of these; they gate the slower regex.
+_REFUSAL_CUES = ("n't", "n’t", "n'", "not", "unable", "no ", "insufficient", "none of", "neither", "silent")
+
+
+def _refusal_in(read: str) -> re.Match | None:
+    """The refusal phrase of a text already in its reading form, if any (the cues gate the slower pattern)."""
+    lowered = read.lower()
+    return _REFUSAL.search(read) if any(cue in lowered for cue in _REFUSAL_CUES) else None
+
+
+def declines(text: str) -> bool:
+    """Whether a text says the sources do not answer, as the refusal rule reads a refusal ("None of the documents
+    answers this.", "Thé sóurcés dó nót ánswér").
+
+    >>> declines("Beyond that, the documents give no answer to this question."), declines("It opened in 1901.")
+    (True, False)
+    """
+    return _refusal_in(reading_form(text)) is not None
