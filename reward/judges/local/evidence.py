@@ -17,7 +17,7 @@ from reward.judges.local.relevance import _copy_weights, _relevance, _substantiv
 from reward.judges.local.support import SUPPORT_WINDOW, _supply
 from reward.judges.local.figures import _quantities
 from reward.judges.local.dates import _MONTHS
-from reward.judges.local.text import content_words, doc_text, salient_terms, stem, stems
+from reward.judges.local.text import STOPWORDS, content_words, doc_text, numbers, salient_terms, stem, stems
 from reward.schema import Evidence
 
 
@@ -259,15 +259,32 @@ _JOINED_CLAUSE = re.compile(r";\s+|\s+[—–]\s+")
 """Where a sentence joins claims of its own: a semicolon or a dash between words ("50 minutes; every two hours")."""
 
 
+def _clauses(sentence: str) -> list[str]:
+    """The claims a sentence joins (`_JOINED_CLAUSE`), where each states a figure or a name ("50 minutes; every two
+    hours, 08:00-18:00"); else the sentence, one claim. A lead-in ("Not stated directly -", "In short;") states
+    neither, so it makes no claim of its own.
+
+    >>> _clauses("50 minutes; every two hours, 08:00-18:00"), _clauses("Not stated directly - it costs £44.")
+    (['50 minutes', 'every two hours, 08:00-18:00'], ['Not stated directly - it costs £44.'])
+    """
+    parts = _JOINED_CLAUSE.split(sentence)
+    stating = [p for p in parts if numbers(p) or any(w not in STOPWORDS for w in _names_after_first(p))]
+    return parts if len(parts) > 1 and len(stating) == len(parts) else [sentence]
+
+
+def _names_after_first(text: str) -> list[str]:
+    """The capitalised words of a text after its first word, lower-cased: names, not a clause's opening capital."""
+    return [w.lower() for w in re.findall(r"[A-Z][\w'’-]*", text)[1 if text[:1].isupper() else 0:]]
+
+
 async def claim_diversity(ctx: Context) -> tuple[float, str]:
     """Distinct relevant claims: the clauses of answer sentences related to the need (similarity >= 0.15; a clause is
-    what a semicolon or a dash sets apart, two words or more), merging paraphrases (similarity > 0.8); four or more
-    distinct claims score 1. Facts joined in one sentence count as they would in several, so a terse answer is not
-    poorer for its punctuation. Restating the query is not a claim."""
+    what a semicolon or a dash sets apart, each stating a figure or a name: `_clauses`), merging paraphrases
+    (similarity > 0.8); four or more distinct claims score 1. Facts joined in one sentence count as they would in
+    several, so a terse answer is not poorer for its punctuation. Restating the query is not a claim."""
     sentences, cleaned, relevance = await _substantive_relevance(ctx, credit_copies=True)
     weights = _copy_weights(ctx)
-    units = [(i, part) for i, c in enumerate(cleaned) if c and relevance[i] >= 0.15
-             for part in ([p for p in _JOINED_CLAUSE.split(c) if len(p.split()) >= 2] or [c])]
+    units = [(i, part) for i, c in enumerate(cleaned) if c and relevance[i] >= 0.15 for part in _clauses(c)]
     texts = [part for _, part in units]
     pairwise = await ctx.similarity(texts, texts) if texts else np.zeros((0, 0))
     kept: list[int] = []
