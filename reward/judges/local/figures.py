@@ -350,7 +350,9 @@ def named_verdict(claim: str, sentences: Sequence[str], asked: str) -> tuple[boo
              and (word not in _PRICE_WORDS or u.split(" per ")[0] in _CURRENCY.values())
              and (not said_units or u.split(" per ")[0] in said_units)]
     # ... and so do the figures the claim states beside it ("The longer warranty is on B, 3 years": years, not litres)
-    units = [u for u in units if len(stated) < 2 or u in _in_hours({unit: {value} for *_, value, _, unit in stated})]
+    if len(stated) >= 2:
+        claimed = _in_hours({unit: {value} for *_, value, _, unit in stated})
+        units = [u for u in units if u in claimed]
     if len(units) != 1 or mine[units[0]] == theirs[units[0]]:
         return None
     # Other figures of that kind in the evidence (an off-peak fare beside the peak one, a child's price in a sentence
