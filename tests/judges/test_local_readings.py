@@ -1132,7 +1132,7 @@ def test_another_entrys_rate_is_a_swap_and_a_span_in_hours_of_a_worked_total_is_
 
 def test_a_number_in_words_the_evidence_gives_and_a_row_named_are_no_new_words():
     """"At four" for the user's 4-year-old, "three whole days" for the evidence's 3 days and "the 4 to 6 row" are no
-    new words; "five whole days" is one the evidence does not give. "7 full years" is the user's own "seven full
+    new words; "five whole days" is a figure the evidence does not give. "7 full years" is the user's own "seven full
     years", not a total at the evidence's "1 week for each full year"."""
     leaflet = (Evidence(id="1", title="Children's paracetamol", text=(
         "Children aged 4 to 6: 10 ml per dose, up to 4 doses in 24 hours. See a doctor if the fever lasts more than "
@@ -1143,7 +1143,7 @@ def test_a_number_in_words_the_evidence_gives_and_a_row_named_are_no_new_words()
     (waited, why), (longer, why_longer) = (claim_support(f"See a doctor once the fever lasts {n} whole days.",
                                                          leaflet, 0.0, query) for n in ("three", "five"))
     assert waited, why
-    assert not longer and "five" in why_longer, why_longer
+    assert not longer and why_longer == "numbers not in the evidence: 5", why_longer  # a figure, however spelt
     asked = "I've done seven full years."
     assert counted_totals("Service: 7 full years.", "1 week for each full year worked.", asked) == {}
     assert counted_totals("Service: 7 full years, so 14 weeks.", "2 weeks for each full year worked.", asked) == {

@@ -10,7 +10,7 @@ import re
 
 from reward.format import strip_citations
 from reward.judges.local.figures import _SPELLED, _SPELLING, _YEAR_UNIT, _given, _quantities, _unit
-from reward.judges.local.text import numbers, stem
+from reward.judges.local.text import STOPWORDS, numbers, stem
 
 _COUNT = r"(\d+|" + "|".join(_SPELLED) + r")"
 _PRODUCTS = (
@@ -215,21 +215,30 @@ def spelled_numbers(haystack: str, claim: str, wanted: set[str]) -> set[str]:
     ['1', '2']
     >>> spelled_numbers("Wait two hours; stop after three months.", "Wait 3 hours.", {"3"})
     set()
+    >>> spelled_numbers("Take one or two tablets.", "Take 1-2 tablets, at least 2 hours apart.", {"2"})
+    set()
+    >>> spelled_numbers("Items can be renewed twice.", "3 weeks, with 2 renewals.", {"2"})
+    {'2'}
     """
-    found = set()
+    found, unfound = set(), set()
     text = strip_citations(claim)
-    for match in re.finditer(r"(?<![\d.,])\d+(?![\d.,]\d)", text):
+    for match in re.finditer(r"(?<![\d.,])\d+(?:[.,]\d+)*", text):
         number = match.group(0)
+        if number not in wanted:
+            continue  # (a figure with a separator, "€50,000", is no count in words)
         counted = re.match(r"(?:\s*(?:-|to|or|and)?\s*\d+)*\s*([a-z]+)", text[match.end():], re.IGNORECASE)
         spelled = _SPELLING.get(number)
-        if number not in wanted or not spelled or not counted:
-            continue
-        unit = stem(counted.group(1).lower().rstrip("s"))
-        after = re.compile(r"\b" + spelled + r"\b((?:\W+\w+){1,5})", re.IGNORECASE)
-        if any(unit in {stem(w.rstrip("s")) for w in re.findall(r"[a-z]+", m.group(1).lower())}
-               for m in after.finditer(haystack)):
+        unit = stem(counted.group(1).lower().rstrip("s")) if counted else ""
+        # the spelled number, then the word it counts within five words; or "twice" for 2, what it counts within three
+        # words either side ("can be renewed twice" for "2 renewals")
+        near = ([re.compile(r"\b" + spelled + r"\b((?:\W+\w+){1,5})", re.IGNORECASE)] if spelled else []) + (
+            [re.compile(r"((?:\w+\W+){0,3})\btwice\b((?:\W+\w+){0,3})", re.IGNORECASE)] if number == "2" else [])
+        if unit and any(unit in {stem(w.rstrip("s")) for w in re.findall(r"[a-z]+", "".join(m.groups()).lower())}
+                        for pattern in near for m in pattern.finditer(haystack)):
             found.add(number)
-    return found
+        else:
+            unfound.add(number)  # every time the claim states the figure, it must count what the evidence's counts
+    return found - unfound
 
 
 _FIG = r"([$€£¥]?)(\d+(?:,\d{3})*(?:\.\d+)?)"
@@ -349,6 +358,45 @@ def with_rates(claim: str, totals: dict[str, str]) -> str:
         digits = ",?".join(re.escape(c) for c in figure)
         claim = re.sub(r"(?<![\d.,])[$€£¥]?" + digits + r"(?![\d])", rate, claim)
     return claim
+
+
+_COUNTED_SPELLING = re.compile(r"(?<![\w-])(" + "|".join(w for w in _SPELLED if w not in ("one", "hundred"))
+                               + r")\s+(?!(?:of|" + "|".join(_SPELLED) + r"|thousand|million)\b)([a-z][a-z'’]*)",
+                               re.IGNORECASE)
+_NUMBERED_BEFORE = re.compile(r"\b(?:the|these|those|dose|day|step|stage|phase|part|level|tier|band|zone|option|plan|"
+                              r"number|no|round|grade|class|page|line|platform|gate|terminal|type|year|week|month)\s+$",
+                              re.IGNORECASE)
+
+
+_COMPARED_TO = re.compile(r"\s+(?:later|earlier|sooner|longer|shorter|more|less|fewer)\s+than\b", re.IGNORECASE)
+"""... a difference to something the claim names in words ("two hours later than the usual winter close"), which no
+reading resolves to a figure, stays a difference in words for the consistency model, as it was."""
+
+
+@functools.lru_cache(maxsize=4096)
+def counted_in_figures(claim: str) -> str:
+    """The claim with a number in words that counts something written as a figure ("three months' notice": "3
+    months' notice"), so a figure reads the same however it is spelt: the number check cannot be passed by spelling a
+    number out. A number word that counts nothing ("two of them", "twenty-five"), counts what was named already ("the two
+    routes") or numbers the noun before it ("dose two", "stage three") stays, as does "one", which mostly counts what
+    the user has one of ("one child ticket") or stands for a noun ("one of them", "no one").
+
+    >>> counted_in_figures("Give three months' notice; one of the two plans, and twenty-five more, stay.")
+    "Give 3 months' notice; one of the two plans, and twenty-five more, stay."
+    >>> counted_in_figures("Dose two comes at three years; two documents.")
+    'Dose two comes at 3 years; 2 documents.'
+    >>> counted_in_figures("Notice: two months. No one may take two hundred tablets or any one dose.")
+    'Notice: 2 months. No one may take two hundred tablets or any one dose.'
+    >>> counted_in_figures("Open until 15:00, two hours later than the usual close, for three hours more.")
+    'Open until 15:00, two hours later than the usual close, for 3 hours more.'
+    """
+    def figure(match: re.Match) -> str:
+        if (match.group(2).lower() in STOPWORDS or _NUMBERED_BEFORE.search(claim, 0, match.start())
+                or _COMPARED_TO.match(claim, match.end())):
+            return match.group(0)
+        return _SPELLED[match.group(1).lower()] + match.group(0)[len(match.group(1)):]
+
+    return _COUNTED_SPELLING.sub(figure, claim)
 
 
 @functools.lru_cache(maxsize=4096)

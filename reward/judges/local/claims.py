@@ -47,6 +47,10 @@ def _replaced(haystack: str) -> frozenset[str]:
     return frozenset(denied_numbers(haystack) - numbers(_DENIED_NUMBER.sub(" ", strip_citations(haystack))))
 
 
+_LABEL = re.compile(r"^\W*([A-Za-z][\w'’()/+-]*(?:\s+[\w'’()/+-]+){0,2}):\s+(?=\S)")
+"""A line's label of up to three words ("Best method: ...", "Next step: ..."): what the line is about."""
+
+
 def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0, asked: str = "",
                   closest: str = "", worked: frozenset[str] = frozenset()) -> tuple[bool, str]:
     """Whether the evidence supports a claim: its numbers all occur in the evidence or follow from two of its figures
@@ -118,6 +122,9 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     # A figure ("€15") is the number check's; so is one spelled out whose value the evidence or the user gives ("three
     # days" for "3 days", "at four" for a 4-year-old): one they do not give stays a new word.
     figures = _given(haystack) | numbers(asked)
+    # (... and a line's label, "Best method: fridge at 4°C", which names what the line gives, not a fact of it)
+    label = _LABEL.match(strip_citations(claim))
+    framing = framing | (stems(label.group(1)) if label else frozenset())
     words = [w for w in content_words(claim) if stem(w) not in framing and _unit(None, w) not in units
              and not _FIGURE.fullmatch(w) and _SPELLED.get(w) not in figures]
     if not words:

@@ -147,6 +147,11 @@ _FROM_TO_GAP = re.compile(r"\s*[a-z%]{0,12}\s*(?:to|→|->)\s*[$€£¥]?\s?", r
 _DIFFERENCE_GAP = re.compile(r"\s*(?:[,;:(]|[—–-]|which is|that is|that's|so|or)?\s*[$€£¥]?\s*", re.IGNORECASE)
 
 
+_COMPOUND = re.compile(r"-[A-Za-z]")
+"""A word of order joined to the next word ("a lower-level offence", "the higher-rate band") names a kind, not which
+of two figures is the larger."""
+
+
 def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tuple[int, int]]]:
     """(holds, word, first figure, second figure, span of the word) for each pair of figures `text` orders."""
     out = []
@@ -161,7 +166,8 @@ def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tupl
         # A word of order in lower case ("First for Women" is a name), not "first"/"last" between the figures (there
         # they name which: "came before the first (1269)").
         words = list(re.finditer(r"[a-z]+", gap))
-        said = [m for m in words if m.group(0) in (below | above) - {"first", "last"}][:1]
+        said = [m for m in words
+                if m.group(0) in (below | above) - {"first", "last"} and not _COMPOUND.match(gap, m.end())][:1]
         if said and re.fullmatch(r"\s*(?:than\s*)?[$€£¥(]*\s*", gap[said[0].end():]):
             continue  # a bound on the second figure ("top up to 1.5 bar if it shows less than 1 bar"), no comparison
         offset, swapped = a_end, False
@@ -170,7 +176,8 @@ def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tupl
             clause = re.split(r"[.;!?]", text[:a_start])[-1]
             offset = a_start - len(clause)
             said = [] if re.search(r"\d", clause) else [m for m in list(re.finditer(r"[A-Za-z]+", clause))[-8:]
-                    if m.group(0).lower() in below | above and (m.group(0).islower() or not clause[:m.start()].strip())][-1:]
+                    if m.group(0).lower() in below | above and not _COMPOUND.match(clause, m.end())
+                    and (m.group(0).islower() or not clause[:m.start()].strip())][-1:]
             if said:
                 # Whose figure the first is: the verdict's subject's, unless another name stands before it ("Nordlink is
                 # cheaper: Coastline costs €74, while Nordlink costs €89" orders Nordlink's €89 first).

@@ -87,8 +87,36 @@ def _asserted(phrase: list[str], words: list[str], negations: frozenset[str] = f
     for j, word in enumerate(stems):
         if word == phrase[0] and all(p in stems[j:j + 5] for p in phrase[1:]):
             before = words[max(0, j - 4):j]
-            if not any(_is_negation(b) or b == "no" or b in negations for b in before):
+            if not any(_is_negation(b) or b == "no" or b in negations for b in before) and not _denied_after(words, j):
                 return True
+    return False
+
+
+_AUXILIARY = frozenset("""is are was were be been being should must can could may might will would shall do does did
+has have had all also always ever then really""".split())
+_FORBIDDEN = frozenset({"avoided", "prohibited", "banned", "forbidden", "discouraged"})
+"""A passive that forbids its subject ("creams and ice should all be avoided") as a "do not use" before it does."""
+
+
+def _denied_after(words: list[str], j: int) -> bool:
+    """The phrase at `words[j]` is the subject of a denied or forbidden predicate: after its words (up to 3), only
+    auxiliaries ("should all be") stand before a negation or a forbidding passive ("Ice should not be used", "creams
+    and ice should all be avoided", "Ice is prohibited").
+
+    >>> _denied_after("ice should not be used".split(), 0), _denied_after("creams and ice should all be avoided".split(), 2)
+    (True, True)
+    >>> _denied_after("apply ice and not heat".split(), 1), _denied_after("ice is fine".split(), 0)
+    (False, False)
+    """
+    for k in range(j + 1, min(len(words), j + 4)):
+        if words[k] in _AUXILIARY:
+            rest = words[k:k + 5]
+            for w in rest:
+                if _is_negation(w) or w in _FORBIDDEN:
+                    return True
+                if w not in _AUXILIARY:
+                    break
+            return False
     return False
 
 
@@ -328,9 +356,12 @@ def _restricted(claim: str, haystack: str) -> bool:
 _PRESUPPOSING = re.compile(r"^\W*(?:and\s+|so\s+|but\s+)?(?:why|when|how|where|what|which|who)\b", re.IGNORECASE)
 
 
-_DENIAL_SAYS = {w: {"free"} for w in ("charge", "charges", "charged", "pay", "pays", "cost", "costs")}
-"""What denying a word says in the evidence's word: "doesn't charge" (or "pay", "cost") says "free". Only a denial
-reads so; a claim that something is free is still checked against what the evidence says it costs."""
+_DENIAL_SAYS = {**dict.fromkeys(("charge", "charges", "charged", "pay", "pays", "cost", "costs"),
+                                 {"free", "exempt", "waived"}),
+                **dict.fromkeys(("allowed", "permitted"), {"banned", "prohibited", "forbidden"})}
+"""What denying a word says in the evidence's words: "doesn't charge" (or "pay", "cost") says "free" ("exempt",
+"waived"); "isn't allowed" says "banned". Only a denial reads so; a claim that something is free is still checked
+against what the evidence says it costs."""
 
 
 def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:

@@ -10,8 +10,8 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from reward.judges.local.arithmetic import (counted_totals, denied_numbers, derived_numbers, spelled_numbers,
-                                            spelled_out, stated_arithmetic)
+from reward.judges.local.arithmetic import (counted_in_figures, counted_totals, denied_numbers, derived_numbers,
+                                            spelled_numbers, spelled_out, stated_arithmetic)
 from reward.judges.local.bands import bands
 from reward.judges.local.clock import calendar_arithmetic, clock_arithmetic, spans_in_minutes, spans_of_known_length
 from reward.judges.local.figures import _given, _quantities
@@ -59,6 +59,9 @@ def figures_read(claim: str, docs: Sequence[Evidence], asked: str = "", worked: 
     {'238'}
     """
     haystack = " ".join(dated_text(d) for d in docs)
+    # A number in words that counts something is read as its figure: "three months' notice" is checked as "3 months'"
+    # (the evidence's own numbers in words count where they count the same thing, `spelled_numbers`).
+    claim = counted_in_figures(claim)
     derived = derived_numbers(claim, haystack, asked)
     missing_numbers = numbers(claim) - _given(haystack) - derived - denied_numbers(claim)
     # the size of a change the evidence gives ("added 3,700 people" to a population from 31,200 to 34,900) is worked
@@ -69,7 +72,7 @@ def figures_read(claim: str, docs: Sequence[Evidence], asked: str = "", worked: 
     clocked = clock_arithmetic(claim, haystack, asked) if missing_numbers else set()
     spans = {n for n in clocked & missing_numbers if ":" not in n}  # worked out, not the evidence's
     missing_numbers -= clocked | (calendar_arithmetic(claim, haystack, asked) if missing_numbers else set())
-    missing_numbers -= spelled_numbers(haystack, claim, missing_numbers)
+    missing_numbers -= spelled_numbers(haystack, claim, missing_numbers) | in_other_units(claim, haystack, missing_numbers)
     # Figures worked out so far (a change's size, the answer's working) are operands of the claim's own arithmetic, a
     # step at a time: "12 × £48 = £576, £36 more than the £540", then "£36 and the £25 fee: £61".
     operands = sizes | (worked & numbers(claim))
@@ -96,6 +99,26 @@ def figures_read(claim: str, docs: Sequence[Evidence], asked: str = "", worked: 
         spans |= lengths
     missing_numbers |= miscalculated(claim) - _given(haystack)  # (a working that does not hold, whatever else makes it)
     return FiguresRead(missing_numbers, derived, sizes, spans, totals)
+
+
+_SPAN_FACTORS = {("week", "day"): 7, ("year", "month"): 12, ("day", "hour"): 24}
+
+
+def in_other_units(claim: str, haystack: str, wanted: set[str]) -> set[str]:
+    """Which of the claim's `wanted` spans the evidence gives in another unit: "2 weeks" for "14 days", "2 years" for
+    a "24-month" warranty, "2 days" for "48 hours", and the other way round.
+
+    >>> sorted(in_other_units("Two years, so 2 weeks and 3 days.", "a 24-month warranty; 14 days; 48 hours", {"2", "3"}))
+    ['2']
+    """
+    given = {(value, unit) for value, _, unit in _quantities(haystack)}
+    found = set()
+    for value, written, unit in _quantities(counted_in_figures(claim)):
+        if written in wanted and any((unit == big and (value * factor, small) in given)
+                                     or (unit == small and (value / factor, big) in given)
+                                     for (big, small), factor in _SPAN_FACTORS.items()):
+            found.add(written)
+    return found
 
 
 def answer_figures(sentences: Sequence[str], docs: Sequence[Evidence], asked: str = "") -> frozenset[str]:

@@ -1,0 +1,97 @@
+"""Honest wordings the local tier's lexical readings must not take for what they are not: a word of order inside a
+compound, a label's words, a prohibition said after its object, a denial said in other
+words than the evidence's. Each reading keeps failing the attack it was written for."""
+
+import pytest
+
+from reward.judges.local.claims import claim_support
+from reward.judges.local.figures import ordered_reading
+from reward.judges.local.negation import negation_flip, unfounded_denial
+from reward.schema import Evidence
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+PENALTIES = ("Higher-level contraventions, such as parking on double yellow lines, carry a £70 charge. Lower-level "
+             "contraventions, such as overstaying the paid-for time in a council car park, carry a £50 charge.")
+
+
+def test_a_word_of_order_inside_a_compound_names_a_kind_and_orders_no_figures():
+    """"a lower-level offence, so the penalty is £50 - not the £70 ..." orders nothing: read as ordering £50 below
+    £70, its "lower" was taken out of the model's reading ("a and -level offence")."""
+    claim = "Westbury treats overstaying as a lower-level offence, so the penalty is £50, not the £70 for double yellows."
+    assert "lower-level offence" in ordered_reading(claim, PENALTIES)
+    # a verdict on the figures still reads as one
+    assert "cheaper" not in ordered_reading("Overstaying is cheaper: £50 against £70.", PENALTIES)
+
+
+def test_a_lines_label_names_what_it_gives_and_its_words_are_no_new_words():
+    fridge = Evidence(id="1", title="Defrosting", text="Defrost the turkey in the fridge at 4°C or below, in a dish on "
+                      "the bottom shelf. Allow 10 to 12 hours per kg.")
+    assert claim_support("Best method: fridge at 4°C or below, in a dish on the bottom shelf", [fridge])[0]
+    assert not claim_support("Fastest method: a warm oven for an hour, then the microwave", [fridge])[0]
+
+
+BURNS = "Don't use ice, iced water, creams or greasy substances such as butter."
+
+
+@pytest.mark.parametrize("claim, flips", [
+    ("Ice should not be used on a burn.", False),
+    ("Greasy substances, creams and ice should all be avoided.", False),
+    ("Ice is prohibited on burns.", False),
+    ("Ice is fine on a burn.", True),
+    ("Ice and cold water are recommended.", True),
+    ("Put ice on it; butter should be avoided.", True),
+])
+def test_a_prohibition_said_after_its_object_is_no_assertion_of_it(claim, flips):
+    assert negation_flip(claim, BURNS) is flips
+
+
+@pytest.mark.parametrize("claim, evidence, unfounded", [
+    ("Applicants under 18 don't pay.", "Applicants under 18 remain exempt.", False),
+    ("The setup fee isn't charged on the faster plans.", "The setup fee is waived on the faster plans.", False),
+    ("Campfires aren't allowed above 1,500 m.", "Campfires are banned at all sites above 1,500 m.", False),
+    ("Campfires aren't allowed above 1,500 m.", "Campfires are permitted at all sites above 1,500 m.", True),
+    ("Applicants under 18 don't pay.", "Applicants under 18 pay half the fee of €210.", False),
+])
+def test_a_denial_in_other_words_than_the_evidences_is_founded_where_they_say_it(claim, evidence, unfounded):
+    assert unfounded_denial(claim, evidence) is unfounded
+
+
+GYM = Evidence(id="1", title="Cancelling a longer-term plan", text=(
+    "Longer-term plans need 2 months' notice in writing and carry a £60 exit fee. Members may cancel within 14 days of "
+    "joining at no charge, and every plan includes a 24-month price guarantee."))
+
+
+@pytest.mark.parametrize("claim, supported", [
+    ("Notice: four months", False),
+    ("You must give three months' notice.", False),
+    ("You can cancel free within three weeks of joining.", False),
+    ("You must give two months' notice and pay a £60 exit fee.", True),
+    ("You can cancel free within two weeks of joining.", True),
+    ("Prices are guaranteed for two years.", True),
+    ("Give two months' notice; one of the plans has a £60 exit fee.", True),
+])
+def test_a_number_spelt_out_is_checked_as_its_figure_and_a_span_in_another_unit_as_that_span(claim, supported):
+    """"three months' notice" where the evidence says 2 months fails as "3 months' notice" does: a policy cannot pass
+    the number check by spelling its figure out. A number word that counts nothing ("one of") is no figure, and "two
+    weeks" is the evidence's "14 days"."""
+    ok, why = claim_support(claim, [GYM], similarity=0.8)
+    assert ok is supported, why
+
+
+def test_a_span_in_another_unit_is_the_evidences_span():
+    """"2 weeks" is the evidence's "14 days" and "2 years" its "24-month" guarantee; "3 weeks" is no span it gives."""
+    terms = [Evidence(id="1", title="Membership", text="Members may cancel within 14 days of joining at no charge. "
+                      "Every plan includes a 24-month price guarantee.")]
+    assert claim_support("You can cancel free within 2 weeks of joining.", terms, similarity=0.8)[0]
+    assert claim_support("Prices are guaranteed for 2 years.", terms, similarity=0.8)[0]
+    assert claim_support("You can cancel free within 3 weeks of joining.", terms, similarity=0.8) == (
+        False, "numbers not in the evidence: 3")
+
+
+def test_twice_gives_two_of_what_it_counts():
+    loans = [Evidence(id="1", title="Loans", text="Members may borrow up to 12 items at once for 3 weeks, and items can "
+                      "be renewed twice.")]
+    assert claim_support("Up to 12 items, each for 3 weeks, with two renewals.", loans, similarity=0.8)[0]
+    assert claim_support("Up to 12 items, each for 3 weeks, with 2 renewals.", loans, similarity=0.8)[0]
+    assert not claim_support("Up to 12 items, each for 2 weeks, with two renewals.", loans, similarity=0.8)[0]
