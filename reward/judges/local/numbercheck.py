@@ -72,7 +72,9 @@ def figures_read(claim: str, docs: Sequence[Evidence], asked: str = "", worked: 
     clocked = clock_arithmetic(claim, haystack, asked) if missing_numbers else set()
     spans = {n for n in clocked & missing_numbers if ":" not in n}  # worked out, not the evidence's
     missing_numbers -= clocked | (calendar_arithmetic(claim, haystack, asked) if missing_numbers else set())
-    missing_numbers -= spelled_numbers(haystack, claim, missing_numbers) | in_other_units(claim, haystack, missing_numbers)
+    if missing_numbers:
+        missing_numbers -= spelled_numbers(haystack, claim, missing_numbers) | in_other_units(claim, haystack,
+                                                                                              missing_numbers)
     # Figures worked out so far (a change's size, the answer's working) are operands of the claim's own arithmetic, a
     # step at a time: "12 × £48 = £576, £36 more than the £540", then "£36 and the £25 fee: £61".
     operands = sizes | (worked & numbers(claim))
