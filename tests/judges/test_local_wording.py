@@ -1,6 +1,7 @@
-"""Honest wordings the local tier's lexical readings must not take for what they are not: a word of order inside a
-compound, a label's words, a prohibition said after its object, a denial said in other
-words than the evidence's. Each reading keeps failing the attack it was written for."""
+"""Wordings the local tier's lexical readings must read for what they are: a word of order inside a compound, a
+line's label, a prohibition said after its object, a denial in other words than the evidence's, a span in another
+unit (honest, and no longer failed), and a figure spelt out (checked as its figure, so spelling cannot pass the
+number check). Each reading keeps failing the attack it was written for."""
 
 import pytest
 
