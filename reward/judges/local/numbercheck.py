@@ -14,7 +14,7 @@ from reward.judges.local.arithmetic import (counted_in_figures, counted_totals, 
                                             spelled_numbers, spelled_out, stated_arithmetic)
 from reward.judges.local.bands import bands
 from reward.judges.local.clock import calendar_arithmetic, clock_arithmetic, spans_in_minutes, spans_of_known_length
-from reward.judges.local.figures import _given, _quantities
+from reward.judges.local.figures import _HOURS, _given, _quantities
 from reward.judges.local.growth import change_sizes
 from reward.judges.local.text import doc_text, numbers
 from reward.judges.local.working import answer_working, miscalculated
@@ -103,22 +103,24 @@ def figures_read(claim: str, docs: Sequence[Evidence], asked: str = "", worked: 
     return FiguresRead(missing_numbers, derived, sizes, spans, totals)
 
 
-_SPAN_FACTORS = {("week", "day"): 7, ("year", "month"): 12, ("day", "hour"): 24}
+_SPAN_PAIRS = (("week", "day"), ("year", "month"), ("day", "hour"))
+"""The units a span is read across, each pair's factor the ratio of their lengths in `figures._HOURS`."""
 
 
 def in_other_units(claim: str, haystack: str, wanted: set[str]) -> set[str]:
-    """Which of the claim's `wanted` spans the evidence gives in another unit: "2 weeks" for "14 days", "2 years" for
-    a "24-month" warranty, "2 days" for "48 hours", and the other way round.
+    """Which of the claim's `wanted` spans (its numbers in words already figures, `counted_in_figures`) the evidence
+    gives in another unit: "2 weeks" for "14 days", "2 years" for a "24-month" warranty, "2 days" for "48 hours", and
+    the other way round.
 
-    >>> sorted(in_other_units("Two years, so 2 weeks and 3 days.", "a 24-month warranty; 14 days; 48 hours", {"2", "3"}))
+    >>> sorted(in_other_units("2 years, so 2 weeks and 3 days.", "a 24-month warranty; 14 days; 48 hours", {"2", "3"}))
     ['2']
     """
     given = {(value, unit) for value, _, unit in _quantities(haystack)}
     found = set()
-    for value, written, unit in _quantities(counted_in_figures(claim)):
-        if written in wanted and any((unit == big and (value * factor, small) in given)
-                                     or (unit == small and (value / factor, big) in given)
-                                     for (big, small), factor in _SPAN_FACTORS.items()):
+    for value, written, unit in _quantities(claim):
+        if written in wanted and any((unit == big and (value * _HOURS[big] / _HOURS[small], small) in given)
+                                     or (unit == small and (value * _HOURS[small] / _HOURS[big], big) in given)
+                                     for big, small in _SPAN_PAIRS):
             found.add(written)
     return found
 
