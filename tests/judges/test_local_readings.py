@@ -385,6 +385,31 @@ def test_a_year_the_question_asks_about_that_no_passage_gives_is_not_supplied():
     assert "refuses although" not in declined.explanation, declined.explanation
 
 
+def test_each_thing_a_choice_question_names_may_be_given_by_a_passage_of_its_own():
+    """"Is Roadline or Kestrel cheaper?" with one passage per firm: the evidence supplies the answer, though no one
+    passage names both firms, so declining is a refusal despite supply and answering is no invention. Where no
+    passage names Kestrel, declining is more right."""
+    roadline = Evidence(id="1", title="Roadline Car Hire prices", text="Roadline: compact cars are £32 per day, "
+                        "and airport collections carry a one-off £25 fee.")
+    kestrel = Evidence(id="2", title="Kestrel Car Rental prices", text="Kestrel: compact cars cost £38 per day, "
+                       "with no airport fee.")
+    query = "For a 5-day compact hire from the airport, is Roadline or Kestrel Car Rental cheaper?"
+    decline = "The sources do not say which firm is cheaper for this hire [Doc 1,2]."
+    answer = "Roadline is cheaper: 5 x £32 plus the £25 fee is £185, against 5 x £38, £190, at Kestrel [Doc 1,2]."
+
+    def scored(evidence, text):
+        response = render_response([Facet(query, tuple(e.id for e in evidence))], [e.id for e in evidence], text)
+        [result] = Engine(load_suite("searchllm"), LocalJudge()).score_sync(
+            [Item(id="c", query=query, evidence=list(evidence), response=response)])
+        return result.dimensions["no_supply_reject"]
+
+    declined, answered = scored((roadline, kestrel), decline), scored((roadline, kestrel), answer)
+    assert "refuses although" in declined.explanation and declined.score < 0.5, declined.explanation
+    assert answered.score == 1.0, answered.explanation
+    alone = scored((roadline,), decline.replace("[Doc 1,2]", "[Doc 1]"))
+    assert alone.score > declined.score + 0.2, alone.explanation
+
+
 def test_a_figure_given_to_the_other_thing_compared_is_a_swap_and_each_ones_own_is_not():
     """The comparison's figures follow the evidence only when each goes with the name the evidence gives it: the
     Coastline pass's €74 said of the Nordlink pass (by name or by "it") fails, however the sentence orders its

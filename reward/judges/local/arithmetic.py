@@ -43,6 +43,19 @@ _RATE_BEFORE = re.compile(r"\b(?:each|per|every)\s+[a-z]+\s+(?:costs?|is|comes t
 """A rate said before its figure: "each gigabyte costs €0.30"."""
 
 
+_PER_PERIOD = re.compile(r"\d[\d.,]*\s?(?:p|pence|cents?)?\s+(?:(?:for\s+)?(?:a|an|per|each|every)\s+|/\s*)(day|night|week|month)\b",
+                         re.IGNORECASE)
+_OVER = re.compile(r"\b(?:a|an|per|each|every|one|the|over|for|in)\s+(?:(?:full|whole|typical)\s+)?(week|month|year)\b|\b(weekly|monthly|yearly|annual(?:ly)?)\b",
+                   re.IGNORECASE)
+_PERIOD_FACTORS = {("day", "week"): 7, ("night", "week"): 7, ("day", "year"): 365, ("week", "year"): 52, ("month", "year"): 12}
+"""How many of a shorter period a longer one holds, for a figure per period worked out over a longer one."""
+
+
+def _periods(pattern: re.Pattern, text: str) -> set[str]:
+    names = {"weekly": "week", "monthly": "month", "yearly": "year", "annual": "year", "annually": "year"}
+    return {names.get(w.lower(), w.lower()) for m in pattern.finditer(text) for w in m.groups() if w}
+
+
 def _plain_figure(written: str) -> bool:
     return re.fullmatch(r"\d+(?:\.\d+)?", written) is not None
 
@@ -82,6 +95,10 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
     ['113.5', '250']
     >>> sorted(stated_arithmetic("€27 for 90 GB, so each gigabyte costs €0.30.", "It costs €27 for 90 GB."))
     ['0.30']
+    >>> sorted(stated_arithmetic("£2.25 for each day, so a week of daily use adds £15.75.", "£2.25 a day."))
+    ['15.75']
+    >>> sorted(stated_arithmetic("60.9p a day, about £222.29 a year.", "60.9p a day.")), stated_arithmetic("£2.25 a day, £17 a week.", "£2.25 a day.")
+    (['222.29'], set())
 
     A rate may be per several units ("120 mg per 5 ml"), and one figure of the working may be the user's own (the
     strength on their bottle), as long as another is the evidence's:
@@ -168,6 +185,12 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
         for b, v in stated[i + 1:]:
             if u == v or not u or not v:
                 reachable |= {a + b, abs(a - b)}
+    # a figure per day, week or month over a longer period the claim names: "£2.25 for each day, so a week costs
+    # £15.75", "60.9p a day, about £222.29 a year" (in pence, a hundredth of the pound)
+    factors = {_PERIOD_FACTORS.get((per, over)) for per in _periods(_PER_PERIOD, text) for over in _periods(_OVER, text)} - {None}
+    reachable |= {a * f for a in {a for a, _ in stated} | reachable for f in factors} | factors  # ("× 365")
+    if re.search(r"\d\s?(?:p|pence|cents?)\b", text):
+        reachable |= {r / 100 for r in reachable}
     # a rate ("€0.30 per GB") may be the ratio of two figures: "€27 for 90 GB, which is €0.30 per GB"
     rates = {a / b for a, _ in stated for b, _ in stated if b and a != b}
     out = set()
@@ -219,6 +242,8 @@ def spelled_numbers(haystack: str, claim: str, wanted: set[str]) -> set[str]:
     set()
     >>> spelled_numbers("Items can be renewed twice.", "3 weeks, with 2 renewals.", {"2"})
     {'2'}
+    >>> sorted(spelled_numbers("Two months' notice, or four months' after two years.", "2 months (4 if 2+ years).", {"2", "4"}))
+    ['2', '4']
     """
     found, unfound = set(), set()
     text = strip_citations(claim)
@@ -226,9 +251,13 @@ def spelled_numbers(haystack: str, claim: str, wanted: set[str]) -> set[str]:
         number = match.group(0)
         if number not in wanted:
             continue  # (a figure with a separator, "€50,000", is no count in words)
-        counted = re.match(r"(?:\s*(?:-|to|or|and)?\s*\d+)*\s*([a-z]+)", text[match.end():], re.IGNORECASE)
+        counted = re.match(r"(?:\s*(?:-|to|or|and)?\s*\d+)*\+?\s*([a-z]+)", text[match.end():], re.IGNORECASE)
         spelled = _SPELLING.get(number)
-        unit = stem(counted.group(1).lower().rstrip("s")) if counted else ""
+        unit = stem(counted.group(1).lower().rstrip("s")) if counted and counted.group(1).lower() not in STOPWORDS else ""
+        if not unit:  # counting nothing ("4 if you've lived there 2+ years"), it is any number the evidence spells
+            if spelled and re.search(r"\b" + spelled + r"\b", haystack, re.IGNORECASE):
+                found.add(number)
+            continue
         # the spelled number, then the word it counts within five words; or "twice" for 2, what it counts within three
         # words either side ("can be renewed twice" for "2 renewals")
         near = ([re.compile(r"\b" + spelled + r"\b((?:\W+\w+){1,5})", re.IGNORECASE)] if spelled else []) + (

@@ -18,7 +18,7 @@ from reward.judges.local.arithmetic import counted_totals, with_rates
 from reward.judges.local.working import figures_only
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.claims import _YEAR, answer_worked, claim_support, is_fragment, swapped_value, without_derivation
-from reward.judges.local.figures import _names, named_verdict, superseded_figure, verdict_line
+from reward.judges.local.figures import _names, choice_sides, named_verdict, verdict_line
 from reward.judges.local.growth import change_sizes, growth_only, named_growth, without_changes
 from reward.judges.local.context import (Context, Unscored, _answer_parts, _answer_sentences, clip, lead_readings,
                                          sentence_evidence)
@@ -40,6 +40,7 @@ from reward.judges.local.text import (
     stems,
 )
 from reward.judges.local.dates import stale_future
+from reward.judges.local.superseded import superseded_figure
 from reward.rules.verdicts import scope_topic
 from reward.schema import Evidence
 
@@ -518,12 +519,18 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
     names = ({t for t in salient_terms(ctx.item.query) if not t.isdigit()}
              or {t for t in salient_terms(ctx.need) if not t.isdigit()})
     years = {n for n in numbers(ctx.item.query) if _YEAR.match(n)}
+    # The two things a choice question names ("Is Roadline or Kestrel cheaper?") are each read of a passage of
+    # their own: a thing of the choice is covered where any evidence item names it, not only the answering one.
+    sides = choice_sides(ctx.item.query)
+    everywhere = " ".join(doc_text(d) for d in ctx.item.evidence).lower()
+    sided = {re.sub(r"['’]s$", "", w) for w in (sides[0] | sides[1])} if sides else set()  # "Pelican's": Pelican
+    apart = {n for n in names if set(n.split()) & sided and names_in({n}, everywhere)}
     kind_asked = asked_kind_of(ctx)
     best, best_value, best_note = None, -1.0, ""
     for k in np.argsort(-relevance)[:8].tolist():
         doc, sentence = rows[k]
         text = doc_text(doc).lower()
-        coverage = names_in(names, text) / len(names) if names else 1.0
+        coverage = (names_in(names - apart, text) + len(apart)) / len(names) if names else 1.0
         if any(TIME_FRAME.match(n) and n.rstrip("s") not in text for n in names):
             coverage = 0.0
         # a year the question asks about that the passage neither names nor was published in: its figures are

@@ -1,0 +1,70 @@
+"""Figures an honest answer works out or compares in the open, read for what they are: a difference between two
+figures ("£25 more than the £30 price") orders what it is the difference of, a price per item is the same currency
+as the difference it makes, a number that counts nothing is any number the evidence spells, and a figure per day or
+month is worked out over the week or year the claim names. Each reading keeps failing the wrong figure."""
+
+import pytest
+
+from reward.judges.local.claims import claim_support
+from reward.judges.local.figures import ordering
+from reward.schema import Evidence
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+BAGS = ("Overhead cabin bag (10 kg): £22 when added at booking, £30 via Manage Booking up to 24 hours before "
+        "departure, £55 at the airport gate.")
+
+
+@pytest.mark.parametrize("claim, holds", [
+    ("At the gate it's £55 - £33 more than the £22 at booking, and £25 more than the £30 Manage Booking price.", True),
+    ("At the gate it's £55 - £33 more than the £22 at booking, and £25 less than the £30 Manage Booking price.", False),
+    ("At the gate it's £22 - £33 more than the £55 at booking.", False),
+])
+def test_a_difference_between_two_figures_orders_what_it_is_the_difference_of(claim, holds):
+    """"£25 more than the £30" stands after "£22": the £25 is the difference of £55 and £30, not a verdict that £22 is
+    more than £30 (read so, an honest working failed as "orders 22 more 30")."""
+    assert ordering(claim, BAGS)[0] is holds
+
+
+FERRY = ("Adult return €18, child return €9, bicycle €4. From 1 June 2024 the adult return fare rises to €22 and "
+         "the child return to €11.")
+
+
+def test_a_price_per_item_is_the_same_currency_as_the_difference_it_makes():
+    """"€22 per adult return ... €4 more than the previous €18": the €22 is a price per return, still the euros the €4
+    is a difference of (the evidence's €4 bicycle fare made the €4 read as a figure that was ordered above €18)."""
+    assert ordering("It's €22 per adult return since 1 June 2024 - €4 more than the previous €18 fare.", FERRY) == (
+        True, "")
+    assert ordering("It's €18 per adult return since 1 June 2024 - €4 more than the previous €22 fare.", FERRY)[0] is False
+
+
+NOTICE = [Evidence(id="2", title="Ending a tenancy", text=(
+    "A landlord must give at least two months' written notice if the tenant has lived in the property for less than "
+    "two years, and at least four months' notice after two years or more."))]
+TABLETS = [Evidence(id="1", title="Dosage", text="Adults: take one or two tablets at a time, up to four times a day.")]
+
+
+def test_a_number_that_counts_nothing_is_any_number_the_evidence_spells():
+    """"(4 if you've lived there 2+ years)" counts nothing after its 4, and "2+" is still years: the evidence's
+    "four" and "two years" give them. A number that counts something must still count what the evidence's does."""
+    assert claim_support("At least 2 months (4 if you've lived there 2+ years), in writing.", NOTICE, similarity=0.8)[0]
+    assert not claim_support("At least 2 months (5 if you've lived there 2+ years), in writing.", NOTICE,
+                             similarity=0.8)[0]
+    assert not claim_support("Take 1-2 tablets, at least 2 hours apart.", TABLETS, similarity=0.8)[0]
+
+
+ROAMING = [Evidence(id="1", title="Roaming", text="In our Europe Zone, which includes Spain, you can use your UK "
+                    "allowance for £2.25 a day, charged only on days you use your phone.")]
+STANDING = [Evidence(id="1", title="Prices", text="Electricity standing charge: 60.9p per day.")]
+
+
+@pytest.mark.parametrize("claim, evidence, supported", [
+    ("You will pay £2.25 for each day you use your phone, so a week of daily use adds £15.75.", ROAMING, True),
+    ("You will pay £2.25 for each day you use your phone, so a week of daily use adds £19.50.", ROAMING, False),
+    ("You will pay £2.25 a day, so a month of daily use adds £15.75.", ROAMING, False),
+    ("60.9p a day, about £222.29 over a full year (60.9p x 365).", STANDING, True),
+    ("60.9p a day, about £232.29 over a full year.", STANDING, False),
+])
+def test_a_figure_per_day_is_worked_out_over_the_week_or_year_the_claim_names(claim, evidence, supported):
+    ok, why = claim_support(claim, evidence, similarity=0.8)
+    assert ok is supported, why
