@@ -48,12 +48,15 @@ _PER_PERIOD = re.compile(r"\d[\d.,]*\s?(?:p|pence|cents?)?\s+(?:(?:for\s+)?(?:a|
 _OVER = re.compile(r"\b(?:a|an|per|each|every|one|the|over|for|in)\s+(?:(?:full|whole|typical)\s+)?(week|month|year)\b|\b(weekly|monthly|yearly|annual(?:ly)?)\b",
                    re.IGNORECASE)
 _PERIOD_FACTORS = {("day", "week"): 7, ("night", "week"): 7, ("day", "year"): 365, ("week", "year"): 52, ("month", "year"): 12}
-"""How many of a shorter period a longer one holds, for a figure per period worked out over a longer one."""
+"""How many of a shorter period a longer one holds, for a figure per period worked out over a longer one: counts of
+the calendar (a year is 52 weeks), not `figures._HOURS`'s lengths, which `numbercheck.in_other_units` converts by."""
+
+
+_PERIOD_NAMES = {"weekly": "week", "monthly": "month", "yearly": "year", "annual": "year", "annually": "year"}
 
 
 def _periods(pattern: re.Pattern, text: str) -> set[str]:
-    names = {"weekly": "week", "monthly": "month", "yearly": "year", "annual": "year", "annually": "year"}
-    return {names.get(w.lower(), w.lower()) for m in pattern.finditer(text) for w in m.groups() if w}
+    return {_PERIOD_NAMES.get(w.lower(), w.lower()) for m in pattern.finditer(text) for w in m.groups() if w}
 
 
 def _plain_figure(written: str) -> bool:

@@ -521,10 +521,12 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
     years = {n for n in numbers(ctx.item.query) if _YEAR.match(n)}
     # The two things a choice question names ("Is Roadline or Kestrel cheaper?") are each read of a passage of
     # their own: a thing of the choice is covered where any evidence item names it, not only the answering one.
+    apart: set[str] = set()
     sides = choice_sides(ctx.item.query)
-    everywhere = " ".join(doc_text(d) for d in ctx.item.evidence).lower()
-    sided = {re.sub(r"['’]s$", "", w) for w in (sides[0] | sides[1])} if sides else set()  # "Pelican's": Pelican
-    apart = {n for n in names if set(n.split()) & sided and names_in({n}, everywhere)}
+    if sides:
+        everywhere = " ".join(doc_text(d) for d in ctx.item.evidence).lower()
+        sided = {re.sub(r"['’]s$", "", w) for w in sides[0] | sides[1]}  # "Pelican's" names Pelican
+        apart = {n for n in names if set(n.split()) & sided and names_in({n}, everywhere)}
     kind_asked = asked_kind_of(ctx)
     best, best_value, best_note = None, -1.0, ""
     for k in np.argsort(-relevance)[:8].tolist():
