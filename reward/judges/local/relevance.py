@@ -19,10 +19,9 @@ import numpy as np
 from reward.format import parse_citations, split_sentences, strip_citations
 from reward.judges.local.claims import _THOUSANDS, _YEAR, answer_worked
 from reward.judges.local.numbercheck import dated_text, figures_read
-from reward.judges.local.figures import _SPELLED
+from reward.judges.local.kinds import asked_kinds, missing_kind
 from reward.judges.local.context import Context, _answer_parts, _answer_sentences, chosen_alternative, clip, copy_reading
 from reward.judges.local.text import (
-    TIME_FRAME,
     _HEADER_LINE,
     _LEAD,
     _MARKUP,
@@ -66,60 +65,17 @@ def _substantive(ctx: Context, credit_copies: bool = False) -> list[tuple[str, s
     return out
 
 
-_EXPECTS_NUMBER = re.compile(r"\b(?:how\s+(?:many|much|long|old|far|big|large|tall|often|high|deep|wide)|what\s+"
-                             r"(?:year|number|percentage|percent|age)|in\s+which\s+year)\b", re.IGNORECASE)
-_EXPECTS_TIME = re.compile(r"\b(?:when|what\s+(?:date|time|day|month|century|decade))\b", re.IGNORECASE)
-_TIME_WORD = re.compile(r"\b(?:now|already|today|tonight|tomorrow|yesterday|currently|soon|since|until|till|before|"
-                        r"after|during|morning|afternoon|evening|night|weekends?|weekdays?|spring|summer|autumn|fall|"
-                        r"winter|century|decade|year|month|week)\b", re.IGNORECASE)
-_EXPECTS_NAME = re.compile(r"\b(?:who|whom|whose|where)\b", re.IGNORECASE)
-_ASKS = re.compile(r"\b(?:what|which|who|whom|whose|where|when|why|how)\b|^\W*(?:\w+\W+){0,3}?(?:is|are|was|were|do|"
+_ASKS = re.compile(r"\b(?:what|which|why|how)\b|^\W*(?:\w+\W+){0,3}?(?:is|are|was|were|do|"
                    r"does|did|can|could|should|will|would|may|has|have)\b", re.IGNORECASE)
-_OPENING_WORD = re.compile(r"^\W*([A-Z][\w'’-]*)")
-
-
-_COUNT_WORDS = re.compile(r"\b(?:once|twice|thrice|dozens?|hundreds|thousands|millions|none|" + "|".join(
-    w for w in _SPELLED if w != "one") + r")\b")
 
 
 def asked_kind_of(ctx: Context) -> str:
-    """The question whose kind of answer is asked (`_missing_answer_type`): the query itself when it asks a question
+    """The question whose kind of answer is asked (`kinds.missing_kind`): the query itself when it asks a question
     of its own ("Where did he die?" asks for a place, "What disagreement did they have?" for no kind, whatever the
-    earlier turn asked), or, for a follow-up that asks nothing on its own ("And on Sundays?"), the need it continues."""
+    earlier turn asked), or, for a follow-up that asks nothing on its own ("And on Sundays?", "And if it's the
+    landlord who wants to end it?"), the need it continues."""
     query = ctx.item.query
-    return query if _ASKS.search(query) else ctx.need
-
-
-@functools.lru_cache(maxsize=1024)
-def _names_of(evidence: str) -> frozenset[str]:
-    """`salient_terms` of an evidence text, read once per text (every sentence of a passage asks it)."""
-    return frozenset(salient_terms(evidence))
-
-
-def _missing_answer_type(query: str, part: str, evidence: str = "", given: str = "") -> str | None:
-    """What the question asks for that the part's new words hold none of: a number for "how many" / "what year", a
-    number or a date's name for "when", a name for "who" / "where" (one the query or the earlier turns, `given`, do not
-    already give); None when the part has one (or the question asks for none of these)."""
-    known = salient_terms(query) | salient_terms(given)
-    names = {t for t in salient_terms(part) if not t.isdigit()} - known
-    # A capitalised word opening the part is a name too where the evidence writes it capitalised ("Shangdu." to
-    # "Where did he die?"; not "Later."): `salient_terms` cannot tell a sentence's first word from a name.
-    opening = _OPENING_WORD.match(part)
-    if opening and opening.group(1).lower() in _names_of(evidence):
-        names |= {opening.group(1).lower()} - known
-    # "Twice", "three times", "a dozen": a count in words answers "how many" as its figure does.
-    has_number = bool(numbers(part) - numbers(query)) or bool(set(_COUNT_WORDS.findall(part.lower()))
-                                                              - set(_COUNT_WORDS.findall(query.lower())))
-    if _EXPECTS_NUMBER.search(query):
-        return None if has_number else "a number"
-    if _EXPECTS_TIME.search(query):
-        # A time is a number, a day's or month's name or a word of time ("already out", "in spring"); a place's
-        # name is no answer to "when".
-        timed = has_number or any(TIME_FRAME.match(n) for n in names) or _TIME_WORD.search(part)
-        return None if timed else "a number or date"
-    if _EXPECTS_NAME.search(query):
-        return None if names else "a name"
-    return None
+    return query if _ASKS.search(query) or asked_kinds(query) else ctx.need
 
 
 _DIMENSIONS = {
@@ -336,7 +292,7 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
         if novel:
             checks.append(AnswerCheck(text, 0.0, f"names {', '.join(novel[:3])}, which its cited evidence does not"))
             continue
-        missing = _missing_answer_type(kind_asked, text, cited_text, said_earlier)
+        missing = missing_kind(kind_asked, text, cited_text, said_earlier)
         if missing:
             checks.append(AnswerCheck(text, 0.0, f"the question asks for {missing}; the sentence gives none"))
             continue

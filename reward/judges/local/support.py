@@ -22,7 +22,8 @@ from reward.judges.local.figures import _names, choice_sides, named_verdict, ver
 from reward.judges.local.growth import change_sizes, growth_only, named_growth, without_changes
 from reward.judges.local.context import (Context, Unscored, _answer_parts, _answer_sentences, clip, lead_readings,
                                          sentence_evidence)
-from reward.judges.local.relevance import _missing_answer_type, asked_kind_of
+from reward.judges.local.kinds import missing_kind
+from reward.judges.local.relevance import asked_kind_of
 from reward.judges.local.negation import negation_flip, unfounded_denial
 from reward.judges.local.text import (
     MODEL_FLOOR,
@@ -539,7 +540,7 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
         # another year's (the 2022 rent when asked for 2024's)
         if years and not any(y in text or (doc.published and str(doc.published.year) == y) for y in years):
             coverage = 0.0
-        missing = _missing_answer_type(kind_asked, sentence, doc_text(doc))
+        missing = missing_kind(kind_asked, sentence, doc_text(doc))
         # A name of the need that the passage never mentions (a venue, a day) usually means it answers for
         # something else; a demonym ("French" vs "France") is the usual exception, so half the names pass when
         # the head is sure.

@@ -1,0 +1,176 @@
+"""The kind of answer a question asks for, and whether a text holds one: a price for "how much does it cost", a span
+of time for "how long", a frequency for "how often", a number for "how many", a date or time for "when", a name for
+"who" / "where". Query satisfaction reads an answer sentence that holds none of the kinds asked as no answer (an
+answer to another question: ages when asked for a price, a download speed's rule when asked how long a refund takes),
+and the supply reading reads an evidence sentence that holds none as not supplying the need.
+
+Question words count where they ask, not in a relative clause ("the landlord who wants to end it", "a place where
+I can park") or a clause of condition ("Can I cancel when I'm abroad?"): there they ask for no kind.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from reward.judges.local.figures import _SPELLED
+from reward.judges.local.text import TIME_FRAME, numbers, salient_terms
+
+_MONEY_WORDS = (r"cost|costs|costing|charge|charges|charged|pay|paying|paid|fare|fares|fine|fines|fee|fees|price|"
+                r"prices|priced|spend|earn|earns|owe|worth|refund|refunded|toll|rent|membership|subscription|ticket|"
+                r"tickets|premium|salary|wage|wages|excess|deposit|bill")
+_ASKS_MONEY = re.compile(r"\bhow\s+much\b(?:(?![?.;]).)*?\b(?:" + _MONEY_WORDS + r")\b|\bhow\s+expensive\b|"
+                         r"\bwhat(?:['’]s)?\s+(?:(?:is|are|was|were|will\s+be|would\s+be|does|do|did)\s+)?(?:(?:the|it|they|a|an)\s+)?"
+                         r"(?:price|cost|fee|fare|charge|fine|toll)s?\b", re.IGNORECASE)
+"""A price asked: "how much" with a word of paying in the same clause ("How much is an adult single fare?", "How much
+does it cost to ..."), "how expensive", "what is the fee"; not "how much notice", "how much paracetamol"."""
+_ASKS_SPAN = re.compile(r"\bhow\s+(?:long|soon)\b|\bhow\s+much\s+(?:notice|time)\b", re.IGNORECASE)
+"""A span asked: "how long", "how soon", "how much notice"; "how many days" asks for a number, which a date or two
+years can give ("by how many years is it older?")."""
+_ASKS_OFTEN = re.compile(r"\bhow\s+(?:often|frequently)\b", re.IGNORECASE)
+"""A frequency asked; "how many times has it won" asks for a count (a number)."""
+_ASKS_NUMBER = re.compile(r"\b(?:how\s+(?:many|much|old|far|big|large|tall|high|deep|wide|heavy|fast|hot|cold|warm)|"
+                          r"what\s+(?:year|number|percentage|percent|age|temperature|speed|size|dose)|in\s+which\s+year|"
+                          r"(?:at|from)\s+what\s+age)\b", re.IGNORECASE)
+_WH = re.compile(r"\b(who|whom|whose|where|when)(?:['’]s)?\b", re.IGNORECASE)
+_AUXILIARY = re.compile(r"^\s*(?:exactly\s+|else\s+|roughly\s+|about\s+)?(?:do|does|did|is|are|was|were|can|could|will|"
+                        r"would|should|shall|may|might|must|has|have|had|to)\b|^['’]s\b|^\s*[?]", re.IGNORECASE)
+_OPENS_CLAUSE = re.compile(r"(?:^|[.?!,;:(—–-]|\b(?:and|but|so|or|then|also|ok|okay|if\s+so|to|from|with|for|by|at|in|"
+                           r"of|on|know|tell|say|says|ask|asking|wonder|wondering|check|see|find|explain|show|"
+                           r"remember|decide|me|us))\s*$", re.IGNORECASE)
+_CLAUSE_HEAD = re.compile(r"(?:^|[.?!;:]\s*|\b(?:and|but|so|or|then|also|if\s+so),?\s*)$", re.IGNORECASE)
+_SUBJECT = re.compile(r"\s+(?:i|you|we|they|he|she|it|my|your|our|their|the|a|an|this|that)\b", re.IGNORECASE)
+_TIME_WORD = re.compile(r"\b(?:now|already|today|tonight|tomorrow|yesterday|currently|soon|since|until|till|before|"
+                        r"after|during|morning|afternoon|evening|night|weekends?|weekdays?|spring|summer|autumn|fall|"
+                        r"winter|century|decade|year|month|week)\b", re.IGNORECASE)
+_COUNT_WORDS = re.compile(r"\b(?:once|twice|thrice|dozens?|hundreds|thousands|millions|none|" + "|".join(
+    w for w in _SPELLED if w != "one") + r")\b")
+_FIGURE = r"(?:\d[\d.,]*|a|an|one|half\s+an?|" + "|".join(w for w in _SPELLED if w.isalpha()) + r")"
+_MONEY = re.compile(r"[£$€¥₹]|\b\d[\d.,]*\s*(?:p|c|k|pence|cents?|pounds?|quid|euros?|dollars?|gbp|usd|eur)\b|"
+                    r"\b(?:pence|pounds?|euros?|dollars?|cents?)\b|\bfree\b|\bno\s+(?:extra\s+)?(?:charge|cost|fee)s?\b|"
+                    r"\bnothing\b|\bwaived\b|%|\bper\s*cent\b", re.IGNORECASE)
+"""A price or an amount of money: a currency, "free", "nothing", "waived", or a share of a price ("25%")."""
+_SPAN = re.compile(r"\b" + _FIGURE + r"(?:\s*(?:-|to|or|and)\s*" + _FIGURE + r")?[\s-]*(?:full\s+|more\s+|working\s+|"
+                   r"calendar\s+|business\s+|clear\s+|extra\s+|further\s+)?(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|"
+                   r"h|days?|nights?|weeks?|wks?|fortnights?|months?|years?|yrs?|decades?|km|kilomet(?:er|re)s?|miles?|"
+                   r"met(?:er|re)s?|m|feet|ft)\b|\b(?:fortnight|overnight|immediately|instantly|straight\s+away|"
+                   r"right\s+away|same\s+day|next\s+day|indefinitely|forever|permanent(?:ly)?|no\s+time\s+limit|"
+                   r"no\s+limit|no\s+notice)\b|\b\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)\b|\b\d{1,2}:\d\d\b", re.IGNORECASE)
+"""A span of time (or a length, for "how long is the trail"): a figure with its unit, written or spelled ("two
+weeks", "30-day", "a fortnight"), or what ends or has none ("until 8pm", "straight away", "no notice")."""
+_PERSON = re.compile(r"\b(?:you|yourself|he|she|they|anyone|anybody|everyone|everybody|no\s+one|nobody|people|"
+                     r"persons?|adults?|child(?:ren)?|kids?|babies|baby|infants?|parents?|members?|customers?|"
+                     r"patients?|residents?|staff|landlords?|tenants?|owners?|employers?|employees?|workers?|"
+                     r"\w{3,}(?:ers?|ors?|ists?|ants?|ents?|ians?))\b", re.IGNORECASE)
+"""A person or a group of people, for "who": "you", "anyone", "adults", a word of a role ("the driver", "a
+pharmacist", "the applicant")."""
+_PLACE = re.compile(r"\b(?:at|in|on|from|near|behind|outside|inside|beside|opposite|via|through|into|next\s+to)\s+"
+                    r"(?:the|a|an|any|your|our|their|its|this|that|each|every)\b|\b(?:online|at\s+home|anywhere|"
+                    r"nowhere|everywhere|upstairs|downstairs|nearby)\b", re.IGNORECASE)
+"""A place said in words, for "where": "at reception", "in the app", "online"."""
+_OFTEN = re.compile(r"\b(?:every|each|per|once|twice|thrice|times|daily|weekly|monthly|yearly|annually|hourly|nightly|"
+                    r"fortnightly|a\s+(?:day|week|month|year)|an\s+hour|\d+[\s-]*hourly|at\s+most|no\s+more\s+than|"
+                    r"up\s+to|never|always)\b", re.IGNORECASE)
+
+
+def _asking(query: str, match: re.Match[str]) -> bool:
+    """A question word that asks, not one in a relative clause ("the landlord who wants", "a place where I can park")
+    or a clause of condition ("Can I cancel when I'm abroad?"): "who" at the head of a clause or after a verb of asking
+    ("tell me who"); "when" / "where" followed by its auxiliary ("where can I park?", "when's it open?", "open
+    when?"), or at the head of a clause and not followed by its subject ("When I cancel, do I pay?" asks no time)."""
+    before, after = query[:match.start()], query[match.end():]
+    if match.group(1).lower() in ("who", "whom", "whose"):
+        return bool(_OPENS_CLAUSE.search(before))
+    if match.group(0)[-2:] in ("'s", "’s") or _AUXILIARY.match(after):
+        return True
+    return bool(_CLAUSE_HEAD.search(before)) and not _SUBJECT.match(after)
+
+
+@functools.lru_cache(maxsize=2048)
+def asked_kinds(query: str) -> frozenset[str]:
+    """The kinds of answer a question asks for: any of "money", "span", "often", "number", "time", "name" (who),
+    "place" (where); empty when it
+    asks for none of these (a yes-or-no question, "what", "why", "how do I").
+
+    >>> sorted(asked_kinds("How much does Oakdene Surgery charge adults for the chickenpox vaccine?"))
+    ['money']
+    >>> sorted(asked_kinds("How much notice do I need to give?")), sorted(asked_kinds("How much syrup can I give her, and how often?"))
+    (['span'], ['number', 'often'])
+    >>> sorted(asked_kinds("And if it's the landlord who wants to end it?")), sorted(asked_kinds("Who pays the fee?"))
+    ([], ['name'])
+    >>> sorted(asked_kinds("Can I cancel when I'm abroad?")), sorted(asked_kinds("When does the museum open?"))
+    ([], ['time'])
+    """
+    kinds = set()
+    if _ASKS_MONEY.search(query):
+        kinds.add("money")
+    if _ASKS_SPAN.search(query):
+        kinds.add("span")
+    if _ASKS_OFTEN.search(query):
+        kinds.add("often")
+    # "how much" / "how many" that asks for no price, span or frequency asks for a number ("how much syrup")
+    rest = _ASKS_OFTEN.sub(" ", _ASKS_SPAN.sub(" ", _ASKS_MONEY.sub(" ", query)))
+    if _ASKS_NUMBER.search(rest):
+        kinds.add("number")
+    for match in _WH.finditer(query):
+        if _asking(query, match):
+            word = match.group(1).lower()
+            kinds.add("time" if word == "when" else "place" if word == "where" else "name")
+    if re.search(r"\bwhat\s+(?:date|time|day|month|century|decade)\b", query, re.IGNORECASE):
+        kinds.add("time")
+    return frozenset(kinds)
+
+
+def missing_kind(query: str, part: str, evidence: str = "", given: str = "") -> str | None:
+    """What the question asks for that the part's new words hold none of (`asked_kinds`; the query's own words do
+    not count): None when the part holds one of the kinds asked, or the question asks for none.
+
+    - a price: a currency, "free", "nothing", a share ("25%");
+    - a span: a figure with a unit of time or length, "until ...", "straight away";
+    - a frequency: "every", "twice", "a day", "no more than";
+    - a number: any figure or count in words ("twice", "a dozen");
+    - a date or time: a number, a day's or month's name, a word of time ("already out", "in spring");
+    - a name: one the query or the earlier turns (`given`) do not already give, or a capitalised word opening the part
+      that the evidence writes capitalised ("Shangdu." to "Where did he die?"); for "who" a person or group ("your
+      landlord", "anyone over 65") too, for "where" a place said in words ("at reception", "online").
+
+    >>> missing_kind("How much does the vet charge to microchip a cat?", "Kittens can be chipped from 8 weeks.")
+    'a price'
+    >>> missing_kind("How much does the vet charge to microchip a cat?", "It's free at the spring clinic.") is None
+    True
+    >>> missing_kind("How long does a refund take?", "Refunds go back to the card you paid with."), missing_kind(
+    ...     "How long does a refund take?", "Up to ten working days.")
+    ('a span of time', None)
+    """
+    kinds = asked_kinds(query)
+    if not kinds:
+        return None
+    known = salient_terms(query) | salient_terms(given)
+    names = {t for t in salient_terms(part) if not t.isdigit()} - known
+    opening = re.match(r"^\W*([A-Z][\w'’-]*)", part)
+    if opening and opening.group(1).lower() in _names_of(evidence):
+        names |= {opening.group(1).lower()} - known
+    has_number = bool(numbers(part) - numbers(query)) or bool(set(_COUNT_WORDS.findall(part.lower()))
+                                                              - set(_COUNT_WORDS.findall(query.lower())))
+    held = {
+        "money": lambda: bool(_MONEY.search(part)),
+        "span": lambda: bool(_SPAN.search(part)) or (has_number and bool(_TIME_WORD.search(part))) or bool(
+            re.search(r"\b(?:until|till|within)\b", part, re.IGNORECASE)),
+        "often": lambda: bool(_OFTEN.search(part)),
+        "number": lambda: has_number,
+        "time": lambda: has_number or any(TIME_FRAME.match(n) for n in names) or bool(_TIME_WORD.search(part)),
+        "name": lambda: bool(names) or bool(_PERSON.search(part)),
+        "place": lambda: bool(names) or bool(_PLACE.search(part)),
+    }
+    if any(held[kind]() for kind in kinds):
+        return None
+    label = {"money": "a price", "span": "a span of time", "often": "a frequency", "number": "a number",
+             "time": "a number or date", "name": "a name", "place": "a place"}
+    order = ("money", "span", "often", "number", "time", "name", "place")
+    return " or ".join(label[k] for k in order if k in kinds)
+
+
+@functools.lru_cache(maxsize=1024)
+def _names_of(evidence: str) -> frozenset[str]:
+    """`salient_terms` of an evidence text, read once per text (every sentence of a passage asks it)."""
+    return frozenset(salient_terms(evidence))
