@@ -127,6 +127,12 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
 
     >>> sorted(stated_arithmetic("£2,184 less the 25% discount: £1,638 (£546 off).", "Band D: £2,184. A 25% discount."))
     ['1638', '546']
+    >>> sorted(stated_arithmetic("£50, or £25 if paid within 14 days.", "£50. Reduced by 50% if paid within 14 days."))
+    ['25']
+    >>> sorted(stated_arithmetic("£50, or £20 if paid within 14 days.", "£50. Reduced by 50% if paid within 14 days."))
+    []
+    >>> sorted(stated_arithmetic("£50, rising to £75 after 28 days.", "£50. Reduced by 50% if paid within 14 days."))
+    []
 
     ... and a change in per cent is of two figures it states in one unit:
 
@@ -163,10 +169,13 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
     reachable = set(products) | {a + p for a, _ in stated for p in products}
     reachable |= {_SHARES[m.group(1).lower()] * _value(m.group(2)) for m in _SHARE.finditer(text) if known(m.group(2))}
     # a share in per cent the evidence gives, of a figure the claim states, taken off or added: "£2,184 less the 25%
-    # discount, £1,638"
-    shares = {float(m.group(1)) / 100 for m in re.finditer(r"(\d+(?:\.\d+)?)\s?(?:%|per\s?cent\b)", text, re.IGNORECASE)
-              if m.group(1) in given}
+    # discount, £1,638", also where the claim does not restate the share ("£50, or £25 if paid within 14 days" beside
+    # "reduced by 50% if paid within 14 days")
+    shares = {float(m.group(1)) / 100 for m in re.finditer(_PER_CENT, text, re.IGNORECASE) if m.group(1) in given}
     reachable |= {a * factor for a, _ in stated for share in shares for factor in (share, 1 - share, 1 + share)}
+    # ... where the claim does not restate it, only the way the evidence applies it: a share "off" or a reduction
+    # leaves 1 - share, a rise adds it ("£50, rising to £75" is no working of "reduced by 50%")
+    reachable |= {a * factor for a, _ in stated for factor in _applied_shares(haystack)}
     # a change in per cent between two figures it states in one unit, of either ("from 31,200 to 34,900, about
     # 11.9%", "19 m (about 12%) less than the 161 m"); which of two changes is the larger is `growth_verdict`'s
     # ... or of the size of a change the evidence gives (`growth.change_sizes`) on a base the claim states: "3,700 on
@@ -215,6 +224,30 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
         if any(_as_written(r, n) for r in reachable | (rates if rate else set()) if r > 0):
             out.add(n)
     return out
+
+
+_PER_CENT = r"(\d+(?:\.\d+)?)\s?(?:%|per\s?cent\b)"
+_LESS = re.compile(r"\b(?:reduc\w*|discount\w*|off|less|lower\w*|cut|halved|saves?|saving)\b", re.IGNORECASE)
+_MORE = re.compile(r"\b(?:ris\w*|rose|increas\w*|more|higher|surcharge\w*|added|extra|up|plus)\b", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=1024)
+def _applied_shares(haystack: str) -> frozenset[float]:
+    """The factors the evidence's shares in per cent apply, by the words around each: "reduced by 50%" leaves 0.5 (and
+    takes 0.5 off), "a 10% surcharge" makes 1.1 (and adds 0.1); a share with neither way, none.
+
+    >>> sorted(_applied_shares("Both are reduced by 50% if paid within 14 days.")), sorted(_applied_shares("A 10% surcharge applies."))
+    ([0.5], [0.1, 1.1])
+    """
+    out = set()
+    for match in re.finditer(_PER_CENT, haystack, re.IGNORECASE):
+        share = float(match.group(1)) / 100
+        near = haystack[max(0, match.start() - 40):match.end() + 25]
+        if _LESS.search(near):
+            out |= {share, 1 - share}
+        if _MORE.search(near):
+            out |= {share, 1 + share}
+    return frozenset(out)
 
 
 def _changes(stated: list[tuple[float, str]], changed: frozenset[str] = frozenset()) -> set[float]:

@@ -261,6 +261,50 @@ def choice_sides(asked: str) -> tuple[set[str], set[str]] | None:
     return (a - b, b - a) if a - b and b - a else None
 
 
+def choice_verdict(fragment: str, asked: str) -> str | None:
+    """A terse answer to a choice question that opens with one of its two things, as the verdict it gives: "Kilbride
+    Park (1898 vs 1905)." to "Which ground is older, Kilbride Park or Harcourt Lane?" says "Kilbride Park is older than
+    Harcourt Lane (1898 vs 1905).", which the verdict check and the model read as a statement (beside the question,
+    the model reads a question). None where the question gives no word of order or the answer opens with neither.
+
+    >>> choice_verdict("Kilbride Park (1898 vs 1905).", "Which ground is older, Kilbride Park or Harcourt Lane?")
+    'Kilbride Park is older than Harcourt Lane (1898 vs 1905).'
+    >>> choice_verdict("Roadline, £185 against £190.", "For 5 days, is Roadline or Kestrel Car Rental cheaper?")
+    'Roadline is cheaper than Kestrel Car Rental, £185 against £190.'
+    >>> [choice_verdict(t, "Which ground is older, Kilbride Park or Harcourt Lane?") for t in ("1898.", "Harcourt Lane: 1905.",
+    ...                                                                                    "Kilbride Park wins.")]
+    [None, None, None]
+    """
+    choice = _CHOICE.search(asked)
+    word = next((w for w in re.findall(r"[a-z]+", asked.lower()) if w in _ORDER_WORDS), None)
+    if not choice or not word:
+        return None
+    sides = [next(g for g in choice.groups()[i::2] if g).strip() for i in (0, 1)]
+    text = strip_citations(fragment).strip()
+    opening = re.match(r"(?:the\s+)?([A-Za-z][\w'’-]*)", text, re.IGNORECASE)
+    if not opening:
+        return None
+    first = re.sub(r"['’]s$", "", opening.group(1)).lower()
+    named = [i for i, side in enumerate(sides) if re.sub(r"['’]s$", "", side.split()[0]).lower() == first]
+    if len(named) != 1:
+        return None
+    side, other = sides[named[0]], sides[1 - named[0]]
+    # what follows the side's words the answer repeats ("Kilbride Park", "Roadline's"): its figures, its reason
+    rest = text[opening.start():]
+    for token in side.split():
+        step = re.match(r"\s*" + re.escape(re.sub(r"['’]s$", "", token)) + r"(?:['’]s)?(?=\W|$)", rest, re.IGNORECASE)
+        if not step:
+            break
+        rest = rest[step.end():]
+    rest = rest.rstrip(" .!")
+    # The thing alone, or before its figures or reason set apart ("(1898 vs 1905)", ", £185 against £190", "- it
+    # opened first"); not a label ("Harcourt Lane: opened 1905"), nor a verdict in words of its own ("Halden gives you
+    # longer", "Roam Daily comes out ahead"), which are read as they stand.
+    if rest and not re.match(r"\s*[(,;]|\s+[—–-]\s", rest):
+        return None
+    return f"{side} is {word} than {other}{rest}."
+
+
 def side_of(names: set[str], a: set[str], b: set[str]) -> set[str] | None:
     """Which of two sides the names name, where they name one only."""
     return (a if names & a else b) if bool(names & a) != bool(names & b) else None

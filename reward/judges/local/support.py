@@ -18,7 +18,7 @@ from reward.judges.local.arithmetic import counted_totals, with_rates
 from reward.judges.local.working import figures_only
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.claims import _YEAR, answer_worked, claim_support, is_fragment, swapped_value, without_derivation
-from reward.judges.local.figures import _names, choice_sides, named_verdict, verdict_line
+from reward.judges.local.figures import _names, choice_sides, choice_verdict, named_verdict, verdict_line
 from reward.judges.local.growth import change_sizes, growth_only, named_growth, without_changes
 from reward.judges.local.context import (Context, Unscored, _answer_parts, _answer_sentences, clip, lead_readings,
                                          sentence_evidence)
@@ -147,6 +147,9 @@ read is checked against the evidence it can."""
         if claim is None:
             continue
         claim = verdict_line(claim)  # "Older: Halvard University" is the verdict "Halvard University is older."
+        # ... as is a terse answer to a choice question, the answer's first line: "Kilbride Park (1898 vs 1905)."
+        claim = (choice_verdict(claim, ctx.item.query) if answering and answer[:1] == [sentence] and is_fragment(claim)
+                 else None) or claim
         # The query's names dropped in brackets ("(Lenovo)") are the user's words, not the claim's: every check reads
         # the claim without them (the closest evidence, the coverage, the model), so echoing the question neither
         # helps nor costs.
