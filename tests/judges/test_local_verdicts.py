@@ -1,12 +1,10 @@
-"""Verdicts read for what they say, on any interaction: a terse answer to a choice question is the verdict it gives
-(checked as one, not read beside the question), and "whether or not" or a negation in what a claim supposes ("even if
-you haven't done 40 hours") denies nothing."""
+"""A terse answer to a choice question is the verdict it gives, on any interaction: checked as one, not read beside
+the question."""
 
 import pytest
 
 from reward.format import Facet, render_response
 from reward.judges.local.figures import choice_verdict
-from reward.judges.local.negation import negation_flip
 from reward.schema import Evidence, Item
 
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -38,16 +36,3 @@ def test_a_terse_answer_to_a_choice_question_is_checked_as_the_verdict_it_gives(
 @pytest.mark.parametrize("line", ["Harcourt Lane: opened 1905 [Doc 2].", "1898 [Doc 1].", "Both are old grounds."])
 def test_a_line_that_labels_one_side_or_names_neither_is_no_verdict(line):
     assert choice_verdict(line, ASKED) is None
-
-
-OVERTIME = "All hours worked on a Sunday are paid at double time, whether or not the 40-hour threshold has been reached."
-
-
-@pytest.mark.parametrize("claim, flips", [
-    ("Double time for all Sunday hours, regardless of the 40-hour threshold.", False),
-    ("Sunday hours are paid at double time whether you have reached 40 hours or not.", False),
-    ("Every Sunday hour is paid at double time, even if you haven't done 40 hours that week.", False),
-    ("Sunday hours are not paid at double time.", True),
-])
-def test_whether_or_not_denies_nothing(claim, flips):
-    assert negation_flip(claim, OVERTIME) is flips

@@ -22,28 +22,11 @@ def _is_negation(word: str) -> bool:
 
 
 _SCOPE_END = re.compile(r"[,;:.!?()]|\s-\s|\bbut\b|\bso\b", re.IGNORECASE)
-_OR_NOT = re.compile(r"\bwhether\s+or\s+not\b[^,;:.!?]*|\bwhether\b[^,;:.!?]*?\bor\s+not\b|\bor\s+not\b",
-                     re.IGNORECASE)
-"""An alternative, not a denial: "whether or not the threshold is reached", "whether you have or not", "paid or not"."""
-
-
-_SUPPOSED = re.compile(r"\b(?:even\s+if|if|unless|whether|in\s+case)\b[^,;:.!?]*", re.IGNORECASE)
-"""A clause of supposition: what it supposes is neither asserted nor denied ("even if you haven't done 40 hours")."""
-
-
-def _alternatives_read(text: str) -> str:
-    """The text without the alternatives it offers: "whether or not the 40-hour threshold has been reached" says that
-    the threshold does not matter, neither that it is reached nor that it is not, so neither is read from it.
-
-    >>> _alternatives_read("Paid at double time, whether or not the threshold has been reached.")
-    'Paid at double time, .'
-    """
-    return re.sub(r"\s{2,}", " ", _OR_NOT.sub("", text))
 
 
 def _negations(text: str):
     """(clause words, index of a negation) for every negation of the text, clause by clause (`_SCOPE_END`)."""
-    for clause in _SCOPE_END.split(_alternatives_read(text).lower()):
+    for clause in _SCOPE_END.split(text.lower()):
         words = re.findall(r"[a-z']+", clause)
         for i, word in enumerate(words):
             if _is_negation(word) or word == "no":
@@ -91,7 +74,7 @@ def _clause_negated_phrases(text: str, users_figures: frozenset[str] = frozenset
     """`_negated_phrases` clause by clause: a negation applies within its clause ("18 euros, not 30, and sold at the
     door" denies the 30, not the sale). With `obligations`, a clause whose negation is of an obligation ("don't
     have to", "not required") is left out."""
-    return [p for clause in _SCOPE_END.split(_alternatives_read(text).lower())
+    return [p for clause in _SCOPE_END.split(text.lower())
             if not (obligations and "optional" in obligation(clause))
             for p in _negated_phrases(re.findall(r"[a-z0-9']+", clause), users_figures)]
 
@@ -338,13 +321,7 @@ def negation_flip(claim: str, evidence_sentence: str, asked: str = "") -> bool:
     >>> [negation_flip(c, "Do not wash merino in hot water.") for c in ("Avoid washing merino in hot water.",
     ...                                                                 "Avoid cold rinses; wash merino in hot water.")]
     [False, True]
-    >>> overtime = "Sunday hours are paid at double time, whether or not the 40-hour threshold has been reached."
-    >>> negation_flip("Double time for all Sunday hours, regardless of the 40-hour threshold.", overtime)
-    False
-    >>> negation_flip("Every Sunday hour is paid at double time, even if you haven't done 40 hours.", overtime)
-    False
     """
-    claim, evidence_sentence = _alternatives_read(claim), _alternatives_read(evidence_sentence)
     claim_words = re.findall(r"[a-z']+", strip_citations(claim).lower())
     evidence_words = re.findall(r"[a-z']+", evidence_sentence.lower())
     if _negated_scope(strip_citations(claim)) & _negated_scope(evidence_sentence):
@@ -358,9 +335,7 @@ def negation_flip(claim: str, evidence_sentence: str, asked: str = "") -> bool:
     # what is required, whose denial stays a denial.
     optional = (obligation(evidence_sentence) == {"optional"} and "optional" in obligation(strip_citations(claim))
                 and duty_said_of(strip_citations(claim), "optional", evidence_sentence))
-    # (a negation in what the claim supposes, "even if you haven't done 40 hours", denies nothing)
-    supposed = _SUPPOSED.sub("", strip_citations(claim))
-    return (any(_asserted(p, words) for p in _clause_negated_phrases(supposed, users_figures, optional)
+    return (any(_asserted(p, words) for p in _clause_negated_phrases(strip_citations(claim), users_figures, optional)
                 for words in evidence_clauses)
             or any(_asserted(p, words) for p in _clause_negated_phrases(evidence_sentence) for words in claim_clauses)
             or any(_asserted(p, claim_words, _NO) and not _asserted(p, evidence_words, _NO)
