@@ -58,12 +58,15 @@ _SPAN = re.compile(r"\b" + _FIGURE + r"(?:\s*(?:-|to|or|and)\s*" + _FIGURE + r")
                    r"no\s+limit|no\s+notice)\b|\b\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)\b|\b\d{1,2}:\d\d\b", re.IGNORECASE)
 """A span of time (or a length, for "how long is the trail"): a figure with its unit, written or spelled ("two
 weeks", "30-day", "a fortnight"), or what ends or has none ("until 8pm", "straight away", "no notice")."""
-_PERSON = re.compile(r"\b(?:you|yourself|he|she|they|anyone|anybody|everyone|everybody|no\s+one|nobody|people|"
-                     r"persons?|adults?|child(?:ren)?|kids?|babies|baby|infants?|parents?|members?|customers?|"
-                     r"patients?|residents?|staff|landlords?|tenants?|owners?|employers?|employees?|workers?|"
-                     r"\w{3,}(?:ers?|ors?|ists?|ants?|ents?|ians?))\b", re.IGNORECASE)
-"""A person or a group of people, for "who": "you", "anyone", "adults", a word of a role ("the driver", "a
-pharmacist", "the applicant")."""
+_PERSON = re.compile(r"\b(?:you|yourself|anyone|anybody|everyone|everybody|no\s+one|nobody|people|persons?|adults?|"
+                     r"child(?:ren)?|kids?|babies|baby|infants?|parents?|guardians?|carers?|members?|customers?|"
+                     r"patients?|residents?|staff|landlords?|tenants?|owners?|employers?|employees?|workers?|drivers?|"
+                     r"passengers?|travell?ers?|visitors?|users?|buyers?|sellers?|retailers?|applicants?|claimants?|"
+                     r"students?|pupils?|teachers?|doctors?|gps?|nurses?|pharmacists?|dentists?|vets?|managers?|"
+                     r"partners?|spouses?|council|company|insurers?|bank|provider|school|police|court|government)\b",
+                     re.IGNORECASE)
+"""A person, a group of people or a body, for "who": "you", "anyone", "adults", a role ("the driver", "a pharmacist",
+"the applicant"), "the council", "your insurer"."""
 _PLACE = re.compile(r"\b(?:at|in|on|from|near|behind|outside|inside|beside|opposite|via|through|into|next\s+to)\s+"
                     r"(?:the|a|an|any|your|our|their|its|this|that|each|every)\b|\b(?:online|at\s+home|anywhere|"
                     r"nowhere|everywhere|upstairs|downstairs|nearby)\b", re.IGNORECASE)
@@ -89,8 +92,7 @@ def _asking(query: str, match: re.Match[str]) -> bool:
 @functools.lru_cache(maxsize=2048)
 def asked_kinds(query: str) -> frozenset[str]:
     """The kinds of answer a question asks for: any of "money", "span", "often", "number", "time", "name" (who),
-    "place" (where); empty when it
-    asks for none of these (a yes-or-no question, "what", "why", "how do I").
+    "place" (where); empty when it asks for none of these (a yes-or-no question, "what", "why", "how do I").
 
     >>> sorted(asked_kinds("How much does Oakdene Surgery charge adults for the chickenpox vaccine?"))
     ['money']
