@@ -252,12 +252,21 @@ def verdict_line(claim: str) -> str:
     return f"{match.group('value')} is {match.group('word').lower()}."
 
 
-def choice_sides(asked: str) -> tuple[set[str], set[str]] | None:
-    """The names of the two things a choice question names ("Which is older, A or B?"), each without the other's."""
+def _choice_texts(asked: str) -> tuple[str, str] | None:
+    """The two things a choice question names, as it writes them ("Which is older, A or B?": "A", "B")."""
     choice = _CHOICE.search(asked)
     if not choice:
         return None
-    a, b = (_names(next(g for g in choice.groups()[i::2] if g)) for i in (0, 1))
+    a, b = (next(g for g in choice.groups()[i::2] if g).strip() for i in (0, 1))
+    return a, b
+
+
+def choice_sides(asked: str) -> tuple[set[str], set[str]] | None:
+    """The names of the two things a choice question names ("Which is older, A or B?"), each without the other's."""
+    texts = _choice_texts(asked)
+    if not texts:
+        return None
+    a, b = (_names(t) for t in texts)
     return (a - b, b - a) if a - b and b - a else None
 
 
@@ -275,11 +284,10 @@ def choice_verdict(fragment: str, asked: str) -> str | None:
     ...                                                                                    "Kilbride Park wins.")]
     [None, None, None]
     """
-    choice = _CHOICE.search(asked)
+    sides = _choice_texts(asked)
     word = next((w for w in re.findall(r"[a-z]+", asked.lower()) if w in _ORDER_WORDS), None)
-    if not choice or not word:
+    if not sides or not word:
         return None
-    sides = [next(g for g in choice.groups()[i::2] if g).strip() for i in (0, 1)]
     text = strip_citations(fragment).strip()
     opening = re.match(r"(?:the\s+)?([A-Za-z][\w'’-]*)", text, re.IGNORECASE)
     if not opening:
