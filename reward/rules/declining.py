@@ -44,10 +44,21 @@ speaking the sources are silent; it closes at 16:00") is a disclaimer, read as t
 ...  "Strictly speaking the sources are silent; it closes at 16:00.", "Parking isn't free here.")]
 [True, True, True, True, False, False]
 """
+_NAMED_SOURCES = (r"(?:(?:the|these|this|those|[A-Z][\w&'’-]*['’]s) (?:[\w&'’-]+ ){0,3}?|[A-Z][\w&'’-]* )"
+                  r"(?:leaflets?|pages?|notices?|guides?|manuals?|handbooks?|timetables?|tables?|lists?|websites?|"
+                  r"terms|polic(?:y|ies)|reports?|summar(?:y|ies)|excerpts?|extracts?|details|documents?|sources?|"
+                  r"passages?|texts?|results?|articles?)")
+"""The sources as an answer names them by what they are and whose ("the leaflet", "FitHaven's terms", "Harbourline's
+fee list", "the Corvin D7 manual excerpts"): one that "doesn't say" declines, unless it goes on to say what they do
+say instead ("The report doesn't say the lake got colder: it says it warmed" corrects the user)."""
 _REFUSAL = re.compile(
     r"\b(?:" + ABSENT_HERE + "|" + SOURCES_SILENT + "|"
-    r"(?:i|we) (?:could ?n[o']t|can ?n[o']t|cannot|am unable to|was unable to|were unable to|do not|don't) "
-    r"(?:find|determine|confirm|verify|answer|provide|tell)"
+    r"(?:i|we) (?:could ?n[o']t|can ?n[o']t|can[o']?t|cannot|am unable to|was unable to|were unable to|do not|don't) "
+    r"(?:find|determine|confirm|verify|answer|provide|tell|say|give|advise|point|work out|be sure)"
+    r"|(?:(?:is ?n[o']t|is not|not) |im)possible to (?:say|tell|determine|know|confirm|work out)\b"
+    r"|(?:can ?n[o']t|can[o']?t|cannot) be (?:determined|confirmed|worked out|told)\b"
+    r"|" + _NAMED_SOURCES + r" (?:do(?:es)? ?n[o']t|do(?:es)? not) (?:say|mention|give|list|include|explain|cover|describe|"
+    r"state|separate|set out|specify|show|provide)\b(?![^.;!?]{0,80}?[—–,;-]\s*(?:but\s+)?(?:it|they)\s+(?:says?|states?|shows?))"
     r"|(?:the |these |my )?(?:(?:(?:provided|available|retrieved|given|search|cited) )?(?:evidence|sources?|"
     r"documents?|passages?)|(?:provided|available|retrieved|given|search|cited) (?:results?|notes?|information)) "
     r"(?:do(?:es)? ?n[o']t|do(?:es)? not|did ?n[o']t|did not|contains? no|has no|have no|fails? to) "
@@ -71,7 +82,7 @@ _REFUSAL = re.compile(
 
 
 # Every refusal pattern contains one of these; they gate the slower regex.
-_REFUSAL_CUES = ("n't", "n’t", "n'", "not", "unable", "no ", "insufficient", "none of", "neither", "silent")
+_REFUSAL_CUES = ("n't", "n’t", "n'", "not", "impossible", "unable", "no ", "insufficient", "none of", "neither", "silent")
 
 
 def _refusal_in(read: str) -> re.Match | None:
@@ -86,5 +97,13 @@ def declines(text: str) -> bool:
 
     >>> declines("Beyond that, the documents give no answer to this question."), declines("It opened in 1901.")
     (True, False)
+
+    In the words an answer uses of itself and of the sources it names ("I can't say", "it isn't possible to tell",
+    "FitHaven's terms don't set out ..."); a correction of the user is no decline, nor is what the user can't do:
+
+    >>> [declines(t) for t in ("The leaflet doesn't mention aspirin, so I can't say whether it's safe.",
+    ...  "The two pages conflict, so it isn't possible to say what a car pays.", "FitHaven's terms don't set out the fee.",
+    ...  "The report doesn't say the lake got colder — it says it warmed.", "You can't cancel after 14 days.")]
+    [True, True, True, False, False]
     """
     return _refusal_in(reading_form(text)) is not None

@@ -388,13 +388,15 @@ def without_derivation(claim: str, haystack: str, asked: str = "") -> str | None
     'Halvard: founded in 1764, Teschen in 1829.'
     >>> without_derivation("Mir is older: built in 1413 against 1569 for Tor, a difference of 156 years.", "1413. 1569.")
     'Mir: built in 1413 and 1569 for Tor.'
+    >>> without_derivation("Tarn costs £45 a month and Pelican £38, a difference of £7.", "Tarn: £45. Pelican: £38.")
+    'Tarn costs £45 a month and Pelican £38.'
     """
     derived = derived_numbers(claim, haystack, asked)
     if not derived:
         return None if _orders_only(claim, haystack) else ordered_reading(claim, haystack)
     text = strip_citations(claim)
     for written in sorted(derived):
-        text = re.sub(r"(?:,\s*)?(?:\b(?:a|an|the)\s+(?:difference|gap|span)\s+of\s+|\bby\s+)?(?<![\d.,])" + re.escape(written)
+        text = re.sub(r"(?:,\s*)?(?:\b(?:a|an|the)\s+(?:difference|gap|span)\s+of\s+|\bby\s+)?[$€£¥]?(?<![\d.,])" + re.escape(written)
                       + r"(?!\d|[.,]\d)[\s-]*[^\W\d_]*(?:\s+(?:" + "|".join(sorted(_RELATION_WORDS)) + r")"
                       r"(?:\s+than)?\s+(?:in\s+)?\d+(?:[.,]\d+)*)?", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\s+([,.;:])", r"\1", re.sub(r"\s{2,}", " ", text)).strip(" ,;")

@@ -1,5 +1,5 @@
-"""Dates written out in text ("1 January 2025", "January 1, 2025", "2025-01-01"), and a sentence that presents a past
-one as still to come. Pure functions of strings."""
+"""Dates written out in text ("1 January 2025", "January 1, 2025", "2025-01-01"), a sentence that presents a past one
+as still to come, and the days or months a text names, in a range too. Pure functions of strings."""
 
 from __future__ import annotations
 
@@ -43,3 +43,31 @@ def stale_future(sentence: str, now: dt.date | None) -> str | None:
         if when is not None and when < now:
             return f"presents {when.isoformat()} as upcoming although today is {now.isoformat()}"
     return None
+
+
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_FRAME = r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|" + "|".join(_MONTHS) + r")"
+_RANGE = re.compile(r"\b(" + _FRAME + r")s?\b(?:\s+\d{1,2}(?:st|nd|rd|th)?)?\s*(?:to|until|till|through|thru|and|[-–—])\s*"
+                    r"(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(" + _FRAME + r")s?\b", re.IGNORECASE)
+
+
+def frame_named(frame: str, lowered: str) -> bool:
+    """Whether a lower-cased text names a day or month (`frame`, singular, lower-cased), as itself or inside a range it
+    names ("Monday to Saturday", "from 1 March to 30 September", "between April and September", "October-March"
+    running over the year's end).
+
+    >>> [frame_named(f, "open monday to saturday; permits from 1 march to 30 september.") for f in ("friday", "july",
+    ...  "sunday", "december")]
+    [True, True, False, False]
+    >>> frame_named("january", "closed october–march"), frame_named("may", "may: 10am to 4pm")
+    (True, True)
+    """
+    if re.search(r"\b" + frame + r"s?\b", lowered):
+        return True
+    order = _DAYS if frame in _DAYS else tuple(_MONTHS)
+    at = order.index(frame)
+    for start, end in _RANGE.findall(lowered):
+        first, last = (order.index(w.lower()) if w.lower() in order else None for w in (start, end))
+        if first is not None and last is not None and (at - first) % len(order) <= (last - first) % len(order):
+            return True
+    return False

@@ -21,9 +21,11 @@ _MONEY_WORDS = (r"cost|costs|costing|charge|charges|charged|pay|paying|paid|fare
                 r"tickets|premium|salary|wage|wages|excess|deposit|bill")
 _ASKS_MONEY = re.compile(r"\bhow\s+much\b(?:(?![?.;]).)*?\b(?:" + _MONEY_WORDS + r")\b|\bhow\s+expensive\b|"
                          r"\bwhat(?:['’]s)?\s+(?:(?:is|are|was|were|will\s+be|would\s+be|does|do|did)\s+)?(?:(?:the|it|they|a|an)\s+)?"
-                         r"(?:price|cost|fee|fare|charge|fine|toll)s?\b", re.IGNORECASE)
+                         r"(?:[a-z-]+\s+){0,2}?(?:price|cost|fee|fare|charge|fine|toll)s?\b(?!-|\s+(?:structure|policy|rules?|"
+                         r"band|category)\b)", re.IGNORECASE)
 """A price asked: "how much" with a word of paying in the same clause ("How much is an adult single fare?", "How much
-does it cost to ..."), "how expensive", "what is the fee"; not "how much notice", "how much paracetamol"."""
+does it cost to ..."), "how expensive", "what is the fee", "what's the exit fee"; not "how much notice", "how much
+paracetamol", "what is the fee policy", "what was the cost-of-living index"."""
 _ASKS_SPAN = re.compile(r"\bhow\s+(?:long|soon)\b|\bhow\s+much\s+(?:notice|time)\b", re.IGNORECASE)
 """A span asked: "how long", "how soon", "how much notice"; "how many days" asks for a number, which a date or two
 years can give ("by how many years is it older?")."""
@@ -31,7 +33,8 @@ _ASKS_OFTEN = re.compile(r"\bhow\s+(?:often|frequently)\b", re.IGNORECASE)
 """A frequency asked; "how many times has it won" asks for a count (a number)."""
 _ASKS_NUMBER = re.compile(r"\b(?:how\s+(?:many|much|old|far|big|large|tall|high|deep|wide|heavy|fast|hot|cold|warm)|"
                           r"what\s+(?:year|number|percentage|percent|age|temperature|speed|size|dose)|in\s+which\s+year|"
-                          r"(?:at|from)\s+what\s+age)\b", re.IGNORECASE)
+                          r"(?:at|from)\s+what\s+age|what(?:['’]s|\s+is|\s+are|\s+was)?\s+(?:the\s+)?(?:[a-z-]+\s+){0,2}?"
+                          r"(?:limit|maximum|minimum|max|cap|capacity|allowance))\b", re.IGNORECASE)
 _WH = re.compile(r"\b(who|whom|whose|where|when)(?:['’]s)?\b", re.IGNORECASE)
 _AUXILIARY = re.compile(r"^\s*(?:exactly\s+|else\s+|roughly\s+|about\s+)?(?:do|does|did|is|are|was|were|can|could|will|"
                         r"would|should|shall|may|might|must|has|have|had|to)\b|^['’]s\b|^\s*[?]", re.IGNORECASE)
@@ -176,3 +179,33 @@ def missing_kind(query: str, part: str, evidence: str = "", given: str = "") -> 
 def _names_of(evidence: str) -> frozenset[str]:
     """`salient_terms` of an evidence text, read once per text (every sentence of a passage asks it)."""
     return frozenset(salient_terms(evidence))
+
+
+def other_variant(query: str, sentence: str) -> bool:
+    """Whether a sentence names another numbered variant of a thing the query names with its number ("Fixed Saver 12"
+    when asked about the Fixed Saver 24 tariff, "Route 7" when asked about route 9): what it says is that variant's.
+
+    >>> q = "What's the exit fee if I leave Northgate's Fixed Saver 24 tariff early?"
+    >>> other_variant(q, "Fixed Saver 12 has an exit fee of £75."), other_variant(q, "Fixed Saver 24 carries a £90 fee.")
+    (True, False)
+    >>> other_variant(q, "On any fixed tariff you won't pay an exit fee in the last 49 days.")
+    False
+    >>> other_variant(q, "Fixed Saver 24 costs £90 to leave; Fixed Saver 12, £75.")
+    False
+    """
+    for match in _NUMBERED.finditer(query):
+        name, number = match.group(1), match.group(2)
+        if name.lower() in _NOT_NAMES or TIME_FRAME.match(name.lower()) or re.fullmatch(r"1\d{3}|20\d{2}", number):
+            continue  # "In 2023", "June 2024": no variant
+        said = {n.lower() for n in re.findall(r"\b" + re.escape(name) + r"\s+(\d[\w.]*)\b", sentence)}
+        if said and number.lower() not in said:
+            return True
+    return False
+
+
+_NUMBERED = re.compile(r"\b([A-Z][a-z][\w'’&-]*)\s+(\d[\w.]*)\b")
+"""A name's last word with its number ("Saver 24" of "Fixed Saver 24", "Fibre 150", "Route 9"): a variant of a
+product, plan or line."""
+_NOT_NAMES = frozenset("in on at by for from to of the a an and or since after before until during is are was were "
+                       "it its my our your their his her this that these those page section part chapter step day "
+                       "week year age aged over under".split())

@@ -22,7 +22,7 @@ from reward.judges.local.figures import _names, choice_sides, choice_verdict, na
 from reward.judges.local.growth import change_sizes, growth_only, named_growth, without_changes
 from reward.judges.local.context import (Context, Unscored, _answer_parts, _answer_sentences, clip, lead_readings,
                                          sentence_evidence)
-from reward.judges.local.kinds import missing_kind
+from reward.judges.local.kinds import missing_kind, other_variant
 from reward.judges.local.relevance import asked_kind_of
 from reward.judges.local.negation import negation_flip, unfounded_denial
 from reward.judges.local.text import (
@@ -40,11 +40,12 @@ from reward.judges.local.text import (
     salient_terms,
     stems,
 )
-from reward.judges.local.dates import stale_future
+from reward.judges.local.dates import frame_named, stale_future
 from reward.judges.local.superseded import superseded_figure
 from reward.rules.verdicts import scope_topic
 from reward.schema import Evidence
 
+_MONEY_FIGURE = re.compile(r"[£$€¥₹]\s?\d[\d,.]*")
 _HARD_FAILURE = re.compile(r"numbers not in the evidence|where the evidence says|as upcoming although|figures change by|"
                            r"gives the change")
 
@@ -522,7 +523,9 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
     relevance = shipped_relevance().probability(vectors[0], vectors[1:], overlap)
     names = ({t for t in salient_terms(ctx.item.query) if not t.isdigit()}
              or {t for t in salient_terms(ctx.need) if not t.isdigit()})
-    years = {n for n in numbers(ctx.item.query) if _YEAR.match(n)}
+    years = {n for n in numbers(_MONEY_FIGURE.sub(" ", ctx.item.query)) if _YEAR.match(n)}  # not "£1,200"
+    # the query's days or months (in a range too: "Friday" of "Monday to Saturday") fail a passage naming none of them
+    frames = {n for n in names if TIME_FRAME.match(n)}
     # The two things a choice question names ("Is Roadline or Kestrel cheaper?") are each read of a passage of
     # their own: a thing of the choice is covered where any evidence item names it, not only the answering one.
     apart: set[str] = set()
@@ -536,17 +539,16 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
     for k in np.argsort(-relevance)[:8].tolist():
         doc, sentence = rows[k]
         text = doc_text(doc).lower()
-        coverage = (names_in(names - apart, text) + len(apart)) / len(names) if names else 1.0
-        if any(TIME_FRAME.match(n) and n.rstrip("s") not in text for n in names):
-            coverage = 0.0
-        # a year the question asks about that the passage neither names nor was published in: its figures are
-        # another year's (the 2022 rent when asked for 2024's)
+        named = sum(frame_named(n.rstrip("s"), text) for n in frames - apart)
+        coverage = (names_in(names - apart - frames, text) + len(apart) + named) / len(names) if names else 1.0
+        coverage = coverage if named or not frames - apart else 0.0
+        # a year asked about that the passage neither names nor was published in: its figures are another year's
         if years and not any(y in text or (doc.published and str(doc.published.year) == y) for y in years):
             coverage = 0.0
-        missing = missing_kind(kind_asked, sentence, doc_text(doc))
-        # A name of the need that the passage never mentions (a venue, a day) usually means it answers for
-        # something else; a demonym ("French" vs "France") is the usual exception, so half the names pass when
-        # the head is sure.
+        missing = missing_kind(kind_asked, sentence, doc_text(doc)) or ("the asked variant" if other_variant(
+            ctx.item.query, sentence) else None)  # "Fixed Saver 12" asked about the Fixed Saver 24
+        # A name of the need the passage never mentions (a venue, a day) usually means it answers for something else;
+        # a demonym ("French" vs "France") is the usual exception, so half the names pass when the head is sure.
         value = float(relevance[k]) * (1.0 if coverage == 1.0 else 0.7 if coverage >= 0.5 else 0.0) * (0.0 if missing else 1.0)
         if value > best_value:
             best, best_value = k, value

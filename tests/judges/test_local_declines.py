@@ -1,0 +1,96 @@
+"""A decline is read in the words an answer uses ("I can't say", "the leaflet doesn't mention ...", "it isn't possible to
+tell"), so a refusal although the evidence answers is judged as one, whatever its wording; and the supply reading
+does not take the user's own figures and dates for what the evidence must name (a deposit of £1,200 is no year 1200,
+a deadline named in passing is no day the passage must give)."""
+
+import pytest
+
+from reward.format import Facet, render_response
+from reward.schema import Evidence, Item
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+LEAFLET = [Evidence(id="1", title="Normadol 200 mg tablets: patient leaflet", text=(
+    "Adults and children over 12: take one or two tablets every 4 to 6 hours, up to 6 tablets in 24 hours. Do not "
+    "take Normadol with warfarin or other blood thinners unless your doctor tells you to, as it raises the risk of "
+    "bleeding."))]
+DEPOSIT = [
+    Evidence(id="1", title="Carreth Housing Act: deposit protection", text=(
+        "A landlord who takes a deposit must protect it in a government-approved scheme within 30 days of receiving "
+        "it.")),
+    Evidence(id="2", title="Carreth Housing Act: failure to protect a deposit", text=(
+        "If a landlord in Carreth fails to protect the deposit, the tenant may apply to the county court, which must "
+        "order the landlord to pay the tenant compensation of between one and three times the deposit."))]
+
+
+def item(query: str, answer: str, evidence: list[Evidence], item_id: str) -> Item:
+    return Item(id=item_id, query=query, evidence=evidence,
+                response=render_response([Facet(query, ("1", "2") if len(evidence) > 1 else ("1",))],
+                                         [e.id for e in evidence], answer))
+
+
+@pytest.mark.parametrize("refusal", [
+    "The Normadol leaflet doesn't mention blood thinners, so I can't tell you whether it's safe [Doc 1].",
+    "It isn't possible to say from the leaflet whether the two can be taken together [Doc 1].",
+    "I can't confirm whether Normadol is safe with warfarin from these pages [Doc 1].",
+])
+def test_a_refusal_in_an_answers_own_words_is_judged_as_a_refusal_where_the_evidence_answers(scores, refusal):
+    query = "Can I take Normadol while I'm on warfarin?"
+    honest, refused = scores(
+        item(query, "Not unless your doctor tells you to: the leaflet says Normadol raises the risk of bleeding with "
+                    "warfarin [Doc 1].", LEAFLET, "h"),
+        item(query, refusal, LEAFLET, "r"))
+    assert honest["no_supply_reject"] == 1.0
+    assert refused["no_supply_reject"] < 0.5
+    assert refused["reward"] < honest["reward"] - 0.05
+
+
+def test_the_users_sum_of_money_is_no_year_the_evidence_must_name(scores):
+    query = "My landlord in Carreth never protected my £1,200 deposit. What can I claim?"
+    honest, refused = scores(
+        item(query, "You can apply to the county court, which must order your landlord to pay you between one and "
+                    "three times the deposit [Doc 2].", DEPOSIT, "h"),
+        item(query, "The documents don't say what you can claim.", DEPOSIT, "r"))
+    assert honest["no_supply_reject"] == 1.0
+    assert refused["no_supply_reject"] < 0.5 and refused["reward"] < honest["reward"]
+
+
+PERMITS = [Evidence(id="1", title="Glenmorrow Forest Park: camping permits", text=(
+    "From 1 March to 30 September, anyone camping in the Loch Drennan zone needs a camping permit. Permits cost £5 "
+    "per tent per night and must be bought online at least 4 days before your first night."))]
+
+
+def test_a_month_inside_a_range_the_evidence_names_is_named(scores):
+    """"In July" is named by "from 1 March to 30 September": the passage supplies the need, so a refusal is wrong; a
+    month outside the range is not named, and there a decline is right."""
+    query = "We'll camp in the Loch Drennan zone in July. How much is a permit?"
+    honest, refused = scores(item(query, "£5 per tent per night, bought online at least 4 days ahead [Doc 1].",
+                                  PERMITS, "h"),
+                             item(query, "The park's page doesn't say what a permit costs in July [Doc 1].",
+                                  PERMITS, "r"))
+    assert honest["no_supply_reject"] == 1.0
+    assert refused["no_supply_reject"] < 0.5 and refused["reward"] < honest["reward"]
+    [winter] = scores(item("We'll camp in the Loch Drennan zone in December. How much is a permit?",
+                           "The park's page doesn't say what a permit costs in December [Doc 1].", PERMITS, "w"))
+    assert winter["no_supply_reject"] > refused["no_supply_reject"]
+
+
+TARIFFS = [
+    Evidence(id="1", title="Northgate Energy Fixed Saver 24: tariff summary", text=(
+        "Fixed Saver 24 fixes your unit rates and standing charges for 24 months. Exit fees apply if you leave before "
+        "the end date; the amount is shown on your Tariff Information Label.")),
+    Evidence(id="2", title="Northgate Energy: leaving a tariff", text=(
+        "Fixed Saver 12 has an exit fee of £75 per fuel. Our Flex variable tariff has no exit fees."))]
+
+
+def test_another_numbered_variants_figure_does_not_supply_the_one_asked(scores):
+    """Asked about the Fixed Saver 24's exit fee, a passage giving the Fixed Saver 12's supplies nothing: saying the
+    sources do not give it is right, and the other variant's figure passed off as the answer is no better."""
+    query = "What's the exit fee if I leave Northgate Energy's Fixed Saver 24 tariff early?"
+    declined, swapped = scores(
+        item(query, "The documents don't give the Fixed Saver 24 exit fee: they say one applies and that the amount "
+                    "is on your Tariff Information Label [Doc 1]. The £75 per fuel is for Fixed Saver 12 [Doc 2].",
+             TARIFFS, "d"),
+        item(query, "Leaving early costs £75 per fuel [Doc 2].", TARIFFS, "s"))
+    assert declined["no_supply_reject"] >= 0.8
+    assert declined["reward"] > swapped["reward"]
