@@ -6,7 +6,7 @@ a deadline named in passing is no day the passage must give)."""
 import pytest
 
 from reward.format import Facet, render_response
-from reward.schema import Evidence, Item
+from reward.schema import Evidence, Item, Turn
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -94,3 +94,24 @@ def test_another_numbered_variants_figure_does_not_supply_the_one_asked(scores):
         item(query, "Leaving early costs £75 per fuel [Doc 2].", TARIFFS, "s"))
     assert declined["no_supply_reject"] >= 0.8
     assert declined["reward"] > swapped["reward"]
+
+
+
+EXCESSES = [Evidence(id="1", title="Cobalt Home Insurance: excesses", text=(
+    "Standard policy: compulsory excess £250. Plus policy: compulsory excess £100. Escape of water claims carry an "
+    "additional £200 excess on top of the compulsory excess."))]
+
+
+def test_a_name_of_several_words_is_named_by_its_words_apart(scores):
+    """"Cobalt Home Insurance Standard" is named by a page titled "Cobalt Home Insurance" whose row reads "Standard
+    policy": the follow-up's answer is there, so declining it is wrong."""
+    history = [Turn(role="user", content="What's the excess on my Cobalt Home Insurance Standard policy?"),
+               Turn(role="assistant", content="The compulsory excess on the Standard policy is £250 [Doc 1].")]
+    query = "And if I claim for escape of water?"
+    honest, refused = (Item(id=i, query=query, history=history, evidence=EXCESSES,
+                            response=render_response([Facet(query, ("1",))], ["1"], answer))
+                       for i, answer in (("h", "£450: the £250 compulsory excess plus an extra £200 for escape of "
+                                               "water [Doc 1]."),
+                                         ("r", "Cobalt's page doesn't say what escape of water claims cost [Doc 1].")))
+    honest, refused = scores(honest, refused)
+    assert refused["no_supply_reject"] < 0.5 and refused["reward"] < honest["reward"]

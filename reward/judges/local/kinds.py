@@ -14,7 +14,7 @@ import functools
 import re
 
 from reward.judges.local.figures import _SPELLED
-from reward.judges.local.text import TIME_FRAME, numbers, salient_terms
+from reward.judges.local.text import TIME_FRAME, names_in, numbers, salient_terms
 
 _MONEY_WORDS = (r"cost|costs|costing|charge|charges|charged|pay|paying|paid|fare|fares|fine|fines|fee|fees|price|"
                 r"prices|priced|spend|earn|earns|owe|worth|refund|refunded|toll|rent|membership|subscription|ticket|"
@@ -209,3 +209,17 @@ product, plan or line."""
 _NOT_NAMES = frozenset("in on at by for from to of the a an and or since after before until during is are was were "
                        "it its my our your their his her this that these those page section part chapter step day "
                        "week year age aged over under".split())
+
+
+def names_covered(names: set[str], lowered: str) -> float:
+    """How many of the (lower-cased) names a lower-cased passage names (`text.names_in`), a name of several words also
+    where the passage gives each of its words apart ("Cobalt Home Insurance Standard" of "Cobalt Home Insurance:
+    excesses. Standard policy: £250"): what a passage is about, for the supply reading.
+
+    >>> names_covered({"cobalt home insurance standard", "hearthguard"}, "cobalt home insurance. standard policy: £250")
+    1.0
+    """
+    words = set(re.findall(r"[a-z0-9]+", lowered))
+    return sum(1.0 if names_in({name}, lowered) == 1.0 or (len(parts := re.findall(r"[a-z0-9]+", name)) > 1 and all(
+        w in words or (w.endswith("s") and w[:-1] in words) for w in parts)) else names_in({name}, lowered)
+        for name in names)

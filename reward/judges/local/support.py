@@ -22,7 +22,7 @@ from reward.judges.local.figures import _names, choice_sides, choice_verdict, na
 from reward.judges.local.growth import change_sizes, growth_only, named_growth, without_changes
 from reward.judges.local.context import (Context, Unscored, _answer_parts, _answer_sentences, clip, lead_readings,
                                          sentence_evidence)
-from reward.judges.local.kinds import missing_kind, other_variant
+from reward.judges.local.kinds import missing_kind, names_covered, other_variant
 from reward.judges.local.relevance import asked_kind_of
 from reward.judges.local.negation import negation_flip, unfounded_denial
 from reward.judges.local.text import (
@@ -540,7 +540,7 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
         doc, sentence = rows[k]
         text = doc_text(doc).lower()
         named = sum(frame_named(n.rstrip("s"), text) for n in frames - apart)
-        coverage = (names_in(names - apart - frames, text) + len(apart) + named) / len(names) if names else 1.0
+        coverage = (names_covered(names - apart - frames, text) + len(apart) + named) / len(names) if names else 1.0
         coverage = coverage if named or not frames - apart else 0.0
         # a year asked about that the passage neither names nor was published in: its figures are another year's
         if years and not any(y in text or (doc.published and str(doc.published.year) == y) for y in years):
