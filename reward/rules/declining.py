@@ -81,12 +81,15 @@ _REFUSAL = re.compile(
 )
 
 
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
 # Every refusal pattern contains one of these; they gate the slower regex.
 _REFUSAL_CUES = ("n't", "n’t", "n'", "not", "impossible", "unable", "no ", "insufficient", "none of", "neither", "silent")
 
 
 def _refusal_in(read: str) -> re.Match | None:
-    """The refusal phrase of a text already in its reading form, if any (the cues gate the slower pattern)."""
+    """The refusal phrase of a text already in its reading form, if any (the cues gate the slower pattern). A typeset
+    apostrophe reads as a plain one: "can’t" declines as "can't" does."""
+    read = read.translate(_APOSTROPHES)
     lowered = read.lower()
     return _REFUSAL.search(read) if any(cue in lowered for cue in _REFUSAL_CUES) else None
 
@@ -105,5 +108,7 @@ def declines(text: str) -> bool:
     ...  "The two pages conflict, so it isn't possible to say what a car pays.", "FitHaven's terms don't set out the fee.",
     ...  "The report doesn't say the lake got colder — it says it warmed.", "You can't cancel after 14 days.")]
     [True, True, True, False, False]
+    >>> declines("I can’t say whether it’s safe."), declines("The leaflet doesn’t mention aspirin.")
+    (True, True)
     """
     return _refusal_in(reading_form(text)) is not None

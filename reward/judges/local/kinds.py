@@ -211,15 +211,18 @@ _NOT_NAMES = frozenset("in on at by for from to of the a an and or since after b
                        "week year age aged over under".split())
 
 
-def names_covered(names: set[str], lowered: str) -> float:
-    """How many of the (lower-cased) names a lower-cased passage names (`text.names_in`), a name of several words also
-    where the passage gives each of its words apart ("Cobalt Home Insurance Standard" of "Cobalt Home Insurance:
-    excesses. Standard policy: £250"): what a passage is about, for the supply reading.
+def names_covered(names: set[str], text: str) -> float:
+    """How many of the (lower-cased) names a passage names (`text.names_in`), a name of several words also where the
+    passage writes each of its words capitalised, as a name or a title writes it ("Cobalt Home Insurance Standard" of
+    "Cobalt Home Insurance: excesses. Standard policy: £250"), not where they are words of a sentence ("South Sudan"
+    is not named by "Sudan, which lies south of Egypt"): what a passage is about, for the supply reading.
 
-    >>> names_covered({"cobalt home insurance standard", "hearthguard"}, "cobalt home insurance. standard policy: £250")
+    >>> names_covered({"cobalt home insurance standard", "south sudan"},
+    ...               "Cobalt Home Insurance. Standard policy: £250. Sudan, which lies south of Egypt.")
     1.0
     """
-    words = set(re.findall(r"[a-z0-9]+", lowered))
+    lowered = text.lower()
+    capitalised = {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]*", text)}
     return sum(1.0 if names_in({name}, lowered) == 1.0 or (len(parts := re.findall(r"[a-z0-9]+", name)) > 1 and all(
-        w in words or (w.endswith("s") and w[:-1] in words) for w in parts)) else names_in({name}, lowered)
+        w in capitalised or (w.endswith("s") and w[:-1] in capitalised) for w in parts)) else names_in({name}, lowered)
         for name in names)

@@ -540,7 +540,7 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
         doc, sentence = rows[k]
         text = doc_text(doc).lower()
         named = sum(frame_named(n.rstrip("s"), text) for n in frames - apart)
-        coverage = (names_covered(names - apart - frames, text) + len(apart) + named) / len(names) if names else 1.0
+        coverage = (names_covered(names - apart - frames, doc_text(doc)) + len(apart) + named) / len(names) if names else 1.0
         coverage = coverage if named or not frames - apart else 0.0
         # a year asked about that the passage neither names nor was published in: its figures are another year's
         if years and not any(y in text or (doc.published and str(doc.published.year) == y) for y in years):
