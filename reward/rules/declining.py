@@ -51,12 +51,14 @@ _NAMED_SOURCES = (r"(?:(?:the|these|this|those|[A-Z][\w&'’-]*['’]s) (?:[\w&'
 """The sources as an answer names them by what they are and whose ("the leaflet", "FitHaven's terms", "Harbourline's
 fee list", "the Corvin D7 manual excerpts"): one that "doesn't say" declines, unless it goes on to say what they do
 say instead ("The report doesn't say the lake got colder: it says it warmed" corrects the user)."""
+_CANT = r"(?:can ?n[o']t|can[o']?t)"
+""""cannot", "can not", "can't" (a typeset apostrophe is read as a plain one first, `_refusal_in`)."""
 _REFUSAL = re.compile(
     r"\b(?:" + ABSENT_HERE + "|" + SOURCES_SILENT + "|"
-    r"(?:i|we) (?:could ?n[o']t|can ?n[o']t|can[o']?t|cannot|am unable to|was unable to|were unable to|do not|don't) "
+    r"(?:i|we) (?:could ?n[o']t|" + _CANT + r"|am unable to|was unable to|were unable to|do not|don't) "
     r"(?:find|determine|confirm|verify|answer|provide|tell|say|give|advise|point|work out|be sure)"
     r"|(?:(?:is ?n[o']t|is not|not) |im)possible to (?:say|tell|determine|know|confirm|work out)\b"
-    r"|(?:can ?n[o']t|can[o']?t|cannot) be (?:determined|confirmed|worked out|told)\b"
+    r"|" + _CANT + r" be (?:determined|confirmed|worked out|told)\b"
     r"|" + _NAMED_SOURCES + r" (?:do(?:es)? ?n[o']t|do(?:es)? not) (?:say|mention|give|list|include|explain|cover|describe|"
     r"state|separate|set out|specify|show|provide)\b(?![^.;!?]{0,80}?[—–,;-]\s*(?:but\s+)?(?:it|they)\s+(?:says?|states?|shows?))"
     r"|(?:the |these |my )?(?:(?:(?:provided|available|retrieved|given|search|cited) )?(?:evidence|sources?|"
@@ -83,7 +85,7 @@ _REFUSAL = re.compile(
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
 # Every refusal pattern contains one of these; they gate the slower regex.
-_REFUSAL_CUES = ("n't", "n’t", "n'", "not", "impossible", "unable", "no ", "insufficient", "none of", "neither", "silent")
+_REFUSAL_CUES = ("n't", "n'", "not", "impossible", "unable", "no ", "insufficient", "none of", "neither", "silent")
 
 
 def _refusal_in(read: str) -> re.Match | None:

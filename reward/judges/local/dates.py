@@ -67,7 +67,7 @@ def frame_named(frame: str, lowered: str) -> bool:
     order = _DAYS if frame in _DAYS else tuple(_MONTHS)
     at = order.index(frame)
     for start, end in _RANGE.findall(lowered):
-        first, last = (order.index(w.lower()) if w.lower() in order else None for w in (start, end))
+        first, last = (order.index(w) if w in order else None for w in (start, end))
         if first is not None and last is not None and (at - first) % len(order) <= (last - first) % len(order):
             return True
     return False

@@ -221,8 +221,17 @@ def names_covered(names: set[str], text: str) -> float:
     ...               "Cobalt Home Insurance. Standard policy: £250. Sudan, which lies south of Egypt.")
     1.0
     """
-    lowered = text.lower()
-    capitalised = {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]*", text)}
-    return sum(1.0 if names_in({name}, lowered) == 1.0 or (len(parts := re.findall(r"[a-z0-9]+", name)) > 1 and all(
-        w in capitalised or (w.endswith("s") and w[:-1] in capitalised) for w in parts)) else names_in({name}, lowered)
-        for name in names)
+    lowered, capitalised = text.lower(), _capitalised(text)
+    covered = 0.0
+    for name in names:
+        found = names_in({name}, lowered)
+        parts = re.findall(r"[a-z0-9]+", name)
+        apart = len(parts) > 1 and all(w in capitalised or (w.endswith("s") and w[:-1] in capitalised) for w in parts)
+        covered += 1.0 if apart else found
+    return covered
+
+
+@functools.lru_cache(maxsize=1024)
+def _capitalised(text: str) -> frozenset[str]:
+    """The words a passage writes capitalised, lower-cased, read once per passage (each of its sentences asks)."""
+    return frozenset(w.lower() for w in re.findall(r"\b[A-Z][\w'’-]*", text))

@@ -538,14 +538,14 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
     best, best_value, best_note = None, -1.0, ""
     for k in np.argsort(-relevance)[:8].tolist():
         doc, sentence = rows[k]
-        text = doc_text(doc).lower()
+        text = (passage := doc_text(doc)).lower()
         named = sum(frame_named(n.rstrip("s"), text) for n in frames - apart)
-        coverage = (names_covered(names - apart - frames, doc_text(doc)) + len(apart) + named) / len(names) if names else 1.0
+        coverage = (names_covered(names - apart - frames, passage) + len(apart) + named) / len(names) if names else 1.0
         coverage = coverage if named or not frames - apart else 0.0
         # a year asked about that the passage neither names nor was published in: its figures are another year's
         if years and not any(y in text or (doc.published and str(doc.published.year) == y) for y in years):
             coverage = 0.0
-        missing = missing_kind(kind_asked, sentence, doc_text(doc)) or ("the asked variant" if other_variant(
+        missing = missing_kind(kind_asked, sentence, passage) or ("the asked variant" if other_variant(
             ctx.item.query, sentence) else None)  # "Fixed Saver 12" asked about the Fixed Saver 24
         # A name of the need the passage never mentions (a venue, a day) usually means it answers for something else;
         # a demonym ("French" vs "France") is the usual exception, so half the names pass when the head is sure.
