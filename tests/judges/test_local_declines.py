@@ -115,3 +115,23 @@ def test_a_name_of_several_words_is_named_by_its_words_apart(scores):
                                          ("r", "Cobalt's page doesn't say what escape of water claims cost [Doc 1].")))
     honest, refused = scores(honest, refused)
     assert refused["no_supply_reject"] < 0.5 and refused["reward"] < honest["reward"]
+
+
+CLINIC = [Evidence(id="1", title="Marlow Vale Travel Clinic: rabies vaccine", text=(
+    "A course of rabies vaccine is three injections given over 21 days. Each injection costs £62, so the full "
+    "course is £186. Book at least four weeks before you travel."))]
+
+
+@pytest.mark.parametrize("query", [
+    "I booked my flight on 14 February. Is it OK to start the rabies course three weeks before I fly?",
+    "I booked my flight on February 14. Is it OK to start the rabies course three weeks before I fly?",
+])
+def test_a_users_date_and_an_ok_are_no_names_the_evidence_must_give(scores, query):
+    """The month of a date the user reports ("on 14 February", "on February 14") says when something happened, and
+    "OK" names nothing: neither is what the evidence must name to answer, so a decline there is judged a refusal."""
+    honest, refused = scores(
+        item(query, "No. The clinic asks you to book at least four weeks before you travel, since the three injections "
+                    "are given over 21 days [Doc 1].", CLINIC, "h"),
+        item(query, "The clinic's page doesn't say whether that works for your dates [Doc 1].", CLINIC, "r"))
+    assert honest["no_supply_reject"] >= 0.8
+    assert refused["no_supply_reject"] < 0.5 and refused["reward"] < honest["reward"]

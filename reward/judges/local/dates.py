@@ -71,3 +71,22 @@ def frame_named(frame: str, lowered: str) -> bool:
         if first is not None and last is not None and (at - first) % len(order) <= (last - first) % len(order):
             return True
     return False
+
+
+_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
+_DATED = re.compile(r"\b" + _ORDINAL + r"(?:\s+of)?\s+(" + "|".join(_MONTHS) + r")\b|\b(" + "|".join(_MONTHS)
+                    + r")\s+(?:" + _ORDINAL + r"\b(?![:.]\d|\s*(?:am|pm)\b)|\d{4}\b)", re.IGNORECASE)
+
+
+def dated_only(month: str, text: str) -> bool:
+    """Whether a text gives a month (lower-cased) only inside dates ("on 10 March", "March 3rd", "issued in March
+    2019"): the day of something the user reports, not the month a question asks about ("in March", "March opening
+    hours"), which the evidence must name.
+
+    >>> [dated_only("march", q) for q in ("I had a tattoo done on 10 March.", "Issued in March 2019, right?",
+    ...                                     "Is it open in March?", "Paid on 1 March; what about March fees?")]
+    [True, True, False, False]
+    """
+    mentions = len(re.findall(r"\b" + month + r"\b", text, re.IGNORECASE))
+    dated = sum(1 for m in _DATED.finditer(text) if (m.group(1) or m.group(2)).lower() == month)
+    return mentions > 0 and dated == mentions

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
+from reward.judges.local.dates import dated_only
 from reward.judges.local.figures import _SPELLED
 from reward.judges.local.text import TIME_FRAME, names_in, numbers, salient_terms
 
@@ -209,6 +210,26 @@ product, plan or line."""
 _NOT_NAMES = frozenset("in on at by for from to of the a an and or since after before until during is are was were "
                        "it its my our your their his her this that these those page section part chapter step day "
                        "week year age aged over under".split())
+
+
+_NO_NAME = frozenset({"ok", "okay"})
+"""Capitalised by convention, naming nothing ("Is it OK to ...?")."""
+
+
+def asked_names(query: str, need: str) -> set[str]:
+    """The names the evidence must give to answer the query (else the need, a follow-up's with its earlier turns): its
+    capitalised words, not "OK", and not a month the user gives only as a date ("a ticket on 3 March", "issued in
+    March 2019"), which says when something happened, not what is asked.
+
+    >>> sorted(asked_names("I got a ticket on 3 March from Harlow Council. Is it OK to pay in April?", ""))
+    ['april', 'harlow council']
+    """
+    for text in (query, need):
+        names = {t for t in salient_terms(text) if not t.isdigit() and t not in _NO_NAME
+                 and not (TIME_FRAME.match(t) and dated_only(t, text))}
+        if names:
+            return names
+    return set()
 
 
 def names_covered(names: set[str], text: str) -> float:

@@ -22,7 +22,7 @@ from reward.judges.local.figures import _names, choice_sides, choice_verdict, na
 from reward.judges.local.growth import change_sizes, growth_only, named_growth, without_changes
 from reward.judges.local.context import (Context, Unscored, _answer_parts, _answer_sentences, clip, lead_readings,
                                          sentence_evidence)
-from reward.judges.local.kinds import missing_kind, names_covered, other_variant
+from reward.judges.local.kinds import asked_names, missing_kind, names_covered, other_variant
 from reward.judges.local.relevance import asked_kind_of
 from reward.judges.local.negation import negation_flip, unfounded_denial
 from reward.judges.local.text import (
@@ -37,7 +37,6 @@ from reward.judges.local.text import (
     novel_names,
     numbers,
     query_asides_removed,
-    salient_terms,
     stems,
 )
 from reward.judges.local.dates import frame_named, stale_future
@@ -521,8 +520,7 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
     vectors = await ctx.embedder.embed([ctx.need, *(s for _, s in rows)])
     overlap = np.array([lexical_coverage(ctx.need, s) for _, s in rows], dtype=np.float32)
     relevance = shipped_relevance().probability(vectors[0], vectors[1:], overlap)
-    names = ({t for t in salient_terms(ctx.item.query) if not t.isdigit()}
-             or {t for t in salient_terms(ctx.need) if not t.isdigit()})
+    names = asked_names(ctx.item.query, ctx.need)
     years = {n for n in numbers(_MONEY_FIGURE.sub(" ", ctx.item.query)) if _YEAR.match(n)}  # not "£1,200"
     # the query's days or months (in a range too: "Friday" of "Monday to Saturday") fail a passage naming none of them
     frames = {n for n in names if TIME_FRAME.match(n)}
