@@ -1,13 +1,17 @@
 """Figures an honest answer works out or compares in the open, read for what they are: a difference between two
 figures ("£25 more than the £30 price") orders what it is the difference of, a price per item is the same currency
 as the difference it makes, a number that counts nothing is any number the evidence spells, and a figure per day or
-month is worked out over the week or year the claim names. Each reading keeps failing the wrong figure."""
+month is worked out over the week or year the claim names, and a share the evidence applies is of a figure in the
+unit worked out. Each reading keeps failing the wrong figure."""
+
+import datetime as dt
 
 import pytest
 
+from reward.format import Facet, render_response
 from reward.judges.local.claims import claim_support
 from reward.judges.local.figures import ordering
-from reward.schema import Evidence
+from reward.schema import Evidence, Item
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -68,3 +72,49 @@ STANDING = [Evidence(id="1", title="Prices", text="Electricity standing charge: 
 def test_a_figure_per_day_is_worked_out_over_the_week_or_year_the_claim_names(claim, evidence, supported):
     ok, why = claim_support(claim, evidence, similarity=0.8)
     assert ok is supported, why
+
+
+PCN = [Evidence(id="1", title="Harlow Council: penalty charge notices", text=(
+    "A penalty charge notice is £70 for higher-level contraventions, such as parking on a yellow line, and £50 for "
+    "lower-level ones. The charge is reduced by 50% if it is paid within 14 days of the date the notice was issued."))]
+
+
+@pytest.mark.parametrize("answer", [
+    "Yellow-line parking is a higher-level contravention, so the charge is £70 [Doc 1]. Paid within 14 days of the "
+    "date the notice was issued, it is reduced by 50%, so you'd pay {} today [Doc 1].",
+    "The charge for a yellow line is £70 [Doc 1]. You'd pay {} today: it is reduced by 50% if paid within 14 days of "
+    "the date the notice was issued [Doc 1].",
+])
+def test_a_share_the_evidence_applies_is_of_a_figure_in_the_unit_worked_out(scores, answer):
+    """"Reduced by 50%" halves the £70 the answer states in another sentence: £35 is worked out. £25 is half of the
+    "50%" itself (or of the other band's £50, which the answer never states) and stays a number the evidence lacks."""
+    query = "I got a parking ticket for stopping on a yellow line. How much do I pay if I pay today?"
+    right, wrong = scores(*(Item(id=figure, query=query, evidence=PCN, response=render_response(
+        [Facet(query, ("1",))], ["1"], answer.format(figure))) for figure in ("£35", "£25")))
+    assert right["claim_hallucination"] > wrong["claim_hallucination"] + 0.3
+    assert right["reward"] > wrong["reward"] + 0.05
+
+
+@pytest.mark.parametrize("deadline, right", [("17 March", True), ("3 March", False), ("the end of March", False),
+                                              ("24 March", False)])
+def test_a_deadline_worked_out_from_the_users_date_names_the_users_month(scores, deadline, right):
+    """14 days from a ticket issued on 3 March is 17 March: that date is worked out, and its month is the user's, no
+    name the answer invents. The user's own date restated as the deadline, or a month's end, is not worked out."""
+    query = "I got a parking ticket on 3 March for stopping on a yellow line. How long do I have to pay the lower amount?"
+    answer = (f"Until {deadline}: the £70 charge is reduced by 50% if it is paid within 14 days of the date the notice "
+              "was issued [Doc 1].")
+    [scored] = scores(Item(id="d", query=query, evidence=PCN, response=render_response([Facet(query, ("1",))], ["1"],
+                                                                                       answer)))
+    assert (scored["claim_hallucination"] > 0.8) is right
+
+
+def test_the_days_from_the_users_date_to_today_are_worked_out(scores):
+    """Asked on 12 March about a ticket issued on 3 March, "it has been 9 days since the ticket was issued" is worked
+    out from the user's date and today's; 12 days is a number nobody gave."""
+    query = "I got a parking ticket on 3 March for stopping on a yellow line. How much do I pay if I pay it today?"
+    right, wrong = scores(*(Item(id=days, query=query, evidence=PCN, now=dt.date(2025, 3, 12), response=render_response(
+        [Facet(query, ("1",))], ["1"], f"It has been {days} days since the ticket was issued. Yellow-line parking is a "
+                                        "higher-level contravention, so the charge is £70, reduced by 50% if it is paid "
+                                        "within 14 days of the date the notice was issued [Doc 1]."))
+                            for days in ("9", "12")))
+    assert right["claim_hallucination"] > wrong["claim_hallucination"] + 0.3

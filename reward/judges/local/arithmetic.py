@@ -133,6 +133,8 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
     []
     >>> sorted(stated_arithmetic("£50, rising to £75 after 28 days.", "£50. Reduced by 50% if paid within 14 days."))
     []
+    >>> sorted(stated_arithmetic("Within 14 days it is reduced by 50%: £25, or £7.", "£70. Reduced by 50% if paid within 14 days."))
+    []
 
     ... and a change in per cent is of two figures it states in one unit:
 
@@ -171,11 +173,13 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
     # a share in per cent the evidence gives, of a figure the claim states, taken off or added: "£2,184 less the 25%
     # discount, £1,638", also where the claim does not restate the share ("£50, or £25 if paid within 14 days" beside
     # "reduced by 50% if paid within 14 days")
+    # (of a figure in the unit of the one worked out: "£25" is no half of the "50%" or of "14 days")
     shares = {float(m.group(1)) / 100 for m in re.finditer(_PER_CENT, text, re.IGNORECASE) if m.group(1) in given}
-    reachable |= {a * factor for a, _ in stated for share in shares for factor in (share, 1 - share, 1 + share)}
+    shared = {(a * factor, u) for a, u in stated if u != "percent" for share in shares
+              for factor in (share, 1 - share, 1 + share)}
     # ... where the claim does not restate it, only the way the evidence applies it: a share "off" or a reduction
     # leaves 1 - share, a rise adds it ("£50, rising to £75" is no working of "reduced by 50%")
-    reachable |= {a * factor for a, _ in stated for factor in _applied_shares(haystack)}
+    shared |= {(a * factor, u) for a, u in stated if u != "percent" for factor in _applied_shares(haystack)}
     # a change in per cent between two figures it states in one unit, of either ("from 31,200 to 34,900, about
     # 11.9%", "19 m (about 12%) less than the 161 m"); which of two changes is the larger is `growth_verdict`'s
     # ... or of the size of a change the evidence gives (`growth.change_sizes`) on a base the claim states: "3,700 on
@@ -221,7 +225,8 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
             continue
         rate = any(re.match(r"\s*[a-z]*\s*(?:per|/|each|an?)\s+[a-z]", plain[m.end():], re.IGNORECASE)
                    or _RATE_BEFORE.search(plain[:m.start()]) for m in spots)
-        if any(_as_written(r, n) for r in reachable | (rates if rate else set()) if r > 0):
+        if any(_as_written(r, n) for r in reachable | (rates if rate else set()) if r > 0) or any(
+                _as_written(r, n) for r, u in shared if r > 0 and (u == unit_of.get(n, "") or not u or not unit_of.get(n))):
             out.add(n)
     return out
 

@@ -73,7 +73,7 @@ def frame_named(frame: str, lowered: str) -> bool:
     return False
 
 
-_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
+_ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
 _DATED = re.compile(r"\b" + _ORDINAL + r"(?:\s+of)?\s+(" + "|".join(_MONTHS) + r")\b|\b(" + "|".join(_MONTHS)
                     + r")\s+(?:" + _ORDINAL + r"\b(?![:.]\d|\s*(?:am|pm)\b)|\d{4}\b)", re.IGNORECASE)
 
@@ -88,5 +88,49 @@ def dated_only(month: str, text: str) -> bool:
     [True, True, False, False]
     """
     mentions = len(re.findall(r"\b" + month + r"\b", text, re.IGNORECASE))
-    dated = sum(1 for m in _DATED.finditer(text) if (m.group(1) or m.group(2)).lower() == month)
+    dated = sum(1 for m in _DATED.finditer(text) if (m.group(2) or m.group(3)).lower() == month)
     return mentions > 0 and dated == mentions
+
+
+def dated_months(text: str) -> frozenset[str]:
+    """The months (lower-cased) a text gives only inside dates (`dated_only`).
+
+    >>> sorted(dated_months("Ticket issued on 3 March; can I pay in April? What about 2 May and May's fees?"))
+    ['march']
+    """
+    return frozenset(m for m in _MONTHS if dated_only(m, text))
+
+
+def dated_days(month: str, text: str) -> frozenset[str]:
+    """The days of a month (lower-cased) that a text gives it with ("by 17 March", "March 3rd": 17, 3).
+
+    >>> sorted(dated_days("march", "Pay by 17 March, not March 3rd; in March 2024 or the end of March."))
+    ['17', '3']
+    """
+    return frozenset(m.group(1) or m.group(4) for m in _DATED.finditer(text)
+                     if (m.group(2) or m.group(3)).lower() == month and (m.group(1) or m.group(4)))
+
+
+def days_since(answer: str, asked: str, now: dt.date | None) -> frozenset[str]:
+    """The counts of days the answer gives ("today is 9 days after the ticket was issued") that run from a date the
+    user gives (a day and month, in `now`'s year or the one before) to today: worked out, not invented.
+
+    >>> sorted(days_since("It is 9 days since then, not 12 days.", "A ticket on 3 March.", dt.date(2025, 3, 12)))
+    ['9']
+    >>> days_since("It is 9 days since then.", "A ticket on 3 March.", None)
+    frozenset()
+    """
+    if now is None:
+        return frozenset()
+    out = set()
+    for match in _DATED.finditer(asked):
+        day, month = match.group(1) or match.group(4), (match.group(2) or match.group(3)).lower()
+        if not day:
+            continue
+        try:
+            when = dt.date(now.year, _MONTHS[month], int(day))
+            when = when if when <= now else dt.date(now.year - 1, _MONTHS[month], int(day))
+        except ValueError:  # no such day ("31 April", "29 February" of another year)
+            continue
+        out.add(str((now - when).days))
+    return frozenset(n for n in out if re.search(r"(?<![\d.,])" + n + r"\s+(?:whole\s+)?days?\b", answer))

@@ -10,8 +10,9 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from reward.judges.local.arithmetic import (counted_in_figures, counted_totals, denied_numbers, derived_numbers,
-                                            spelled_numbers, spelled_out, stated_arithmetic)
+from reward.judges.local.arithmetic import (_applied_shares, _as_written, counted_in_figures, counted_totals,
+                                            denied_numbers, derived_numbers, spelled_numbers, spelled_out,
+                                            stated_arithmetic)
 from reward.judges.local.bands import bands
 from reward.judges.local.clock import calendar_arithmetic, clock_arithmetic, spans_in_minutes, spans_of_known_length
 from reward.judges.local.figures import _HOURS, _given, _quantities
@@ -134,10 +135,22 @@ def answer_figures(sentences: Sequence[str], docs: Sequence[Evidence], asked: st
     >>> sorted(answer_figures(["About 1 hour 50 minutes.", "1.8 kg × 50 = 90 minutes, plus 20 minutes = 110 minutes."],
     ...                       oven, "A 1.8 kg beef joint?"))
     ['110', '50', '90']
+    >>> fine = [Evidence(id="1", text="A PCN is £70, or £50 for lower-level ones, reduced by 50% if paid within 14 days.")]
+    >>> [sorted(answer_figures(["You'd pay £35 today.", f"The full charge is {full}."], fine)) for full in ("£70", "£50")]
+    [['35'], []]
+    >>> sorted(answer_figures(["You'd pay £35 today."], fine, "I got a £70 ticket.")), answer_figures(["£35."], fine)
+    (['35'], frozenset())
     """
     haystack = " ".join(dated_text(d) for d in docs)
     worked = answer_working(sentences, haystack, asked)
     given, users = _given(haystack), numbers(spelled_out(asked))
+    # a share the evidence applies ("reduced by 50%") of a figure of the evidence's that the answer states in any
+    # sentence, or the user does: "You'd pay £35 today. The full penalty is £70, halved within 14 days."
+    bases = {(value, unit) for s in [*sentences, asked] for value, written, unit in _quantities(s)
+             if written in given and unit}
+    worked |= {written for s in sentences for value, written, unit in _quantities(s)
+               if written not in given and any(u == unit and _as_written(base * factor, written) for base, u in bases
+                                               for factor in _applied_shares(haystack))}
     for _ in range(2):  # a figure read as worked out in one sentence may make another's
         more: set[str] = set()
         for sentence in sentences:

@@ -39,7 +39,7 @@ from reward.judges.local.text import (
     query_asides_removed,
     stems,
 )
-from reward.judges.local.dates import frame_named, stale_future
+from reward.judges.local.dates import dated_days, dated_months, days_since, frame_named, stale_future
 from reward.judges.local.superseded import superseded_figure
 from reward.rules.verdicts import scope_topic
 from reward.schema import Evidence
@@ -126,14 +126,14 @@ read is checked against the evidence it can."""
     answering = not ctx.rule("refusal.detect").findings["refusal"]
     every_sentence = [s for d in ctx.item.evidence for s in split_sentences(d.text)]
     everywhere = " ".join(doc_text(d) for d in ctx.item.evidence)
-    asked_lower, everywhere_lower = context.lower(), everywhere.lower()
+    asked_lower, everywhere_lower, undated = context.lower(), everywhere.lower(), dated_months(context)
     known = frozenset(_names(f"{context} {everywhere}"))  # the names a frame in front of a claim does not give
     published = [f"{d.published:%B %Y}" for d in ctx.item.evidence if d.published]
     content = stems(f"{context} {everywhere}")
     # the figures the answer works out from known ones in any of its sentences ("6 days × £38 = £228", a time of day, a
     # change's size, a figure the number check reads as worked out), which its other sentences may state
     answer = _answer_sentences(ctx)
-    worked = answer_worked(answer, ctx.item.evidence, context)
+    worked = answer_worked(answer, ctx.item.evidence, context) | days_since(" ".join(answer), context, ctx.item.now)
     checks: list[SentenceCheck | None] = []
     # (index, claim, window, lexical doubt, coverage, claim_features)
     pending: list[tuple[int, str, list[str], str, float, dict[str, float]]] = []
@@ -256,8 +256,9 @@ read is checked against the evidence it can."""
         # ... and a name of the question that the evidence names in another spelling ("Telnet" for "Telenet",
         # `names_in`) is the user's slip, not a name the claim adds.
         # ... and the month of an item's publication date names that item ("the June 2024 page").
-        names = [n for n in novel_names(reading, " ".join([haystack, *published]))
-                 if not (n in asked_lower and names_in({n}, everywhere_lower))]
+        # ... and the user's month of a date ("on 3 March") in a date worked out from it ("by 17 March", not "3 March")
+        names = [n for n in novel_names(reading, " ".join([haystack, *published])) if not (
+            n in asked_lower and names_in({n}, everywhere_lower) or n in undated and dated_days(n, reading) & worked)]
         if names:
             doubt = f"names not in the evidence: {', '.join(names[:3])}"
         # (a claim joining sentences: one may deny what it denies)
