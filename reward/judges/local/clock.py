@@ -6,6 +6,7 @@ span give ("the 07:15 crossing takes 35 minutes: you land at 07:50"), a date a d
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import re
 from collections.abc import Sequence
@@ -248,3 +249,28 @@ def calendar_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
                                     {d for *_, d, _ in _calendar(asked)}, spans, _apart)
         out |= {dates[i][3] for i in known} | worked
     return out
+
+
+def dated_days(month: str, text: str) -> frozenset[str]:
+    """The days a text gives a month (lower-cased) with (`_calendar`): "by 17 March", "March 3rd": 17, 3.
+
+    >>> sorted(dated_days("march", "Pay by 17 March, not March 3rd; in March 2024 or the end of March."))
+    ['17', '3']
+    """
+    return frozenset(day for start, end, _, day in _calendar(text) if month in text[start:end].lower())
+
+
+def days_since(answer: str, asked: str, now: dt.date | None) -> frozenset[str]:
+    """The counts of days the answer gives ("today is 9 days after the ticket was issued") that run from a date the
+    user gives (`_calendar`, in a year of 365 days as every date here) to today: worked out, not invented.
+
+    >>> sorted(days_since("It is 9 days since then, not 12 days.", "A ticket on 3 March.", dt.date(2025, 3, 12)))
+    ['9']
+    >>> days_since("It is 9 days since then.", "A ticket on 3 March.", None)
+    frozenset()
+    """
+    if now is None:
+        return frozenset()
+    today = sum(_MONTH_DAYS[:now.month - 1]) + min(now.day, _MONTH_DAYS[now.month - 1])
+    counts = {str((today - day) % 365) for *_, day, _ in _calendar(asked)}
+    return frozenset(n for n in counts if re.search(r"(?<![\d.,])" + n + r"\s+(?:whole\s+)?days?\b", answer))

@@ -4,7 +4,9 @@ as still to come, and the days or months a text names, in a range too. Pure func
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
+from collections import Counter
 
 _MONTHS = {m: i for i, m in enumerate(
     "january february march april may june july august september october november december".split(), start=1)}
@@ -73,64 +75,23 @@ def frame_named(frame: str, lowered: str) -> bool:
     return False
 
 
-_ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
-_DATED = re.compile(r"\b" + _ORDINAL + r"(?:\s+of)?\s+(" + "|".join(_MONTHS) + r")\b|\b(" + "|".join(_MONTHS)
-                    + r")\s+(?:" + _ORDINAL + r"\b(?![:.]\d|\s*(?:am|pm)\b)|\d{4}\b)", re.IGNORECASE)
+_DATED = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+(" + "|".join(_MONTHS) + r")\b|\b(" + "|".join(_MONTHS)
+                    + r")\s+(?:\d{1,2}(?:st|nd|rd|th)?\b(?![:.]\d|\s*(?:am|pm)\b)|\d{4}\b)", re.IGNORECASE)
+_MONTH_WORD = re.compile(r"\b(?:" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
 
 
-def dated_only(month: str, text: str) -> bool:
-    """Whether a text gives a month (lower-cased) only inside dates ("on 10 March", "March 3rd", "issued in March
-    2019"): the day of something the user reports, not the month a question asks about ("in March", "March opening
-    hours"), which the evidence must name.
-
-    >>> [dated_only("march", q) for q in ("I had a tattoo done on 10 March.", "Issued in March 2019, right?",
-    ...                                     "Is it open in March?", "Paid on 1 March; what about March fees?")]
-    [True, True, False, False]
-    """
-    mentions = len(re.findall(r"\b" + month + r"\b", text, re.IGNORECASE))
-    dated = sum(1 for m in _DATED.finditer(text) if (m.group(2) or m.group(3)).lower() == month)
-    return mentions > 0 and dated == mentions
-
-
+@functools.lru_cache(maxsize=1024)
 def dated_months(text: str) -> frozenset[str]:
-    """The months (lower-cased) a text gives only inside dates (`dated_only`).
+    """The months (lower-cased) a text gives only inside dates ("on 10 March", "March 3rd", "issued in March 2019"):
+    the day of something the user reports, not the month a question asks about ("in March", "March opening hours"),
+    which the evidence must name. Cached by text: every claim check of a rollout group reads the same query.
 
+    >>> [sorted(dated_months(q)) for q in ("I had a tattoo done on 10 March.", "Issued in March 2019, right?",
+    ...                                     "Is it open in March?", "Paid on 1 March; what about March fees?")]
+    [['march'], ['march'], [], []]
     >>> sorted(dated_months("Ticket issued on 3 March; can I pay in April? What about 2 May and May's fees?"))
     ['march']
     """
-    return frozenset(m for m in _MONTHS if dated_only(m, text))
-
-
-def dated_days(month: str, text: str) -> frozenset[str]:
-    """The days of a month (lower-cased) that a text gives it with ("by 17 March", "March 3rd": 17, 3).
-
-    >>> sorted(dated_days("march", "Pay by 17 March, not March 3rd; in March 2024 or the end of March."))
-    ['17', '3']
-    """
-    return frozenset(m.group(1) or m.group(4) for m in _DATED.finditer(text)
-                     if (m.group(2) or m.group(3)).lower() == month and (m.group(1) or m.group(4)))
-
-
-def days_since(answer: str, asked: str, now: dt.date | None) -> frozenset[str]:
-    """The counts of days the answer gives ("today is 9 days after the ticket was issued") that run from a date the
-    user gives (a day and month, in `now`'s year or the one before) to today: worked out, not invented.
-
-    >>> sorted(days_since("It is 9 days since then, not 12 days.", "A ticket on 3 March.", dt.date(2025, 3, 12)))
-    ['9']
-    >>> days_since("It is 9 days since then.", "A ticket on 3 March.", None)
-    frozenset()
-    """
-    if now is None:
-        return frozenset()
-    out = set()
-    for match in _DATED.finditer(asked):
-        day, month = match.group(1) or match.group(4), (match.group(2) or match.group(3)).lower()
-        if not day:
-            continue
-        try:
-            when = dt.date(now.year, _MONTHS[month], int(day))
-            when = when if when <= now else dt.date(now.year - 1, _MONTHS[month], int(day))
-        except ValueError:  # no such day ("31 April", "29 February" of another year)
-            continue
-        out.add(str((now - when).days))
-    return frozenset(n for n in out if re.search(r"(?<![\d.,])" + n + r"\s+(?:whole\s+)?days?\b", answer))
+    mentions = Counter(m.group(0).lower() for m in _MONTH_WORD.finditer(text))
+    dated = Counter((m.group(1) or m.group(2)).lower() for m in _DATED.finditer(text))
+    return frozenset(month for month, count in mentions.items() if dated[month] == count)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
-from reward.judges.local.dates import dated_only
+from reward.judges.local.dates import dated_months
 from reward.judges.local.figures import _SPELLED
 from reward.judges.local.text import TIME_FRAME, names_in, numbers, salient_terms
 
@@ -226,7 +226,7 @@ def asked_names(query: str, need: str) -> set[str]:
     """
     for text in (query, need):
         names = {t for t in salient_terms(text) if not t.isdigit() and t not in _NO_NAME
-                 and not (TIME_FRAME.match(t) and dated_only(t, text))}
+                 and t not in dated_months(text)}
         if names:
             return names
     return set()

@@ -146,11 +146,12 @@ def answer_figures(sentences: Sequence[str], docs: Sequence[Evidence], asked: st
     given, users = _given(haystack), numbers(spelled_out(asked))
     # a share the evidence applies ("reduced by 50%") of a figure of the evidence's that the answer states in any
     # sentence, or the user does: "You'd pay £35 today. The full penalty is £70, halved within 14 days."
+    factors = _applied_shares(haystack)
     bases = {(value, unit) for s in [*sentences, asked] for value, written, unit in _quantities(s)
-             if written in given and unit}
+             if written in given and unit} if factors else set()
     worked |= {written for s in sentences for value, written, unit in _quantities(s)
                if written not in given and any(u == unit and _as_written(base * factor, written) for base, u in bases
-                                               for factor in _applied_shares(haystack))}
+                                               for factor in factors)} if bases else set()
     for _ in range(2):  # a figure read as worked out in one sentence may make another's
         more: set[str] = set()
         for sentence in sentences:

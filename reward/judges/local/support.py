@@ -39,7 +39,8 @@ from reward.judges.local.text import (
     query_asides_removed,
     stems,
 )
-from reward.judges.local.dates import dated_days, dated_months, days_since, frame_named, stale_future
+from reward.judges.local.clock import dated_days, days_since
+from reward.judges.local.dates import dated_months, frame_named, stale_future
 from reward.judges.local.superseded import superseded_figure
 from reward.rules.verdicts import scope_topic
 from reward.schema import Evidence
