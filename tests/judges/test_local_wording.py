@@ -96,3 +96,29 @@ def test_twice_gives_two_of_what_it_counts():
     assert claim_support("Up to 12 items, each for 3 weeks, with two renewals.", loans, similarity=0.8)[0]
     assert claim_support("Up to 12 items, each for 3 weeks, with 2 renewals.", loans, similarity=0.8)[0]
     assert not claim_support("Up to 12 items, each for 2 weeks, with two renewals.", loans, similarity=0.8)[0]
+
+
+@pytest.mark.parametrize("claim, flips", [
+    ("The penalty is £50, not the £70 charged for parking on double yellow lines.", False),
+    ("Parking on double yellow lines is not charged.", True),
+])
+def test_not_the_other_figure_denies_which_figure_not_what_the_evidence_says_of_it(claim, flips):
+    """"£50, not the £70 charged for double yellows" says which figure applies; what follows "not the £70" describes
+    the other figure as the evidence does (read as a denial, it failed an honest answer as "negates what the evidence
+    says"). A denial of the charge itself still negates it."""
+    assert negation_flip(claim, PENALTIES.split(". ")[0] + ".") is flips
+
+
+NEWS = "We are reviewing the scheme and will announce dates and any changes for the 2026 round in the autumn."
+
+
+@pytest.mark.parametrize("claim, flips", [
+    ("The 2026 closing date hasn't been announced in these sources.", False),
+    ("The dates for 2026 have not been announced yet.", False),
+    ("The Foundation will not announce dates for the 2026 round.", True),
+    ("They won't announce any changes for the 2026 round.", True),
+])
+def test_what_will_happen_is_not_yet_so(claim, flips):
+    """"Will announce dates in the autumn" asserts nothing of now: "hasn't been announced" agrees with it (an honest
+    "the sources do not say" failed as a flipped negation); "will not announce" denies it."""
+    assert negation_flip(claim, NEWS) is flips

@@ -11,6 +11,7 @@ import pytest
 from reward.format import Facet, render_response
 from reward.judges.local.claims import claim_support
 from reward.judges.local.figures import ordering
+from reward.judges.local.working import answer_working, miscalculated
 from reward.schema import Evidence, Item
 
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -118,3 +119,61 @@ def test_the_days_from_the_users_date_to_today_are_worked_out(scores):
                                         "within 14 days of the date the notice was issued [Doc 1]."))
                             for days in ("9", "12")))
     assert right["claim_hallucination"] > wrong["claim_hallucination"] + 0.3
+
+
+
+TARIFF = "Off-peak: 00:30 to 05:30 every night at 8p per kWh. Peak: all other times at 27.5p per kWh."
+RANGER = [Evidence(id="1", title="Coastline Ranger", text="A one-day ticket: £27 for an adult and £13.50 for a child.")]
+WATER = [Evidence(id="1", title="Paying your bill", text=(
+    "If we haven't received payment within 14 days after the due date, we add a late payment charge of 10% of the "
+    "unpaid amount, up to a maximum of £25."))]
+
+
+def test_a_span_worked_out_from_two_times_is_an_operand_and_a_working_in_brackets_follows_its_result():
+    """"00:30–05:30 = 5 hours", then "7 kW × 5 h = 35 kWh" and "£2.80 a night (35 kWh × 8p)": each result is worked
+    out. The peak rate's £9.63 is no result of "35 kWh × 8p", and a bracket that does not make its figure ("2 tablets
+    (2 × 200 mg)") is no miscalculation: it may restate rather than work out."""
+    lines = ["Charging window: 00:30–05:30 = 5 hours", "Energy: 7 kW × 5 h = 35 kWh", "Cost: £{} a night (35 kWh × 8p)"]
+    asked = "If my 7 kW charger runs for the whole off-peak window, what does a night's charging cost?"
+    assert {"5", "35", "2.80"} <= answer_working([*lines[:2], lines[2].format("2.80")], TARIFF, asked)
+    assert "9.63" not in answer_working([*lines[:2], lines[2].format("9.63")], TARIFF, asked)
+    assert not miscalculated("Take 2 tablets (2 × 200 mg).")
+
+
+@pytest.mark.parametrize("evidence, query, answer, right, wrong", [
+    (RANGER, "I'm an adult travelling on four days. What would Ranger tickets cost me?",
+     "Four adult Rangers, 4 days × £27: £{} [Doc 1].", "108", "118"),
+    (WATER, "My water bill was £186.40 and I'm paying late. What's the late charge?",
+     "Late charge: 10% of £186.40 = £{}, under the £25 maximum [Doc 1].", "18.64", "16.84"),
+])
+def test_working_in_a_layouts_words_holds_where_its_arithmetic_does(scores, evidence, query, answer, right, wrong):
+    """Working as layouts write it, its result after a colon ("4 days × £27: £108") or a share "of" a figure ("10% of
+    £186.40 = £18.64"), works out its result where the arithmetic holds; a result it does not make (£118, £16.84)
+    stays a number the evidence lacks."""
+    good, bad = scores(*(Item(id=figure, query=query, evidence=evidence, response=render_response(
+        [Facet(query, ("1",))], ["1"], answer.format(figure))) for figure in (right, wrong)))
+    assert good["claim_hallucination"] > 0.5
+    assert good["claim_hallucination"] > bad["claim_hallucination"] + 0.3
+
+
+
+def test_a_range_in_a_working_is_worked_out_at_each_end_not_subtracted():
+    """"6 kg × 10-12 hours = 60-72 hours": read as 6 × 10 − 12, the honest range failed as a miscalculation. Each end
+    is worked out; a wrong end is a miscalculation, and a subtraction with spaces stays one."""
+    defrost = "Defrost in the fridge, allowing 10-12 hours per kg."
+    assert {"60", "72"} <= answer_working(["6 kg × 10-12 hours = 60-72 hours."], defrost, "a 6 kg turkey")
+    assert miscalculated("6 kg × 10-12 hours = 60-72 hours.") == set()
+    assert miscalculated("6 kg × 10-12 hours = 60-80 hours.") == {"80"}
+    assert miscalculated("£92 - £86 = £8.") == {"8"}
+
+
+def test_a_share_in_per_cent_of_a_figure_is_worked_out_in_words():
+    """"4% of £180,000, which is £7,200" works out its result in words: the share is the evidence's, the base the
+    user's. £7,500 is no such share, and a share the evidence does not give works out nothing."""
+    evidence = [Evidence(id="1", title="Fix5 mortgage", text=(
+        "In year 2 an early repayment charge of 4% of the amount repaid applies."))]
+    asked = "If I repay my £180,000 mortgage in year 2, what is the charge?"
+    claim = "Repaying £180,000 in year 2 means an early repayment charge of {}% of £180,000, which is £{}."
+    assert claim_support(claim.format(4, "7,200"), evidence, similarity=0.8, asked=asked)[0]
+    assert not claim_support(claim.format(4, "7,500"), evidence, similarity=0.8, asked=asked)[0]
+    assert not claim_support(claim.format(5, "9,000"), evidence, similarity=0.8, asked=asked)[0]

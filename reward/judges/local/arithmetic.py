@@ -36,6 +36,9 @@ _PER_COUNT = re.compile(r"(?<![\d.,])[$€£¥]?(\d+(?:[.,]\d+)*)(?:\s*[a-z%]+)?
 
 _SHARE = re.compile(r"\b(half|a third|one third|a quarter|one quarter)\s+(?:of\s+)?(?:the\s+)?[$€£¥]?"
                     r"(\d+(?:[.,]\d+)*)(?![\d:])", re.IGNORECASE)
+_PER_CENT_OF = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s?(?:%|per\s?cent)\s+(?:[a-z]+\s+){0,2}(?:of|on)\s+(?:the\s+|your\s+|a\s+|an\s+)?"
+                          r"[$€£¥]?(\d[\d,]*(?:\.\d+)?)(?![\d:])", re.IGNORECASE)
+"""A share in per cent of a figure: "4% of £180,000", "a 10% fee on £64", "25% discount on the £2,184"."""
 _SHARES = {"half": 0.5, "a third": 1 / 3, "one third": 1 / 3, "a quarter": 0.25, "one quarter": 0.25}
 """A share of a figure: "half of 227 g". Not a multiple: "double the 400 mg dose" is a doubled dose, not working."""
 _RATE_BEFORE = re.compile(r"\b(?:each|per|every)\s+[a-z]+\s+(?:costs?|is|comes to|works out at)\s*[$€£¥]?\s*$",
@@ -127,6 +130,9 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
 
     >>> sorted(stated_arithmetic("£2,184 less the 25% discount: £1,638 (£546 off).", "Band D: £2,184. A 25% discount."))
     ['1638', '546']
+    >>> [sorted(stated_arithmetic(f"A 4% charge on £180,000 is about {c}.", "A charge of 4% of the amount repaid.",
+    ...                          "I owe £180,000")) for c in ("£7,200", "£7,500")]
+    [['7200'], []]
     >>> sorted(stated_arithmetic("£50, or £25 if paid within 14 days.", "£50. Reduced by 50% if paid within 14 days."))
     ['25']
     >>> sorted(stated_arithmetic("£50, or £20 if paid within 14 days.", "£50. Reduced by 50% if paid within 14 days."))
@@ -170,6 +176,11 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
                 products.add(_value(count) * _value(quantity))
     reachable = set(products) | {a + p for a, _ in stated for p in products}
     reachable |= {_SHARES[m.group(1).lower()] * _value(m.group(2)) for m in _SHARE.finditer(text) if known(m.group(2))}
+    # ... and a share in per cent the evidence gives of a figure the evidence or the user gives, and what it leaves:
+    # "4% of £180,000, about £7,200", "the 10% fee on your £64 ticket is £6.40"
+    reachable |= {factor * _value(m.group(2)) for m in _PER_CENT_OF.finditer(text)
+                  if m.group(1) in given and (known(m.group(2)) or m.group(2).replace(",", "") in users)
+                  for factor in (float(m.group(1)) / 100, 1 - float(m.group(1)) / 100)}
     # a share in per cent the evidence gives, of a figure the claim states, taken off or added: "£2,184 less the 25%
     # discount, £1,638", also where the claim does not restate the share ("£50, or £25 if paid within 14 days" beside
     # "reduced by 50% if paid within 14 days")

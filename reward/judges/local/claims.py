@@ -302,6 +302,11 @@ _FINITE = re.compile(r"\b(?:is|are|was|were|be|been|being|am|has|have|had|does|d
 _ABOUT_SOURCES = re.compile(r"^\W*(?:the|both|all|these|those|two|neither|either|each)\s+(?:\w+\s+)?"
                             r"(?:sources?|documents?|passages?|articles?|evidence|results?|reports?|texts?)"
                             r"\s+(?!of\b)[a-z]", re.IGNORECASE)
+_PARTICIPLE = re.compile(r"(?:(?:not|only|also|usually|always|never|still)\s+)?(?:[a-z]+ed|paid|given|made|held|kept|set|"
+                         r"shut|shown|known|sold|taken|written|done|seen|built|run|sent|left|spent|brought|bought|"
+                         r"found|won|lost|told|meant|charged)(?:\s+(?:by|for|in|on|at|to|from|with|until|within|after|"
+                         r"before|during|as|only|once|every|each|under|over|separately)\b|\s*[.,;:!]|\s*$)")
+"""A past participle after a copula: the sentence is a passive ("It's reserved for ...", "It was paid in full")."""
 _PRONOUN_COPULA = re.compile(r"^\W*(?:it|this|that|they|these|those)(?:'s|’s|\s+(?:is|was|are|were))\s+", re.IGNORECASE)
 
 
@@ -358,9 +363,20 @@ def is_fragment(claim: str) -> bool:
 
     >>> is_fragment("The sources disagree."), is_fragment("Both documents agree on 1998.")
     (False, False)
+
+    Behind a pronoun, a passive is a statement about what the pronoun names, no answer's name ("It's reserved for
+    Sundays and public holidays.", after "Double time isn't the weekday rate."):
+
+    >>> is_fragment("It's reserved for Sundays and public holidays."), is_fragment("It was built in 1906.")
+    (False, False)
+    >>> is_fragment("It is Reserved matters, as the source states."), is_fragment("It is frozen yogurt.")
+    (True, True)
     """
     if _ABOUT_SOURCES.match(claim):
         return False
+    copula = _PRONOUN_COPULA.match(claim)
+    if copula and _PARTICIPLE.match(claim[copula.end():]):
+        return False  # a passive says something of what the pronoun names: "It's reserved for Sundays."
     claim = _PRONOUN_COPULA.sub("", claim, count=1)  # "It is Zhenjin" claims what "Zhenjin" does
     words = re.findall(r"[\w'’-]+", claim)
     return 0 < len(words) <= 6 and not _FINITE.search(claim) and not (len(words) > 2 and _negated_scope(claim))

@@ -46,6 +46,10 @@ def _negated_phrases(words: list[str], users_figures: frozenset[str] = frozenset
     [['free', 'tier']]
     >>> _negated_phrases("it is false that the free tier carries ads".split())
     [['free', 'tier']]
+    >>> _negated_phrases("the penalty is 50 not the 70 charged for double yellows".split())
+    []
+    >>> _negated_phrases("whether or not the 40 hour threshold has been reached".split())
+    [['hour', 'threshold']]
     """
     out = []
     for i, word in enumerate(words):
@@ -61,6 +65,12 @@ def _negated_phrases(words: list[str], users_figures: frozenset[str] = frozenset
         # "90 days in any 180, not 180 days", where the user said 180: a negation before the user's figure corrects
         # it (a premise correction), which the number check reads, and denies nothing the evidence says of the unit
         if start is not None and words[start:start + 1] and words[start] in users_figures:
+            continue
+        # "£50, not the £70 charged for double yellows": "not the" and a figure deny which figure it is (the number
+        # check's), and what follows describes the other figure, as the evidence does; it is not denied
+        # (not "whether or not the 40-hour threshold has been reached", a condition)
+        if start is not None and words[start:start + 1] == ["the"] and words[start + 1:start + 2] \
+                and words[start + 1].isdigit() and words[i - 1:i] != ["or"]:
             continue
         if start is not None:
             phrase = [w for w in words[start:start + 4] if w not in STOPWORDS and w.isalpha()][:2]
@@ -79,17 +89,27 @@ def _clause_negated_phrases(text: str, users_figures: frozenset[str] = frozenset
             for p in _negated_phrases(re.findall(r"[a-z0-9']+", clause), users_figures)]
 
 
-def _asserted(phrase: list[str], words: list[str], negations: frozenset[str] = frozenset()) -> bool:
+def _asserted(phrase: list[str], words: list[str], negations: frozenset[str] = frozenset(),
+              future: bool = True) -> bool:
     """The phrase occurs in `words` (first word, then the rest within 6 words) with no negation (or a word of
-    `negations`) just before it."""
+    `negations`) just before it; without `future`, not as what will or is due to happen ("will announce dates",
+    "expected to reopen"), which asserts nothing of now."""
     phrase = [w[:4] for w in phrase]
     stems = [w[:4] for w in words]
     for j, word in enumerate(stems):
         if word == phrase[0] and all(p in stems[j:j + 5] for p in phrase[1:]):
             before = words[max(0, j - 4):j]
-            if not any(_is_negation(b) or b == "no" or b in negations for b in before) and not _denied_after(words, j):
+            if not any(_is_negation(b) or b == "no" or b in negations for b in before) and not _denied_after(words, j) \
+                    and (future or not _FUTURE.search(" ".join(words[max(0, j - 3):j]))):
                 return True
     return False
+
+
+_FUTURE = re.compile(r"\b(?:will|shall|(?:going|plans?|planning|expect(?:s|ed)?|due|set|scheduled|intends?|aims?)"
+                     r"\s+to)(?:\s+\w+)?\s*$")
+"""What is to happen, just before a phrase ("will announce", "will then open", "is expected to reopen")."""
+_NEGATED_FUTURE = re.compile(r"\b(?:will|shall)\s+not\b|\b(?:won't|shan't)\b|\bnot\s+(?:going|expected|due|set|"
+                             r"planned|scheduled)\s+to\b", re.IGNORECASE)
 
 
 _AUXILIARY = frozenset("""is are was were be been being should must can could may might will would shall do does did
@@ -318,6 +338,9 @@ def negation_flip(claim: str, evidence_sentence: str, asked: str = "") -> bool:
     False
     >>> negation_flip("You may stay 180 days, not 90 days.", evidence, "How long can I stay?")
     True
+    >>> news = "We are reviewing the scheme and will announce dates for the 2026 round in the autumn."
+    >>> [negation_flip(c, news) for c in ("The 2026 dates haven't been announced yet.", "They won't announce 2026 dates.")]
+    [False, True]
     >>> [negation_flip(c, "Do not wash merino in hot water.") for c in ("Avoid washing merino in hot water.",
     ...                                                                 "Avoid cold rinses; wash merino in hot water.")]
     [False, True]
@@ -335,7 +358,11 @@ def negation_flip(claim: str, evidence_sentence: str, asked: str = "") -> bool:
     # what is required, whose denial stays a denial.
     optional = (obligation(evidence_sentence) == {"optional"} and "optional" in obligation(strip_citations(claim))
                 and duty_said_of(strip_citations(claim), "optional", evidence_sentence))
-    return (any(_asserted(p, words) for p in _clause_negated_phrases(strip_citations(claim), users_figures, optional)
+    # ("The 2026 dates haven't been announced" beside "we will announce dates in the autumn": what will happen is not
+    # yet so; "will not announce" denies it)
+    future = bool(_NEGATED_FUTURE.search(claim))
+    return (any(_asserted(p, words, future=future)
+                for p in _clause_negated_phrases(strip_citations(claim), users_figures, optional)
                 for words in evidence_clauses)
             or any(_asserted(p, words) for p in _clause_negated_phrases(evidence_sentence) for words in claim_clauses)
             or any(_asserted(p, claim_words, _NO) and not _asserted(p, evidence_words, _NO)

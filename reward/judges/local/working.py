@@ -25,6 +25,19 @@ in a year, hours in a day, weeks in a year, minutes in an hour, per cent, days i
 _TOKEN = re.compile(r"(?P<number>[$€£¥]?\d[\d,]*(?:\.\d+)?(?:\s?(?:p\b|pence\b|%))?)|(?P<op>[×*÷/+−–-]|(?<![a-z])x(?![a-z])|[()])",
                     re.IGNORECASE)
 _EQUALS = re.compile(r"\s*(=|≈)\s*")
+_OF_SHARE = re.compile(r"(\d%|\d\s?per\s?cent)\s+of\s+(?=(?:the\s+)?[$€£¥]?\d)", re.IGNORECASE)
+_RANGE = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)[-–](\d[\d,]*(?:\.\d+)?)(?![\d.,]*\d)")
+"""A range written with a hyphen or dash and no spaces ("10-12", "2–3"), not a subtraction ("£92 − £86", "92 - 86")."""
+_RANGE_RESULT = re.compile(r"[$€£¥]?(\d[\d,]*(?:\.\d+)?)\s?[-–]\s?[$€£¥]?(\d[\d,]*(?:\.\d+)?)")
+_OPERATOR = r"(?:[×*÷+]|\sx\s|%\s+of\s)"
+_LABELLED = re.compile(r"^(?P<left>[^:;\n]*?" + _OPERATOR + r"[^:;\n]*?):\s+(?P<result>[$€£¥]?\d[\d,]*(?:\.\d+)?(?:\s?(?:p\b|pence\b|%))?)"
+                       r"(?=\s*(?:[a-z%]+\b)?\s*(?:[.;,\n(]|$))", re.IGNORECASE | re.MULTILINE)
+_PARENTHESISED = re.compile(r"(?P<result>[$€£¥]?\d[\d,]*(?:\.\d+)?(?:\s?(?:p\b|pence\b|%))?)(?:\s+[a-z]+){0,3}\s*"
+                            r"\((?P<left>[^()=≈\n]*?" + _OPERATOR + r"[^()=≈\n]*?)\)", re.IGNORECASE)
+"""Working with its result after a colon ("4 days × £27: £108") or before it in brackets ("£2.80 a night (35 kWh ×
+8p)"): read where it holds, as a result after "=" is, but never read as a miscalculation, since a layout's label or a
+bracket may restate rather than work out ("2 tablets (2 × 200 mg)"). Not a range or a slash ("Ages 2–4: 5 ml",
+"120 mg/5 ml"), which writes no arithmetic."""
 _BOUNDARY = re.compile(r"[:;,]\s|\.\s|\n|\bis\b|\bso\b|\bthat's\b", re.IGNORECASE)
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
@@ -56,6 +69,7 @@ def _expression(segment: str) -> tuple[float, list[str], bool] | None:
     """(value, the figures as written, whether one is in pence) of the arithmetic a segment writes, words between
     its figures and operators left out ("6 days × £38 per day"); None where it writes no operator or no arithmetic."""
     parts, figures, pence = [], [], False
+    segment = _OF_SHARE.sub(r"\1 × ", segment)  # a share of a figure: "10% of £186.40"
     for match in _TOKEN.finditer(segment):
         if match.group("number"):
             value, kind = _figure(match.group("number"))
@@ -81,18 +95,38 @@ def _holds(value: float, written: str, approximate: bool) -> bool:
     return abs(value - result) <= tolerance
 
 
+def _writes_working(text: str) -> bool:
+    return ("=" in text or "≈" in text or (":" in text and _LABELLED.search(text) is not None)
+            or ("(" in text and _PARENTHESISED.search(text) is not None))
+
+
 @functools.lru_cache(maxsize=1024)
 def _workings(answer: str) -> tuple[tuple[tuple[float, list[str], bool], str, bool, bool], ...]:
     """Each working the answer writes out: (its expression's `_expression`, its result as written, whether it is
-    approximate: "≈" or "~", whether the result is a figure alone rather than more arithmetic)."""
+    approximate: "≈" or "~", whether a result that does not hold is a miscalculation: a figure alone after "=",
+    rather than more arithmetic or a colon's or a bracket's working)."""
     # (emphasis marks are no operators, and counts may be words: "two flights")
     text = spelled_out(re.sub(r"\*\*|__|`", "", strip_citations(answer)).replace("\u2009", " "))
     workings = []
+    for pattern in (_LABELLED, _PARENTHESISED):
+        for match in pattern.finditer(text):
+            left = _BOUNDARY.split(match["left"])[-1]
+            expression = _expression(left)
+            if expression:
+                workings.append((expression, match["result"], "~" in left, False))
     for clause in _BOUNDARY.split(text):
         pieces = _EQUALS.split(clause)
         # [segment, "=", segment, "≈", segment, ...]: each segment after an equals sign is checked against the one before
         for i in range(0, len(pieces) - 2, 2):
             left, sign, right = pieces[i], pieces[i + 1], pieces[i + 2]
+            if _RANGE.search(left):
+                # a range is no subtraction: "6 kg × 10-12 hours = 60-72 hours" works out each end
+                ends = _RANGE_RESULT.match(right.lstrip("( "))
+                for end, written in enumerate(ends.groups() if ends else ()):
+                    expression = _expression(_RANGE.sub(rf"\g<{end + 1}>", left))
+                    if expression:
+                        workings.append((expression, written, sign == "≈" or "~" in left, True))
+                continue
             result = _TOKEN.match(right.lstrip("( "))
             expression = _expression(left)
             if expression and result and result.group("number"):
@@ -112,19 +146,21 @@ def miscalculated(claim: str) -> set[str]:
     []
     """
     if "=" not in claim and "≈" not in claim:
-        return set()
+        return set()  # (a colon's or a bracket's working is never read as a miscalculation)
     return {n for (value, _, pence), result, approximate, alone in _workings(claim)
             if alone and not (_holds(value, result, approximate) or (pence and _holds(value / 100, result, approximate)))
             for n in numbers(result)}
 
 
 @functools.lru_cache(maxsize=1024)
-def worked_figures(answer: str, haystack: str, asked: str = "") -> frozenset[str]:
+def worked_figures(answer: str, haystack: str, asked: str = "", spans: frozenset[str] = frozenset()) -> frozenset[str]:
     """The figures (as `numbers` writes them) the answer works out in the open: the result of a working ("A × B = C",
     "≈" for a rounded one) whose arithmetic holds, rounded as written, and whose every operand is known. Known: the
     evidence's figures, the user's (in figures or words), a share the evidence gives in per cent as a factor ("20%":
-    0.20, 0.80, 1.20), a unit of the calendar (`_CALENDAR`), and any result worked out so; a figure in pence makes a
-    result in pounds. A miscalculation, or a working from a figure nobody gave, works out nothing.
+    0.20, 0.80, 1.20), a unit of the calendar (`_CALENDAR`), a span the answer works out between two times
+    (`spans`: "00:30–05:30 = 5 hours"), and any result worked out so; a figure in pence makes a result in pounds. A
+    miscalculation, or a working from a figure nobody gave, works out nothing. Its result may follow a colon ("4 days ×
+    £27: £108") or stand before the working in brackets ("£2.80 (35 kWh × 8p)").
 
     >>> ev = "Compact cars cost £38 a day. Sale: 20% off the £1,249 price."
     >>> sorted(worked_figures("6 days × £38 = £228. £1,249 × 0.80 = £999.20, so £999.20 + £39 = £1,038.20.", ev, "six days"))
@@ -133,14 +169,17 @@ def worked_figures(answer: str, haystack: str, asked: str = "") -> frozenset[str
     []
     >>> sorted(worked_figures("Two of you × two flights = 4 bags, and 4 × £45 = **£180**.", "£45 per bag per flight.", "two of us"))
     ['180', '4', '45']
+    >>> [sorted(worked_figures(f"6 kg × 10-12 hours = {r} hours.", "Allow 10-12 hours per kg.", "a 6 kg turkey"))
+    ...  for r in ("60-72", "60-70")]
+    [['10', '12', '60', '72'], ['10', '60']]
     >>> working = "Energy: 320 × 24.5p = £78.40, or (£78.40 − £73.28) ÷ £73.28 ≈ 7%."
     >>> sorted(worked_figures(working, "24.5p per kWh; £73.28", "320 kWh"))
     ['24.5', '7', '73.28', '78.40']
     """
-    if "=" not in answer and "≈" not in answer:
+    if not _writes_working(answer):
         return frozenset()  # no working written out (most answers)
     users = numbers(spelled_out(asked))
-    known = {float(n) for n in _given(haystack) | users if re.fullmatch(r"\d+(?:\.\d+)?", n)}
+    known = {float(n) for n in _given(haystack) | users | spans if re.fullmatch(r"\d+(?:\.\d+)?", n)}
     shares = [float(m.group(1)) / 100 for m in re.finditer(r"(\d+(?:\.\d+)?)\s?%", haystack)]
     known |= {round(f, 6) for s in shares for f in (s, 1 - s, 1 + s)} | _CALENDAR
     workings = _workings(answer)
@@ -171,8 +210,8 @@ def answer_working(sentences: Sequence[str], haystack: str, asked: str = "") -> 
     >>> sorted(answer_working(["6 days × £38 = £228.", "So £228 in all."], "Cars cost £38 a day.", "six days"))
     ['228', '38']
     """
-    return (worked_figures("\n".join(sentences), haystack, asked) | answer_times(sentences, haystack, asked)
-            | answer_changes(sentences, haystack))
+    times = answer_times(sentences, haystack, asked)  # (a span worked out from two times is an operand: "7 kW × 5 h")
+    return worked_figures("\n".join(sentences), haystack, asked, times) | times | answer_changes(sentences, haystack)
 
 
 _SPAN_WORDS = frozenset({"hour", "hours", "minute", "minutes", "min", "mins", "h", "hr", "hrs", "total", "roughly",
