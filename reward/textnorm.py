@@ -123,9 +123,20 @@ def _read_char(ch: str) -> str:
     return folded if folded and all(c.isascii() or not c.isalpha() or unicodedata.category(c) != "Lo" for c in folded) else ch
 
 
+# Vulgar fractions as a reader of figures reads them: "4½ years" is 4.5 years, "1¼ tsp" 1.25 (NFKD would make "41⁄2",
+# read as the figures 41 and 2); fractions without a short decimal (thirds, sixths) are left to NFKD.
+_FRACTIONS = {"½": "5", "¼": "25", "¾": "75", "⅕": "2", "⅖": "4", "⅗": "6", "⅘": "8", "⅛": "125", "⅜": "375",
+              "⅝": "625", "⅞": "875", "⅒": "1"}
+_FRACTION = re.compile(r"(?:(\d)\s?)?([" + "".join(_FRACTIONS) + "])")
+
+
 @lru_cache(maxsize=4096)
 def _reading_form_cached(text: str) -> str:
-    return "".join(ch if ch.isascii() else _read_char(ch) for ch in text)
+    return "".join(ch if ch.isascii() else _read_char(ch) for ch in _fractions(text))
+
+
+def _fractions(text: str) -> str:
+    return _FRACTION.sub(lambda m: f"{m.group(1) or 0}.{_FRACTIONS[m.group(2)]}", text)
 
 
 def reading_form(text: str) -> str:
@@ -138,11 +149,13 @@ def reading_form(text: str) -> str:
     'The song is free on Spotify'
     >>> reading_form("这首歌可以在Spotify免费收听。")
     '这首歌可以在Spotify免费收听。'
+    >>> reading_form("about 4½ years, ½ price, 1 ¼ tsp")
+    'about 4.5 years, 0.5 price, 1.25 tsp'
     """
     if text.isascii():
         return text
     if len(text) > 50_000:
-        return "".join(ch if ch.isascii() else _read_char(ch) for ch in text)
+        return "".join(ch if ch.isascii() else _read_char(ch) for ch in _fractions(text))
     return _reading_form_cached(text)
 
 

@@ -254,6 +254,28 @@ def test_an_outdated_item_is_outdated_whether_or_not_the_newer_one_is_selected(s
     assert "names not in the evidence" not in result.dimensions["highlight_hallucination"].explanation
 
 
+def test_an_answer_that_notes_the_change_cites_the_outdated_item_without_a_conflict(scores):
+    """Both pages selected: going by the newer figure (and naming the older one) resolves the conflict; stating the
+    older figure as current, or naming neither, does not. A bare count (a population) is a figure that changes."""
+    old = Evidence(id="1", title="Kellmouth population estimate", published=dt.date(2019, 5, 10),
+                   text="The statistics office estimated Kellmouth's population at 52,300 in mid-2018.")
+    new = Evidence(id="2", title="Mid-2023 town estimates", published=dt.date(2024, 11, 20),
+                   text="Kellmouth's population is estimated at 56,900 as of mid-2023.")
+    query = "What's the current population of Kellmouth?"
+    def both(answer: str, item_id: str) -> Item:
+        return Item(id=item_id, query=query, evidence=[old, new],
+                    response=render_response([Facet(query, ("1", "2"))], ["1", "2"], answer))
+
+    noted, stale, neither, old_only = scores(
+        both("About 56,900 as of mid-2023 [Doc 2]. The 52,300 figure is the older mid-2018 estimate [Doc 1].", "n"),
+        both("Kellmouth has about 52,300 people [Doc 1], per the statistics office [Doc 2].", "s"),
+        both("The statistics office publishes estimates of Kellmouth's population [Doc 1,2].", "e"),
+        item(query, "Kellmouth's population is 52,300 [Doc 1].", cited="1", evidence=(old, new), item_id="o"))
+    assert noted["reference_conflict"] == 1.0
+    assert stale["reference_conflict"] == 0.0 and neither["reference_conflict"] == 0.0
+    assert old_only["reference_conflict"] == 0.0
+
+
 def test_a_verdict_between_the_two_things_asked_about_is_checked_against_their_figures(scores):
     """"Which is older, A or B?" answered "B is older." in a sentence of its own, the years in the next: the verdict
     is checked against the one year the evidence gives each."""
@@ -1232,3 +1254,39 @@ def test_a_verdict_drawn_after_both_figures_is_checked_against_them():
     assert "says it is longer" not in right.dimensions["claim_hallucination"].explanation
     assert "says it is longer, where the evidence says 25 against 50" in wrong.dimensions[
         "claim_hallucination"].explanation, wrong.dimensions["claim_hallucination"].explanation
+
+
+def test_a_vulgar_fraction_is_read_as_its_figure(scores):
+    """"1½ hours" is 1.5 hours (read as code points it was "11⁄2": the figures 11 and 2)."""
+    cycle = Evidence(id="1", title="Self-clean cycle", text="The self-clean cycle lasts 1.5 hours at 70°C.")
+    query = "How long does the self-clean cycle take?"
+    half, wrong = scores(item(query, "It takes 1½ hours at 70°C [Doc 1].", evidence=(cycle,), item_id="h"),
+                         item(query, "It takes 2½ hours at 70°C [Doc 1].", evidence=(cycle,), item_id="w"))
+    assert half["highlight_hallucination"] >= 0.5 > wrong["highlight_hallucination"]
+
+
+def test_the_month_of_a_date_worked_out_is_no_invented_name(scores):
+    """"2 April" from "delivered on 3 March" and "within 30 days" names April, which no text gives: the month of a date
+    so worked out is the date's, not a name the claim invents; a date no span reaches still fails."""
+    policy = Evidence(id="1", title="Returns policy", text="Online orders: you can return any unused item within 30 days "
+                      "of delivery for a full refund.")
+    query = "My jacket was delivered on 3 March. Until when can I return it?"
+    answer = "You can return it until {} April, 30 days after delivery [Doc 1]."
+    right, wrong = scores(item(query, answer.format(2), evidence=(policy,), item_id="r"),
+                          item(query, answer.format(12), evidence=(policy,), item_id="w"))
+    [result] = Engine(load_suite("searchllm"), LocalJudge()).score_sync([item(query, answer.format(2), evidence=(policy,))])
+    assert "names not in the evidence" not in result.dimensions["highlight_hallucination"].explanation
+    assert right["reward"] > wrong["reward"] + 0.1
+
+
+def test_a_date_months_on_is_worked_out_and_the_users_date_restated_is_still_the_users(scores):
+    """"A 4-month wait, so you can give blood from 10 July" from a tattoo on 10 March: July is the month of a date worked
+    out; the user's date restated ("from 10 March") is still the user's word, not the evidence's."""
+    rule = Evidence(id="1", title="Tattoos and giving blood", text="You must wait 4 months after having a tattoo before "
+                    "you can give blood.")
+    query = "I had a tattoo on 10 March. When can I give blood?"
+    worked, restated = Engine(load_suite("searchllm"), LocalJudge()).score_sync([
+        item(query, "It's a 4-month wait, so you can give blood from 10 July [Doc 1].", evidence=(rule,), item_id="w"),
+        item(query, "You can give blood from 10 March [Doc 1].", evidence=(rule,), item_id="r")])
+    assert "names not in the evidence" not in worked.dimensions["highlight_hallucination"].explanation
+    assert "names not in the evidence: march" in restated.dimensions["highlight_hallucination"].explanation

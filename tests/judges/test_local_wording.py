@@ -122,3 +122,43 @@ def test_what_will_happen_is_not_yet_so(claim, flips):
     """"Will announce dates in the autumn" asserts nothing of now: "hasn't been announced" agrees with it (an honest
     "the sources do not say" failed as a flipped negation); "will not announce" denies it."""
     assert negation_flip(claim, NEWS) is flips
+
+
+CYCLES = "Pay as you go: £1.50 to unlock a bike, then 10p per minute. Day Pass: £5, the first 45 minutes of each ride included."
+
+
+@pytest.mark.parametrize("asked, unfounded", [
+    ("CycleLoop gives you the first 45 minutes free on pay-as-you-go, so what would a 70-minute ride cost me?", False),
+    ("Now that pay-as-you-go comes with 45 free minutes, what would a 70-minute ride cost me?", False),
+    ("Does pay-as-you-go come with free minutes?", True),
+    ("What would a 70-minute ride cost me?", True),
+])
+def test_a_denial_of_what_the_user_states_is_a_premise_correction(asked, unfounded):
+    """What the user states ("gives you 45 minutes free, so ...", "Now that ...") may be denied in the user's words
+    anywhere in the denied clause, and the consistency model reads the denial; what a yes-or-no question asks, or
+    what nobody said, denied in words the evidence lacks, is still a denial no evidence makes."""
+    claim = "Pay-as-you-go doesn't come with any free minutes, you're charged from the start."
+    assert unfounded_denial(claim, CYCLES, asked) is unfounded
+
+
+def test_a_pronoun_that_names_nothing_is_no_new_word():
+    rules = [Evidence(id="1", title="Inspections", text="Cars must have their first inspection by the third "
+                      "anniversary of first registration. Book an inspection online.")]
+    asked = "My car was registered in May 2024; I need it inspected after 12 months, so where do I book?"
+    assert claim_support("You don't need to book anything yet.", rules, similarity=0.2, asked=asked)[0]
+    assert not claim_support("You don't need to book the garage valet yet.", rules, similarity=0.2, asked=asked)[0]
+
+
+def test_a_year_worked_out_from_the_users_year_and_the_evidences_span():
+    """"The third anniversary" of a May 2024 registration is May 2027, also said as "3 years on"; a year that no span
+    of the evidence reaches, or a span only the user gives, is invented."""
+    rules = [Evidence(id="1", title="Inspections", text="Cars must have their first inspection by the third "
+                      "anniversary of first registration.")]
+    asked = "My car was first registered in May 2024. When is its first inspection due?"
+    assert claim_support("It is due by the third anniversary of registration, so by May 2027.", rules, similarity=0.8,
+                         asked=asked)[0]
+    assert claim_support("It is due by May 2027, 3 years on from registration.", rules, similarity=0.8, asked=asked)[0]
+    assert claim_support("It is due by May 2026, 2 years on from registration.", rules, similarity=0.8, asked=asked) == (
+        False, "numbers not in the evidence: 2, 2026")
+    assert not claim_support("It is due by May 2026, two years on from registration.", rules, similarity=0.8,
+                             asked="My car was first registered in May 2024; inspections are every two years, right?")[0]

@@ -115,7 +115,7 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     # count as new nor dilute the words that are.
     # (... as are the words of a change whose size or verdict the arithmetic checked: "added", "in absolute terms")
     # (... and a span of time worked out between two times: "takes 2 hours 25 minutes")
-    framing = _ATTRIBUTION | (_RELATION | _ORDER_STEMS if derived or order or sizes or growth or spans
+    framing = _ATTRIBUTION | _INDEFINITE | (_RELATION | _ORDER_STEMS if derived or order or sizes or growth or spans
                               else frozenset()) | (CHANGE_STEMS if sizes or growth else frozenset()) | (
         _SPAN_STEMS if spans else frozenset())
     units = {unit for _, _, unit in _quantities(claim) if unit} if derived else set()
@@ -289,6 +289,9 @@ _ATTRIBUTION = frozenset(stem(w) for w in (
     "bands", "bracket", "tier"))
 """Words that say where a claim comes from ("the other year the source gives", "according to the article", "the 4-6
 row", "your band"), not what it claims: never new content."""
+_INDEFINITE = frozenset(stem(w) for w in ("anything", "something", "anyone", "someone", "anybody", "somebody"))
+"""Pronouns that name nothing ("You don't need to book anything yet"): no word a claim could add a fact with."""
+
 _RELATION = frozenset(stem(w) for w in _RELATION_WORDS)
 """Words of a comparison or a sum that derives a figure from two of the evidence's."""
 _SPAN_STEMS = frozenset(stem(w) for w in ("hour", "hours", "minute", "minutes", "min", "mins", "h", "hr", "hrs"))

@@ -238,17 +238,59 @@ def calendar_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     >>> sorted(calendar_arithmetic("From 16 June to 10 July, a window of 24 days.", "Registration: 16 June to 10 July."))
     ['10', '16', '24']
     """
+    return _calendar_read(claim, haystack, asked)[0]
+
+
+def worked_months(claim: str, haystack: str, asked: str = "") -> frozenset[str]:
+    """The months (lower-cased, in full) of the claim's dates worked out from a date and the evidence's span
+    (`calendar_arithmetic`), not given: "2 April" from "delivered on 3 March" and "within 30 days" names no month the
+    claim invents.
+
+    >>> worked_months("It's 30 days from delivery, so until 2 April.", "Return within 30 days.", "Delivered on 3 March.")
+    frozenset({'april'})
+    >>> worked_months("Until 12 April.", "Return within 30 days.", "Delivered on 3 March.")
+    frozenset()
+    >>> worked_months("From 10 March, you can donate from 10 July.", "Wait 4 months after a tattoo.", "Tattoo: 10 March.")
+    frozenset({'july'})
+    >>> worked_months("You can donate from 10 August.", "Wait 4 months after a tattoo.", "Tattoo: 10 March.")
+    frozenset()
+    """
+    return _calendar_read(claim, haystack, asked)[1]
+
+
+@functools.lru_cache(maxsize=1024)
+def _calendar_read(claim: str, haystack: str, asked: str) -> tuple[frozenset[str], frozenset[str]]:
     known_dates = {d for *_, d, _ in _calendar(haystack)} | {d for *_, d, _ in _calendar(asked)}
     spans = {d for *_, d, _ in _day_spans(haystack)}
+    # ... and a span in months the evidence gives, from a date to the same day that many months on ("a 4-month wait"
+    # from 10 March: 10 July)
+    month_spans = {int(_SPELLED.get(m.group(1).lower(), m.group(1))) % 12 for m in _MONTH_SPAN.finditer(haystack)}
     out: set[str] = set()
+    months: set[str] = set()
     for sentence in split_sentences(strip_citations(claim)) or [strip_citations(claim)]:
         dates = _calendar(sentence)
         if not dates:
             continue
-        known, worked = _worked_out(dates, _day_spans(sentence), {i for i, (*_, d, _) in enumerate(dates) if d in known_dates},
-                                    {d for *_, d, _ in _calendar(asked)}, spans, _apart)
+        given = {i for i, (*_, d, _) in enumerate(dates) if d in known_dates}
+        known, worked = _worked_out(dates, _day_spans(sentence), given, {d for *_, d, _ in _calendar(asked)}, spans, _apart)
+        anchors = {(int(day), _month_of(value)) for *_, value, day in _calendar(f"{asked} {haystack}")} | {
+            (int(dates[i][3]), _month_of(dates[i][2])) for i in known}
+        known |= {i for i, (*_, value, day) in enumerate(dates) if month_spans - {0} and any(
+            int(day) == a_day and (_month_of(value) - a_month) % 12 in month_spans for a_day, a_month in anchors)}
         out |= {dates[i][3] for i in known} | worked
-    return out
+        months |= {_MONTH[_month_of(dates[i][2])] for i in known - given}
+    return frozenset(out), frozenset(months)
+
+
+_MONTH_SPAN = re.compile(r"\b(\d+|" + "|".join(_SPELLED) + r")[\s-]+months?\b", re.IGNORECASE)
+
+
+def _month_of(day_of_year: int) -> int:
+    """The month (0-11) of a day of the year (1-365)."""
+    month = 0
+    while month < 11 and day_of_year > sum(_MONTH_DAYS[:month + 1]):
+        month += 1
+    return month
 
 
 def dated_days(month: str, text: str) -> frozenset[str]:
@@ -274,3 +316,50 @@ def days_since(answer: str, asked: str, now: dt.date | None) -> frozenset[str]:
     today = sum(_MONTH_DAYS[:now.month - 1]) + min(now.day, _MONTH_DAYS[now.month - 1])
     counts = {str((today - day) % 365) for *_, day, _ in _calendar(asked)}
     return frozenset(n for n in counts if re.search(r"(?<![\d.,])" + n + r"\s+(?:whole\s+)?days?\b", answer))
+
+
+_ORDINALS = {w: n for n, w in enumerate("zeroth first second third fourth fifth sixth seventh eighth ninth tenth".split())}
+_YEAR = re.compile(r"(?<![\d.,£$€])((?:19|20)\d\d)(?!\d|,\d)")
+_YEARS_SPAN = re.compile(r"\b(\d{1,3}|" + "|".join(_SPELLED) + r")[\s-]+(years?|months?)\b|\b(\d{1,2})?(?:st|nd|rd|th)?"
+                         r"(" + "|".join(_ORDINALS) + r")?\s+(?:registration\s+|birthday\s+)?anniversary\b", re.IGNORECASE)
+
+
+def _year_spans(text: str) -> dict[str, int]:
+    """Spans in whole years a text gives, by the figure as written: "3 years", "three-year", "36 months", "the third
+    anniversary" (3), "the 2nd anniversary" (2)."""
+    out = {}
+    for m in _YEARS_SPAN.finditer(text):
+        if m.group(1):
+            count = int(_SPELLED.get(m.group(1).lower(), m.group(1)))
+            if m.group(2).lower().startswith("month"):
+                if count % 12:
+                    continue
+                count //= 12
+            out[m.group(1)] = count
+        elif m.group(3) or m.group(4):
+            out[m.group(3) or m.group(4).lower()] = int(m.group(3) or _ORDINALS[m.group(4).lower()])
+    return out
+
+
+def year_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
+    """The claim's years worked out from a year the evidence or the user gives and a span in years the evidence gives,
+    which the claim's sentence names ("registered in May 2024; the first inspection is due by the third anniversary,
+    in May 2027"), and a span in years it states as a count where the evidence gives the anniversary ("3 years").
+    A span only the user states proves nothing.
+
+    >>> ev = "Cars must have their first inspection by the third anniversary of first registration."
+    >>> sorted(year_arithmetic("It is due by the third anniversary, so May 2027 (3 years on).", ev, "Registered May 2024."))
+    ['2027', '3']
+    >>> sorted(year_arithmetic("It is due in May 2026.", ev, "Registered May 2024.")), sorted(year_arithmetic(
+    ...     "Two years on, in May 2026.", ev, "Registered May 2024, and it's due after two years?"))
+    ([], [])
+    """
+    given = _year_spans(haystack)
+    known = {int(y) for y in _YEAR.findall(haystack) + _YEAR.findall(asked)}
+    out: set[str] = set()
+    for sentence in split_sentences(strip_citations(claim)) or [strip_citations(claim)]:
+        spans = {written: count for written, count in _year_spans(sentence).items() if count in given.values()}
+        out |= {written for written in spans if written not in given}  # "3 years" for "the third anniversary"
+        steps = set(spans.values())
+        out |= {y for y in _YEAR.findall(sentence) if any(int(y) - s in known or int(y) + s in known for s in steps)}
+    return out

@@ -381,6 +381,35 @@ def _restricted(claim: str, haystack: str) -> bool:
 
 
 _PRESUPPOSING = re.compile(r"^\W*(?:and\s+|so\s+|but\s+)?(?:why|when|how|where|what|which|who)\b", re.IGNORECASE)
+_USER_CLAUSE = re.compile(r"(?<=[.!?])\s+|\s+[–—-]+\s+|[;:]\s+|,\s+(?=(?:so|and|but)\b)")
+_YES_NO = re.compile(r"^\W*(?:and\s+|so\s+|but\s+|or\s+)?(?:is|are|was|were|am|do|does|did|can|could|will|would|"
+                     r"should|shall|has|have|had|may|might|must)(?:n't|n’t)?\b", re.IGNORECASE)
+
+
+def assumed(asked: str, questions: bool = True, statements: bool = True) -> str:
+    """What the user's words take for granted: a question that presupposes it ("Why did it close?", "How do I appeal
+    the increase?") and what the user states ("My bill has doubled", "Now that the trail has reopened, ...",
+    "CycleLoop gives you 45 minutes free, so ..."); not what a yes-or-no question asks ("Did it close?", "is that
+    right?", "Is it A, B or C?"). `questions=False`: what the user states only; `statements=False`: what the questions
+    presuppose only.
+
+    >>> assumed("My bill has doubled — how do I appeal the increase?")
+    'My bill has doubled how do I appeal the increase?'
+    >>> assumed("I don't get paid holiday – is that right?"), assumed("Did it close in 2015?")
+    ("I don't get paid holiday", '')
+    >>> assumed("Now that the trail reopened in June, is the path open on Saturday?"), assumed("Is it red, blue or green?")
+    ('Now that the trail reopened in June', '')
+    """
+    out = []
+    for part in _USER_CLAUSE.split(asked.strip()):
+        if not part.rstrip().endswith("?"):
+            out.extend([part] if statements else [])
+            continue
+        clauses = re.split(r",\s+", part)
+        start = next((k for k, c in enumerate(clauses) if _YES_NO.match(c) or _PRESUPPOSING.match(c)), 0)
+        out.extend((clauses[:start] if statements else [])
+                   + (clauses[start:] if questions and _PRESUPPOSING.match(clauses[start]) else []))
+    return " ".join(c for c in out if c)
 
 
 _DENIAL_SAYS = {**dict.fromkeys(("charge", "charges", "charged", "pay", "pays", "cost", "costs"),
@@ -394,9 +423,9 @@ against what the evidence says it costs."""
 def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
     """The claim denies something ("is not already out") although nothing in the evidence is denied and the denied
     words never occur in it: a negation slipped into a supported sentence, which the consistency model reads past
-    (it weighs the rest of the sentence). What a question that presupposes it (`asked`: "Why did the lighthouse
-    close?", not "Did it close?") takes for granted may be denied in the user's own words, a premise correction: that
-    denial is left to the consistency model and the other checks.
+    (it weighs the rest of the sentence). What the user takes for granted (`assumed`: a question that presupposes it,
+    "Why did the lighthouse close?", or a statement, "My bill has doubled", not "Did it close?") may be denied in the
+    user's own words, a premise correction: that denial is left to the consistency model and the other checks.
 
     >>> unfounded_denial("It was not closed in 2015.", "It was automated in 2015.", "Why did it close in 2015?")
     False
@@ -429,8 +458,11 @@ def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
     denied = _negated_scope(strip_citations(claim))
     if not denied or _negated_scope(haystack):
         return False
-    presupposed = stems(asked) if _PRESUPPOSING.match(asked) else frozenset()
-    known = stems(haystack) | presupposed | {s[:-1] for s in presupposed if s.endswith("e")}  # "close": "closed"
+    presupposed = stems(assumed(asked, statements=False))
+    presupposed |= {s[:-1] for s in presupposed if s.endswith("e")}  # "close": "closed"
+    known = stems(haystack) | presupposed
+    statements = assumed(asked, questions=False)
+    stated = stems(statements) - stems(haystack) - _negated_scope(statements)  # (not what the user denies: agreeing)
     if _restricted(claim, haystack):
         return False
     for words, i in _negations(strip_citations(claim)):
@@ -445,6 +477,11 @@ def unfounded_denial(claim: str, haystack: str, asked: str = "") -> bool:
             continue
         if {"until", "till"} & set(words[i + 1:]):
             # "She didn't take the throne until 1630" says when she did: a time, not a denial
+            continue
+        if stated & {stem(w) for w in words if w not in STOPWORDS and len(w) > 2 and w != words[i]}:
+            # what only the user states (in words the evidence lacks), denied anywhere in the clause: "pay-as-you-go
+            # doesn't come with any free minutes" to "it gives you 45 minutes free, so ..." (not "Voltra won't repair
+            # the kettle" to "my Voltra kettle ..., so am I out of luck?")
             continue
         said = [w for w in words[i + 1:i + 4] if w not in STOPWORDS and len(w) > 2]
         # "It was never closed" where the evidence says "open" denies what the evidence's contrasting word asserts

@@ -39,7 +39,7 @@ from reward.judges.local.text import (
     query_asides_removed,
     stems,
 )
-from reward.judges.local.clock import dated_days, days_since
+from reward.judges.local.clock import dated_days, days_since, worked_months
 from reward.judges.local.dates import dated_months, frame_named, stale_future
 from reward.judges.local.superseded import superseded_figure
 from reward.rules.verdicts import scope_topic
@@ -152,12 +152,10 @@ read is checked against the evidence it can."""
         claim = (choice_verdict(claim, ctx.item.query) if answering and answer[:1] == [sentence] and is_fragment(claim)
                  else None) or claim
         # The query's names dropped in brackets ("(Lenovo)") are the user's words, not the claim's: every check reads
-        # the claim without them (the closest evidence, the coverage, the model), so echoing the question neither
-        # helps nor costs.
+        # the claim without them (the closest evidence, the coverage, the model): echoing the question is worth nothing.
         claim = query_asides_removed(claim, context).strip() or claim
         if not is_english(claim):
-            # Inside an English answer, a sentence the model cannot read is not a way out of the check (a keyword
-            # list, a sentence in another language): it counts as unsupported.
+            # Inside an English answer, a sentence the model cannot read (keywords, another language) is no way out.
             checks.append(SentenceCheck(sentence, 0.0, 0.0, f"{claim[:80]!r}: not English, so it cannot be checked"))
             continue
         # A figure a newer item replaces is outdated whichever item the claim cites: citing only the old page does
@@ -256,10 +254,11 @@ read is checked against the evidence it can."""
         # news snippet, leaves it out; any other name must be in what the claim cites.
         # ... and a name of the question that the evidence names in another spelling ("Telnet" for "Telenet",
         # `names_in`) is the user's slip, not a name the claim adds.
-        # ... and the month of an item's publication date names that item ("the June 2024 page").
-        # ... and the user's month of a date ("on 3 March") in a date worked out from it ("by 17 March", not "3 March")
+        # ... and the month of an item's publication date names that item ("the June 2024 page"), and so does that of a
+        # date worked out ("by 17 March" from the user's "on 3 March" and 14 days, not "3 March"; "2 April", 30 days on)
         names = [n for n in novel_names(reading, " ".join([haystack, *published])) if not (
-            n in asked_lower and names_in({n}, everywhere_lower) or n in undated and dated_days(n, reading) & worked)]
+            n in asked_lower and names_in({n}, everywhere_lower) or n in undated and dated_days(n, reading) & worked
+            or n in worked_months(reading, haystack, context))]
         if names:
             doubt = f"names not in the evidence: {', '.join(names[:3])}"
         # (a claim joining sentences: one may deny what it denies)
