@@ -254,28 +254,6 @@ def test_an_outdated_item_is_outdated_whether_or_not_the_newer_one_is_selected(s
     assert "names not in the evidence" not in result.dimensions["highlight_hallucination"].explanation
 
 
-def test_an_answer_that_notes_the_change_cites_the_outdated_item_without_a_conflict(scores):
-    """Both pages selected: going by the newer figure (and naming the older one) resolves the conflict; stating the
-    older figure as current, or naming neither, does not. A bare count (a population) is a figure that changes."""
-    old = Evidence(id="1", title="Kellmouth population estimate", published=dt.date(2019, 5, 10),
-                   text="The statistics office estimated Kellmouth's population at 52,300 in mid-2018.")
-    new = Evidence(id="2", title="Mid-2023 town estimates", published=dt.date(2024, 11, 20),
-                   text="Kellmouth's population is estimated at 56,900 as of mid-2023.")
-    query = "What's the current population of Kellmouth?"
-    def both(answer: str, item_id: str) -> Item:
-        return Item(id=item_id, query=query, evidence=[old, new],
-                    response=render_response([Facet(query, ("1", "2"))], ["1", "2"], answer))
-
-    noted, stale, neither, old_only = scores(
-        both("About 56,900 as of mid-2023 [Doc 2]. The 52,300 figure is the older mid-2018 estimate [Doc 1].", "n"),
-        both("Kellmouth has about 52,300 people [Doc 1], per the statistics office [Doc 2].", "s"),
-        both("The statistics office publishes estimates of Kellmouth's population [Doc 1,2].", "e"),
-        item(query, "Kellmouth's population is 52,300 [Doc 1].", cited="1", evidence=(old, new), item_id="o"))
-    assert noted["reference_conflict"] == 1.0
-    assert stale["reference_conflict"] == 0.0 and neither["reference_conflict"] == 0.0
-    assert old_only["reference_conflict"] == 0.0
-
-
 def test_a_verdict_between_the_two_things_asked_about_is_checked_against_their_figures(scores):
     """"Which is older, A or B?" answered "B is older." in a sentence of its own, the years in the next: the verdict
     is checked against the one year the evidence gives each."""

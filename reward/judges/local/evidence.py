@@ -82,13 +82,11 @@ _MONTH_STEMS = frozenset(stem(m) for m in _MONTHS)
 
 
 def _values(text: str) -> dict[str, set]:
-    """The text's figures by unit ("euro", "metre", what it counts, "time of day", "count" for a bare whole number such
-    as a population); no years or dates."""
+    """The text's figures by unit ("euro", "metre", what it counts, "time of day"); no years, dates or bare numbers."""
     out: dict[str, set] = {}
-    for value, written, unit in _quantities(text):
-        if unit in _MONTH_STEMS or (not unit and ("." in written or 1800 <= value <= 2100)):
-            continue  # a date's day, a year, a bare decimal: nothing that is superseded
-        out.setdefault(unit or "count", set()).add(value)
+    for value, _, unit in _quantities(text):
+        if unit and unit not in _MONTH_STEMS:
+            out.setdefault(unit, set()).add(value)
     if _CLOCK.search(text):
         out["time of day"] = set(_CLOCK.findall(text))
     return out
@@ -103,69 +101,35 @@ def _superseded(old: Evidence, new: Evidence) -> bool:
     >>> _superseded(Evidence(id="1", text="It was founded in 1844."), Evidence(id="2", text="It moved in 1901."))
     False
     """
-    return bool(_changed(old, new))
-
-
-def _changed(old: Evidence, new: Evidence) -> dict[str, set]:
-    """Per unit both items give, the older item's figures the newer one does not give."""
     before, after = _values(old.text), _values(new.text)
-    return {unit: before[unit] - after[unit] for unit in before.keys() & after.keys() if before[unit] - after[unit]}
-
-
-def _goes_by_newer(answer: str, old: Evidence, new: Evidence) -> bool:
-    """Whether the answer resolves an outdated item selected beside its newer one: in every unit where the newer item
-    gives other figures, the answer states one of the newer item's (it may name the older figure beside it, as an
-    answer that notes the change does). Items without such a figure leave nothing the answer can be seen to go by.
-
-    >>> old = Evidence(id="1", text="Adult fines are 20p a day, up to £5 per item.")
-    >>> new = Evidence(id="2", text="From April adult fines are 25p a day, up to £6 per item.")
-    >>> _goes_by_newer("It is 25p a day, capped at £6; an older page says 20p and £5.", old, new)
-    True
-    >>> _goes_by_newer("It is 20p a day, capped at £5.", old, new)
-    False
-    """
-    changed = _changed(old, new)
-    if not changed:
-        return False
-    stated, before, after = _values(answer), _values(old.text), _values(new.text)
-    return all(stated.get(unit, set()) & (after[unit] - before[unit]) for unit in changed)
+    return any(before[unit] - after[unit] for unit in before.keys() & after.keys())
 
 
 async def reference_conflict(ctx: Context) -> tuple[float, str]:
     """Conflicts between selected items: for time-sensitive needs, an item dated more than a year before a newer
-    item on the same topic (similarity > 0.5) that gives another figure in a unit the older one gives
-    (`_superseded`: a price, an opening time, a population, not the year an event took place) is outdated next to
-    current information (0), whether or not the response selects the newer item, unless it selects both and the
-    answer goes by the newer one (`_goes_by_newer`: an answer that notes the change cites both). A specific
+    item on the same topic (similarity > 0.5) is outdated next to current information (0); a newer item the
+    response leaves out counts where it gives another figure in a unit the older one gives (`_superseded`: a price,
+    an opening time, not the year an event took place); a specific
     sentence of one item that the consistency model reads as contradicted by another item on the same topic
     scores 0.3 (the model is not certain enough for a hard 0)."""
     docs = ctx.selected
-    resolved = []
     if _TIME_SENSITIVE.search(ctx.need) and any(d.published for d in docs):
         # Against every evidence item: leaving the newer item out does not make the older one current.
         everything = list(ctx.item.evidence)
         cross = await ctx.similarity([doc_text(d) for d in docs], [doc_text(d) for d in everything])
-        answer = ctx.parsed.answer or ""
         for i, old in enumerate(docs):
             for j, new in enumerate(everything):
                 if old.published and new.published and (new.published - old.published).days > 365 \
-                        and cross[i, j] > 0.5 and _superseded(old, new):
-                    if new in docs and _goes_by_newer(answer, old, new):
-                        resolved.append(old)  # selected to say what changed: the answer goes by the newer item
-                        continue
+                        and cross[i, j] > 0.5 and (new in docs or _superseded(old, new)):
                     left_out = "" if new in docs else ", which the response leaves out"
                     return 0.0, (f"[Doc {old.id}] ({old.published}) is outdated next to [Doc {new.id}] "
                                  f"({new.published}){left_out}")
-    docs = [d for d in docs if d not in resolved]
     if len(docs) < 2:
-        return 1.0, (f"the answer goes by the newer item over {', '.join(f'[Doc {d.id}]' for d in resolved)}"
-                     if resolved else "fewer than two items")
+        return 1.0, "fewer than two items"
     pairwise = await ctx.similarity([doc_text(d) for d in docs], [doc_text(d) for d in docs])
     conflict = await _contradicting_items(ctx, docs, pairwise)
     if conflict:
         return 0.3, conflict
-    if resolved:
-        return 1.0, f"the answer goes by the newer item over {', '.join(f'[Doc {d.id}]' for d in resolved)}"
     return 1.0, "no outdated or contradicting item among the selected"
 
 
