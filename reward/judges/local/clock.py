@@ -265,6 +265,7 @@ def _calendar_read(claim: str, haystack: str, asked: str) -> tuple[frozenset[str
     # ... and a span in months the evidence gives, from a date to the same day that many months on ("a 4-month wait"
     # from 10 March: 10 July)
     month_spans = {int(_SPELLED.get(m.group(1).lower(), m.group(1))) % 12 for m in _MONTH_SPAN.finditer(haystack)}
+    days_given = {(int(day), _month_of(value)) for *_, value, day in _calendar(f"{asked} {haystack}")}
     out: set[str] = set()
     months: set[str] = set()
     for sentence in split_sentences(strip_citations(claim)) or [strip_citations(claim)]:
@@ -273,8 +274,7 @@ def _calendar_read(claim: str, haystack: str, asked: str) -> tuple[frozenset[str
             continue
         given = {i for i, (*_, d, _) in enumerate(dates) if d in known_dates}
         known, worked = _worked_out(dates, _day_spans(sentence), given, {d for *_, d, _ in _calendar(asked)}, spans, _apart)
-        anchors = {(int(day), _month_of(value)) for *_, value, day in _calendar(f"{asked} {haystack}")} | {
-            (int(dates[i][3]), _month_of(dates[i][2])) for i in known}
+        anchors = days_given | {(int(dates[i][3]), _month_of(dates[i][2])) for i in known}
         known |= {i for i, (*_, value, day) in enumerate(dates) if month_spans - {0} and any(
             int(day) == a_day and (_month_of(value) - a_month) % 12 in month_spans for a_day, a_month in anchors)}
         out |= {dates[i][3] for i in known} | worked
@@ -287,10 +287,7 @@ _MONTH_SPAN = re.compile(r"\b(\d+|" + "|".join(_SPELLED) + r")[\s-]+months?\b", 
 
 def _month_of(day_of_year: int) -> int:
     """The month (0-11) of a day of the year (1-365)."""
-    month = 0
-    while month < 11 and day_of_year > sum(_MONTH_DAYS[:month + 1]):
-        month += 1
-    return month
+    return (dt.date(2025, 1, 1) + dt.timedelta(days=day_of_year - 1)).month - 1  # a year of 365 days, as `_calendar`
 
 
 def dated_days(month: str, text: str) -> frozenset[str]:
@@ -319,7 +316,7 @@ def days_since(answer: str, asked: str, now: dt.date | None) -> frozenset[str]:
 
 
 _ORDINALS = {w: n for n, w in enumerate("zeroth first second third fourth fifth sixth seventh eighth ninth tenth".split())}
-_YEAR = re.compile(r"(?<![\d.,£$€])((?:19|20)\d\d)(?!\d|,\d)")
+_A_YEAR = re.compile(r"(?<![\d.,£$€])((?:19|20)\d\d)(?!\d|,\d)")
 _YEARS_SPAN = re.compile(r"\b(\d{1,3}|" + "|".join(_SPELLED) + r")[\s-]+(years?|months?)\b|\b(\d{1,2})?(?:st|nd|rd|th)?"
                          r"(" + "|".join(_ORDINALS) + r")?\s+(?:registration\s+|birthday\s+)?anniversary\b", re.IGNORECASE)
 
@@ -355,11 +352,11 @@ def year_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     ([], [])
     """
     given = _year_spans(haystack)
-    known = {int(y) for y in _YEAR.findall(haystack) + _YEAR.findall(asked)}
+    known = {int(y) for y in _A_YEAR.findall(haystack) + _A_YEAR.findall(asked)}
     out: set[str] = set()
     for sentence in split_sentences(strip_citations(claim)) or [strip_citations(claim)]:
         spans = {written: count for written, count in _year_spans(sentence).items() if count in given.values()}
         out |= {written for written in spans if written not in given}  # "3 years" for "the third anniversary"
         steps = set(spans.values())
-        out |= {y for y in _YEAR.findall(sentence) if any(int(y) - s in known or int(y) + s in known for s in steps)}
+        out |= {y for y in _A_YEAR.findall(sentence) if any(int(y) - s in known or int(y) + s in known for s in steps)}
     return out

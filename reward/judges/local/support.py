@@ -155,7 +155,8 @@ read is checked against the evidence it can."""
         # the claim without them (the closest evidence, the coverage, the model): echoing the question is worth nothing.
         claim = query_asides_removed(claim, context).strip() or claim
         if not is_english(claim):
-            # Inside an English answer, a sentence the model cannot read (keywords, another language) is no way out.
+            # Inside an English answer, a sentence the model cannot read is not a way out of the check (a keyword
+            # list, a sentence in another language): it counts as unsupported.
             checks.append(SentenceCheck(sentence, 0.0, 0.0, f"{claim[:80]!r}: not English, so it cannot be checked"))
             continue
         # A figure a newer item replaces is outdated whichever item the claim cites: citing only the old page does
