@@ -84,3 +84,19 @@ def test_every_other_runtime_is_batch_invariant_too(runtime, tmp_path):
     report = json.loads(out.read_text())
     assert report["runtime"] == runtime and report["items"] >= 20
     assert report["identical"] and done.returncode == 0, {way: found[:5] for way, found in report["ways"].items()}
+
+
+def test_a_claims_reading_does_not_depend_on_the_processs_string_hashing():
+    """Each server process (a replica, a restart) hashes strings with a seed of its own, so whatever a check reads in
+    a set's order differs between them. A clause that swaps a date's month and year together ("on or after 1 January
+    2026" for the monthly subscribers' "1 November 2025") was read as a swap by some processes and not by others."""
+    code = ("from reward.judges.local.claims import swapped_in_clause; print(swapped_in_clause("
+            "'Existing subscribers move to the new price at their first renewal on or after 1 January 2026, and "
+            "you will be emailed at least 30 days before.', ['Monthly subscribers move to the new price from their "
+            "first billing date on or after 1 November 2025.', 'Annual subscribers move at their first renewal on or "
+            "after 1 January 2026.']))")
+    readings = {subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT),
+                                                                  "PYTHONHASHSEED": str(seed)},
+                               capture_output=True, text=True, timeout=300, check=True).stdout.strip()
+                for seed in range(8)}
+    assert readings == {"says '2026' where the evidence sentence it follows says '2025'"}

@@ -1268,3 +1268,42 @@ def test_a_date_months_on_is_worked_out_and_the_users_date_restated_is_still_the
         item(query, "You can give blood from 10 March [Doc 1].", evidence=(rule,), item_id="r")])
     assert "names not in the evidence" not in worked.dimensions["highlight_hallucination"].explanation
     assert "names not in the evidence: march" in restated.dimensions["highlight_hallucination"].explanation
+
+
+def test_the_one_share_the_evidence_applies_is_worked_out_of_the_users_figure_and_another_share_is_not():
+    """"Face value plus 10%" of the £55 the user paid is £60.50: with one share the evidence applies, what it applies to
+    can be the user's figure. The seller's 5% fee is no share the cap applies ("plus 5%": £57.75 stays invented), and
+    where the evidence applies two shares, which is the user's is not read from the figures."""
+    from reward.judges.local.claims import answer_worked
+    from reward.judges.local.numbercheck import figures_read
+
+    rules = [Evidence(id="1", title="Rules for sellers", text=(
+        "Tickets cannot be priced above their face value plus 10%. Face value includes any booking fee printed on the "
+        "ticket. Sellers pay a fee of 5% of the sale price, taken when the ticket sells."))]
+    asked = "I paid £55 each for two tickets, booking fee included. Can I resell them for £80 each?"
+
+    def missing(claim, docs=rules, query=asked):
+        return figures_read(claim, docs, query, answer_worked([claim], docs, query)).missing
+
+    assert missing("No: the cap is face value plus 10%, so at most £60.50 a ticket (£55 + £5.50).") == set()
+    assert missing("No: the cap is face value plus 5%, so at most £57.75 a ticket.") == {"57.75"}
+    assert missing("The cap is face value plus 10%, so at most £60.50 a ticket.", query="Can I resell them?") == {"60.50"}
+    saturday = "Saturday hours are paid 30% more than the normal rate."
+    overtime = [Evidence(id="1", text=f"{saturday} Sunday hours are paid 50% more.")]
+    assert missing("On a Saturday you get £26 an hour.", [Evidence(id="1", text=saturday)],
+                   "My normal rate is £20 an hour.") == set()
+    assert missing("On a Saturday you get £26 an hour.", overtime, "My normal rate is £20 an hour.") == {"26"}
+
+
+def test_a_layouts_working_is_read_with_its_citation_after_it():
+    """"Coastline Ranger, 4 days × £27: £108 [Doc 2]" works out £108 as the same line without its citation does; a
+    result the working does not make stays invented, cited or not."""
+    from reward.judges.local.claims import answer_worked
+    from reward.judges.local.numbercheck import figures_read
+
+    fares = [Evidence(id="2", text="The Coastline Ranger is a one-day ticket, priced at £27 for an adult.")]
+    asked = "I'll be taking trains on 4 days this week. What would Coastline Ranger tickets cost?"
+    for line, missing in (("Coastline Ranger, 4 days × £27: £108", set()), ("Coastline Ranger, 4 days × £27: £118", {"118"})):
+        for cited in (line, f"- {line} [Doc 2]"):
+            worked = answer_worked([cited, "- Cheaper option: the Rover [Doc 1,2]"], fares, asked)
+            assert figures_read(line, fares, asked, worked).missing == missing, cited

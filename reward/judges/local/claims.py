@@ -520,7 +520,10 @@ def swapped_value(claim: str, sentences: Sequence[str]) -> str:
                 ours.setdefault(_value_kind(words, k), words[k])
         for k in range(j1, j2):
             given.setdefault(_value_kind(theirs, k), theirs[k])
-        for kind in ours.keys() & given.keys():
+        # a figure's slot first, then a name's (`swapped_in_clause` reads figures only), in a fixed order: a set's
+        # order follows the process's string hashing, so a clause's year and month swapped together had been read as
+        # a swap by one server process and not by another
+        for kind in sorted(ours.keys() & given.keys(), key=lambda k: (k == "name", k)):
             if kind and ours[kind].lower() != given[kind].lower():
                 return f"says {ours[kind]!r} where the evidence sentence it follows says {given[kind]!r}"
     return ""

@@ -96,6 +96,9 @@ def _holds(value: float, written: str, approximate: bool) -> bool:
 
 
 def _writes_working(text: str) -> bool:
+    """Whether the text writes out a working; read without citations, as `_workings` reads it (a layout's line
+    "Coastline Ranger, 4 days × £27: £108 [Doc 2]" works out £108)."""
+    text = strip_citations(text)
     return ("=" in text or "≈" in text or (":" in text and _LABELLED.search(text) is not None)
             or ("(" in text and _PARENTHESISED.search(text) is not None))
 
