@@ -1293,6 +1293,15 @@ def test_the_one_share_the_evidence_applies_is_worked_out_of_the_users_figure_an
     assert missing("On a Saturday you get £26 an hour.", [Evidence(id="1", text=saturday)],
                    "My normal rate is £20 an hour.") == set()
     assert missing("On a Saturday you get £26 an hour.", overtime, "My normal rate is £20 an hour.") == {"26"}
+    # a share that keeps a figure as it is ("100% for 60 minutes or more") works nothing out of the user's figure: the
+    # £40 the user wrongly expects back stays the user's word, which the evidence's £10 fee contradicts
+    refunds = [Evidence(id="1", text="Unused tickets can be refunded if you apply within 28 days of the travel date. An "
+                        "administration fee of £10 is deducted from each refund."),
+               Evidence(id="2", text="Delay compensation is 25% of the fare for delays of 15 to 29 minutes and 100% for "
+                        "60 minutes or more.")]
+    paid = "I paid £40 for a return on 14 March and can't travel. I'll get the whole £40 back, won't I?"
+    whole = "Yes, apply within 28 days of 14 March and you'll get your £40 back."
+    assert figures_read(whole, refunds[:1], paid, answer_worked([whole], refunds, paid)).missing == {"40"}
 
 
 def test_a_layouts_working_is_read_with_its_citation_after_it():
