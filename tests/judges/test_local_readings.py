@@ -1270,39 +1270,23 @@ def test_a_date_months_on_is_worked_out_and_the_users_date_restated_is_still_the
     assert "names not in the evidence: march" in restated.dimensions["highlight_hallucination"].explanation
 
 
-def test_the_one_share_the_evidence_applies_is_worked_out_of_the_users_figure_and_another_share_is_not():
-    """"Face value plus 10%" of the £55 the user paid is £60.50: with one share the evidence applies, what it applies to
-    can be the user's figure. The seller's 5% fee is no share the cap applies ("plus 5%": £57.75 stays invented), and
-    where the evidence applies two shares, which is the user's is not read from the figures."""
+def test_a_share_the_evidence_applies_is_not_worked_out_of_the_users_own_figure():
+    """Which of the evidence's shares applies to the user's figure is a reading of the user's situation, not of the
+    figures: a hardship discount taken off the user's bill answers another question than the late charge asked about,
+    however right its arithmetic, so its result stays a number no evidence gives. (Read as worked out wherever the
+    evidence applies one share only, such an answer rose above every honest answer of a review written from scratch.)"""
     from reward.judges.local.claims import answer_worked
     from reward.judges.local.numbercheck import figures_read
 
-    rules = [Evidence(id="1", title="Rules for sellers", text=(
-        "Tickets cannot be priced above their face value plus 10%. Face value includes any booking fee printed on the "
-        "ticket. Sellers pay a fee of 5% of the sale price, taken when the ticket sells."))]
-    asked = "I paid £55 each for two tickets, booking fee included. Can I resell them for £80 each?"
-
-    def missing(claim, docs=rules, query=asked):
-        return figures_read(claim, docs, query, answer_worked([claim], docs, query)).missing
-
-    assert missing("No: the cap is face value plus 10%, so at most £60.50 a ticket (£55 + £5.50).") == set()
-    assert missing("No: the cap is face value plus 5%, so at most £57.75 a ticket.") == {"57.75"}
-    assert missing("The cap is face value plus 10%, so at most £60.50 a ticket.", query="Can I resell them?") == {"60.50"}
-    saturday = "Saturday hours are paid 30% more than the normal rate."
-    overtime = [Evidence(id="1", text=f"{saturday} Sunday hours are paid 50% more.")]
-    assert missing("On a Saturday you get £26 an hour.", [Evidence(id="1", text=saturday)],
-                   "My normal rate is £20 an hour.") == set()
-    assert missing("On a Saturday you get £26 an hour.", overtime, "My normal rate is £20 an hour.") == {"26"}
-    # a share that keeps a figure as it is ("100% for 60 minutes or more") works nothing out of the user's figure: the
-    # £40 the user wrongly expects back stays the user's word, which the evidence's £10 fee contradicts
-    refunds = [Evidence(id="1", text="Unused tickets can be refunded if you apply within 28 days of the travel date. An "
-                        "administration fee of £10 is deducted from each refund."),
-               Evidence(id="2", text="Delay compensation is 25% of the fare for delays of 15 to 29 minutes and 100% for "
-                        "60 minutes or more.")]
-    paid = "I paid £40 for a return on 14 March and can't travel. I'll get the whole £40 back, won't I?"
-    whole = "Yes, apply within 28 days of 14 March and you'll get your £40 back."
-    assert figures_read(whole, refunds[:1], paid, answer_worked([whole], refunds, paid)).missing == {"40"}
-
+    bills = [Evidence(id="1", text="Bills not paid by the due date get a late payment charge of 2% of the unpaid amount."),
+             Evidence(id="2", text="Households on a low income can apply for our support tariff, which takes 40% off "
+                      "the bill.")]
+    asked = "My water bill is £150 and I'll pay it two weeks late. How much will I pay?"
+    other = "The support tariff takes 40% off, bringing your £150 bill down to £90."
+    assert figures_read(other, bills[1:], asked, answer_worked([other], bills, asked)).missing == {"90"}
+    # a share of a figure the evidence gives is worked out as before
+    given = [Evidence(id="1", text="A standard permit costs £120; households on a low income get 40% off.")]
+    assert figures_read("A permit is £72 for you, 40% off the £120 price.", given, "I'm on a low income.").missing == set()
 
 def test_a_layouts_working_is_read_with_its_citation_after_it():
     """"Coastline Ranger, 4 days × £27: £108 [Doc 2]" works out £108 as the same line without its citation does; a

@@ -256,39 +256,14 @@ def _applied_shares(haystack: str) -> frozenset[float]:
     ([0.5], [0.1, 1.1])
     """
     out = set()
-    for share, less, more in _directed_shares(haystack):
-        if less:
+    for match in re.finditer(_PER_CENT, haystack, re.IGNORECASE):
+        share = float(match.group(1)) / 100
+        near = haystack[max(0, match.start() - 40):match.end() + 25]
+        if _LESS.search(near):
             out |= {share, 1 - share}
-        if more:
+        if _MORE.search(near):
             out |= {share, 1 + share}
     return frozenset(out)
-
-
-@functools.lru_cache(maxsize=1024)
-def _directed_shares(haystack: str) -> tuple[tuple[float, bool, bool], ...]:
-    """(share, whether it is taken off, whether it is added) for each share in per cent of the evidence that the words
-    around it apply one way or the other ("reduced by 50%", "face value plus 10%")."""
-    out = []
-    for match in re.finditer(_PER_CENT, haystack, re.IGNORECASE):
-        near = haystack[max(0, match.start() - 40):match.end() + 25]
-        less, more = bool(_LESS.search(near)), bool(_MORE.search(near))
-        if less or more:
-            out.append((float(match.group(1)) / 100, less, more))
-    return tuple(out)
-
-
-def one_applied_share(haystack: str) -> bool:
-    """Whether the evidence applies exactly one share in per cent ("capped at face value plus 10%"), once or more:
-    then what it applies to can be the user's own figure. With two ("125% on Saturdays, 150% on Sundays"), which one
-    is the user's is a reading of the user's situation.
-
-    >>> one_applied_share("Resale is capped at face value plus 10%. Face value includes the booking fee. Sellers "
-    ...                   "pay a fee of 5% of the sale price.")
-    True
-    >>> one_applied_share("Overtime is paid at 25% more on Saturdays and 50% more on Sundays.")
-    False
-    """
-    return len({share for share, _, _ in _directed_shares(haystack)}) == 1
 
 
 def _changes(stated: list[tuple[float, str]], changed: frozenset[str] = frozenset()) -> set[float]:

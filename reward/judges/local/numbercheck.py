@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from reward.judges.local.arithmetic import (_applied_shares, _as_written, counted_in_figures, counted_totals,
-                                            denied_numbers, derived_numbers, one_applied_share, spelled_numbers,
-                                            spelled_out, stated_arithmetic)
+                                            denied_numbers, derived_numbers, spelled_numbers, spelled_out,
+                                            stated_arithmetic)
 from reward.judges.local.bands import bands
 from reward.judges.local.clock import (calendar_arithmetic, clock_arithmetic, spans_in_minutes, spans_of_known_length,
                                        year_arithmetic)
@@ -151,15 +151,9 @@ def answer_figures(sentences: Sequence[str], docs: Sequence[Evidence], asked: st
     factors = _applied_shares(haystack)
     bases = {(value, unit) for s in [*sentences, asked] for value, written, unit in _quantities(s)
              if written in given and unit} if factors else set()
-    # ... or of the user's own figure, where the evidence applies one share ("plus 10%" of "the £55 I paid": £60.50),
-    # which then makes a figure other than the user's own ("100% for 60 minutes or more" of the £64 paid is no working)
-    users_too = factors and one_applied_share(haystack)
-    if users_too:
-        bases |= {(value, unit) for value, written, unit in _quantities(spelled_out(asked)) if unit}
     worked |= {written for s in sentences for value, written, unit in _quantities(s)
-               if written not in given and not (users_too and written in users)
-               and any(u == unit and _as_written(base * factor, written) for base, u in bases for factor in factors)
-               } if bases else set()
+               if written not in given and any(u == unit and _as_written(base * factor, written) for base, u in bases
+                                               for factor in factors)} if bases else set()
     for _ in range(2):  # a figure read as worked out in one sentence may make another's
         more: set[str] = set()
         for sentence in sentences:
