@@ -1288,6 +1288,7 @@ def test_a_share_the_evidence_applies_is_not_worked_out_of_the_users_own_figure(
     given = [Evidence(id="1", text="A standard permit costs £120; households on a low income get 40% off.")]
     assert figures_read("A permit is £72 for you, 40% off the £120 price.", given, "I'm on a low income.").missing == set()
 
+
 def test_a_layouts_working_is_read_with_its_citation_after_it():
     """"Coastline Ranger, 4 days × £27: £108 [Doc 2]" works out £108 as the same line without its citation does; a
     result the working does not make stays invented, cited or not."""
