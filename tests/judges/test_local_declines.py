@@ -135,3 +135,25 @@ def test_a_users_date_and_an_ok_are_no_names_the_evidence_must_give(scores, quer
         item(query, "The clinic's page doesn't say whether that works for your dates [Doc 1].", CLINIC, "r"))
     assert honest["no_supply_reject"] >= 0.8
     assert refused["no_supply_reject"] < 0.5 and refused["reward"] < honest["reward"]
+
+
+DELAYS = [Evidence(id="1", title="Harrow Valley Trains: Delay Repay", text=(
+    "If your Harrow Valley train arrives 30 minutes or more late, you can claim back half the price of your single "
+    "ticket. Delays of 60 minutes or more are refunded in full. Claims must be made within 28 days of travel."))]
+
+
+@pytest.mark.parametrize("query", [
+    "My Harrow Valley train on Saturday 14 March arrived 40 minutes late. How much can I claim back?",
+    "I paid £38.40 for my Harrow Valley single and £4.50 to park, and the train arrived 40 minutes late. How much can I "
+    "claim back?",
+])
+def test_the_weekday_of_a_users_date_and_the_users_own_figure_are_no_names_the_evidence_must_give(scores, query):
+    """The weekday the user's date falls on ("on Saturday 14 March") says when something happened, not a day the
+    question asks about, and the user's own figures ("£38.40", "£4.50") are the user's to give: a passage need not name either to
+    answer, so declining there is judged a refusal."""
+    honest, refused = scores(
+        item(query, "Half the price of your single, since the train was 30 minutes or more late; claim within 28 days "
+                    "of travel [Doc 1].", DELAYS, "h"),
+        item(query, "Harrow Valley's page doesn't say what you can claim for that journey [Doc 1].", DELAYS, "r"))
+    assert honest["no_supply_reject"] >= 0.8
+    assert refused["no_supply_reject"] < 0.5 and refused["reward"] < honest["reward"]

@@ -95,3 +95,24 @@ def dated_months(text: str) -> frozenset[str]:
     mentions = Counter(m.group(0).lower() for m in _MONTH_WORD.finditer(text))
     dated = Counter((m.group(1) or m.group(2)).lower() for m in _DATED.finditer(text))
     return frozenset(month for month, count in mentions.items() if dated[month] == count)
+
+
+_DAY_WORD = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
+_DATED_DAY = re.compile(r"\b((?:mon|tues|wednes|thurs|fri|satur|sun)day),?\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\b"
+                        r"(?![:.]\d|\s*(?:am|pm)\b)|(?:" + "|".join(_MONTHS) + r")\s+\d{1,2}(?:st|nd|rd|th)?\b(?![:.]\d))",
+                        re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=1024)
+def dated_weekdays(text: str) -> frozenset[str]:
+    """The days of the week (lower-cased) a text gives only as part of a date ("my train on Monday 3 March", "Saturday,
+    March 14th"): which day the user's date falls on, not the day a question asks about ("on Saturdays", "this
+    Friday"), which the evidence must name.
+
+    >>> [sorted(dated_weekdays(q)) for q in ("The train is on Monday 3 March.", "Is it open on Saturdays?",
+    ...                                      "Saturday, March 14th; and Sunday at 10am?", "Thursday 26 February; Thursday?")]
+    [['monday'], [], ['saturday'], []]
+    """
+    mentions = Counter(m.group(0).lower() for m in _DAY_WORD.finditer(text))
+    dated = Counter(m.group(1).lower() for m in _DATED_DAY.finditer(text))
+    return frozenset(day for day, count in mentions.items() if dated[day] == count)

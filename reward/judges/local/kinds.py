@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
-from reward.judges.local.dates import dated_months
+from reward.judges.local.dates import dated_months, dated_weekdays
 from reward.judges.local.figures import _SPELLED
 from reward.judges.local.text import TIME_FRAME, names_in, numbers, salient_terms
 
@@ -218,15 +218,19 @@ _NO_NAME = frozenset({"ok", "okay"})
 
 def asked_names(query: str, need: str) -> set[str]:
     """The names the evidence must give to answer the query (else the need, a follow-up's with its earlier turns): its
-    capitalised words, not "OK", and not a month the user gives only as a date ("a ticket on 3 March", "issued in
-    March 2019"), which says when something happened, not what is asked.
+    capitalised words, not "OK", not a month or a day of the week the user gives only as part of a date ("a ticket on 3
+    March", "issued in March 2019", "my train on Monday 3 March"), which says when something happened, not what is
+    asked, and not the user's own figures ("a bill of £186.40", "a 1.8 m fence"), which the evidence need not repeat.
 
     >>> sorted(asked_names("I got a ticket on 3 March from Harlow Council. Is it OK to pay in April?", ""))
     ['april', 'harlow council']
+    >>> sorted(asked_names("My Westmoor train on Saturday 14 March cost £38.40. Do trains run on Sundays?", ""))
+    ['sundays', 'westmoor']
     """
     for text in (query, need):
-        names = {t for t in salient_terms(text) if not t.isdigit() and t not in _NO_NAME
-                 and t not in dated_months(text)}
+        figures = numbers(text)
+        names = {t for t in salient_terms(text) if t not in figures and t not in _NO_NAME
+                 and t not in dated_months(text) and t not in dated_weekdays(text)}
         if names:
             return names
     return set()
