@@ -144,13 +144,13 @@ DELAYS = [Evidence(id="1", title="Harrow Valley Trains: Delay Repay", text=(
 
 @pytest.mark.parametrize("query", [
     "My Harrow Valley train on Saturday 14 March arrived 40 minutes late. How much can I claim back?",
-    "I paid £38.40 for my Harrow Valley single and £4.50 to park, and the train arrived 40 minutes late. How much can I "
-    "claim back?",
+    "I paid £38.40 for my Harrow Valley single and £4.50 to park, and the train arrived 40 minutes late. How much "
+    "can I claim back?",
 ])
 def test_the_weekday_of_a_users_date_and_the_users_own_figure_are_no_names_the_evidence_must_give(scores, query):
     """The weekday the user's date falls on ("on Saturday 14 March") says when something happened, not a day the
-    question asks about, and the user's own figures ("£38.40", "£4.50") are the user's to give: a passage need not name either to
-    answer, so declining there is judged a refusal."""
+    question asks about, and the user's own figures ("£38.40", "£4.50") are the user's to give: a passage need not
+    name either to answer, so declining there is judged a refusal."""
     honest, refused = scores(
         item(query, "Half the price of your single, since the train was 30 minutes or more late; claim within 28 days "
                     "of travel [Doc 1].", DELAYS, "h"),

@@ -48,7 +48,8 @@ def stale_future(sentence: str, now: dt.date | None) -> str | None:
 
 
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_FRAME = r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|" + "|".join(_MONTHS) + r")"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_FRAME = r"(?:" + _WEEKDAY + "|" + "|".join(_MONTHS) + r")"
 _RANGE = re.compile(r"\b(" + _FRAME + r")s?\b(?:\s+\d{1,2}(?:st|nd|rd|th)?)?\s*(?:to|until|till|through|thru|and|[-–—])\s*"
                     r"(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(" + _FRAME + r")s?\b", re.IGNORECASE)
 
@@ -92,15 +93,12 @@ def dated_months(text: str) -> frozenset[str]:
     >>> sorted(dated_months("Ticket issued on 3 March; can I pay in April? What about 2 May and May's fees?"))
     ['march']
     """
-    mentions = Counter(m.group(0).lower() for m in _MONTH_WORD.finditer(text))
-    dated = Counter((m.group(1) or m.group(2)).lower() for m in _DATED.finditer(text))
-    return frozenset(month for month, count in mentions.items() if dated[month] == count)
+    return _only_dated(text, _MONTH_WORD, _DATED)
 
 
-_DAY_WORD = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
-_DATED_DAY = re.compile(r"\b((?:mon|tues|wednes|thurs|fri|satur|sun)day),?\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\b"
-                        r"(?![:.]\d|\s*(?:am|pm)\b)|(?:" + "|".join(_MONTHS) + r")\s+\d{1,2}(?:st|nd|rd|th)?\b(?![:.]\d))",
-                        re.IGNORECASE)
+_DAY_WORD = re.compile(r"\b" + _WEEKDAY + r"\b", re.IGNORECASE)
+_DATED_DAY = re.compile(r"\b(" + _WEEKDAY + r"),?\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\b(?![:.]\d|\s*(?:am|pm)\b)|"
+                        r"(?:" + "|".join(_MONTHS) + r")\s+\d{1,2}(?:st|nd|rd|th)?\b(?![:.]\d))", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -110,9 +108,15 @@ def dated_weekdays(text: str) -> frozenset[str]:
     Friday"), which the evidence must name.
 
     >>> [sorted(dated_weekdays(q)) for q in ("The train is on Monday 3 March.", "Is it open on Saturdays?",
-    ...                                      "Saturday, March 14th; and Sunday at 10am?", "Thursday 26 February; Thursday?")]
+    ...  "Saturday, March 14th; and Sunday at 10am?", "Thursday 26 February; Thursday?")]
     [['monday'], [], ['saturday'], []]
     """
-    mentions = Counter(m.group(0).lower() for m in _DAY_WORD.finditer(text))
-    dated = Counter(m.group(1).lower() for m in _DATED_DAY.finditer(text))
-    return frozenset(day for day, count in mentions.items() if dated[day] == count)
+    return _only_dated(text, _DAY_WORD, _DATED_DAY)
+
+
+def _only_dated(text: str, word: re.Pattern, dated_pattern: re.Pattern) -> frozenset[str]:
+    """The words (lower-cased) `word` finds whose every mention in `text` is inside a date (`dated_pattern`, whose first
+    group that matched is the word)."""
+    mentions = Counter(m.group(0).lower() for m in word.finditer(text))
+    dated = Counter(next(g for g in m.groups() if g).lower() for m in dated_pattern.finditer(text))
+    return frozenset(w for w, count in mentions.items() if dated[w] == count)
