@@ -27,8 +27,9 @@ SOURCES_SILENT = (
     r"included|covered|shown|found) (?:anywhere )?(?:here|(?:in|by) " + _SOURCES + r")|(?:anywhere )?in " + _SOURCES + r")\b"
     r"|(?:do|does|did)(?:n't|n’t| not) (?:appear|feature|come up|show up)(?: anywhere)? (?:here|in " + _SOURCES +
     r")(?: at all)?"
-    r"|\bno (?:[\w'’-]+ ){1,6}?(?:appears?|features?|is (?:given|listed|mentioned|stated|shown|included)) (?:anywhere )?"
-    r"(?:here|in " + _SOURCES + r")\b"
+    r"|\bno (?:[\w'’-]+ ){1,6}?(?:appears?|features?|is (?:given|listed|mentioned|stated|shown|included)"
+    r"|(?:has|have) been (?:given|listed|mentioned|stated|shown|included|published|announced|provided|released))"
+    r" (?:anywhere )?(?:here|in " + _SOURCES + r")\b"
     r"|there(?:'s|’s| is| are) no (?:[\w'’-]+ ){1,4}?in " + _SOURCES + r"\b"
     r")(?:\s+(?:on|about|for|regarding)\b[^;:,.!?—–]{0,80})?\s*(?:[.!?]|$)")
 """A sentence that says the sources are silent on something, in the words of its own that a reader would use ("The
@@ -51,16 +52,34 @@ _NAMED_SOURCES = (r"(?:(?:the|these|this|those|[A-Z][\w&'’-]*['’]s) (?:[\w&'
 """The sources as an answer names them by what they are and whose ("the leaflet", "FitHaven's terms", "Harbourline's
 fee list", "the Corvin D7 manual excerpts"): one that "doesn't say" declines, unless it goes on to say what they do
 say instead ("The report doesn't say the lake got colder: it says it warmed" corrects the user)."""
+_SAYS_INSTEAD = r"(?![^.;!?]{0,80}?[—–,;-]\s*(?:but\s+)?(?:it|they)\s+(?:says?|states?|shows?))"
+"""What keeps a statement that the sources do not say something from declining: it goes on to say what they do say
+instead ("The report doesn't say the lake got colder: it says it warmed" corrects the user)."""
+_IN_SOURCES = r"(?:here|in (?:" + _SOURCES + "|" + _NAMED_SOURCES + r"))"
+NOTHING_SAID = (r"(?:nothing " + _IN_SOURCES + r" (?:says?|gives?|mentions?|states?|lists?|covers?|shows?|tells?|"
+                r"specifies|answers?|sets? out)\b(?! (?:otherwise|differently|the opposite)\b)"
+                r"|there(?:'s|’s| is) nothing " + _IN_SOURCES + r" (?:about|on|regarding|that (?:says|gives|mentions|"
+                r"covers|states))\b)" + _SAYS_INSTEAD)
+"""A sentence that says nothing in the sources answers ("Nothing here says when Millbrook opens on a Saturday",
+"There's nothing in these Ashgrove pages about notice periods"), read by the refusal rule and the local tier's claim
+reading alike; one that goes on to say what they do say instead corrects the user.
+
+>>> said = re.compile(NOTHING_SAID, re.IGNORECASE)
+>>> [bool(said.search(t)) for t in ("Nothing here says when it opens on a Saturday.",
+...  "There's nothing in these Ashgrove pages about notice periods.", "There's nothing about it to worry you.",
+...  "Nothing in the leaflet says it's optional — it says a permit is required.", "Nothing here says otherwise.")]
+[True, True, False, False, False]
+"""
 _CANT = r"(?:can ?n[o']t|can[o']?t)"
 """"cannot", "can not", "can't" (a typeset apostrophe is read as a plain one first, `_refusal_in`)."""
 _REFUSAL = re.compile(
-    r"\b(?:" + ABSENT_HERE + "|" + SOURCES_SILENT + "|"
+    r"\b(?:" + ABSENT_HERE + "|" + SOURCES_SILENT + "|" + NOTHING_SAID + "|"
     r"(?:i|we) (?:could ?n[o']t|" + _CANT + r"|am unable to|was unable to|were unable to|do not|don't) "
     r"(?:find|determine|confirm|verify|answer|provide|tell|say|give|advise|point|work out|be sure)"
     r"|(?:(?:is ?n[o']t|is not|not) |im)possible to (?:say|tell|determine|know|confirm|work out)\b"
     r"|" + _CANT + r" be (?:determined|confirmed|worked out|told)\b"
     r"|" + _NAMED_SOURCES + r" (?:do(?:es)? ?n[o']t|do(?:es)? not) (?:say|mention|give|list|include|explain|cover|describe|"
-    r"state|separate|set out|specify|show|provide)\b(?![^.;!?]{0,80}?[—–,;-]\s*(?:but\s+)?(?:it|they)\s+(?:says?|states?|shows?))"
+    r"state|separate|set out|specify|show|provide)\b" + _SAYS_INSTEAD +
     r"|(?:the |these |my )?(?:(?:(?:provided|available|retrieved|given|search|cited) )?(?:evidence|sources?|"
     r"documents?|passages?)|(?:provided|available|retrieved|given|search|cited) (?:results?|notes?|information)) "
     r"(?:do(?:es)? ?n[o']t|do(?:es)? not|did ?n[o']t|did not|contains? no|has no|have no|fails? to) "

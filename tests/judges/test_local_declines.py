@@ -33,6 +33,9 @@ def item(query: str, answer: str, evidence: list[Evidence], item_id: str) -> Ite
     "The Normadol leaflet doesn't mention blood thinners, so I can't tell you whether it's safe [Doc 1].",
     "It isn't possible to say from the leaflet whether the two can be taken together [Doc 1].",
     "I can't confirm whether Normadol is safe with warfarin from these pages [Doc 1].",
+    "Nothing in the Normadol leaflet says whether you can take it with warfarin [Doc 1].",
+    "There's nothing in these pages about taking Normadol with blood thinners [Doc 1].",
+    "No advice on warfarin has been given in what I have [Doc 1].",
 ])
 def test_a_refusal_in_an_answers_own_words_is_judged_as_a_refusal_where_the_evidence_answers(scores, refusal):
     query = "Can I take Normadol while I'm on warfarin?"
@@ -95,6 +98,39 @@ def test_another_numbered_variants_figure_does_not_supply_the_one_asked(scores):
     assert declined["no_supply_reject"] >= 0.8
     assert declined["reward"] > swapped["reward"]
 
+
+PLANS = [
+    Evidence(id="1", title="Larkspur Broadband: full fibre plans", text=(
+        "Fibre 150: average download speed 150Mbps, £25 a month on an 18-month contract. Fibre 500: average download "
+        "speed 500Mbps, £32 a month. Every plan comes with unlimited data and a free Wi-Fi router.")),
+    Evidence(id="2", title="Larkspur Broadband: speed guarantee", text=(
+        "If your download speed stays below the guaranteed minimum for three days in a row, you can leave your "
+        "contract without paying an exit fee."))]
+TIMETABLE = [Evidence(id="1", title="Dunmore Ferries: summer timetable", text=(
+    "From 1 May to 30 September the first Sunday sailing leaves Dunmore at 09:15, then every 90 minutes until "
+    "17:15. Monday to Saturday the first sailing is at 07:00. Foot passengers can buy tickets on board."))]
+
+
+@pytest.mark.parametrize("query, declined, other", [
+    ("What upload speed does Larkspur Broadband's Fibre 150 plan give?",
+     "Larkspur's documents don't give an upload speed for Fibre 150: they list only its average download speed, "
+     "150Mbps [Doc 1].", "Fibre 150 uploads at an average of 150Mbps [Doc 1]."),
+    ("When is the first Sunday ferry from Dunmore this winter?",
+     "The documents don't give the winter Sunday times: the 09:15 first Sunday sailing is the summer timetable's, "
+     "which runs to 30 September [Doc 1].", "The first Sunday ferry leaves Dunmore at 09:15 [Doc 1]."),
+])
+def test_another_alternatives_facts_do_not_supply_the_one_asked(scores, query, declined, other):
+    """Asked for the upload speed, a passage giving only download speeds supplies nothing, nor does a summer
+    timetable for a winter sailing: declining is right there, and the other alternative's fact passed off as the
+    answer is no better. Asked for what the passage does give, declining is a refusal."""
+    evidence = PLANS if "Fibre" in query else TIMETABLE
+    honest, swapped = scores(item(query, declined, evidence, "d"), item(query, other, evidence, "s"))
+    assert honest["no_supply_reject"] >= 0.8
+    assert honest["reward"] > swapped["reward"]
+    asked = query.replace("upload", "download").replace(" this winter", "")
+    answered, refused = scores(item(asked, other.replace("uploads", "downloads"), evidence, "a"),
+                               item(asked, "The documents don't say [Doc 1].", evidence, "r"))
+    assert refused["no_supply_reject"] < 0.5 and refused["reward"] < answered["reward"]
 
 
 EXCESSES = [Evidence(id="1", title="Cobalt Home Insurance: excesses", text=(

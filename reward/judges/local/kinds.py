@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
-from reward.judges.local.dates import dated_months, dated_weekdays
+from reward.judges.local.dates import dated_months, dated_weekdays, frame_named
 from reward.judges.local.figures import _SPELLED
 from reward.judges.local.text import TIME_FRAME, names_in, numbers, salient_terms
 
@@ -182,9 +182,35 @@ def _names_of(evidence: str) -> frozenset[str]:
     return frozenset(salient_terms(evidence))
 
 
-def other_variant(query: str, sentence: str) -> bool:
-    """Whether a sentence names another numbered variant of a thing the query names with its number ("Fixed Saver 12"
-    when asked about the Fixed Saver 24 tariff, "Route 7" when asked about route 9): what it says is that variant's.
+_VARIANTS = tuple({name: re.compile(pattern, re.IGNORECASE) for name, pattern in group.items()} for group in (
+    {"upload": r"\bupload", "download": r"\bdownload"},
+    {"winter": r"\bwinter", "summer": r"\bsummer", "spring": r"\bspring(?:time)?\b", "autumn": r"\bautumn"},
+    {"peak": r"(?<!off-)(?<!off )\bpeak\b", "off-peak": r"\boff[- ]peak\b"},
+    {"domestic": r"\bdomestic\b", "international": r"\binternational\b"},
+))
+"""Alternatives a thing's facts are given for one at a time (a direction, a season, a time band, a reach): a
+sentence naming only another one of them than the query names states that one's facts ("average download speed
+300Mbps" when asked about the upload speed, the summer timetable when asked about this winter's)."""
+_SEASON_MONTHS = {"winter": ("december", "january", "february"), "spring": ("march", "april"),
+                  "summer": ("june", "july", "august"), "autumn": ("september", "october", "november")}
+"""A text names a season by its months too ("from November to March" names the winter); May, a word of its own
+besides, names none. One that holds all year ("open year-round") names every season."""
+_ALL_YEAR = re.compile(r"\ball (?:year|seasons)\b|\byear[- ]round\b|\bthroughout the year\b", re.IGNORECASE)
+
+
+def _alternatives_named(group: dict[str, re.Pattern], text: str) -> set[str]:
+    lowered = text.lower()
+    return {name for name, pattern in group.items()
+            if pattern.search(text) or (name in _SEASON_MONTHS and (_ALL_YEAR.search(text) or any(
+                frame_named(m, lowered) for m in _SEASON_MONTHS[name])))}
+
+
+def other_variant(query: str, sentence: str, passage: str = "") -> bool:
+    """Whether a sentence names another variant of a thing the query names: another number of a numbered product,
+    plan or line ("Fixed Saver 12" when asked about the Fixed Saver 24 tariff, "Route 7" when asked about route 9),
+    or only another of a set of alternatives (`_VARIANTS`: the download speed when asked about the upload, the summer
+    timetable when asked about the winter's), it or its `passage` (a page of the summer timetable states the summer's
+    facts in every sentence): what it says is that variant's.
 
     >>> q = "What's the exit fee if I leave Northgate's Fixed Saver 24 tariff early?"
     >>> other_variant(q, "Fixed Saver 12 has an exit fee of £75."), other_variant(q, "Fixed Saver 24 carries a £90 fee.")
@@ -193,7 +219,32 @@ def other_variant(query: str, sentence: str) -> bool:
     False
     >>> other_variant(q, "Fixed Saver 24 costs £90 to leave; Fixed Saver 12, £75.")
     False
+    >>> q = "What upload speed do I get on Fibre 300 this winter?"
+    >>> [other_variant(q, s) for s in ("Fibre 300: average download speed 300Mbps.", "Summer Sundays start at 08:40.",
+    ...  "Uploads run at 50Mbps, downloads at 300Mbps.", "The first winter bus leaves at 07:10.")]
+    [True, True, False, False]
+
+    A query naming two alternatives of a set asks about both: a sentence naming either one may answer it.
+
+    >>> other_variant("Is the off-peak or the peak fare cheaper?", "Off-peak returns cost £6.80.")
+    False
+
+    A season is named by its months too:
+
+    >>> other_variant("Is the castle open in winter?", "Summer: 10:00-18:00. November to March: weekends only.")
+    False
+    >>> q = "Is the castle open in winter?"
+    >>> other_variant(q, "Open daily.", "Summer timetable. Open daily."), other_variant(q, "Open daily.", "Summer late "
+    ...  "nights to 21:00. Open daily all year.")
+    (True, False)
     """
+    for group in _VARIANTS:
+        asked = {name for name, pattern in group.items() if pattern.search(query)}
+        if len(asked) == 1:
+            for text in (sentence, passage):
+                said = _alternatives_named(group, text)
+                if said and not said & asked:
+                    return True
     for match in _NUMBERED.finditer(query):
         name, number = match.group(1), match.group(2)
         if name.lower() in _NOT_NAMES or TIME_FRAME.match(name.lower()) or re.fullmatch(r"1\d{3}|20\d{2}", number):
@@ -207,7 +258,7 @@ def other_variant(query: str, sentence: str) -> bool:
 _NUMBERED = re.compile(r"\b([A-Z][a-z][\w'’&-]*)\s+(\d[\w.]*)\b")
 """A name's last word with its number ("Saver 24" of "Fixed Saver 24", "Fibre 150", "Route 9"): a variant of a
 product, plan or line."""
-_NOT_NAMES = frozenset("in on at by for from to of the a an and or since after before until during is are was were "
+_NOT_NAMES = frozenset("in on at by for from to of per the a an and or since after before until during is are was were "
                        "it its my our your their his her this that these those page section part chapter step day "
                        "week year age aged over under".split())
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
 from reward.rules.checks import tokens
-from reward.rules.declining import ABSENT_HERE, LACKED_ITEM, SOURCES_SILENT
+from reward.rules.declining import ABSENT_HERE, LACKED_ITEM, NOTHING_SAID, SOURCES_SILENT
 from reward.rules.verdicts import DISCOURSE, correction_only, is_premise_verdict, MARKUP as _MARKUP
 from reward.schema import Evidence
 from reward.textnorm import MIXED_IN, reading_form
@@ -258,7 +258,8 @@ _REFUSAL_SENTENCE = re.compile(
     r"results?|texts?)\b"
     r"|\b(?:sources?|documents?|evidence|passages?)(?:\s+[\w'-]+){0,2}?\s+(?:gives?|contains?|has|have|provides?|"
     r"offers?) no " + LACKED_ITEM +
-    r"|\bno answer in the (?:sources|documents|evidence|passages)\b|\b" + ABSENT_HERE + r"|\b(?:" + SOURCES_SILENT + ")",
+    r"|\bno answer in the (?:sources|documents|evidence|passages)\b|\b" + ABSENT_HERE + r"|\b(?:" + SOURCES_SILENT + ")"
+    r"|\b" + NOTHING_SAID,
     re.IGNORECASE)
 
 
