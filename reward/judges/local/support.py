@@ -545,10 +545,8 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
         # a year asked about that the passage neither names nor was published in: its figures are another year's
         if years and not any(y in text or (doc.published and str(doc.published.year) == y) for y in years):
             coverage = 0.0
-        # "Fixed Saver 12" asked about the Fixed Saver 24, the download speed about the upload: in the sentence, or in
-        # a passage that gives only another variant's facts (the summer timetable asked about this winter's)
         missing = missing_kind(kind_asked, sentence, passage) or ("the asked variant" if other_variant(
-            ctx.item.query, sentence, passage) else None)
+            ctx.item.query, sentence, passage) else None)  # "Fixed Saver 12" asked about the 24, summer about winter
         # A name of the need the passage never mentions (a venue, a day) usually means it answers for something else;
         # a demonym ("French" vs "France") is the usual exception, so half the names pass when the head is sure.
         value = float(relevance[k]) * (1.0 if coverage == 1.0 else 0.7 if coverage >= 0.5 else 0.0) * (0.0 if missing else 1.0)

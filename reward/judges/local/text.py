@@ -257,9 +257,8 @@ _REFUSAL_SENTENCE = re.compile(
     r"named|reported|included) (?:in|by) (?:the|any|these|either|my|our) (?:sources?|documents?|passages?|evidence|"
     r"results?|texts?)\b"
     r"|\b(?:sources?|documents?|evidence|passages?)(?:\s+[\w'-]+){0,2}?\s+(?:gives?|contains?|has|have|provides?|"
-    r"offers?) no " + LACKED_ITEM +
-    r"|\bno answer in the (?:sources|documents|evidence|passages)\b|\b" + ABSENT_HERE + r"|\b(?:" + SOURCES_SILENT + ")"
-    r"|\b" + NOTHING_SAID,
+    r"offers?) no " + LACKED_ITEM + r"|\bno answer in the (?:sources|documents|evidence|passages)\b|\b" + ABSENT_HERE
+    + r"|\b(?:" + SOURCES_SILENT + r")|\b" + NOTHING_SAID,
     re.IGNORECASE)
 
 
