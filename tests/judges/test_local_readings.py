@@ -109,7 +109,7 @@ def test_no_supply_reject_scores_each_side_by_its_expectation_where_supply_is_in
     neither an honest refusal nor a confident answer is scored as if the doubtful reading were sure."""
     import asyncio
 
-    from reward.judges.local import support as module
+    from reward.judges.local import supply as module
 
     async def supply_value(ctx):
         return supply, "fixed"

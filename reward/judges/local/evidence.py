@@ -14,7 +14,8 @@ from reward.format import parse_citations, split_sentences, strip_citations
 from reward.judges.consistency import is_english
 from reward.judges.local.context import Context, _answer_parts, _answer_sentences, clip
 from reward.judges.local.relevance import _copy_weights, _relevance, _substantive
-from reward.judges.local.support import SUPPORT_WINDOW, _supply
+from reward.judges.local.supply import _supply
+from reward.judges.local.support import SUPPORT_WINDOW
 from reward.judges.local.figures import _quantities
 from reward.judges.local.dates import _MONTHS
 from reward.judges.local.text import STOPWORDS, content_words, doc_text, numbers, salient_terms, stem, stems
