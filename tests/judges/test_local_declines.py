@@ -103,7 +103,7 @@ PLANS = [
     Evidence(id="1", title="Larkspur Broadband: full fibre plans", text=(
         "Fibre 150: average download speed 150Mbps, £25 a month on an 18-month contract. Fibre 500: average download "
         "speed 500Mbps, £32 a month. Every plan comes with unlimited data and a free Wi-Fi router.")),
-    Evidence(id="2", title="Larkspur Broadband: speed guarantee", text=(
+    Evidence(id="2", title="Larkspur Broadband: download speed guarantee", text=(
         "If your download speed stays below the guaranteed minimum for three days in a row, you can leave your "
         "contract without paying an exit fee."))]
 TIMETABLE = [Evidence(id="1", title="Dunmore Ferries: summer timetable", text=(
@@ -120,9 +120,9 @@ TIMETABLE = [Evidence(id="1", title="Dunmore Ferries: summer timetable", text=(
      "which runs to 30 September [Doc 1].", "The first Sunday ferry leaves Dunmore at 09:15 [Doc 1]."),
 ])
 def test_another_alternatives_facts_do_not_supply_the_one_asked(scores, query, declined, other):
-    """Asked for the upload speed, a passage giving only download speeds supplies nothing, nor does a summer
-    timetable for a winter sailing: declining is right there, and the other alternative's fact passed off as the
-    answer is no better. Asked for what the passage does give, declining is a refusal."""
+    """Asked for the upload speed, a page giving only download speeds (row by row, or in its title) supplies nothing,
+    nor does a summer timetable for a winter sailing: declining is right there, and the other alternative's fact
+    passed off as the answer is no better. Asked for what the passage does give, declining is a refusal."""
     evidence = PLANS if "Fibre" in query else TIMETABLE
     honest, swapped = scores(item(query, declined, evidence, "d"), item(query, other, evidence, "s"))
     assert honest["no_supply_reject"] >= 0.8
@@ -131,6 +131,29 @@ def test_another_alternatives_facts_do_not_supply_the_one_asked(scores, query, d
     answered, refused = scores(item(asked, other.replace("uploads", "downloads"), evidence, "a"),
                                item(asked, "The documents don't say [Doc 1].", evidence, "r"))
     assert refused["no_supply_reject"] < 0.5 and refused["reward"] < answered["reward"]
+
+
+PERMIT = [Evidence(id="1", title="Harlow Vale Council: resident parking permits", text=(
+    "A Zone D resident permit costs £80 a year, or £40 for a fully electric car. Apply online with your V5C logbook "
+    "and a council tax bill showing your address; permits are posted within 10 working days."))]
+
+
+def test_a_decline_beside_an_answer_is_no_refusal_of_what_it_answers(scores):
+    """Asked two things, one of which the evidence answers: the answer that gives it and says the other is not stated
+    is no refusal of the part it answers, while a decline of both still is; and a decline in front of a plain answer
+    earns no more than the plain answer."""
+    query = "How much is a Zone D resident parking permit, and can I get one for my motorbike?"
+    partial, refused, plain, disclaimed = scores(
+        item(query, "A Zone D permit costs £80 a year, or £40 for a fully electric car [Doc 1]. The council's page "
+                    "doesn't say whether motorbikes can have one.", PERMIT, "p"),
+        item(query, "The council's page doesn't say what a Zone D permit costs or whether motorbikes qualify "
+                    "[Doc 1].", PERMIT, "r"),
+        item(query, "A Zone D permit costs £80 a year, or £40 for a fully electric car [Doc 1].", PERMIT, "a"),
+        item(query, "The sources don't state this directly, but a Zone D permit costs £80 a year, or £40 for a fully "
+                    "electric car [Doc 1].", PERMIT, "d"))
+    assert refused["no_supply_reject"] < 0.5 and refused["reward"] < partial["reward"]
+    assert partial["no_supply_reject"] > refused["no_supply_reject"] + 0.2
+    assert disclaimed["no_supply_reject"] <= plain["no_supply_reject"]
 
 
 EXCESSES = [Evidence(id="1", title="Cobalt Home Insurance: excesses", text=(

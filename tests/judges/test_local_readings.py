@@ -128,6 +128,11 @@ def test_no_supply_reject_scores_each_side_by_its_expectation_where_supply_is_in
     monkeypatch.setattr(module, "_supply_value", supply_value)
     monkeypatch.setattr(module, "claim_hallucination", hallucination)
     monkeypatch.setattr(module, "_answer_parts", lambda ctx: (("An answer of its own [Doc 1].", "claim"),))
+
+    async def answers_nothing(ctx):
+        return []
+
+    monkeypatch.setattr(module, "_answer_checks", answers_nothing)
     score, explanation = asyncio.run(module.no_supply_reject(Ctx()))
     assert score == pytest.approx(expected)
     assert "suppl" in explanation and "fixed" in explanation

@@ -183,34 +183,40 @@ def _names_of(evidence: str) -> frozenset[str]:
 
 
 _VARIANTS = tuple({name: re.compile(pattern, re.IGNORECASE) for name, pattern in group.items()} for group in (
-    {"upload": r"\bupload", "download": r"\bdownload"},
+    {"upload": r"\bupload|\bupstream", "download": r"\bdownload|\bdownstream"},
     {"winter": r"\bwinter", "summer": r"\bsummer", "spring": r"\bspring(?:time)?\b", "autumn": r"\bautumn"},
-    {"peak": r"(?<!off-)(?<!off )\bpeak\b", "off-peak": r"\boff[- ]peak\b"},
-    {"domestic": r"\bdomestic\b", "international": r"\binternational\b"},
+    {"domestic": r"\bdomestic\b", "international": r"\binternational\b|\boverseas\b|\babroad\b"},
 ))
-"""Alternatives a thing's facts are given for one at a time (a direction, a season, a time band, a reach): a
-sentence naming only another one of them than the query names states that one's facts ("average download speed
-300Mbps" when asked about the upload speed, the summer timetable when asked about this winter's)."""
+"""Alternatives a thing's facts are given for one at a time (a direction, a season, a reach): a sentence naming only
+another one of them than the query names states that one's facts ("average download speed 300Mbps" when asked about
+the upload speed, the summer timetable when asked about this winter's). Only sets whose members a page names by these
+words: a time band is "peak", "day", "overnight" or "before 09:30" by turns."""
 _SEASON_MONTHS = {"winter": ("december", "january", "february"), "spring": ("march", "april"),
                   "summer": ("june", "july", "august"), "autumn": ("september", "october", "november")}
 """A text names a season by its months too ("from November to March" names the winter); May, a word of its own
 besides, names none. One that holds all year ("open year-round") names every season."""
-_ALL_YEAR = re.compile(r"\ball (?:year|seasons)\b|\byear[- ]round\b|\bthroughout the year\b", re.IGNORECASE)
+_ALL_YEAR = re.compile(r"\ball[- ](?:year|seasons)\b|\byear[- ]round\b|\b(?:throughout|every day of|all through) the year\b"
+                       r"|\b(?:12|twelve) months a year\b|\b365 days\b|\bevery season\b", re.IGNORECASE)
 
 
-def _alternatives_named(group: dict[str, re.Pattern], text: str) -> set[str]:
+def _alternatives_named(group: dict[str, re.Pattern], text: str, times: int = 1) -> set[str]:
+    """The alternatives of `group` a text names (a season by its months too), or where `times` > 1, those whose
+    words it repeats that often (what a page is about, not a line in passing)."""
     lowered = text.lower()
+    if times > 1:
+        return {name for name, pattern in group.items() if len(pattern.findall(text)) >= times}
     return {name for name, pattern in group.items()
             if pattern.search(text) or (name in _SEASON_MONTHS and (_ALL_YEAR.search(text) or any(
                 frame_named(m, lowered) for m in _SEASON_MONTHS[name])))}
 
 
-def other_variant(query: str, sentence: str, passage: str = "") -> bool:
+def other_variant(query: str, sentence: str, title: str = "", passage: str = "") -> bool:
     """Whether a sentence names another variant of a thing the query names: another number of a numbered product,
     plan or line ("Fixed Saver 12" when asked about the Fixed Saver 24 tariff, "Route 7" when asked about route 9),
     or only another of a set of alternatives (`_VARIANTS`: the download speed when asked about the upload, the summer
-    timetable when asked about the winter's), it or its `passage` (a page of the summer timetable states the summer's
-    facts in every sentence): what it says is that variant's.
+    timetable when asked about the winter's), it or, where it names none of them, the page it is read in: its
+    `title` ("Summer timetable") or a `passage` that repeats another's words and never names the asked one (download
+    speeds row by row): what it says is that variant's.
 
     >>> q = "What's the exit fee if I leave Northgate's Fixed Saver 24 tariff early?"
     >>> other_variant(q, "Fixed Saver 12 has an exit fee of £75."), other_variant(q, "Fixed Saver 24 carries a £90 fee.")
@@ -234,17 +240,19 @@ def other_variant(query: str, sentence: str, passage: str = "") -> bool:
     >>> other_variant("Is the castle open in winter?", "Summer: 10:00-18:00. November to March: weekends only.")
     False
     >>> q = "Is the castle open in winter?"
-    >>> other_variant(q, "Open daily.", "Summer timetable. Open daily."), other_variant(q, "Open daily.", "Summer late "
-    ...  "nights to 21:00. Open daily all year.")
-    (True, False)
+    >>> [other_variant(q, s, t) for s, t in (("Open daily.", "Summer timetable"), ("Winter: weekends.", "Summer times"))]
+    [True, False]
+    >>> [other_variant(q, "Open daily.", passage=p) for p in ("Summer hours: 10-6. Summer tours at noon.",
+    ...  "Open daily. Summer late nights to 21:00.", "Summer hours: 10-6. Summer tours at noon. Closed in January.")]
+    [True, False, False]
     """
     for group in _VARIANTS:
         asked = {name for name, pattern in group.items() if pattern.search(query)}
         if len(asked) == 1:
-            for text in (sentence, passage):
-                said = _alternatives_named(group, text)
-                if said and not said & asked:
-                    return True
+            said = _alternatives_named(group, sentence) or _alternatives_named(group, title) or (
+                set() if asked & _alternatives_named(group, passage) else _alternatives_named(group, passage, times=2))
+            if said and not said & asked:
+                return True
     for match in _NUMBERED.finditer(query):
         name, number = match.group(1), match.group(2)
         if name.lower() in _NOT_NAMES or TIME_FRAME.match(name.lower()) or re.fullmatch(r"1\d{3}|20\d{2}", number):

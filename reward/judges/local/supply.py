@@ -15,6 +15,7 @@ from reward.judges.local.kinds import asked_names, missing_kind, names_covered, 
 from reward.judges.local.relevance import _answer_checks, asked_kind_of
 from reward.judges.local.support import claim_hallucination
 from reward.judges.local.claims import _YEAR
+from reward.rules.declining import declines
 from reward.judges.local.text import TIME_FRAME, doc_text, lexical_coverage, names_in, numbers
 
 _MONEY_FIGURE = re.compile(r"[£$€¥₹]\s?\d[\d,.]*")
@@ -77,8 +78,10 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
         # a year asked about that the passage neither names nor was published in: its figures are another year's
         if years and not any(y in text or (doc.published and str(doc.published.year) == y) for y in years):
             coverage = 0.0
+        # "Fixed Saver 12" asked about the Fixed Saver 24, a download speed about the upload, a sentence of a page
+        # titled "Summer timetable" about this winter's buses
         missing = missing_kind(kind_asked, sentence, passage) or ("the asked variant" if other_variant(
-            ctx.item.query, sentence, passage) else None)  # "Fixed Saver 12" asked about the 24, summer about winter
+            ctx.item.query, sentence, doc.title, passage) else None)
         # A name of the need the passage never mentions (a venue, a day) usually means it answers for something else;
         # a demonym ("French" vs "France") is the usual exception, so half the names pass when the head is sure.
         value = float(relevance[k]) * (1.0 if coverage == 1.0 else 0.7 if coverage >= 0.5 else 0.0) * (0.0 if missing else 1.0)
@@ -93,7 +96,8 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
 async def no_supply_reject(ctx: Context) -> tuple[float, str]:
     """Refusal (the refusal rule) against supply (does an evidence sentence hold what the need asks for,
     `_supply_value`): refusing without supply or answering with supply scores 1; inventing without supply scores
-    half the answer's claim support; refusing despite supply scores 0.2. Where the supply reading is in doubt (within
+    half the answer's claim support; refusing despite supply scores 0.2, unless the answer answers part of the
+    question beside its decline. Where the supply reading is in doubt (within
     `SUPPLY_DOUBT` of `SUPPLY_RELEVANCE`), each side scores its expectation between the two readings."""
     value, why = await _supply_value(ctx)
     # How sure the reading of supply is: none at or below SUPPLY_RELEVANCE - SUPPLY_DOUBT, full at or above
@@ -106,6 +110,18 @@ async def no_supply_reject(ctx: Context) -> tuple[float, str]:
     if refusal:
         score = 1.0 - 0.8 * supplied
         verdict = "correct refusal" if supplied <= 0.5 else "refuses although evidence seems to answer"
+        # A decline beside an answer ("£95 a year [Doc 1]. Whether you can get a second permit isn't stated.", to a
+        # question of two parts) is no refusal of what it answers: it scores the better of the two readings, the
+        # answer's no more than its sentences answer the question (`_answer_checks`, as `query_satisfaction` reads
+        # them, its declining sentences left out) nor than the same answer given without the decline. A decline that
+        # answers nothing keeps its score.
+        answered = max((check.answers for check in await _answer_checks(ctx) if not declines(check.text)), default=0.0)
+        if answered > score:
+            support = 1.0 if supplied >= 1.0 else (await claim_hallucination(ctx))[0]
+            partial = min(answered, supplied + (1.0 - supplied) * support * 0.5)
+            if partial > score:
+                return partial, (f"answers part of the question beside a decline (answers {answered:.2f}; supply "
+                                 f"{supplied:.2f}: {why})")
         return score, f"{verdict} (supply {supplied:.2f}: {why})"
     if supplied >= 1.0:
         return 1.0, f"answers; evidence supplies an answer ({why})"
