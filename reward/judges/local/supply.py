@@ -8,15 +8,15 @@ import re
 import numpy as np
 
 from reward.format import split_sentences
+from reward.judges.local.claims import _YEAR
 from reward.judges.local.context import Context, _answer_parts, clip
 from reward.judges.local.dates import frame_named
 from reward.judges.local.figures import choice_sides
 from reward.judges.local.kinds import asked_names, missing_kind, names_covered, other_variant
 from reward.judges.local.relevance import _answer_checks, asked_kind_of
 from reward.judges.local.support import claim_hallucination
-from reward.judges.local.claims import _YEAR
-from reward.rules.declining import declines
 from reward.judges.local.text import TIME_FRAME, doc_text, lexical_coverage, names_in, numbers
+from reward.rules.declining import declines
 
 _MONEY_FIGURE = re.compile(r"[£$€¥₹]\s?\d[\d,.]*")
 """A sum of money the query names: its figures are no year."""
