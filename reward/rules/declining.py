@@ -51,7 +51,7 @@ _NAMED_SOURCES = (r"(?:(?:the|these|this|those|[A-Z][\w&'’-]*['’]s) (?:[\w&'
                   r"passages?|texts?|results?|articles?)")
 """The sources as an answer names them by what they are and whose ("the leaflet", "FitHaven's terms", "Harbourline's
 fee list", "the Corvin D7 manual excerpts"): one that "doesn't say" declines, unless it goes on to say what they do
-say instead ("The report doesn't say the lake got colder: it says it warmed" corrects the user)."""
+say instead (`_SAYS_INSTEAD`)."""
 _SAYS_INSTEAD = r"(?![^.;!?]{0,80}?[—–,;-]\s*(?:but\s+)?(?:it|they)\s+(?:says?|states?|shows?))"
 """What keeps a statement that the sources do not say something from declining: it goes on to say what they do say
 instead ("The report doesn't say the lake got colder: it says it warmed" corrects the user)."""

@@ -199,15 +199,17 @@ _ALL_YEAR = re.compile(r"\ball[- ](?:year|seasons)\b|\byear[- ]round\b|\b(?:thro
                        r"|\b(?:12|twelve) months a year\b|\b365 days\b|\bevery season\b", re.IGNORECASE)
 
 
-def _alternatives_named(group: dict[str, re.Pattern], text: str, times: int = 1) -> set[str]:
-    """The alternatives of `group` a text names (a season by its months too), or where `times` > 1, those whose
-    words it repeats that often (what a page is about, not a line in passing)."""
+def _alternatives_named(group: dict[str, re.Pattern], text: str) -> set[str]:
+    """The alternatives of `group` a text names (a season by its months too)."""
     lowered = text.lower()
-    if times > 1:
-        return {name for name, pattern in group.items() if len(pattern.findall(text)) >= times}
     return {name for name, pattern in group.items()
             if pattern.search(text) or (name in _SEASON_MONTHS and (_ALL_YEAR.search(text) or any(
                 frame_named(m, lowered) for m in _SEASON_MONTHS[name])))}
+
+
+def _alternatives_repeated(group: dict[str, re.Pattern], text: str) -> set[str]:
+    """The alternatives of `group` whose words a text repeats: what a page is about, not a line in passing."""
+    return {name for name, pattern in group.items() if len(pattern.findall(text)) >= 2}
 
 
 def other_variant(query: str, sentence: str, title: str = "", passage: str = "") -> bool:
@@ -250,7 +252,7 @@ def other_variant(query: str, sentence: str, title: str = "", passage: str = "")
         asked = {name for name, pattern in group.items() if pattern.search(query)}
         if len(asked) == 1:
             said = _alternatives_named(group, sentence) or _alternatives_named(group, title) or (
-                set() if asked & _alternatives_named(group, passage) else _alternatives_named(group, passage, times=2))
+                set() if asked & _alternatives_named(group, passage) else _alternatives_repeated(group, passage))
             if said and not said & asked:
                 return True
     for match in _NUMBERED.finditer(query):

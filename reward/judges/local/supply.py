@@ -97,8 +97,8 @@ async def no_supply_reject(ctx: Context) -> tuple[float, str]:
     """Refusal (the refusal rule) against supply (does an evidence sentence hold what the need asks for,
     `_supply_value`): refusing without supply or answering with supply scores 1; inventing without supply scores
     half the answer's claim support; refusing despite supply scores 0.2, unless the answer answers part of the
-    question beside its decline. Where the supply reading is in doubt (within
-    `SUPPLY_DOUBT` of `SUPPLY_RELEVANCE`), each side scores its expectation between the two readings."""
+    question beside its decline. Where the supply reading is in doubt (within `SUPPLY_DOUBT` of
+    `SUPPLY_RELEVANCE`), each side scores its expectation between the two readings."""
     value, why = await _supply_value(ctx)
     # How sure the reading of supply is: none at or below SUPPLY_RELEVANCE - SUPPLY_DOUBT, full at or above
     # SUPPLY_RELEVANCE + SUPPLY_DOUBT, a half at the threshold. Each side's score is its expectation over that
