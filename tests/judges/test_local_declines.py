@@ -36,6 +36,8 @@ def item(query: str, answer: str, evidence: list[Evidence], item_id: str) -> Ite
     "Nothing in the Normadol leaflet says whether you can take it with warfarin [Doc 1].",
     "There's nothing in these pages about taking Normadol with blood thinners [Doc 1].",
     "No advice on warfarin has been given in what I have [Doc 1].",
+    "- Taking Normadol with warfarin: not given in these pages [Doc 1]",
+    "Whether it is safe with warfarin isn't stated in the sources (they cover dosing) [Doc 1].",
 ])
 def test_a_refusal_in_an_answers_own_words_is_judged_as_a_refusal_where_the_evidence_answers(scores, refusal):
     query = "Can I take Normadol while I'm on warfarin?"
