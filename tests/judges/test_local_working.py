@@ -177,3 +177,42 @@ def test_a_share_in_per_cent_of_a_figure_is_worked_out_in_words():
     assert claim_support(claim.format(4, "7,200"), evidence, similarity=0.8, asked=asked)[0]
     assert not claim_support(claim.format(4, "7,500"), evidence, similarity=0.8, asked=asked)[0]
     assert not claim_support(claim.format(5, "9,000"), evidence, similarity=0.8, asked=asked)[0]
+
+
+SYRUP = [Evidence(id="1", title="Calmex children's paracetamol 120 mg/5 ml: dosing", text=(
+    "Age 2 to 3 years: 5 ml. Age 4 to 5 years: 7.5 ml. Age 6 to 7 years: 10 ml. Give up to four times in 24 hours, "
+    "leaving at least 4 hours between doses."))]
+
+
+@pytest.mark.parametrize("total, dose, right", [
+    ("30 ml", "Give 7.5 ml per dose [Doc 1].", True),  # 4 × 7.5 ml
+    ("40 ml", "Give 7.5 ml per dose [Doc 1].", False),  # the 6-7 row's 10 ml taken four times
+    ("30 ml", "", False),  # the dose is stated nowhere: a total of what?
+])
+def test_a_days_total_of_the_doses_an_answer_counts_is_worked_out_at_the_dose_it_states(scores, total, dose, right):
+    """"Up to 4 doses in 24 hours, so no more than 30 ml a day", after "Give 7.5 ml per dose": the day's total is the
+    stated dose times the counted doses, no invented number. A total at another row's dose fails, and so does one whose
+    dose the answer never states (it would pass for any row's)."""
+    query = "How much Calmex can I give my 4-year-old?"
+    answer = f"{dose} Up to 4 doses in 24 hours, so no more than {total} a day [Doc 1].".strip()
+    [scored] = scores(Item(id="t", query=query, evidence=SYRUP, response=render_response([Facet(query, ("1",))], ["1"],
+                                                                                         answer)))
+    assert (scored["claim_hallucination"] > 0.5) is right
+
+
+DROPS = [Evidence(id="1", title="Brightsun infant vitamin D drops", text=(
+    "Brightsun drops provide vitamin D3 in olive oil. 4 drops contain 10 micrograms of vitamin D3. From birth to 12 "
+    "months, give 4 drops once a day."))]
+
+
+@pytest.mark.parametrize("answer, right", [
+    ("Give 4 drops once a day: that is 10 micrograms of vitamin D3 a day [Doc 1].", True),
+    ("Each drop contains 10 micrograms, so 4 drops a day come to 40 micrograms a day [Doc 1].", False),
+])
+def test_an_amount_the_evidence_gives_per_several_units_makes_no_total_of_them(scores, answer, right):
+    """"4 drops contain 10 micrograms": the 10 micrograms is four drops' amount, so "4 drops a day, 40 micrograms a day"
+    is no day's total of the doses counted, whatever the answer says one drop holds."""
+    query = "How much vitamin D does my baby get from the Brightsun drops?"
+    [scored] = scores(Item(id="d", query=query, evidence=DROPS, response=render_response([Facet(query, ("1",))], ["1"],
+                                                                                         answer)))
+    assert (scored["claim_hallucination"] > 0.5) is right

@@ -16,9 +16,9 @@ from reward.judges.local.arithmetic import (_applied_shares, _as_written, counte
 from reward.judges.local.bands import bands
 from reward.judges.local.clock import (calendar_arithmetic, clock_arithmetic, spans_in_minutes, spans_of_known_length,
                                        year_arithmetic)
-from reward.judges.local.figures import _HOURS, _given, _quantities
+from reward.judges.local.figures import _DURATIONS, _HOURS, _given, _quantities, _unit
 from reward.judges.local.growth import change_sizes
-from reward.judges.local.text import doc_text, numbers
+from reward.judges.local.text import content_words, doc_text, numbers, strip_citations
 from reward.judges.local.working import answer_working, miscalculated
 from reward.schema import Evidence
 
@@ -106,6 +106,130 @@ def figures_read(claim: str, docs: Sequence[Evidence], asked: str = "", worked: 
     return FiguresRead(missing_numbers, derived, sizes, spans, totals)
 
 
+_COUNTED = frozenset(_unit(None, w) for w in ("doses", "times", "tablets", "capsules", "caplets", "pills", "sachets",
+                                               "puffs", "sprays", "drops", "lozenges", "applications", "spoonfuls"))
+"""What a count of doses counts: "4 doses", "three times", "3 tablets"."""
+_PERIOD = re.compile(r"\b(?:(?:a|per|each|every|in (?:a|one|any)) (?:day|week)|daily|weekly|(?:in|within|over|per|"
+                     r"every|each|a|any) (?:any )?24[- ]?(?:hours?|hrs?|h)\b)", re.IGNORECASE)
+
+
+_TIED = re.compile(r"\b(each|every|one|a|an|per|1|\d+(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten)\s+"
+                   r"(?:\d+(?:\.\d+)?\s*ml\s+)?([a-z]+)\s+(?:contains?|delivers?|provides?|gives?|holds?|has|have|"
+                   r"is|are|equals?)\s+(?:about\s+|around\s+|up\s+to\s+)?(\d[\d.,]*)\s*([a-zµ]+)", re.IGNORECASE)
+"""An amount the evidence gives per so many of something ("Each puff delivers 100 micrograms", "5 drops contain 10
+micrograms", "Each 5 ml spoonful contains 15 mg")."""
+_PER_USE = re.compile(r"^[^.;:—–]{0,40}?\b(?:each|every|per|a|at a)\s+(?:time|use|dose|go)\b", re.IGNORECASE)
+"""What follows an amount that makes it one use's, no total ("800 micrograms each time you use it")."""
+
+
+def dose_totals(claim: str, stated: Sequence[str], worked: frozenset[str] | set[str] = frozenset(),
+                haystack: str = "") -> dict[str, str]:
+    """The claim's figures that are a period's total of the doses it counts: a figure in a unit that is the count of
+    doses ("4 doses", "three times", "3 tablets") times one dose's amount in that unit as the answer states it (in
+    `stated`, its sentences) or works it out (`worked`), or as the evidence (`haystack`) gives it where it gives one
+    amount in that unit only ("Each tablet contains 220 mg"), in a claim that names the period ("a day", "in 24
+    hours"). Each total maps to the doses it counts.
+
+    >>> dose_totals("Give 7.5 ml up to three times in 24 hours, so at most 22.5 ml a day.", [])
+    {'22.5': '3 doses of 7.5'}
+    >>> sorted(dose_totals("At most 4 doses in 24 hours: 40 ml (960 mg) a day.", ["Give 10 ml."], {"240"}))
+    ['40', '960']
+    >>> dose_totals("The limit is 3 tablets in 24 hours, which is 660 mg.", [], haystack="Each tablet contains 220 mg.")
+    {'660': '3 doses of 220'}
+
+    None where the period is not named or is the count's own span ("22.5 ml per dose", "3 times in 24 hours, 8 hours
+    apart"), where what follows the figure makes it one use's ("8 puffs (800 micrograms) each time you use it"), at
+    one of several amounts only the evidence gives (a day's total at another row's dose would pass for its own), nor
+    at an amount the evidence gives per several of the thing counted or per something else ("5 drops contain 10
+    micrograms" makes no 50 micrograms of 5 drops, whatever the answer says one drop holds; "Each 5 ml spoonful
+    contains 15 mg" no 60 mg of 4 doses of 10 ml). A count or a dose the evidence does not give is the number check's
+    to fail where the answer states it.
+
+    >>> dose_totals("Give 22.5 ml per dose, up to three times.", ["Give 7.5 ml."]), dose_totals(
+    ...     "7.5 ml, up to 3 times in 24 hours, 8 hours apart.", []), dose_totals(
+    ...     "At most 3 doses a day: 30 ml.", [], haystack="Age 2-3: 7.5 ml. Age 4-5: 10 ml.")
+    ({}, {}, {})
+    >>> dose_totals("Up to 8 puffs (800 micrograms) each time, 4 times in 24 hours.", [],
+    ...             haystack="Each puff delivers 100 micrograms.")
+    {}
+    >>> dose_totals("Each drop has 10 micrograms, so 5 drops a day is 50 micrograms a day.", [],
+    ...             haystack="5 drops contain 10 micrograms.")
+    {}
+    >>> dose_totals("Each dose has 15 mg; 4 doses in 24 hours is 60 mg a day.", [],
+    ...             haystack="Each 5 ml spoonful contains 15 mg. Take 10 ml.")
+    {}
+    """
+    claim = counted_in_figures(claim)
+    if not _PERIOD.search(claim):
+        return {}
+    # (a span of time is no dose: "3 times in 24 hours, 8 hours apart" makes no total of 24 hours)
+    quantities = tuple(q for q in _quantities(claim) if q[2] not in _DURATIONS)
+    counts = {(value, unit) for value, _, unit in quantities if unit in _COUNTED and value >= 2}
+    if not counts:
+        return {}
+    amounts: dict[str, set[float]] = {}
+    for value, _, unit in (q for text in (claim, *stated) for q in _quantities(counted_in_figures(text))):
+        if unit and unit not in _COUNTED:
+            amounts.setdefault(unit, set()).add(value)
+    given: dict[str, set[float]] = {}
+    for value, _, unit in _quantities(haystack):
+        given.setdefault(unit, set()).add(value)
+    for unit, values in given.items():
+        if unit and unit not in _COUNTED and len(values) == 1:
+            amounts.setdefault(unit, set()).update(values)
+    # what the evidence gives each amount per: (value, unit) -> {(one of it, what it is per)}
+    tied: dict[tuple[float, str], set[tuple[bool, str]]] = {}
+    for match in _TIED.finditer(haystack):
+        try:
+            value = float(match.group(3).replace(",", ""))
+        except ValueError:
+            continue
+        one = match.group(1).lower() in ("each", "every", "one", "a", "an", "per", "1")
+        tied.setdefault((value, _unit(None, match.group(4))), set()).add((one, _unit(None, match.group(2))))
+
+    def per_one(amount: float, unit: str, counted: str) -> bool:
+        ties = tied.get((amount, unit))
+        return not ties or (True, counted) in ties
+
+    loose = {float(n) for n in worked if re.fullmatch(r"\d+(?:\.\d+)?", n)}
+    cleaned = strip_citations(claim)
+    totals = {}
+    for value, written, unit in quantities:
+        if not unit or unit in _COUNTED:
+            continue
+        after = re.search(r"(?<![\d.,])" + re.escape(written) + r"(?![\d])\s*[^\W\d_]*", cleaned.replace(",", ""))
+        if after and _PER_USE.match(cleaned.replace(",", "")[after.end():]):
+            continue
+        made = next(((count, amount) for count, counted in sorted(counts)
+                     for amount in sorted(amounts.get(unit, set()) | loose)
+                     if amount != value and _as_written(count * amount, written) and per_one(amount, unit, counted)),
+                    None)
+        if made:
+            totals[written] = f"{made[0]:g} doses of {made[1]:g}"
+    return totals
+
+
+_TOTAL_CLAUSE = re.compile(r"\s*(?:[;:(),—–]|\s-\s)\s*(?:(?:so|which|that)(?:['’]s|\s+is|\s+makes|\s+comes\s+to)?"
+                           r"\s+)?", re.IGNORECASE)
+
+
+def without_dose_totals(claim: str, totals: dict[str, str]) -> str | None:
+    """The claim as the consistency model reads it without the clauses that state a day's total of its doses
+    (`dose_totals`), which the arithmetic has checked and the model cannot compute; None when nothing else is left.
+
+    >>> without_dose_totals("Up to 4 doses in 24 hours, so no more than 30 ml a day.", {"30": "4 doses of 7.5"})
+    'Up to 4 doses in 24 hours.'
+    >>> without_dose_totals("That's no more than 40 ml (960 mg) a day.", {"40": "", "960": ""}) is None
+    True
+    """
+    clauses = [c for c in _TOTAL_CLAUSE.split(strip_citations(claim).strip().rstrip(".")) if c and c.strip()]
+    kept = [c.strip() for c in clauses if not numbers(c) & set(totals)]
+    if len(kept) == len(clauses):
+        return claim
+    kept = [c for c in kept if len(content_words(c)) >= 2]  # (not what is left of the total's clause: "a day")
+    return f"{', '.join(kept)}." if kept else None
+
+
 _SPAN_PAIRS = (("week", "day"), ("year", "month"), ("day", "hour"))
 """The units a span is read across, each pair's factor the ratio of their lengths in `figures._HOURS`."""
 
@@ -161,6 +285,9 @@ def answer_figures(sentences: Sequence[str], docs: Sequence[Evidence], asked: st
             if new:
                 read = figures_read(sentence, docs, asked, worked)
                 more |= new - read.missing - set(read.totals) - read.spans  # (a span's "1" of "1 h 50 min" is none)
+                # ... and a day's total of the doses it counts, at a dose the answer states or works out ("Give 10
+                # ml." then "At most 4 doses in 24 hours: 40 ml a day.")
+                more |= new & set(dose_totals(sentence, sentences, worked, haystack))
         if not more:
             break
         worked |= more

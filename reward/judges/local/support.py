@@ -18,11 +18,12 @@ from reward.judges.local.arithmetic import counted_totals, with_rates
 from reward.judges.local.working import figures_only
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.claims import answer_worked, claim_support, is_fragment, swapped_value, without_derivation
-from reward.judges.local.figures import _names, choice_verdict, named_verdict, verdict_line
+from reward.judges.local.figures import _given, _names, choice_verdict, named_verdict, verdict_line
 from reward.judges.local.growth import change_sizes, growth_only, named_growth, without_changes
 from reward.judges.local.context import (Context, Unscored, _answer_parts, _answer_sentences, clip, lead_readings,
                                          sentence_evidence)
 from reward.judges.local.negation import negation_flip, unfounded_denial
+from reward.judges.local.numbercheck import dose_totals, without_dose_totals
 from reward.judges.local.text import (
     MODEL_FLOOR,
     MODEL_SPAN,
@@ -234,6 +235,12 @@ read is checked against the evidence it can."""
         totals = {total: rate for total, rate in (counted_totals(claim, haystack, context) if supported and reading
                                                    else {}).items() if not numbers(rate) & numbers(claim)}
         reading = with_rates(reading, totals) if totals else reading
+        # ... and without a clause stating a day's total of the doses it counts, at a dose the answer states ("Up to 4
+        # doses in 24 hours, so no more than 30 ml a day" as "Up to 4 doses in 24 hours")
+        # (a total the evidence states itself, "max 4 g in 24 hours", the model reads as it reads any figure)
+        doses = dose_totals(reading, answer, worked, haystack) if supported and reading else {}
+        doses = {figure: made for figure, made in doses.items() if figure not in _given(haystack)}
+        reading = without_dose_totals(reading, doses) if doses else reading
         # (a sentence of worked-out figures only, "About 1 hour 50 minutes.", has nothing left beside its arithmetic)
         reading = None if supported and reading and figures_only(reading, haystack) else reading
         if reading is None:
