@@ -216,3 +216,22 @@ def test_an_amount_the_evidence_gives_per_several_units_makes_no_total_of_them(s
     [scored] = scores(Item(id="d", query=query, evidence=DROPS, response=render_response([Facet(query, ("1",))], ["1"],
                                                                                          answer)))
     assert (scored["claim_hallucination"] > 0.5) is right
+
+
+TABLETS = [Evidence(id="1", title="Dolora 250 mg tablets", text=(
+    "Each tablet contains 250 mg mefenamic acid. Adults: 1 or 2 tablets up to three times a day with food. Do not take "
+    "more than 6 tablets in 24 hours.")),
+    Evidence(id="2", title="Dolora Extra", text=(
+        "Dolora Extra tablets are twice as strong. Adults: 1 tablet up to three times a day. Do not take more than 3 "
+        "tablets in 24 hours."))]
+
+
+def test_a_count_of_tablets_makes_a_total_with_what_its_own_passage_gives_one(scores):
+    """6 tablets of 250 mg a day is 1,500 mg: the count and what one tablet holds are one passage's. Another product's
+    count of tablets at this one's strength (3 of the stronger tablets a day) makes no total."""
+    query = "What's the most Dolora 250 mg I can take in a day?"
+    right, wrong = scores(*(Item(id=n, query=query, evidence=TABLETS, response=render_response(
+        [Facet(query, ("1", "2"))], ["1", "2"], f"No more than {n} tablets in 24 hours, which is {total} mg of mefenamic "
+                                                "acid a day [Doc 1,2]."))
+                            for n, total in (("6", "1,500"), ("3", "750"))))
+    assert right["claim_hallucination"] > wrong["claim_hallucination"] + 0.3

@@ -6,6 +6,7 @@ check and the answer check read figures with this one reading. Pure functions of
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -114,82 +115,141 @@ _PERIOD = re.compile(r"\b(?:(?:a|per|each|every|in (?:a|one|any)) (?:day|week)|d
 
 
 _TIED = re.compile(r"\b(each|every|one|a|an|per|1|\d+(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten)\s+"
-                   r"(?:\d+(?:\.\d+)?\s*ml\s+)?([a-z]+)\s+(?:contains?|delivers?|provides?|gives?|holds?|has|have|"
-                   r"is|are|equals?)\s+(?:about\s+|around\s+|up\s+to\s+)?(\d[\d.,]*)\s*([a-zµ]+)", re.IGNORECASE)
+                   r"(?:\d+(?:\.\d+)?[\s-]*(?:ml|[a-z]+)?\s+)?([a-z]+)(?:\s+of\s+[a-z]+)?\s+(?:contains?|delivers?|"
+                   r"provides?|gives?|holds?|has|have|is|are|equals?)\s+(?:about\s+|around\s+|up\s+to\s+)?"
+                   r"(\d[\d.,]*)\s*([a-zµ]+)|(\d[\d.,]*)\s*([a-zµ]+)\s+(?:per|in\s+each|for\s+each|each|a)\s+([a-z]+)",
+                   re.IGNORECASE)
 """An amount the evidence gives per so many of something ("Each puff delivers 100 micrograms", "5 drops contain 10
-micrograms", "Each 5 ml spoonful contains 15 mg")."""
+micrograms", "Each 5 ml spoonful contains 15 mg", "Each gram of ointment contains 10 mg", "100 micrograms per puff")."""
 _PER_USE = re.compile(r"^[^.;:—–]{0,40}?\b(?:each|every|per|a|at a)\s+(?:time|use|dose|go)\b", re.IGNORECASE)
 """What follows an amount that makes it one use's, no total ("800 micrograms each time you use it")."""
 
 
-def dose_totals(claim: str, stated: Sequence[str], worked: frozenset[str] | set[str] = frozenset(),
-                haystack: str = "") -> dict[str, str]:
-    """The claim's figures that are a period's total of the doses it counts: a figure in a unit that is the count of
-    doses ("4 doses", "three times", "3 tablets") times one dose's amount in that unit as the answer states it (in
-    `stated`, its sentences) or works it out (`worked`), or as the evidence (`haystack`) gives it where it gives one
-    amount in that unit only ("Each tablet contains 220 mg"), in a claim that names the period ("a day", "in 24
-    hours"). Each total maps to the doses it counts.
+_DOSE = _unit(None, "doses")
 
-    >>> dose_totals("Give 7.5 ml up to three times in 24 hours, so at most 22.5 ml a day.", [])
+
+def _family(unit: str) -> str:
+    """A counted unit, "times" read as doses."""
+    return _DOSE if unit == _unit(None, "times") else unit
+
+
+@functools.lru_cache(maxsize=1024)
+def _counts_per_period(haystack: str) -> frozenset[tuple[float, str]]:
+    """The counts of a thing the evidence gives for a period: (4, doses) of "up to four times in 24 hours", (5,
+    lozenge) of "Do not take more than 5 lozenges in 24 hours"."""
+    text = counted_in_figures(strip_citations(haystack))
+    found = set()
+    for match in re.finditer(r"(?<![\d.,])(\d+(?:\.\d+)?)\s*([a-z]+)", text, re.IGNORECASE):
+        unit = _unit(None, match.group(2))
+        if unit in _COUNTED and _PERIOD.match(text, match.end()) or (
+                unit in _COUNTED and re.match(r"[^.;]{0,25}?" + _PERIOD.pattern, text[match.end():], re.IGNORECASE)):
+            found.add((float(match.group(1)), _family(unit)))
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=1024)
+def _ties(text: str) -> dict[tuple[float, str], set[tuple[bool, str]]]:
+    """What a passage gives each amount per: (value, unit) -> {(one of it, the thing it is per)}."""
+    tied: dict[tuple[float, str], set[tuple[bool, str]]] = {}
+    for match in _TIED.finditer(text):
+        per, thing, figure, measure = (match.group(1, 2, 3, 4) if match.group(3) else
+                                       ("each", match.group(7), match.group(5), match.group(6)))
+        try:
+            value = float(figure.replace(",", ""))
+        except ValueError:
+            continue
+        one = per.lower() in ("each", "every", "one", "a", "an", "per", "1")
+        tied.setdefault((value, _unit(None, measure)), set()).add((one, _family(_unit(None, thing))))
+    return tied
+
+
+def dose_totals(claim: str, stated: Sequence[str], worked: frozenset[str] | set[str] = frozenset(),
+                passages: Sequence[str] | str = ()) -> dict[str, str]:
+    """The claim's figures that are a period's total of the doses it counts, in a claim that names the period ("a
+    day", "in 24 hours"): a count the evidence gives for a period ("up to four times in 24 hours", "no more than 5
+    lozenges in 24 hours") times one's amount in the figure's unit. For a thing counted (a tablet, a puff, a lozenge)
+    that is what the evidence gives each ("Each tablet contains 220 mg"); for a dose, what the answer states (in
+    `stated`, its sentences) or works out (`worked`), or the evidence's one amount in that unit. Each total maps to
+    the doses it counts.
+
+    >>> dose_totals("Give 7.5 ml up to three times in 24 hours, so at most 22.5 ml a day.", [],
+    ...             passages="Age 4-6: 7.5 ml. Age 7-9: 10 ml. Give up to three times in 24 hours.")
     {'22.5': '3 doses of 7.5'}
-    >>> sorted(dose_totals("At most 4 doses in 24 hours: 40 ml (960 mg) a day.", ["Give 10 ml."], {"240"}))
+    >>> sorted(dose_totals("At most 4 doses in 24 hours: 40 ml (960 mg) a day.", ["Give 10 ml."], {"240"},
+    ...                    passages="Age 4-6: 10 ml. Do not give more than 4 doses in 24 hours."))
     ['40', '960']
-    >>> dose_totals("The limit is 3 tablets in 24 hours, which is 660 mg.", [], haystack="Each tablet contains 220 mg.")
+    >>> dose_totals("The limit is 3 tablets in 24 hours, which is 660 mg.", [],
+    ...             passages="Each tablet contains 220 mg. Do not take more than 3 tablets in 24 hours.")
     {'660': '3 doses of 220'}
 
     None where the period is not named or is the count's own span ("22.5 ml per dose", "3 times in 24 hours, 8 hours
     apart"), where what follows the figure makes it one use's ("8 puffs (800 micrograms) each time you use it"), at
-    one of several amounts only the evidence gives (a day's total at another row's dose would pass for its own), nor
-    at an amount the evidence gives per several of the thing counted or per something else ("5 drops contain 10
+    one of several amounts only the evidence gives (a day's total at another row's dose would pass for its own); where
+    the count is not one the evidence gives for a period, of that thing ("up to 10 pastilles a day" counts no
+    lozenges, "Pack of 16 lozenges" no day's); where a thing counted (a puff, a drop, a lozenge) is not given that
+    amount each by the evidence, nor a dose an amount the evidence gives per something else ("5 drops contain 10
     micrograms" makes no 50 micrograms of 5 drops, whatever the answer says one drop holds; "Each 5 ml spoonful
-    contains 15 mg" no 60 mg of 4 doses of 10 ml). A count or a dose the evidence does not give is the number check's
+    contains 15 mg", no 60 mg of 4 doses of 10 ml). A count or a dose the evidence does not give is the number check's
     to fail where the answer states it.
 
-    >>> dose_totals("Give 22.5 ml per dose, up to three times.", ["Give 7.5 ml."]), dose_totals(
-    ...     "7.5 ml, up to 3 times in 24 hours, 8 hours apart.", []), dose_totals(
-    ...     "At most 3 doses a day: 30 ml.", [], haystack="Age 2-3: 7.5 ml. Age 4-5: 10 ml.")
-    ({}, {}, {})
-    >>> dose_totals("Up to 8 puffs (800 micrograms) each time, 4 times in 24 hours.", [],
-    ...             haystack="Each puff delivers 100 micrograms.")
-    {}
+    >>> dose_totals("Give 22.5 ml per dose, up to three times.", ["Give 7.5 ml."], passages="Up to 3 times a day."), \\
+    ...     dose_totals("At most 3 doses a day: 30 ml.", [], passages="Age 2-3: 7.5 ml. Age 4-5: 10 ml. 3 doses a day.")
+    ({}, {})
+    >>> inhaler = "Each puff delivers 100 micrograms. Use no more than 8 puffs in 24 hours. Each 2-puff dose of the "
+    >>> inhaler += "preventer delivers 200 micrograms."
+    >>> [dose_totals(f"Up to 8 puffs in 24 hours, so {total} micrograms a day.", [], passages=inhaler) for total in (
+    ...     "800", "1,600")]
+    [{'800': '8 doses of 100'}, {}]
+    >>> [dose_totals("At most 3 tablets, or 600 mg, in 24 hours.", [], passages=texts) for texts in (
+    ...     ["Each tablet contains 200 mg. Do not take more than 6 tablets in 24 hours.",
+    ...      "Max Strength: do not take more than 3 tablets in 24 hours."],
+    ...     ["Each tablet contains 200 mg. Do not take more than 3 tablets in 24 hours."])]
+    [{}, {'600': '3 doses of 200'}]
     >>> dose_totals("Each drop has 10 micrograms, so 5 drops a day is 50 micrograms a day.", [],
-    ...             haystack="5 drops contain 10 micrograms.")
+    ...             passages="5 drops contain 10 micrograms. Give 5 drops a day.")
     {}
     >>> dose_totals("Each dose has 15 mg; 4 doses in 24 hours is 60 mg a day.", [],
-    ...             haystack="Each 5 ml spoonful contains 15 mg. Take 10 ml.")
+    ...             passages="Each 5 ml spoonful contains 15 mg. Take 10 ml. No more than 4 doses in 24 hours.")
     {}
+    >>> [dose_totals(f"Up to {n} lozenges a day, which is {total} mg.", [], passages="Each lozenge contains 8.75 mg. "
+    ...              "No more than 5 lozenges in 24 hours. Up to 10 pastilles a day. Pack of 16 lozenges.")
+    ...  for n, total in (("5", "43.75"), ("10", "87.5"), ("16", "140"))]
+    [{'43.75': '5 doses of 8.75'}, {}, {}]
     """
     claim = counted_in_figures(claim)
     if not _PERIOD.search(claim):
         return {}
     # (a span of time is no dose: "3 times in 24 hours, 8 hours apart" makes no total of 24 hours)
     quantities = tuple(q for q in _quantities(claim) if q[2] not in _DURATIONS)
-    counts = {(value, unit) for value, _, unit in quantities if unit in _COUNTED and value >= 2}
-    if not counts:
+    # ... and a count the evidence gives for a period, of the same thing ("Do not take more than 5 lozenges in 24
+    # hours"; not "up to 10 pastilles a day", nor "Pack of 16 lozenges"), a thing's count with the amount of one in the
+    # same passage: another passage's count (another product's daily count of tablets of this one's strength) makes
+    # nothing
+    texts = [passages] if isinstance(passages, str) else list(passages)
+    counts = {(value, _family(unit)) for value, _, unit in quantities if unit in _COUNTED and value >= 2}
+    if not counts or not any(counts & _counts_per_period(text) for text in texts):
         return {}
     amounts: dict[str, set[float]] = {}
     for value, _, unit in (q for text in (claim, *stated) for q in _quantities(counted_in_figures(text))):
         if unit and unit not in _COUNTED:
             amounts.setdefault(unit, set()).add(value)
     given: dict[str, set[float]] = {}
-    for value, _, unit in _quantities(haystack):
+    for value, _, unit in _quantities(" ".join(texts)):
         given.setdefault(unit, set()).add(value)
     for unit, values in given.items():
         if unit and unit not in _COUNTED and len(values) == 1:
             amounts.setdefault(unit, set()).update(values)
-    # what the evidence gives each amount per: (value, unit) -> {(one of it, what it is per)}
-    tied: dict[tuple[float, str], set[tuple[bool, str]]] = {}
-    for match in _TIED.finditer(haystack):
-        try:
-            value = float(match.group(3).replace(",", ""))
-        except ValueError:
-            continue
-        one = match.group(1).lower() in ("each", "every", "one", "a", "an", "per", "1")
-        tied.setdefault((value, _unit(None, match.group(4))), set()).add((one, _unit(None, match.group(2))))
 
-    def per_one(amount: float, unit: str, counted: str) -> bool:
-        ties = tied.get((amount, unit))
-        return not ties or (True, counted) in ties
+    def candidates(text: str, unit: str, counted: str) -> set[float]:
+        # One of a thing the passage counts (a puff, a tablet, a lozenge) holds what the passage gives one of it; a
+        # dose, what the answer says the passage gives (its row is the row check's to read) unless the passage gives
+        # that amount per something else, or what the answer works out.
+        tied = _ties(text)
+        if counted != _DOSE:
+            return {value for (value, measure), ties in tied.items() if measure == unit and (True, counted) in ties}
+        present = {value for value, _, measure in _quantities(text) if measure == unit}
+        return {amount for amount in amounts.get(unit, set()) & present
+                if not tied.get((amount, unit)) or (True, _DOSE) in tied[(amount, unit)]} | loose
 
     loose = {float(n) for n in worked if re.fullmatch(r"\d+(?:\.\d+)?", n)}
     cleaned = strip_citations(claim)
@@ -200,10 +260,13 @@ def dose_totals(claim: str, stated: Sequence[str], worked: frozenset[str] | set[
         after = re.search(r"(?<![\d.,])" + re.escape(written) + r"(?![\d])\s*[^\W\d_]*", cleaned.replace(",", ""))
         if after and _PER_USE.match(cleaned.replace(",", "")[after.end():]):
             continue
-        made = next(((count, amount) for count, counted in sorted(counts)
-                     for amount in sorted(amounts.get(unit, set()) | loose)
-                     if amount != value and _as_written(count * amount, written) and per_one(amount, unit, counted)),
-                    None)
+        # (a dose's count and amount may be given apart, a dosing table in one passage and how often in another; a
+        # thing's count and what one holds, in one passage)
+        made = next(((count, amount) for text in [*texts, " ".join(texts)]
+                     for count, counted in sorted(counts & _counts_per_period(text))
+                     if (counted == _DOSE) == (text not in texts) or len(texts) == 1
+                     for amount in sorted(candidates(text, unit, counted))
+                     if amount != value and _as_written(count * amount, written)), None)
         if made:
             totals[written] = f"{made[0]:g} doses of {made[1]:g}"
     return totals
@@ -287,7 +350,7 @@ def answer_figures(sentences: Sequence[str], docs: Sequence[Evidence], asked: st
                 more |= new - read.missing - set(read.totals) - read.spans  # (a span's "1" of "1 h 50 min" is none)
                 # ... and a day's total of the doses it counts, at a dose the answer states or works out ("Give 10
                 # ml." then "At most 4 doses in 24 hours: 40 ml a day.")
-                more |= new & set(dose_totals(sentence, sentences, worked, haystack))
+                more |= new & set(dose_totals(sentence, sentences, worked, [dated_text(d) for d in docs]))
         if not more:
             break
         worked |= more

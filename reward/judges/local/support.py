@@ -238,7 +238,7 @@ read is checked against the evidence it can."""
         # ... and without a clause stating a day's total of the doses it counts, at a dose the answer states ("Up to 4
         # doses in 24 hours, so no more than 30 ml a day" as "Up to 4 doses in 24 hours")
         # (a total the evidence states itself, "max 4 g in 24 hours", the model reads as it reads any figure)
-        doses = dose_totals(reading, answer, worked, haystack) if supported and reading else {}
+        doses = dose_totals(reading, answer, worked, [doc_text(d) for d in docs]) if supported and reading else {}
         doses = {figure: made for figure, made in doses.items() if figure not in _given(haystack)}
         reading = without_dose_totals(reading, doses) if doses else reading
         # (a sentence of worked-out figures only, "About 1 hour 50 minutes.", has nothing left beside its arithmetic)
