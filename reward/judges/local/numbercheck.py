@@ -125,12 +125,14 @@ _PER_USE = re.compile(r"^[^.;:—–]{0,40}?\b(?:each|every|per|a|at a)\s+(?:tim
 """What follows an amount that makes it one use's, no total ("800 micrograms each time you use it")."""
 
 
-_DOSE = _unit(None, "doses")
+_DOSE, _TIMES = _unit(None, "doses"), _unit(None, "times")
+_PERIOD_AFTER = re.compile(r"[^.;]{0,25}?" + _PERIOD.pattern, re.IGNORECASE)
+"""A period named shortly after a count ("5 lozenges in 24 hours", "four times a day with food")."""
 
 
 def _family(unit: str) -> str:
     """A counted unit, "times" read as doses."""
-    return _DOSE if unit == _unit(None, "times") else unit
+    return _DOSE if unit == _TIMES else unit
 
 
 @functools.lru_cache(maxsize=1024)
@@ -141,8 +143,7 @@ def _counts_per_period(haystack: str) -> frozenset[tuple[float, str]]:
     found = set()
     for match in re.finditer(r"(?<![\d.,])(\d+(?:\.\d+)?)\s*([a-z]+)", text, re.IGNORECASE):
         unit = _unit(None, match.group(2))
-        if unit in _COUNTED and _PERIOD.match(text, match.end()) or (
-                unit in _COUNTED and re.match(r"[^.;]{0,25}?" + _PERIOD.pattern, text[match.end():], re.IGNORECASE)):
+        if unit in _COUNTED and _PERIOD_AFTER.match(text, match.end()):
             found.add((float(match.group(1)), _family(unit)))
     return frozenset(found)
 
@@ -239,6 +240,7 @@ def dose_totals(claim: str, stated: Sequence[str], worked: frozenset[str] | set[
     for unit, values in given.items():
         if unit and unit not in _COUNTED and len(values) == 1:
             amounts.setdefault(unit, set()).update(values)
+    loose = {float(n) for n in worked if re.fullmatch(r"\d+(?:\.\d+)?", n)}
 
     def candidates(text: str, unit: str, counted: str) -> set[float]:
         # One of a thing the passage counts (a puff, a tablet, a lozenge) holds what the passage gives one of it; a
@@ -251,20 +253,19 @@ def dose_totals(claim: str, stated: Sequence[str], worked: frozenset[str] | set[
         return {amount for amount in amounts.get(unit, set()) & present
                 if not tied.get((amount, unit)) or (True, _DOSE) in tied[(amount, unit)]} | loose
 
-    loose = {float(n) for n in worked if re.fullmatch(r"\d+(?:\.\d+)?", n)}
-    cleaned = strip_citations(claim)
+    # (a dose's count and amount may be given apart, a dosing table in one passage and how often in another; a
+    # thing's count and what one holds, in one passage)
+    readings = {_DOSE: [" ".join(texts)]}
+    cleaned = strip_citations(claim).replace(",", "")
     totals = {}
     for value, written, unit in quantities:
         if not unit or unit in _COUNTED:
             continue
-        after = re.search(r"(?<![\d.,])" + re.escape(written) + r"(?![\d])\s*[^\W\d_]*", cleaned.replace(",", ""))
-        if after and _PER_USE.match(cleaned.replace(",", "")[after.end():]):
+        after = re.search(r"(?<![\d.,])" + re.escape(written) + r"(?![\d])\s*[^\W\d_]*", cleaned)
+        if after and _PER_USE.match(cleaned[after.end():]):
             continue
-        # (a dose's count and amount may be given apart, a dosing table in one passage and how often in another; a
-        # thing's count and what one holds, in one passage)
-        made = next(((count, amount) for text in [*texts, " ".join(texts)]
-                     for count, counted in sorted(counts & _counts_per_period(text))
-                     if (counted == _DOSE) == (text not in texts) or len(texts) == 1
+        made = next(((count, amount) for count, counted in sorted(counts) for text in readings.get(counted, texts)
+                     if (count, counted) in _counts_per_period(text)
                      for amount in sorted(candidates(text, unit, counted))
                      if amount != value and _as_written(count * amount, written)), None)
         if made:
@@ -330,7 +331,8 @@ def answer_figures(sentences: Sequence[str], docs: Sequence[Evidence], asked: st
     >>> sorted(answer_figures(["You'd pay £35 today."], fine, "I got a £70 ticket.")), answer_figures(["£35."], fine)
     (['35'], frozenset())
     """
-    haystack = " ".join(dated_text(d) for d in docs)
+    passages = [dated_text(d) for d in docs]
+    haystack = " ".join(passages)
     worked = answer_working(sentences, haystack, asked)
     given, users = _given(haystack), numbers(spelled_out(asked))
     # a share the evidence applies ("reduced by 50%") of a figure of the evidence's that the answer states in any
@@ -350,7 +352,7 @@ def answer_figures(sentences: Sequence[str], docs: Sequence[Evidence], asked: st
                 more |= new - read.missing - set(read.totals) - read.spans  # (a span's "1" of "1 h 50 min" is none)
                 # ... and a day's total of the doses it counts, at a dose the answer states or works out ("Give 10
                 # ml." then "At most 4 doses in 24 hours: 40 ml a day.")
-                more |= new & set(dose_totals(sentence, sentences, worked, [dated_text(d) for d in docs]))
+                more |= new & set(dose_totals(sentence, sentences, worked, passages))
         if not more:
             break
         worked |= more
