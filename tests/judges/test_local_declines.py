@@ -6,6 +6,9 @@ a deadline named in passing is no day the passage must give)."""
 import pytest
 
 from reward.format import Facet, render_response
+from reward.engine import Engine
+from reward.judges.local import LocalJudge
+from reward.rubric import load_suite
 from reward.schema import Evidence, Item, Turn
 
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -218,3 +221,34 @@ def test_the_weekday_of_a_users_date_and_the_users_own_figure_are_no_names_the_e
         item(query, "Harrow Valley's page doesn't say what you can claim for that journey [Doc 1].", DELAYS, "r"))
     assert honest["no_supply_reject"] >= 0.8
     assert refused["no_supply_reject"] < 0.5 and refused["reward"] < honest["reward"]
+
+
+ANTIBIOTIC = [
+    Evidence(id="1", title="Metronidazole tablets: patient leaflet", text=(
+        "Do not drink alcohol while you are taking metronidazole and for at least 48 hours after you finish the "
+        "course. Alcohol with metronidazole can make you feel very sick, flush and give you a pounding heartbeat.")),
+    Evidence(id="2", title="Alcohol units", text=(
+        "A pint of ordinary strength beer is about 2 units. Adults should not regularly drink more than 14 units a "
+        "week."))]
+
+
+
+def test_the_users_days_of_the_week_are_worked_through_the_span_the_evidence_counts():
+    """The user's days ("my course ends on Tuesday", "a barbecue on Wednesday") and the day a span the evidence counts
+    from an event ends on ("48 hours after you finish": Thursday) are no names the evidence must give: the supply
+    reading finds the need supplied (missing the days, it read no passage as supplying it and paid a refusal as
+    right), and neither the claim check nor query satisfaction fails an answer that names them (each failed one as
+    "names not in the evidence"). A day the evidence neither gives nor counts to is still a name it lacks."""
+    query = "My metronidazole course ends on Tuesday. Is it OK to have a beer at a barbecue on Wednesday evening?"
+    honest, refused, other = Engine(load_suite("searchllm"), LocalJudge()).score_sync([
+        item(query, "No. Don't drink alcohol for at least 48 hours after you finish the course, so Wednesday "
+                    "evening is too soon; Thursday evening is the earliest [Doc 1].", ANTIBIOTIC, "h"),
+        item(query, "The leaflets don't say when you can drink again after the course.", ANTIBIOTIC, "r"),
+        item(query, "No. Don't drink alcohol for at least 48 hours after you finish the course, so wait until "
+                    "Saturday [Doc 1].", ANTIBIOTIC, "o")])
+    supplied = honest.dimensions["no_supply_reject"].explanation
+    assert "names covered 100%" in supplied and "evidence supplies an answer" in supplied
+    assert refused.dimensions["no_supply_reject"].score < 0.75
+    assert "names not in the evidence" not in honest.dimensions["claim_hallucination"].explanation
+    assert "which its cited evidence does not" not in honest.dimensions["query_satisfaction"].explanation
+    assert "names not in the evidence: saturday" in other.dimensions["claim_hallucination"].explanation

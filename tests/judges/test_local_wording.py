@@ -8,6 +8,7 @@ import pytest
 from reward.judges.local.claims import claim_support
 from reward.judges.local.figures import ordered_reading
 from reward.judges.local.negation import negation_flip, unfounded_denial
+from reward.judges.local.text import novel_names
 from reward.schema import Evidence
 
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -162,3 +163,30 @@ def test_a_year_worked_out_from_the_users_year_and_the_evidences_span():
         False, "numbers not in the evidence: 2, 2026")
     assert not claim_support("It is due by May 2026, two years on from registration.", rules, similarity=0.8,
                              asked="My car was first registered in May 2024; inspections are every two years, right?")[0]
+
+
+
+COUNCIL_TAX = ("Band D: £2,184 a year. A single person living alone gets a 25% discount. Appliances are rated by energy a "
+               "year; ask your doctor before you apply for the disability reduction.")
+
+
+@pytest.mark.parametrize("claim", [
+    "Band: D\nFull charge 2024/25: £2,184",
+    "| Band D | Whole year | £2,184 |",
+    "It's OK to apply for the disability reduction, but see your GP first.",
+    "Energy use is rated in kWh a year.",
+])
+def test_a_word_capitalised_where_any_word_is_or_a_capitalised_common_noun_is_no_invented_name(claim):
+    """A line's or a table cell's first word is capitalised as a sentence's is, a name does not run across a line
+    break ("D\\nFull"), and "OK", "GP" and units written with a capital ("kWh") name nobody: none is a name the
+    evidence lacks (each failed an honest layout or paraphrase as "names not in the evidence")."""
+    assert novel_names(claim, COUNCIL_TAX) == []
+
+
+@pytest.mark.parametrize("claim, names", [
+    ("Band D at Harwick Council: £2,184 a year.", ["harwick council"]),
+    ("Band: D, billed by Northgate Water\nTotal: £2,184", ["northgate water"]),
+    ("| Band D | Billed by Northgate | £2,184 |", ["northgate"]),
+])
+def test_a_name_the_evidence_lacks_is_still_one_inside_a_line_or_a_cell(claim, names):
+    assert novel_names(claim, COUNCIL_TAX) == names

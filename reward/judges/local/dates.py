@@ -120,3 +120,71 @@ def _only_dated(text: str, word: re.Pattern, dated_pattern: re.Pattern) -> froze
     mentions = Counter(m.group(0).lower() for m in word.finditer(text))
     dated = Counter(next(g for g in m.groups() if g).lower() for m in dated_pattern.finditer(text))
     return frozenset(w for w, count in mentions.items() if dated[w] == count)
+
+
+_COUNT_WORDS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
+                                           "thirteen fourteen".split())}
+_AFTER_SPAN = re.compile(r"\b(\d{1,3}|" + "|".join(_COUNT_WORDS) + r"|a)[\s-]+(working\s+|business\s+|clear\s+)?"
+                         r"(hours?|days?|nights?|weeks?)(?:['’]s?)?\s+(after|before|from|of|since|later|"
+                         r"beforehand)\b|\bwithin\s+(\d{1,3}|" + "|".join(_COUNT_WORDS) + r"|a)[\s-]+"
+                         r"(working\s+|business\s+|clear\s+)?(hours?|days?|nights?|weeks?)\b", re.IGNORECASE)
+"""A span counted from an event ("for at least 48 hours after finishing the course", "within 14 days of delivery",
+"2 working days later", "within 24 hours"): a rule the user's own day is worked through."""
+
+
+def _shifted(day: int, count: int, unit: str, working: bool) -> set[int]:
+    """The days of the week (0 Monday) a span from `day` may end on: hours as the days they make, rounded either way
+    (36 hours ends a day or two later), weeks as seven days, working days skipping Saturday and Sunday."""
+    unit = unit.lower().rstrip("s")
+    if unit == "hour":
+        steps = {count // 24, -(-count // 24)}
+    else:
+        steps = {count * 7 if unit == "week" else count}
+    ends = set()
+    for step in steps:
+        if working and unit == "day":
+            at, left = day, abs(step)
+            while left:
+                at = (at + (1 if step > 0 else -1)) % 7
+                left -= at < 5
+            ends.add(at)
+        else:
+            ends.add((day + step) % 7)
+    return ends
+
+
+def _count(written: str) -> int:
+    return int(written) if written.isdigit() else _COUNT_WORDS.get(written.lower(), 1)
+
+
+@functools.lru_cache(maxsize=1024)
+def worked_weekdays(asked: str, evidence: str) -> frozenset[str]:
+    """The days of the week an answer may name where the user gives days of the week (the day a course ends, a party,
+    an order) and the evidence a span counted from an event ("48 hours after finishing", "within 14 days of
+    delivery"): the user's days, to which the answer applies that rule, and each day the span from one of them ends
+    on. Without such a span, none (a day the user asks about must be the evidence's: "do trains run on Sundays?").
+
+    >>> sorted(worked_weekdays("I finish my course on Friday. Can I drink on Saturday night?",
+    ...                        "Do not drink alcohol for at least 48 hours after finishing the course."))
+    ['friday', 'monday', 'saturday', 'sunday']
+    >>> sorted(worked_weekdays("I ordered at 10pm on Tuesday.", "Orders arrive 2 working days after dispatch.")), sorted(
+    ...     worked_weekdays("I ordered on Friday.", "Delivery within 2 working days."))
+    (['thursday', 'tuesday'], ['friday', 'tuesday'])
+    >>> sorted(worked_weekdays("Do trains run on Sundays?", "Trains run every 30 minutes, Monday to Saturday.")), sorted(
+    ...     worked_weekdays("We'll go on Sunday.", "Last entry is one hour before closing."))
+    ([], [])
+    """
+    spans = [(m.group(1) or m.group(5), m.group(2) or m.group(6), m.group(3) or m.group(7), m.group(4) or "within")
+             for m in _AFTER_SPAN.finditer(evidence)]
+    # (a span of hours counts days from 24 hours: "last entry one hour before closing" moves no day)
+    spans = [span for span in spans if not span[2].lower().startswith("hour") or _count(span[0]) >= 24]
+    users = {w.lower() for w in re.findall(r"\b" + _WEEKDAY + r"(?=s?\b)", asked, re.IGNORECASE)}
+    if not spans or not users:
+        return frozenset()
+    days = set(users)
+    for user in users:
+        for count, working, unit, direction in spans:
+            number = _count(count)
+            sign = -1 if direction.lower() in ("before", "beforehand") else 1
+            days |= {_DAYS[d] for d in _shifted(_DAYS.index(user), sign * number, unit, bool(working))}
+    return frozenset(days)

@@ -18,6 +18,7 @@ import numpy as np
 
 from reward.format import parse_citations, split_sentences, strip_citations
 from reward.judges.local.claims import _THOUSANDS, _YEAR, answer_worked
+from reward.judges.local.dates import worked_weekdays
 from reward.judges.local.numbercheck import dated_text, figures_read
 from reward.judges.local.kinds import asked_kinds, missing_kind
 from reward.judges.local.context import Context, _answer_parts, _answer_sentences, chosen_alternative, clip, copy_reading
@@ -238,6 +239,7 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
     worked = answer_worked(_answer_sentences(ctx), ctx.item.evidence, asked)
     asked_stems = stems(question)
     asked_names = salient_terms(question)
+    weekdays = worked_weekdays(asked, " ".join(doc_text(d) for d in ctx.item.evidence))
     docs_by_id = ctx.item.evidence_by_id()
     parts = []
     for sentence in split_sentences(ctx.parsed.answer or ""):
@@ -284,7 +286,10 @@ async def _checked_answer(ctx: Context) -> list[AnswerCheck]:
         cited_text = " ".join(dated_text(d) for d in cited)
         # Numbers as `salient_terms` gives them, without thousands separators ("3,390" is the answer's 3390).
         haystack = _THOUSANDS.sub("", cited_text.lower())
-        novel = sorted(t for t in salient_terms(text) - asked_names if not _name_in(t, haystack))
+        # (a day of the week a span the evidence counts from the user's day ends on is worked out, not named:
+        # `dates.worked_weekdays`)
+        novel = sorted(t for t in salient_terms(text) - asked_names if not _name_in(t, haystack)
+                       and t.removesuffix("s") not in weekdays)
         # A figure worked out of the cited evidence's is found where its operands are (below), not invented.
         unread = figures_read(text, cited, asked, worked).missing if any(t[:1].isdigit() for t in novel) else set()
         figured = {t for t in novel if t[:1].isdigit() and t not in unread}

@@ -10,7 +10,7 @@ import numpy as np
 from reward.format import split_sentences
 from reward.judges.local.claims import _YEAR
 from reward.judges.local.context import Context, _answer_parts, clip
-from reward.judges.local.dates import frame_named
+from reward.judges.local.dates import frame_named, worked_weekdays
 from reward.judges.local.figures import choice_sides
 from reward.judges.local.kinds import asked_names, missing_kind, names_covered, other_variant
 from reward.judges.local.relevance import _answer_checks, asked_kind_of
@@ -55,7 +55,11 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
     vectors = await ctx.embedder.embed([ctx.need, *(s for _, s in rows)])
     overlap = np.array([lexical_coverage(ctx.need, s) for _, s in rows], dtype=np.float32)
     relevance = shipped_relevance().probability(vectors[0], vectors[1:], overlap)
-    names = asked_names(ctx.item.query, ctx.need)
+    # (the user's own days of the week, where the evidence gives a span counted from an event, are days the answer
+    # works that rule through, not days the evidence must name: "I finish on Friday; can I drink on Saturday?")
+    everywhere = " ".join(doc_text(d) for d in ctx.item.evidence)
+    weekdays = worked_weekdays(f"{ctx.item.query} {ctx.need}", everywhere)
+    names = {n for n in asked_names(ctx.item.query, ctx.need) if n.removesuffix("s") not in weekdays}
     years = {n for n in numbers(_MONEY_FIGURE.sub(" ", ctx.item.query)) if _YEAR.match(n)}  # not "£1,200"
     # the query's days or months (in a range too: "Friday" of "Monday to Saturday") fail a passage naming none of them
     frames = {n for n in names if TIME_FRAME.match(n)}
@@ -64,9 +68,9 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
     apart: set[str] = set()
     sides = choice_sides(ctx.item.query)
     if sides:
-        everywhere = " ".join(doc_text(d) for d in ctx.item.evidence).lower()
+        everywhere_lower = everywhere.lower()
         sided = {re.sub(r"['’]s$", "", w) for w in sides[0] | sides[1]}  # "Pelican's" names Pelican
-        apart = {n for n in names if set(n.split()) & sided and names_in({n}, everywhere)}
+        apart = {n for n in names if set(n.split()) & sided and names_in({n}, everywhere_lower)}
     kind_asked = asked_kind_of(ctx)
     best, best_value, best_note = None, -1.0, ""
     for k in np.argsort(-relevance)[:8].tolist():

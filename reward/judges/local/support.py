@@ -38,7 +38,7 @@ from reward.judges.local.text import (
     stems,
 )
 from reward.judges.local.clock import dated_days, days_since, worked_months
-from reward.judges.local.dates import dated_months, stale_future
+from reward.judges.local.dates import dated_months, stale_future, worked_weekdays
 from reward.judges.local.superseded import superseded_figure
 from reward.rules.verdicts import scope_topic
 from reward.schema import Evidence
@@ -132,6 +132,7 @@ read is checked against the evidence it can."""
     # change's size, a figure the number check reads as worked out), which its other sentences may state
     answer = _answer_sentences(ctx)
     worked = answer_worked(answer, ctx.item.evidence, context) | days_since(" ".join(answer), context, ctx.item.now)
+    weekdays = worked_weekdays(context, everywhere)
     checks: list[SentenceCheck | None] = []
     # (index, claim, window, lexical doubt, coverage, claim_features)
     pending: list[tuple[int, str, list[str], str, float, dict[str, float]]] = []
@@ -260,9 +261,11 @@ read is checked against the evidence it can."""
         # `names_in`) is the user's slip, not a name the claim adds.
         # ... and the month of an item's publication date names that item ("the June 2024 page"), and so does that of a
         # date worked out ("by 17 March" from the user's "on 3 March" and 14 days, not "3 March"; "2 April", 30 days on)
+        # ... and a day of the week the user gives, or one a span the evidence counts from an event ends on from it
+        # ("48 hours after finishing" a course that ends on Friday: "Saturday is too soon", "wait until Sunday")
         names = [n for n in novel_names(reading, " ".join([haystack, *published])) if not (
             n in asked_lower and names_in({n}, everywhere_lower) or n in undated and dated_days(n, reading) & worked
-            or n in worked_months(reading, haystack, context))]
+            or n in worked_months(reading, haystack, context) or n.removesuffix("s") in weekdays)]
         if names:
             doubt = f"names not in the evidence: {', '.join(names[:3])}"
         # (a claim joining sentences: one may deny what it denies)

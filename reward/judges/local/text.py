@@ -1,8 +1,6 @@
 """The text heuristics the local methods share: content words and stems, numbers and names, contrasting words,
-claim extraction from an answer sentence, stale future dates, query echoes, keyword lists and
-copies of the evidence. Pure functions of strings (and evidence), cached by text where the same evidence is read
-for every rollout of a group.
-"""
+claim extraction from an answer sentence, stale future dates, query echoes, keyword lists and copies of the evidence.
+Pure functions of strings (and evidence), cached by text where every rollout of a group reads the same evidence."""
 
 from __future__ import annotations
 
@@ -33,7 +31,9 @@ _NUMBER = re.compile(r"(?<![^\W_])\d+(?:[.,:]\d+)*")  # not glued to a word: "m2
 TIME_FRAME = re.compile(r"^(?:mon|tues|wednes|thurs|fri|satur|sun)days?$|^(?:january|february|march|april|may|june|"
                         r"july|august|september|october|november|december)$")
 """A day or month (lower-cased): a time frame, as a query names it or an answer to "when" gives it."""
-_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[a-z]*[A-Z][a-zA-Z0-9]*(?:\s+[A-Z][a-zA-Z0-9]+)*")
+_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)(?<![\n|])(?<![\n|][ \t])"  # not a sentence's, line's or cell's first
+                          r"\b[a-z]*[A-Z][a-zA-Z0-9]*(?:[ \t]+[A-Z][a-zA-Z0-9]+)*")  # word; no line break inside a name
+NOT_NAMES = frozenset("ok gp kwh kw mwh mah ml dl mhz ghz db mmhg mbps gbps kbps".split())  # "OK", a GP, "kWh"
 # Words whose siblings contradict them: a claim using one where the evidence uses another is a swapped attribute
 # (the classic "bacterial" for a fungal disease), which overlap and embeddings do not see.
 CONTRASTS = [
@@ -127,7 +127,7 @@ def numbers(text: str) -> set[str]:
 def salient_terms(text: str) -> set[str]:
     """Capitalised names and numbers: what an answer must match exactly."""
     names = {m.group(0).lower() for m in _CAPITALISED.finditer(text)}
-    return {n for n in names if n not in STOPWORDS} | numbers(text)
+    return {n for n in names if n not in STOPWORDS and n not in NOT_NAMES} | numbers(text)
 
 
 def names_in(names: set[str], lowered: str) -> float:
