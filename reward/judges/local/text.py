@@ -33,7 +33,7 @@ TIME_FRAME = re.compile(r"^(?:mon|tues|wednes|thurs|fri|satur|sun)days?$|^(?:jan
 """A day or month (lower-cased): a time frame, as a query names it or an answer to "when" gives it."""
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)(?<![\n|])(?<![\n|][ \t])"  # not a sentence's, line's or cell's first
                           r"\b[a-z]*[A-Z][a-zA-Z0-9]*(?:[ \t]+[A-Z][a-zA-Z0-9]+)*")  # word; no line break inside a name
-NOT_NAMES = frozenset("ok gp kwh kw mwh mah ml dl mhz ghz db mmhg mbps gbps kbps".split())  # "OK", a GP, "kWh"
+NOT_NAMES = frozenset({"ok", "gp"})  # "OK", a GP (a unit the evidence never uses, "45 dB", stays one: a measure it lacks)
 # Words whose siblings contradict them: a claim using one where the evidence uses another is a swapped attribute
 # (the classic "bacterial" for a fungal disease), which overlap and embeddings do not see.
 CONTRASTS = [
