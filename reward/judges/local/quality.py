@@ -20,7 +20,7 @@ from reward.judges.local.support import (
     _require_readable_interaction,
     _sentence_support,
 )
-from reward.judges.local.negation import _NO, _asserted, _free_of, _is_negation, _negated_scope
+from reward.judges.local.negation import _NO, _SCOPE_END, _asserted, _free_of, _is_negation, _negated_scope
 from reward.judges.local.text import (
     _CLAUSE,
     claim_text,
@@ -67,13 +67,17 @@ _LIGHT_STOPWORDS = frozenset("a an the of to in on at by for with from as and or
                              "either".split())
 
 
-def _phrase_after_negations(words: list[str]) -> list[list[str]]:
+def _denied_phrases(text: str) -> list[list[str]]:
+    """The two or three content words after each negation (within six words) where two of them are in the
+    negation's own clause (`_SCOPE_END`): in "To avoid this, change your train" nothing is denied of the train, and
+    in "aren't refundable, but you can change" nothing of changing."""
+    words = [(w, n) for n, clause in enumerate(_SCOPE_END.split(text.lower())) for w in re.findall(r"[a-z']+", clause)]
     out = []
-    for i, word in enumerate(words):
+    for i, (word, clause) in enumerate(words):
         if _is_negation(word):
-            phrase = [w for w in words[i + 1:i + 7] if w not in _LIGHT_STOPWORDS and w.isalpha()][:3]
-            if len(phrase) >= 2:
-                out.append(phrase)
+            after = [(w, n) for w, n in words[i + 1:i + 7] if w not in _LIGHT_STOPWORDS and w.isalpha()]
+            if len(after) >= 2 and sum(n == clause for _, n in after) >= 2:
+                out.append([w for w, _ in after[:3]])
     return out
 
 
@@ -103,14 +107,17 @@ def conflict_flip(claim: str, other: str) -> bool:
     False
     >>> conflict_flip("Not more time to pay: tax owed is still due.", "More time to file: file Form 4868 by that date, or pay part.")
     False
+    >>> conflict_flip("To avoid this, change your train before the 10:15 leaves.",
+    ...               "Advance tickets aren't refundable, but you can change to a different train before the 10:15 leaves.")
+    False
     """
     claim, other = strip_citations(claim), strip_citations(other)
     if _negated_scope(claim) & _negated_scope(other):
         return False
     claim_words = re.findall(r"[a-z']+", claim.lower())
     other_words = re.findall(r"[a-z']+", other.lower())
-    return (any(_holds(p, other_words) for p in _phrase_after_negations(claim_words))
-            or any(_holds(p, claim_words) for p in _phrase_after_negations(other_words))
+    return (any(_holds(p, other_words) for p in _denied_phrases(claim))
+            or any(_holds(p, claim_words) for p in _denied_phrases(other))
             or any(_asserted(p, claim_words, _NO) and not _asserted(p, other_words, _NO) for p in _free_of(other.lower()))
             or any(_asserted(p, other_words, _NO) and not _asserted(p, claim_words, _NO) for p in _free_of(claim.lower())))
 
