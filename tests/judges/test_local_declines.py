@@ -232,7 +232,6 @@ ANTIBIOTIC = [
         "week."))]
 
 
-
 def test_the_users_days_of_the_week_are_worked_through_the_span_the_evidence_counts():
     """The user's days ("my course ends on Tuesday", "a barbecue on Wednesday") and the day a span the evidence counts
     from an event ends on ("48 hours after you finish": Thursday) are no names the evidence must give: the supply

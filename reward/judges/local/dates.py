@@ -8,6 +8,8 @@ import functools
 import re
 from collections import Counter
 
+from reward.judges.local.figures import _SPELLED
+
 _MONTHS = {m: i for i, m in enumerate(
     "january february march april may june july august september october november december".split(), start=1)}
 _DATE = re.compile(
@@ -122,11 +124,9 @@ def _only_dated(text: str, word: re.Pattern, dated_pattern: re.Pattern) -> froze
     return frozenset(w for w, count in mentions.items() if dated[w] == count)
 
 
-_COUNT_WORDS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
-                                           "thirteen fourteen".split())}
-_AFTER_SPAN = re.compile(r"\b(\d{1,3}|" + "|".join(_COUNT_WORDS) + r"|a)[\s-]+(working\s+|business\s+|clear\s+)?"
+_AFTER_SPAN = re.compile(r"\b(\d{1,3}|" + "|".join(_SPELLED) + r"|a)[\s-]+(working\s+|business\s+|clear\s+)?"
                          r"(hours?|days?|nights?|weeks?)(?:['’]s?)?\s+(after|before|from|of|since|later|"
-                         r"beforehand)\b|\bwithin\s+(\d{1,3}|" + "|".join(_COUNT_WORDS) + r"|a)[\s-]+"
+                         r"beforehand)\b|\bwithin\s+(\d{1,3}|" + "|".join(_SPELLED) + r"|a)[\s-]+"
                          r"(working\s+|business\s+|clear\s+)?(hours?|days?|nights?|weeks?)\b", re.IGNORECASE)
 """A span counted from an event ("for at least 48 hours after finishing the course", "within 14 days of delivery",
 "2 working days later", "within 24 hours"): a rule the user's own day is worked through."""
@@ -154,7 +154,7 @@ def _shifted(day: int, count: int, unit: str, working: bool) -> set[int]:
 
 
 def _count(written: str) -> int:
-    return int(written) if written.isdigit() else _COUNT_WORDS.get(written.lower(), 1)
+    return int(written if written.isdigit() else _SPELLED.get(written.lower(), "1"))  # "a day after": 1
 
 
 @functools.lru_cache(maxsize=1024)
