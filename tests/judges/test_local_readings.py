@@ -1306,3 +1306,44 @@ def test_a_layouts_working_is_read_with_its_citation_after_it():
         for cited in (line, f"- {line} [Doc 2]"):
             worked = answer_worked([cited, "- Cheaper option: the Rover [Doc 1,2]"], fares, asked)
             assert figures_read(line, fares, asked, worked).missing == missing, cited
+
+
+LIBRARIES = Evidence(id="1", title="Council services 2020", text=(
+    "The council closed the Eastgate library in 2020 to save money. The Northgate library stayed open with shorter "
+    "hours."))
+WATER = Evidence(id="1", title="Riverfield Water charges 2025", text=(
+    "Riverfield Water raised its standing charge and volume prices by 8% on 1 April 2025. "
+    "Your bill also rises if you used more water than in the previous year, for example after a leak. "
+    "Bills for metered customers are based on actual meter readings."))
+
+
+def test_a_terse_answer_is_the_question_answered_by_it_so_it_denies_what_the_question_denies():
+    """"The Eastgate library." to "What did the council not close?" says the council did not close what the evidence
+    says it closed: the negated question is the fragment's claim, read by the negation check as by the model."""
+    engine = Engine(load_suite("searchllm"), LocalJudge())
+    closed, not_closed = engine.score_sync([
+        item("What did the council close in 2020?", "The Eastgate library [Doc 1].", evidence=(LIBRARIES,), item_id="c"),
+        item("What did the council not close in 2020?", "The Eastgate library [Doc 1].", evidence=(LIBRARIES,),
+             item_id="n")])
+    assert closed.dimensions["claim_hallucination"].score > 0.9
+    assert "negates what the evidence says" in not_closed.dimensions["claim_hallucination"].explanation
+    assert not_closed.dimensions["claim_hallucination"].score <= 0.15 and not_closed.reward < closed.reward - 0.3
+
+
+def test_a_correction_of_the_users_figure_and_a_later_list_point_are_not_read_with_the_question():
+    """"Prices rose 8%, not 100%." corrects the question's false premise: read with that question ("...put its prices
+    up 100%...? Prices rose 8%") the correction would be the premise's claim. So would a later point of a list, which
+    answers what the lead opened, not the question. Both are read as they stand; the denial of the user's figure is
+    the number check's, and the model reads what the claim asserts."""
+    from reward.judges.local.claims import corrects_question, without_users_figures_denied
+
+    asked = "Riverfield Water put its prices up 100% and my bill has doubled. Why?"
+    assert corrects_question("Prices rose 8%, not 100%.", asked)
+    assert without_users_figures_denied("Prices rose 8%, not 100% [Doc 1].", asked) == "Prices rose 8% [Doc 1]."
+    engine = Engine(load_suite("searchllm"), LocalJudge())
+    listed = item(asked, "Prices rose 8%, not 100% [Doc 1]. What else can raise a bill:\n"
+                  "- A leak or higher water use than last year [Doc 1]\n- Actual meter readings instead of estimates [Doc 1]",
+                  evidence=(WATER,), item_id="l")
+    explanation = engine.score_sync([listed])[0].dimensions["claim_hallucination"].explanation
+    # no claim is read with the question's premise in front of it
+    assert "100% and my bill" not in explanation, explanation

@@ -386,6 +386,42 @@ def is_fragment(claim: str) -> bool:
 
 
 
+def corrects_question(claim: str, asked: str) -> bool:
+    """The claim denies a figure or a word the question gives ("Prices rose 8%, not 100%." to "They put prices up
+    100%, why?"; "Not Zhenjin." to "Why did Zhenjin succeed him?"): a correction of the question, not its answer, so a
+    fragment saying so is not read as the question answered by it.
+
+    >>> corrects_question("Prices rose 8%, not 100%.", "They put prices up 100%. Why?"), corrects_question("8%.", "By how much?")
+    (True, False)
+    >>> corrects_question("Not Zhenjin.", "Why did Zhenjin succeed Kublai?"), corrects_question("Not Zhenjin.", "Who succeeded Kublai?")
+    (True, False)
+    """
+    text = strip_citations(claim)
+    return bool(denied_numbers(text) & numbers(asked)) or bool(_negated_scope(text) & stems(asked))
+
+
+_USERS_FIGURE_DENIED = r"\s*(?:,|;|\(|—|–|-)?\s*(?:but\s+|and\s+)?(?:not|rather than|instead of)\s+(?:the\s+|a\s+|an\s+)?[$€£¥]?({})(?![\d.,]\d)(?:\s*(?:%|per\s?cent\b|[a-zA-Z]+\b))?\s*\)?"
+
+
+def without_users_figures_denied(claim: str, asked: str) -> str:
+    """The claim without the figures of the user's it denies in passing ("Prices rose 8%, not 100%."), as the
+    consistency model reads it: the denial corrects the user, which the number check reads (`denied_numbers`); what
+    the claim asserts is the rest. A figure the user does not give stays.
+
+    >>> without_users_figures_denied("Prices rose 8%, not 100% [Doc 1].", "They put prices up 100%.")
+    'Prices rose 8% [Doc 1].'
+    >>> without_users_figures_denied("It is £18 (not £30) at the door.", "Is it £30?")
+    'It is £18 at the door.'
+    >>> without_users_figures_denied("Prices rose 8%, not 100%.", "Why did prices rise?")
+    'Prices rose 8%, not 100%.'
+    """
+    figures = sorted(numbers(asked) & denied_numbers(claim), key=len, reverse=True)
+    if not figures:
+        return claim
+    pattern = _USERS_FIGURE_DENIED.format("|".join(re.escape(f) for f in figures))
+    return re.sub(pattern, " ", claim).replace("  ", " ").replace(" .", ".").replace(" [", " [").strip()
+
+
 def without_derivation(claim: str, haystack: str, asked: str = "") -> str | None:
     """The claim as the consistency model reads it: each figure derived from the evidence's (`derived_numbers`) taken
     out with the relation that derives it ("2 years before 2007", ", a difference of 8 years"), which the model cannot

@@ -17,7 +17,8 @@ from reward.judges.consistency import is_english
 from reward.judges.local.arithmetic import counted_totals, with_rates
 from reward.judges.local.working import figures_only
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
-from reward.judges.local.claims import answer_worked, claim_support, is_fragment, swapped_value, without_derivation
+from reward.judges.local.claims import (answer_worked, claim_support, corrects_question, is_fragment, swapped_value,
+                                        without_derivation, without_users_figures_denied)
 from reward.judges.local.figures import _given, _names, choice_verdict, named_verdict, verdict_line
 from reward.judges.local.growth import change_sizes, growth_only, named_growth, without_changes
 from reward.judges.local.context import (Context, Unscored, _answer_parts, _answer_sentences, clip, lead_readings,
@@ -131,6 +132,7 @@ read is checked against the evidence it can."""
     # the figures the answer works out from known ones in any of its sentences ("6 days × £38 = £228", a time of day, a
     # change's size, a figure the number check reads as worked out), which its other sentences may state
     answer = _answer_sentences(ctx)
+    lead = next((body for body, kind in _answer_parts(ctx) if kind == "claim"), answer[0] if answer else None)
     worked = answer_worked(answer, ctx.item.evidence, context) | days_since(" ".join(answer), context, ctx.item.now)
     weekdays = worked_weekdays(context, everywhere)
     checks: list[SentenceCheck | None] = []
@@ -242,16 +244,25 @@ read is checked against the evidence it can."""
         doses = dose_totals(reading, answer, worked, [doc_text(d) for d in docs]) if supported and reading else {}
         doses = {figure: made for figure, made in doses.items() if figure not in _given(haystack)}
         reading = without_dose_totals(reading, doses) if doses else reading
+        # ... and without a figure of the user's it denies in passing ("Prices rose 8%, not 100%."), a correction the
+        # number check has read: the model, which does not read the user's words, would take the denial for a claim
+        reading = without_users_figures_denied(reading, context) if supported and reading else reading
         # (a sentence of worked-out figures only, "About 1 hour 50 minutes.", has nothing left beside its arithmetic)
         reading = None if supported and reading and figures_only(reading, haystack) else reading
         if reading is None:
             checks.append(SentenceCheck(claim, 1.0, 0.0, "", confidence=1.0))
             continue
-        if answering and is_fragment(reading) and not _LABELLED.match(reading):
+        read = claim
+        if (answering and sentence == lead and is_fragment(reading) and not _LABELLED.match(reading)
+                and not corrects_question(claim, context)):
             # A fragment ("Zhenjin.", "The answer is solar.") claims nothing on its own: its claim is the question it
             # answers, answered by it. The model reads the two together, from the evidence sentences closest to
             # both, and a name the question gives that the evidence lacks is a name the claim gives.
-            reading = f"{ctx.item.query.strip().rstrip('?.! ')}? {reading}"
+            # Only the answer's lead answers the question: a later fragment is a point of what the lead opened (a
+            # list's "Take paracetamol if needed", a table's row, "Running late?"), read as it stands; read with the
+            # question, a false premise's words would be the claim's. (... as they would in a fragment that corrects
+            # the question: "Prices rose 8%, not 100%." is read as it stands.)
+            reading = read = f"{ctx.item.query.strip().rstrip('?.! ')}? {reading}"
             similarity = (await ctx.similarity([reading], evidence_sentences))[0]
             top = sorted(np.argsort(-similarity)[:SUPPORT_WINDOW].tolist())
             window = [evidence_sentences[i] for i in top]
@@ -269,8 +280,10 @@ read is checked against the evidence it can."""
         if names:
             doubt = f"names not in the evidence: {', '.join(names[:3])}"
         # (a claim joining sentences: one may deny what it denies)
-        elif negation_flip(claim, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))],
-                           context) and negation_flip(claim, " ".join(window), context):
+        # (a fragment's claim is its question answered by it: "What did X not require? Y." denies what the evidence
+        # sentence that gives Y asserts)
+        elif negation_flip(read, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))],
+                           context) and negation_flip(read, " ".join(window), context):
             doubt = "negates what the evidence says"
         elif unfounded_denial(claim, haystack, ctx.item.query):
             doubt = "denies what no evidence denies"
