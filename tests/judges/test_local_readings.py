@@ -1347,3 +1347,27 @@ def test_a_correction_of_the_users_figure_and_a_later_list_point_are_not_read_wi
     explanation = engine.score_sync([listed])[0].dimensions["claim_hallucination"].explanation
     # no claim is read with the question's premise in front of it
     assert "100% and my bill" not in explanation, explanation
+
+
+PHYSICS = Evidence(id="1", title="Force", text=(
+    "The shortcomings of Aristotelian physics were corrected in the 17th century by Galileo Galilei, who was "
+    "influenced by the late Medieval idea that objects in forced motion carried an innate force of impetus."))
+
+
+def test_a_terse_answer_to_a_question_whose_word_the_evidence_says_the_opposite_of_fails():
+    """"Galileo Galilei." to "Who was influenced by early Medieval ideas?" answers a question the evidence does not:
+    it says "late". The same answer to the question the evidence answers passes, and a full sentence repeating the
+    question's word fails as the fragment does; the situation a query tells of is not read."""
+    from reward.judges.local.opposites import question_opposite
+
+    engine = Engine(load_suite("searchllm"), LocalJudge())
+    late, early, sentence = engine.score_sync([
+        item("Who was influenced by late Medieval ideas?", "Galileo Galilei [Doc 1].", evidence=(PHYSICS,), item_id="l"),
+        item("Who was influenced by early Medieval ideas?", "Galileo Galilei [Doc 1].", evidence=(PHYSICS,), item_id="e"),
+        item("Who was influenced by early Medieval ideas?", "Galileo Galilei was influenced by early Medieval ideas [Doc 1].",
+             evidence=(PHYSICS,), item_id="s")])
+    assert late.dimensions["claim_hallucination"].score > 0.9
+    for wrong in (early, sentence):
+        assert "the question's 'early' where the evidence says 'late'" in wrong.dimensions["claim_hallucination"].explanation
+        assert wrong.reward < late.reward - 0.2
+    assert question_opposite("I bought the largest pan last year. Which pan is best now?", "The small pan is best.") == ""

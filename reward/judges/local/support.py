@@ -25,6 +25,7 @@ from reward.judges.local.context import (Context, Unscored, _answer_parts, _answ
                                          sentence_evidence)
 from reward.judges.local.negation import negation_flip, unfounded_denial
 from reward.judges.local.numbercheck import dose_totals, without_dose_totals
+from reward.judges.local.opposites import question_opposite
 from reward.judges.local.text import (
     MODEL_FLOOR,
     MODEL_SPAN,
@@ -285,6 +286,10 @@ read is checked against the evidence it can."""
         elif negation_flip(read, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))],
                            context) and negation_flip(read, " ".join(window), context):
             doubt = "negates what the evidence says"
+        # ... and a word of the question said where the evidence says its opposite ("early" Medieval ideas, "late")
+        elif opposite := question_opposite(ctx.item.query, evidence_sentences[int(np.argmax(similarity))],
+                                           None if read != claim else claim):
+            doubt = opposite
         elif unfounded_denial(claim, haystack, ctx.item.query):
             doubt = "denies what no evidence denies"
         # The combination's coverage features were fitted over the evidence and the user's words, so they are read
