@@ -1371,3 +1371,16 @@ def test_a_terse_answer_to_a_question_whose_word_the_evidence_says_the_opposite_
         assert "the question's 'early' where the evidence says 'late'" in wrong.dimensions["claim_hallucination"].explanation
         assert wrong.reward < late.reward - 0.2
     assert question_opposite("I bought the largest pan last year. Which pan is best now?", "The small pan is best.") == ""
+
+
+def test_which_source_is_the_newer_is_said_of_the_source_not_new_content():
+    """A conflict note says which page is the newer ("Going by the more recent one", "the newer source is more likely
+    to be current"): beside a source it names, words of recency are no new content. Without a source named they are
+    ("The tower is currently the newest in town"), and a figure the sources lack still fails beside them."""
+    docs = [Evidence(id="1", text="In 2004 the tower was listed at 135 metres."),
+            Evidence(id="2", text="The 2025 survey gives the tower a height of 140 metres.")]
+    for note in ("The newer source is more likely to be current.", "Going by the more recent one, the answer is 140 metres.",
+                 "An older page from 2004 gives 135 instead, but the 2025 source is the more recent."):
+        assert claim_support(note, docs) == (True, ""), note
+    assert claim_support("The tower is currently the newest in town.", docs)[1].startswith("words not in the evidence")
+    assert claim_support("The latest one says the tower is 150 metres.", docs) == (False, "numbers not in the evidence: 150")

@@ -118,6 +118,10 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     framing = _ATTRIBUTION | _INDEFINITE | (_RELATION | _ORDER_STEMS if derived or order or sizes or growth or spans
                               else frozenset()) | (CHANGE_STEMS if sizes or growth else frozenset()) | (
         _SPAN_STEMS if spans else frozenset())
+    # (... and beside a source it names, the words that say which source is the newer: "the newer source is more
+    # likely to be current", "Going by the more recent one", "Older listings that say 18:00 are out of date")
+    if {stem(w) for w in re.findall(r"[a-z]+", claim.lower())} & _SOURCES:
+        framing = framing | _RECENCY | (_GOING if re.search(r"\bgoing\s+by\b", claim, re.IGNORECASE) else frozenset())
     units = {unit for _, _, unit in _quantities(claim) if unit} if derived else set()
     # A figure ("€15") is the number check's; so is one spelled out whose value the evidence or the user gives ("three
     # days" for "3 days", "at four" for a 4-year-old): one they do not give stays a new word.
@@ -289,6 +293,15 @@ _ATTRIBUTION = frozenset(stem(w) for w in (
     "bands", "bracket", "tier"))
 """Words that say where a claim comes from ("the other year the source gives", "according to the article", "the 4-6
 row", "your band"), not what it claims: never new content."""
+_SOURCES = _ATTRIBUTION | frozenset(stem(w) for w in (
+    "one", "ones", "listing", "listings", "timetable", "timetables", "edition", "version", "versions", "notice",
+    "leaflet", "website", "site", "update"))
+"""What names a source, or one of several ("the more recent one"): beside it, words of recency are about the source."""
+_RECENCY = frozenset(stem(w) for w in (
+    "recent", "recently", "newer", "newest", "older", "oldest", "latest", "current", "currently", "outdated",
+    "superseded", "updated", "predates", "date", "dated"))
+"""Which of the sources is the newer: beside a source named (`_SOURCES`), no fact of the world but which page says it."""
+_GOING = frozenset((stem("going"),))
 _INDEFINITE = frozenset(stem(w) for w in ("anything", "something", "anyone", "someone", "anybody", "somebody"))
 """Pronouns that name nothing ("You don't need to book anything yet"): no word a claim could add a fact with."""
 
