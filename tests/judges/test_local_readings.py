@@ -1384,3 +1384,19 @@ def test_which_source_is_the_newer_is_said_of_the_source_not_new_content():
         assert claim_support(note, docs) == (True, ""), note
     assert claim_support("The tower is currently the newest in town.", docs)[1].startswith("words not in the evidence")
     assert claim_support("The latest one says the tower is 150 metres.", docs) == (False, "numbers not in the evidence: 150")
+
+
+def test_a_negated_question_answered_by_a_denial_in_words_or_an_opening_no_is_not_a_flip():
+    """The negation check reads a terse answer's negated question only against evidence that asserts with negators
+    alone: "Women." to "Who was not admitted?" agrees with "the club's refusal to admit women", and "No. X." corrects
+    the question it follows rather than answering it."""
+    from reward.judges.local.claims import corrects_question, denies_in_words
+
+    club = Evidence(id="1", title="Harlow Rowing Club", text=(
+        "The club's refusal to admit women as full members lasted until 1975, when the rules were changed."))
+    engine = Engine(load_suite("searchllm"), LocalJudge())
+    result = engine.score_sync([item("Who was not admitted as full members of the Harlow Rowing Club?", "Women [Doc 1].",
+                                     evidence=(club,), item_id="w")])[0]
+    assert "negates" not in result.dimensions["claim_hallucination"].explanation
+    assert denies_in_words(club.text) and not denies_in_words("The club admitted women in 1975.")
+    assert corrects_question("No. Sharks live in the ocean.", "Why do sharks live in forests?")

@@ -408,9 +408,29 @@ def corrects_question(claim: str, asked: str) -> bool:
     (True, False)
     >>> corrects_question("Not Zhenjin.", "Why did Zhenjin succeed Kublai?"), corrects_question("Not Zhenjin.", "Who succeeded Kublai?")
     (True, False)
+    >>> corrects_question("No. Sharks live in the ocean.", "Why do sharks live in forests?")
+    True
     """
     text = strip_citations(claim)
-    return bool(denied_numbers(text) & numbers(asked)) or bool(_negated_scope(text) & stems(asked))
+    # (... or opens with a no: "No. Sharks live in the ocean." to "Why do sharks live in forests?")
+    return (bool(_OPENING_NO.match(text)) or bool(denied_numbers(text) & numbers(asked))
+            or bool(_negated_scope(text) & stems(asked)))
+
+
+_OPENING_NO = re.compile(r"^\W*no\s*[.,:;!—–-]", re.IGNORECASE)
+_LEXICAL_DENIAL = re.compile(r"\b(?:refus|ban(?:s|ned)?\b|prohibit|forb[ai]d|barred|without|exclud|reject|den(?:y|ied|ies)|"
+                             r"prevent|fail|lack|unable|never|except)", re.IGNORECASE)
+
+
+def denies_in_words(sentence: str) -> bool:
+    """The sentence denies in words, not with a negator ("The crown's refusal to allow non-Catholics to settle",
+    "banned", "except"; not "only", which restricts): a negated question it answers ("What persons were not allowed to settle?") agrees
+    with it, which a reading of negators alone takes for a flip.
+
+    >>> denies_in_words("The French crown's refusal to allow non-Catholics to settle"), denies_in_words("Chemists made it.")
+    (True, False)
+    """
+    return bool(_LEXICAL_DENIAL.search(sentence))
 
 
 _USERS_FIGURE_DENIED = r"\s*(?:,|;|\(|—|–|-)?\s*(?:but\s+|and\s+)?(?:not|rather than|instead of)\s+(?:the\s+|a\s+|an\s+)?[$€£¥]?({})(?![\d.,]\d)(?:\s*(?:%|per\s?cent\b|[a-zA-Z]+\b))?\s*\)?"

@@ -17,8 +17,8 @@ from reward.judges.consistency import is_english
 from reward.judges.local.arithmetic import counted_totals, with_rates
 from reward.judges.local.working import figures_only
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
-from reward.judges.local.claims import (answer_worked, claim_support, corrects_question, is_fragment, swapped_value,
-                                        without_derivation, without_users_figures_denied)
+from reward.judges.local.claims import (answer_worked, claim_support, corrects_question, denies_in_words, is_fragment,
+                                        swapped_value, without_derivation, without_users_figures_denied)
 from reward.judges.local.figures import _given, _names, choice_verdict, named_verdict, verdict_line
 from reward.judges.local.growth import change_sizes, growth_only, named_growth, without_changes
 from reward.judges.local.context import (Context, Unscored, _answer_parts, _answer_sentences, clip, lead_readings,
@@ -283,8 +283,11 @@ read is checked against the evidence it can."""
         # (a claim joining sentences: one may deny what it denies)
         # (a fragment's claim is its question answered by it: "What did X not require? Y." denies what the evidence
         # sentence that gives Y asserts)
-        elif negation_flip(read, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))],
-                           context) and negation_flip(read, " ".join(window), context):
+        # (... unless the evidence denies in words what the question denies with a negator: "the crown's refusal to
+        # allow non-Catholics to settle" answers "What persons were not allowed to settle?")
+        elif (negated := read if not denies_in_words(" ".join(window)) else claim) and negation_flip(
+                negated, window[0] if len(window) == 1 else evidence_sentences[int(np.argmax(similarity))], context
+        ) and negation_flip(negated, " ".join(window), context):
             doubt = "negates what the evidence says"
         # ... and a word of the question said where the evidence says its opposite ("early" Medieval ideas, "late")
         elif opposite := question_opposite(ctx.item.query, evidence_sentences[int(np.argmax(similarity))],
