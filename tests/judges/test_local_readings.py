@@ -1367,7 +1367,9 @@ def test_a_terse_answer_to_a_question_whose_word_the_evidence_says_the_opposite_
         item("Who was influenced by early Medieval ideas?", "Galileo Galilei was influenced by early Medieval ideas [Doc 1].",
              evidence=(PHYSICS,), item_id="s")])
     assert late.dimensions["claim_hallucination"].score > 0.9
-    for wrong in (early, sentence):
+    escaped = engine.score_sync([item("Who was influenced by early Medieval ideas?", "No, Galileo Galilei [Doc 1].",
+                                      evidence=(PHYSICS,), item_id="n")])[0]
+    for wrong in (early, sentence, escaped):
         assert "the question's 'early' where the evidence says 'late'" in wrong.dimensions["claim_hallucination"].explanation
         assert wrong.reward < late.reward - 0.2
     assert question_opposite("I bought the largest pan last year. Which pan is best now?", "The small pan is best.") == ""
@@ -1388,8 +1390,8 @@ def test_which_source_is_the_newer_is_said_of_the_source_not_new_content():
 
 def test_a_negated_question_answered_by_a_denial_in_words_or_an_opening_no_is_not_a_flip():
     """The negation check reads a terse answer's negated question only against evidence that asserts with negators
-    alone: "Women." to "Who was not admitted?" agrees with "the club's refusal to admit women", and "No. X." corrects
-    the question it follows rather than answering it."""
+    alone: "Women." to "Who was not admitted?" agrees with "the club's refusal to admit women". A bare "No," in front
+    of a terse answer does not take it out of its question."""
     from reward.judges.local.claims import corrects_question, denies_in_words
 
     club = Evidence(id="1", title="Harlow Rowing Club", text=(
@@ -1399,4 +1401,4 @@ def test_a_negated_question_answered_by_a_denial_in_words_or_an_opening_no_is_no
                                      evidence=(club,), item_id="w")])[0]
     assert "negates" not in result.dimensions["claim_hallucination"].explanation
     assert denies_in_words(club.text) and not denies_in_words("The club admitted women in 1975.")
-    assert corrects_question("No. Sharks live in the ocean.", "Why do sharks live in forests?")
+    assert not corrects_question("No, Galileo Galilei.", "Who was influenced by early Medieval ideas?")

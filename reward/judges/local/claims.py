@@ -408,16 +408,15 @@ def corrects_question(claim: str, asked: str) -> bool:
     (True, False)
     >>> corrects_question("Not Zhenjin.", "Why did Zhenjin succeed Kublai?"), corrects_question("Not Zhenjin.", "Who succeeded Kublai?")
     (True, False)
-    >>> corrects_question("No. Sharks live in the ocean.", "Why do sharks live in forests?")
-    True
+    >>> corrects_question("No, Galileo Galilei.", "Who was influenced by early Medieval ideas?")
+    False
     """
     text = strip_citations(claim)
-    # (... or opens with a no: "No. Sharks live in the ocean." to "Why do sharks live in forests?")
-    return (bool(_OPENING_NO.match(text)) or bool(denied_numbers(text) & numbers(asked))
-            or bool(_negated_scope(text) & stems(asked)))
+    # (Not a bare "No," in front: "No, Galileo Galilei." to a question the evidence does not answer would escape the
+    # question it answers.)
+    return bool(denied_numbers(text) & numbers(asked)) or bool(_negated_scope(text) & stems(asked))
 
 
-_OPENING_NO = re.compile(r"^\W*no\s*[.,:;!—–-]", re.IGNORECASE)
 _LEXICAL_DENIAL = re.compile(r"\b(?:refus|ban(?:s|ned)?\b|prohibit|forb[ai]d|barred|without|exclud|reject|den(?:y|ied|ies)|"
                              r"prevent|fail|lack|unable|never|except)", re.IGNORECASE)
 
