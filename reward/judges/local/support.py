@@ -133,7 +133,8 @@ read is checked against the evidence it can."""
     # the figures the answer works out from known ones in any of its sentences ("6 days × £38 = £228", a time of day, a
     # change's size, a figure the number check reads as worked out), which its other sentences may state
     answer = _answer_sentences(ctx)
-    lead = next((body for body, kind in _answer_parts(ctx) if kind == "claim"), answer[0] if answer else None)
+    # the answer's lead: its first sentence that is a claim or a copy (not a header, a quote or a restatement)
+    lead = next((body for body, kind in _answer_parts(ctx) if kind in ("claim", "copy")), answer[0] if answer else None)
     worked = answer_worked(answer, ctx.item.evidence, context) | days_since(" ".join(answer), context, ctx.item.now)
     weekdays = worked_weekdays(context, everywhere)
     checks: list[SentenceCheck | None] = []
