@@ -451,7 +451,7 @@ def without_users_figures_denied(claim: str, asked: str) -> str:
     if not figures:
         return claim
     pattern = _USERS_FIGURE_DENIED.format("|".join(re.escape(f) for f in figures))
-    return re.sub(pattern, " ", claim).replace("  ", " ").replace(" .", ".").replace(" [", " [").strip()
+    return re.sub(pattern, " ", claim).replace("  ", " ").replace(" .", ".").strip()
 
 
 def without_derivation(claim: str, haystack: str, asked: str = "") -> str | None:

@@ -113,11 +113,10 @@ def question_opposite(question: str, sentence: str, claim: str | None = None) ->
     said = set(_WORD.findall(sentence.lower()))
     for written in asked:
         word = written.lower()
-        if word in said:
+        forms = _FORMS.get(word, frozenset((word,)))
+        if forms & said:
             continue
-        opposite = _OPPOSITE.get(word, frozenset()) - _FORMS.get(word, frozenset())
-        if _FORMS.get(word, frozenset()) & said:
-            continue
+        opposite = _OPPOSITE.get(word, frozenset()) - forms
         # (a name's negation is no opposite: "non-Chinese" beside "a Chinese dynasty and successor to the Mongol Empire")
         found = sorted(opposite & said) or [_negated_form(word, said) if written.islower() else ""]
         if found[0]:
