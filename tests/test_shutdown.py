@@ -86,3 +86,27 @@ def test_a_refused_reload_is_printed_and_sigterm_drains_the_request_in_flight_th
     assert "every request in flight finished" in output
     logged = Counter(r.result.id for r in read_log(tmp_path / "scores") if r.run == "drain")
     assert logged == Counter({i["id"]: 1 for i in items})
+
+
+def test_a_restart_on_the_same_port_waits_until_the_stopped_server_lets_go_of_it(caplog):
+    """A redeploy right after `stop_server` must not race the old proxy for its port: the start waits until the port
+    can be bound, and where it never frees, says so and goes on (the proxy's own error then names the port)."""
+    import socket
+
+    from reward.serve.runner import _wait_until_free
+
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    port = held.getsockname()[1]
+    threading.Timer(1.0, held.close).start()
+    started = time.monotonic()
+    _wait_until_free("127.0.0.1", port, timeout_s=20.0)
+    assert 0.9 <= time.monotonic() - started < 15.0
+    with socket.socket() as again:  # free now: a new listener binds it
+        again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        again.bind(("127.0.0.1", port))
+        again.listen()
+        with caplog.at_level("WARNING", logger="reward.serve.runner"):
+            _wait_until_free("127.0.0.1", port, timeout_s=0.5)
+    assert f"127.0.0.1:{port} is still in use after 0 s" in caplog.text

@@ -117,6 +117,10 @@ def start_server(args: ServerArgs, *, host: str = "127.0.0.1", port: int = 8000,
             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [str(Path.cwd()), os.environ.get("PYTHONPATH")]))}},
         )
     extra = http.model_dump(exclude={"host", "port"}, exclude_none=True) if http else {}
+    if not os.environ.get("RAY_ADDRESS"):
+        # A server stopped a moment ago (a restart, a redeploy with other arguments) may still hold the port while
+        # its proxy process exits; Serve's new proxy would fail to bind it and the app would never come up.
+        _wait_until_free(host, port, timeout_s=20.0)
     for attempt in range(3):
         try:
             serve.start(http_options={"host": host, "port": port, **extra}, proxy_location=proxy_location)
@@ -138,6 +142,26 @@ def start_server(args: ServerArgs, *, host: str = "127.0.0.1", port: int = 8000,
             pass
         time.sleep(0.5)
     raise TimeoutError(f"the reward server did not become healthy at {url} within {timeout_s:.0f} s")
+
+
+def _wait_until_free(host: str, port: int, *, timeout_s: float) -> None:
+    """Wait until `host:port` can be bound (the way Serve's proxy binds it); after `timeout_s`, warn and go on, so
+    the proxy's own error names the port."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((host, port))
+                return
+            except OSError as exc:
+                if time.monotonic() >= deadline:
+                    log.warning("%s:%d is still in use after %.0f s (%s); starting anyway", host, port, timeout_s, exc)
+                    return
+        time.sleep(0.25)
 
 
 def ingress_replicas(app_name: str = "reward") -> set[str]:
