@@ -358,8 +358,11 @@ async def answer_quality(ctx: Context) -> tuple[float, str]:
     if padded:
         return 0.0, f"copies the evidence instead of answering: {padded}"
     if not copied.passed and not declines:
-        # Pasting the documents is no answer of its own: at most 0.2, and nothing once the answer is all copy.
-        return 0.2 * copied.score, f"copies the evidence instead of answering: {copied.explanation}"
+        # Pasting the documents is no answer of its own: the score falls with the copied share, to nothing once the
+        # answer is all copy. No cliff where the rule starts to fail: an answer that quotes the sentence it rests on
+        # beside a verdict of its own ("The first (1271) came before the second (1273): ...") is a little over the
+        # rule's share, not pasted documents (an answer all of whose claims are pasted is `_padded_copy`'s 0).
+        return copied.score, f"copies the evidence instead of answering: {copied.explanation}"
     # A loop is checked after the copy: a pasted sentence said twice is still pasted.
     repetition = RULES["repetition.ngram"](ctx.item, ctx.parsed)
     if repetition.findings["rate"] > 0.5:
