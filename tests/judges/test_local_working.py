@@ -235,3 +235,23 @@ def test_a_count_of_tablets_makes_a_total_with_what_its_own_passage_gives_one(sc
                                                 "acid a day [Doc 1,2]."))
                             for n, total in (("6", "1,500"), ("3", "750"))))
     assert right["claim_hallucination"] > wrong["claim_hallucination"] + 0.3
+
+
+RANGER = [Evidence(id="2", title="Coastline Ranger", text=(
+    "The Coastline Ranger is a one-day ticket covering the west coast lines, priced at £27 for an adult and £13.50 "
+    "for a child."))]
+
+
+@pytest.mark.parametrize("claim, holds", [
+    ("Four Coastline Ranger day tickets at £27 each come to £108.", True),  # the user's count, the evidence's price
+    ("4 adult Ranger tickets at £27 each cost £108 for the west coast lines.", True),
+    ("Four Coastline Ranger day tickets at £27 each come to £118.", False),  # a wrong total
+    ("Five Coastline Ranger day tickets at £27 each come to £135.", False),  # a count neither gives
+    ("Four Coastline Ranger day tickets come to £108.", False),  # no working shown
+])
+def test_a_count_of_things_at_a_price_each_makes_their_total(claim, holds):
+    """"Four day tickets at £27 each come to £108": a total worked out in the open from the user's count ("4 days")
+    and the evidence's price is no invented number (it failed as one, so the cheaper option's honest answer scored
+    0.19 against 0.61). The total must be the product, and the count the user's or the evidence's."""
+    asked = "I'll be taking trains on 4 days within one week: is the Rover or the Ranger day rate cheaper?"
+    assert claim_support(claim, RANGER, similarity=0.8, asked=asked)[0] is holds

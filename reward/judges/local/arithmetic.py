@@ -21,6 +21,9 @@ _PRODUCTS = (
     # a quantity in each of a count: "800 in each of the two tents", "€12 for each of 3 nights"
     re.compile(r"(?<![\d:])[$€£¥]?(\d+(?:[.,]\d+)*)\s+(?:[a-z]+\s+){0,2}each\s+of\s+(?:the\s+)?" + _COUNT + r"\b",
                re.IGNORECASE),
+    # a count of things at a price each: "four day tickets at £27 each", "two extra weeks at £184 each"
+    re.compile(r"(?<![\d.,])\b" + _COUNT + r"\s+(?:[a-z'-]+\s+){1,4}(?:at|for|of)\s+[$€£¥]?(\d+(?:[.,]\d+)*)"
+               r"(?:\s*[a-z]+)?\s+(?:each|apiece)\b", re.IGNORECASE),
 )
 
 
@@ -118,6 +121,15 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
     >>> sorted(stated_arithmetic("90 GB for €27 works out at 40 cents a GB.", "€27 a month for 90 GB."))
     []
 
+    A count of things at a price each, the count the evidence's (in figures or words) or the user's own:
+
+    >>> ranger = "A Ranger day ticket costs £27."
+    >>> [sorted(stated_arithmetic(f"{n} day tickets at £27 each come to £{t}.", ranger, "I travel on 4 days."))
+    ...  for n, t in (("Four", 108), ("4", 118), ("Five", 135))]
+    [['108'], [], []]
+    >>> sorted(stated_arithmetic("The 2 extra weeks are at £184 each, £368 in all.", "Two further weeks at £184 a week."))
+    ['368']
+
     Figures in different units add to nothing, and two figures of one sentence multiply only as a count and what it
     counts: "every 2 hours, up to 8 doses" is no working (4 doses a day, ages 2 to 4).
 
@@ -165,14 +177,16 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
     stated = [(float(n), unit_of.get(n, "")) for n in figures if n in given]
 
     def known(written: str) -> bool:
-        word = written.lower()
+        # (a count in figures that the evidence spells out: "2 weeks" read from "two further weeks")
+        word = _SPELLING.get(written, written.lower())
         return written.replace(",", "") in given or (word in _SPELLED and re.search(r"\b" + word + r"\b", lowered) is not None)
 
     products = set()
     for pattern in _PRODUCTS:
         for match in pattern.finditer(text):
-            count, quantity = match.groups() if pattern is _PRODUCTS[0] else match.groups()[::-1]
-            if known(count) and known(quantity):
+            count, quantity = match.groups() if pattern is not _PRODUCTS[1] else match.groups()[::-1]
+            # (the count may be the user's own, "I'll travel on 4 days", where what it counts is the evidence's)
+            if (known(count) or _SPELLED.get(count.lower(), count.replace(",", "")) in users) and known(quantity):
                 products.add(_value(count) * _value(quantity))
     reachable = set(products) | {a + p for a, _ in stated for p in products}
     reachable |= {_SHARES[m.group(1).lower()] * _value(m.group(2)) for m in _SHARE.finditer(text) if known(m.group(2))}
