@@ -255,3 +255,16 @@ def test_a_count_of_things_at_a_price_each_makes_their_total(claim, holds):
     0.19 against 0.61). The total must be the product, and the count the user's or the evidence's."""
     asked = "I'll be taking trains on 4 days within one week: is the Rover or the Ranger day rate cheaper?"
     assert claim_support(claim, RANGER, similarity=0.8, asked=asked)[0] is holds
+
+
+def test_a_word_of_order_before_a_source_orders_the_sources_not_the_figures():
+    """"An older page from 2004 gives 1931 instead, but the 2025 source is the more recent one": "older" says which
+    page is the older, not that 2004 is before 1931 (read so, every clean answer naming the older copy of a dated
+    conflict failed hard, 0.16-0.19). A claim that orders the figures themselves is still read."""
+    current = Evidence(id="1", text="During the First Sino-Japanese War in 1894, Japan absorbed Taiwan.",
+                       published=dt.date(2025, 9, 16))
+    archived = Evidence(id="2", text="During the First Sino-Japanese War in 1931, Japan absorbed Taiwan.",
+                        published=dt.date(2004, 11, 27))
+    honest = "An older page from 2004 gives 1931 instead, but the 2025 source is the more recent one."
+    assert claim_support(honest, [current, archived], similarity=0.6) == (True, "")
+    assert not claim_support("The war came earlier: 1931 against 1894.", [current, archived], similarity=0.6)[0]

@@ -146,9 +146,11 @@ _FROM_TO_GAP = re.compile(r"\s*[a-z%]{0,12}\s*(?:to|→|->)\s*[$€£¥]?\s?", r
 _DIFFERENCE_GAP = re.compile(r"\s*(?:[,;:(]|[—–-]|which is|that is|that's|so|or)?\s*[$€£¥]?\s*", re.IGNORECASE)
 
 
-_COMPOUND = re.compile(r"-[A-Za-z]")
+_COMPOUND = re.compile(r"-[A-Za-z]|\s+(?:(?!than\b)[a-z]+\s+)?(?:sources?|pages?|versions?|editions?|copy|copies|"
+                       r"documents?|articles?|listings?|websites?|sites?|reports?|leaflets?|guides?|updates?|notices?)\b")
 """A word of order joined to the next word ("a lower-level offence", "the higher-rate band") names a kind, not which
-of two figures is the larger."""
+of two figures is the larger; so does one before a source it says is the older or newer ("An older page from 2004
+gives 1931", "the more recent version"): it orders sources, not the figures beside it."""
 
 
 def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tuple[int, int]]]:
@@ -465,6 +467,13 @@ def ordering(claim: str, haystack: str) -> tuple[bool, str] | None:
     True
     >>> ordering("B is cheaper: €120, against €12 a month.", "€120 €12") is None, ordering("B is cheaper: €10 against €12.", "€10 €12")
     (True, (True, ''))
+
+    A word of order before a source says which source is the older, not which figure:
+
+    >>> ordering("An older page from 2004 gives 1931 instead.", "in 1894 ... in 1931. Published 27 November 2004.") is None
+    True
+    >>> ordering("It is older: 2004 against 1931.", "1931 2004")[0]
+    False
     """
     verdict = None
     for holds, word, a, b, _ in _orderings(strip_citations(claim), haystack):
