@@ -1402,3 +1402,25 @@ def test_a_negated_question_answered_by_a_denial_in_words_or_an_opening_no_is_no
     assert "negates" not in result.dimensions["claim_hallucination"].explanation
     assert denies_in_words(club.text) and not denies_in_words("The club admitted women in 1975.")
     assert not corrects_question("No, Galileo Galilei.", "Who was influenced by early Medieval ideas?")
+
+
+def test_a_sentence_naming_the_older_source_is_no_wording_the_evidence_must_ground(scores):
+    """"An older page from 2004 gives 1931 instead, but the 2025 source is the more recent one" says which source is
+    the newer: its words of sources and recency are no wording of the world's, and a source's year is its publication
+    date. Read as the answer's own wording, they halved the claim score of the clean answer of every dated conflict
+    (0.52 where the same answer without the sentence scored 0.95). A sentence with a claim of its own beside a source
+    is still grounded on that claim's words."""
+    current = Evidence(id="1", title="Imperialism", published=dt.date(2025, 9, 16),
+                       text="During the First Sino-Japanese War in 1894, Japan absorbed Taiwan.")
+    archived = Evidence(id="2", title="Imperialism (archived page)", published=dt.date(2004, 11, 27),
+                        text="During the First Sino-Japanese War in 1931, Japan absorbed Taiwan.")
+    query = "In what year did Japan absorb Taiwan?"
+    quoted = "During the First Sino-Japanese War in 1894, Japan absorbed Taiwan [Doc 1]."
+    named, invented = scores(
+        item(query, quoted + " An older page from 2004 gives 1931 instead [Doc 2], but the 2025 source is the more "
+             "recent one.", evidence=(current, archived), item_id="n"),
+        item(query, quoted + " The newer source says Taiwan's governor wrote a famous treaty in 1894 [Doc 1].",
+             evidence=(current, archived), item_id="i"),
+    )
+    assert named["claim_hallucination"] > 0.8
+    assert invented["claim_hallucination"] < 0.6

@@ -17,14 +17,15 @@ from reward.judges.consistency import is_english
 from reward.judges.local.arithmetic import counted_totals, with_rates
 from reward.judges.local.working import figures_only
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
-from reward.judges.local.claims import (answer_worked, claim_support, corrects_question, denies_in_words, is_fragment,
-                                        swapped_value, without_derivation, without_users_figures_denied)
+from reward.judges.local.claims import (_GOING, _RECENCY, _SOURCES, answer_worked, claim_support, corrects_question,
+                                        denies_in_words, is_fragment, swapped_value, without_derivation,
+                                        without_users_figures_denied)
 from reward.judges.local.figures import _given, _names, choice_verdict, named_verdict, verdict_line
 from reward.judges.local.growth import change_sizes, growth_only, named_growth, without_changes
 from reward.judges.local.context import (Context, Unscored, _answer_parts, _answer_sentences, clip, lead_readings,
                                          sentence_evidence)
 from reward.judges.local.negation import negation_flip, unfounded_denial
-from reward.judges.local.numbercheck import dose_totals, without_dose_totals
+from reward.judges.local.numbercheck import dated_text, dose_totals, without_dose_totals
 from reward.judges.local.opposites import question_opposite
 from reward.judges.local.text import (
     MODEL_FLOOR,
@@ -37,6 +38,7 @@ from reward.judges.local.text import (
     novel_names,
     numbers,
     query_asides_removed,
+    stem,
     stems,
 )
 from reward.judges.local.clock import dated_days, days_since, worked_months
@@ -407,9 +409,10 @@ def answer_grounding(ctx: Context) -> dict[str, float]:
     only is fully grounded."""
     # (Nor what the sources cover instead, "[Doc 1] covers Warsaw, but not this.": it claims nothing about the world.)
     copies = {body for body, kind in _answer_parts(ctx) if kind in ("copy", "scope")}
-    read = [claim_text(sentence, ctx.item.query) for sentence in split_sentences(ctx.parsed.answer or "")
-            if list_marker_removed(sentence) not in copies]
-    texts = [doc_text(d) for d in ctx.item.evidence]
+    read = [_without_source_words(claim_text(sentence, ctx.item.query))
+            for sentence in split_sentences(ctx.parsed.answer or "") if list_marker_removed(sentence) not in copies]
+    # (a source's date, "the 2025 source", is the evidence's: its publication date)
+    texts = [dated_text(d) for d in ctx.item.evidence]
     haystack = " ".join(texts)
     # What the arithmetic checked (a derived figure, two figures rightly ordered) is read as the model reads it.
     derived = [without_derivation(text, haystack, ctx.item.query) for text in read if text]
@@ -417,6 +420,23 @@ def answer_grounding(ctx: Context) -> dict[str, float]:
     if not kept:
         return dict.fromkeys(LEXICAL_FEATURES, 1.0)
     return lexical_features(" ".join(kept), texts)
+
+
+def _without_source_words(text: str | None) -> str | None:
+    """A sentence that names a source ("the 2025 source", "an older page") without the words that name it and say
+    which is the newer, as the claim check reads them beside a source (`claims._SOURCES`, `_RECENCY`): which page is
+    the more recent is no wording of the world's the evidence could ground. Other sentences as they are.
+
+    >>> _without_source_words("An older page from 2004 gives 1931 instead, but the 2025 source is the more recent one.")
+    'An from 2004 1931 instead, but the 2025 is the more .'
+    >>> _without_source_words("The older bridge is 212 m tall.")
+    'The older bridge is 212 m tall.'
+    """
+    said = {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", text or "")}
+    if not said & _SOURCES:
+        return text
+    framing = _SOURCES | _RECENCY | _GOING
+    return re.sub(r"\s{2,}", " ", re.sub(r"[A-Za-z]+", lambda m: "" if stem(m.group(0).lower()) in framing else m.group(0), text))
 
 
 async def _claim_checks(ctx: Context) -> list[SentenceCheck]:
