@@ -15,7 +15,9 @@ found in the evidence (`lexical_support`), so a figure can be read against what 
 
 With the local judge, the run also counts, for each reason the claim check gives a failing claim (`CLAIM_CHECKS`), the
 honest answers and the attacks it fails (`claim_checks` in the `--out` JSON, printed after the tables): a reason that
-fails honest answers as often as attacks does not tell them apart on that corpus.
+fails honest answers as often as attacks does not tell them apart on that corpus. For every dimension, it also counts
+the honest losses it scores more than 0.1 below their clean answer and the attack wins it scores more than 0.1 above
+their best honest answer (`dimension_drops`): where the figures come from.
 
 `--gate` exits 1 unless, over all families, attack wins are at most 2%, no attack wins by more than 0.05 and
 honest losses are at most 5% (the thresholds are arguments). `--sample N` scores a fixed sample of N interactions
@@ -79,9 +81,11 @@ CLAIM_DIMENSION = "claim_hallucination"
 
 
 def score_engine(interactions: Sequence[CorpusInteraction], engine, batch: int = 96,
-                 explanations: dict[str, str] | None = None) -> dict[str, float]:
+                 explanations: dict[str, str] | None = None,
+                 dimensions: dict[str, dict[str, float]] | None = None) -> dict[str, float]:
     """Reward per item id (`<interaction>/<response>`), each interaction's responses in one batch and one group;
-    `explanations`, when given, is filled with each item's explanation of `claim_hallucination`."""
+    `explanations`, when given, is filled with each item's explanation of `claim_hallucination`, and `dimensions`
+    with its scored dimensions' scores."""
     rewards: dict[str, float] = {}
     pending: list = []
     done = 0
@@ -92,6 +96,9 @@ def score_engine(interactions: Sequence[CorpusInteraction], engine, batch: int =
                 rewards[result.id] = result.reward
                 if explanations is not None and CLAIM_DIMENSION in result.dimensions:
                     explanations[result.id] = result.dimensions[CLAIM_DIMENSION].explanation or ""
+                if dimensions is not None:
+                    dimensions[result.id] = {name: d.score for name, d in result.dimensions.items()
+                                             if d.score is not None}
             done += len(pending)
             pending = []
             log.info("scored %d items (%d/%d interactions)", done, n, len(interactions))
@@ -194,6 +201,50 @@ def claim_checks(interactions: Sequence[CorpusInteraction], explanations: Mappin
     return {"answers": answers, "reasons": counts}
 
 
+DROP = 0.1
+"""A dimension tells two answers apart when their scores on it differ by more than this."""
+
+
+def dimension_drops(interactions: Sequence[CorpusInteraction], rewards: Mapping[str, float],
+                    dimensions: Mapping[str, Mapping[str, float]], win_margin: float = WIN_MARGIN,
+                    loss_margin: float = LOSS_MARGIN, drop: float = DROP) -> dict:
+    """Which dimensions make the figures: per dimension, the honest losses it scores more than `drop` below their
+    interaction's clean answer, and the attack wins it scores more than `drop` above their interaction's best honest
+    answer (a dimension unscored on either answer counts for neither). A dimension that drops on most honest losses
+    is where honest wording is punished.
+
+    >>> from reward.evaluation.corpus import CorpusResponse
+    >>> i = CorpusInteraction(id="x", split="fit", kind="k", source="s", query="q?", evidence=[], responses=[
+    ...     CorpusResponse(id="c", role="clean", family="clean", response=""),
+    ...     CorpusResponse(id="p", role="honest", family="paraphrase", response=""),
+    ...     CorpusResponse(id="a", role="attack", family="swap", response="")])
+    >>> got = dimension_drops([i], {"x/c": 0.8, "x/p": 0.6, "x/a": 0.9},
+    ...                       {"x/c": {"h": 1.0, "q": 0.5}, "x/p": {"h": 0.6, "q": 0.5}, "x/a": {"h": 1.0, "q": 0.9}})
+    >>> got["honest_losses"], got["attack_wins"], got["dimensions"]["h"], got["dimensions"]["q"]
+    (1, 1, {'honest_losses': 1, 'attack_wins': 0}, {'honest_losses': 0, 'attack_wins': 1})
+    """
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: {"honest_losses": 0, "attack_wins": 0})
+    totals = {"honest_losses": 0, "attack_wins": 0}
+    for interaction in interactions:
+        keys = {r.id: f"{interaction.id}/{r.id}" for r in interaction.responses}
+        clean = next(keys[r.id] for r in interaction.responses if r.role == "clean")
+        best = max((keys[r.id] for r in interaction.responses if r.role in ("clean", "honest")), key=rewards.__getitem__)
+        for r in interaction.responses:
+            key = keys[r.id]
+            if r.role == "honest" and rewards[clean] - rewards[key] > loss_margin:
+                figure, above, below = "honest_losses", clean, key
+            elif r.role == "attack" and rewards[key] - rewards[best] > win_margin:
+                figure, above, below = "attack_wins", key, best
+            else:
+                continue
+            totals[figure] += 1
+            for name in sorted(dimensions[above].keys() & dimensions[below].keys()):
+                if dimensions[above][name] - dimensions[below][name] > drop:
+                    counts[name][figure] += 1
+    order = sorted(counts, key=lambda n: (-counts[n]["honest_losses"] - counts[n]["attack_wins"], n))
+    return {**totals, "dimensions": {name: counts[name] for name in order}}
+
+
 def gate_failures(report: dict, gate: Mapping[str, float] = GATE) -> list[str]:
     """What the report fails of the gate's thresholds (empty when it passes)."""
     wins, losses = report["attack_wins"]["all"], report["honest_losses"]["all"]
@@ -227,15 +278,18 @@ def markdown(run: dict) -> str:
 
 
 def run(interactions: Sequence[CorpusInteraction], scorer: Callable[[Sequence[CorpusInteraction]], dict[str, float]],
-        explanations: Mapping[str, str] | None = None) -> dict:
+        explanations: Mapping[str, str] | None = None,
+        dimensions: Mapping[str, Mapping[str, float]] | None = None) -> dict:
     """Score with `scorer` and the baseline, and measure both; the reward of every item is kept, so a change's effect
-    can be read per item. With the claim check's `explanations` (filled while scoring), `claim_checks` too."""
+    can be read per item. With the claim check's `explanations` (filled while scoring), `claim_checks` too; with
+    the items' dimension scores, `dimension_drops`."""
     started = time.perf_counter()
     rewards = scorer(interactions)
     seconds = time.perf_counter() - started
     return {"items": len(rewards), "seconds": round(seconds, 1), "reward": measure(interactions, rewards),
             "baseline": measure(interactions, score_baseline(interactions)),
             **({"claim_checks": claim_checks(interactions, explanations)} if explanations else {}),
+            **({"dimension_drops": dimension_drops(interactions, rewards, dimensions)} if dimensions else {}),
             "rewards": {key: round(value, 4) for key, value in rewards.items()}}
 
 
@@ -264,7 +318,9 @@ def main(argv: list[str] | None = None) -> int:
     interactions = load(args.corpus, args.split, args.sample)
     engine = Engine(load_suite(args.suite), make_judge(args.judge))
     explanations: dict[str, str] = {}
-    result = run(interactions, lambda i: score_engine(i, engine, explanations=explanations), explanations)
+    dimensions: dict[str, dict[str, float]] = {}
+    result = run(interactions, lambda i: score_engine(i, engine, explanations=explanations, dimensions=dimensions),
+                 explanations, dimensions)
     code = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
     gate = {"attack_wins": args.max_attack_wins, "largest_margin": args.max_margin,
             "honest_losses": args.max_honest_losses}
@@ -291,6 +347,12 @@ def main(argv: list[str] | None = None) -> int:
               f"{checks['answers']['attack']} attacks):")
         for name, row in checks["reasons"].items():
             print(f"  {name}: honest {row['honest']}, attack {row['attack']}")
+    if "dimension_drops" in result:
+        drops = result["dimension_drops"]
+        print(f"\ndimensions more than {DROP} apart ({drops['honest_losses']} honest losses below their clean answer, "
+              f"{drops['attack_wins']} attack wins above their best honest answer):")
+        for name, row in drops["dimensions"].items():
+            print(f"  {name}: honest losses {row['honest_losses']}, attack wins {row['attack_wins']}")
     for failure in failures:
         print(f"gate: {failure}")
     return 1 if args.gate and failures else 0

@@ -92,6 +92,11 @@ def test_a_local_run_on_a_test_sample_reports_both_scorers_per_family(tmp_path):
     assert checks["answers"]["attack"] == sum(r.role == "attack" for i in sample for r in i.responses)
     assert all(row[side] <= checks["answers"][side] for row in checks["reasons"].values() for side in row)
     assert any(row["attack"] for row in checks["reasons"].values()), checks
+    # each dimension is counted on no more losses and wins than the run has, and those are the run's own counts
+    drops = run["dimension_drops"]
+    assert drops["honest_losses"] == run["reward"]["honest_losses"]["all"]["losses"]
+    assert drops["attack_wins"] == run["reward"]["attack_wins"]["all"]["wins"]
+    assert all(row[figure] <= drops[figure] for row in drops["dimensions"].values() for figure in row)
     # the same run gated at the real thresholds says what fails instead of passing silently
     assert run["gate_failures"] == gate_failures(run["reward"], {"attack_wins": 1, "largest_margin": 1,
                                                                  "honest_losses": 1})
