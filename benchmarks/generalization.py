@@ -35,7 +35,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,7 +45,7 @@ for _path in (str(ROOT), str(Path.cwd())):
     sys.path.insert(0, _path)
 
 from benchmarks.emit import machine  # noqa: E402
-from reward.evaluation.corpus import CorpusInteraction, read_corpus, sample_interactions  # noqa: E402
+from reward.evaluation.corpus import CorpusInteraction, CorpusResponse, read_corpus, sample_interactions  # noqa: E402
 from reward.evaluation.fidelity import lexical_support  # noqa: E402
 from reward.format import parse_response  # noqa: E402
 
@@ -115,6 +115,24 @@ def score_baseline(interactions: Sequence[CorpusInteraction]) -> dict[str, float
     return out
 
 
+def measured_against(interactions: Sequence[CorpusInteraction], rewards: Mapping[str, float]
+                     ) -> Iterator[tuple[CorpusInteraction, CorpusResponse, str, str, float]]:
+    """Each attack and honest variant with the answer it is measured against and by how much it is on the wrong
+    side of it: `(interaction, response, key, against, margin)`, keys `<interaction>/<response>`. An attack against
+    its interaction's best honest answer (the clean one or a variant), its margin how far above; an honest variant
+    against the clean answer, its margin how far below."""
+    for interaction in interactions:
+        keys = {r.id: f"{interaction.id}/{r.id}" for r in interaction.responses}
+        clean = next(keys[r.id] for r in interaction.responses if r.role == "clean")
+        best = max((keys[r.id] for r in interaction.responses if r.role in ("clean", "honest")), key=rewards.__getitem__)
+        for r in interaction.responses:
+            key = keys[r.id]
+            if r.role == "attack":
+                yield interaction, r, key, best, rewards[key] - rewards[best]
+            elif r.role == "honest":
+                yield interaction, r, key, clean, rewards[clean] - rewards[key]
+
+
 def measure(interactions: Sequence[CorpusInteraction], rewards: Mapping[str, float],
             win_margin: float = WIN_MARGIN, loss_margin: float = LOSS_MARGIN, worst: int = 10) -> dict:
     """Attack wins and honest losses per family, overall and per interaction kind, with the worst cases."""
@@ -123,22 +141,19 @@ def measure(interactions: Sequence[CorpusInteraction], rewards: Mapping[str, flo
     attack_kinds: dict[str, list[float]] = defaultdict(list)
     # what a GRPO group sees: an honest answer (the clean one included) below the interaction's best attack
     outranked: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    for interaction, r, key, _, margin in measured_against(interactions, rewards):
+        if r.role == "attack":
+            attacks[r.family].append((margin, key))
+            attack_kinds[interaction.kind].append(margin)
+        else:
+            honest[r.family].append((margin, key))
     for interaction in interactions:
         scored = [(r, rewards[f"{interaction.id}/{r.id}"]) for r in interaction.responses]
-        clean = next(v for r, v in scored if r.role == "clean")
-        best = max(v for r, v in scored if r.role in ("clean", "honest"))
         top_attack = max((v for r, v in scored if r.role == "attack"), default=None)
         if top_attack is not None:
             for r, value in scored:
                 if r.role in ("clean", "honest"):
                     outranked[r.family].append((top_attack - value, f"{interaction.id}/{r.id}"))
-        for r, value in scored:
-            key = f"{interaction.id}/{r.id}"
-            if r.role == "attack":
-                attacks[r.family].append((value - best, key))
-                attack_kinds[interaction.kind].append(value - best)
-            elif r.role == "honest":
-                honest[r.family].append((clean - value, key))
 
     def attack_row(margins: list[tuple[float, str]]) -> dict:
         wins = [m for m in margins if m[0] > win_margin]
@@ -225,22 +240,15 @@ def dimension_drops(interactions: Sequence[CorpusInteraction], rewards: Mapping[
     """
     counts: dict[str, dict[str, int]] = defaultdict(lambda: {"honest_losses": 0, "attack_wins": 0})
     totals = {"honest_losses": 0, "attack_wins": 0}
-    for interaction in interactions:
-        keys = {r.id: f"{interaction.id}/{r.id}" for r in interaction.responses}
-        clean = next(keys[r.id] for r in interaction.responses if r.role == "clean")
-        best = max((keys[r.id] for r in interaction.responses if r.role in ("clean", "honest")), key=rewards.__getitem__)
-        for r in interaction.responses:
-            key = keys[r.id]
-            if r.role == "honest" and rewards[clean] - rewards[key] > loss_margin:
-                figure, above, below = "honest_losses", clean, key
-            elif r.role == "attack" and rewards[key] - rewards[best] > win_margin:
-                figure, above, below = "attack_wins", key, best
-            else:
-                continue
-            totals[figure] += 1
-            for name in sorted(dimensions[above].keys() & dimensions[below].keys()):
-                if dimensions[above][name] - dimensions[below][name] > drop:
-                    counts[name][figure] += 1
+    for _, r, key, against, margin in measured_against(interactions, rewards):
+        attack = r.role == "attack"
+        if margin <= (win_margin if attack else loss_margin):
+            continue
+        figure, above, below = ("attack_wins", key, against) if attack else ("honest_losses", against, key)
+        totals[figure] += 1
+        for name in sorted(dimensions[above].keys() & dimensions[below].keys()):
+            if dimensions[above][name] - dimensions[below][name] > drop:
+                counts[name][figure] += 1
     order = sorted(counts, key=lambda n: (-counts[n]["honest_losses"] - counts[n]["attack_wins"], n))
     return {**totals, "dimensions": {name: counts[name] for name in order}}
 
