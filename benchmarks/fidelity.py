@@ -445,12 +445,13 @@ def pairs_table() -> list[str]:
     if exponents.is_file():
         run = json.loads(exponents.read_text())
         sets = sorted({n for entry in run["settings"].values() for n in entry["pairs"]})
-        lines += ["### Gate exponents: the trade-off", "",
-                  f"`{run['command']}` (`{run['code']}`, {run['date']}): the suite option `gate_exponents` "
-                  "(default equal, as in the paper). Calibration: the share of the bundled calibration pairs "
+        lines += ["### Gate exponents and smoothing: the trade-off", "",
+                  f"`{run['command']}` (`{run['code']}`, {run['date']}): the suite options `gate_exponents` "
+                  "(default equal, as in the paper), `delta` and `gate_deltas` (shipped: 0.3 for the judged "
+                  "dimensions, the paper's 0.01 for the rules). Calibration: the share of the bundled calibration pairs "
                   f"({run['calibration_pairs']}) whose preferred response gets the higher reward (a tie counts 0.5), "
                   "all and by the layer of the labelled dimension; pairs: reward AUC on the test articles.", "",
-                  "| exponents | calibration, all | calibration, bottom-line pairs | calibration, behavioral pairs | "
+                  "| gate | calibration, all | calibration, bottom-line pairs | calibration, behavioral pairs | "
                   + " | ".join(sets) + " |", "|---|---|---|---|" + "---|" * len(sets)]
         for setting, entry in run["settings"].items():
             calibration = [_cell({"value": c["agreement"], "ci": c["ci"]}) if c else "n/a"

@@ -1,15 +1,16 @@
-"""Gate exponents (the suite option `gate_exponents`): the trade-off on the calibration labels and the pairs.
+"""Gate exponents and smoothing (the suite options `gate_exponents`, `delta`, `gate_deltas`): the trade-off on the
+calibration labels and the pairs.
 
 Scores once with the local tier: both responses of every pairwise calibration label (`data/calibration/
 pairwise.jsonl`) and the same-evidence pairs of `benchmarks/pairs.py` (test articles), then recomputes the reward
-of each valid item under each exponent setting with `reward.aggregate.aggregate` (the dimension scores do not
-depend on the exponents). Reported per setting: the share of calibration pairs whose preferred response gets the
+of each valid item under each setting of the gate with `reward.aggregate.aggregate` (the dimension scores do not
+depend on it): exponents, and the smoothing (one delta for every bottom-line dimension, or the rules' own). Reported per setting: the share of calibration pairs whose preferred response gets the
 higher reward (a tie counts 0.5), over all pairs and split by the layer of the labelled dimension, and the pairs'
 reward AUC per pair set, with 95% bootstrap intervals.
 
     nice -n 10 .venv/bin/python benchmarks/gate_exponents.py --out benchmarks/results/gate_exponents.json
 
-A recomputed reward at equal exponents must match the engine's (checked: the run stops otherwise).
+A reward recomputed under the suite's own setting must match the engine's (checked: the run stops otherwise).
 """
 
 from __future__ import annotations
@@ -37,24 +38,32 @@ from reward.judges.local import LocalJudge  # noqa: E402
 from reward.rubric import load_suite  # noqa: E402
 from reward.schema import Item, ItemResult  # noqa: E402
 
+RULES = {"format": 0.01, "response_length": 0.01}
 SETTINGS = {
-    "equal (paper)": {},
-    "claim_hallucination 2": {"claim_hallucination": 2.0},
-    "claim_hallucination 3": {"claim_hallucination": 3.0},
-    "claim + highlight hallucination 3": {"claim_hallucination": 3.0, "highlight_hallucination": 3.0},
-    "response_length 0.5": {"response_length": 0.5},
+    # name: (exponents, delta, per-dimension deltas); None: the suite's own
+    "shipped (judged 0.3, rules 0.01)": ({}, None, None),
+    "paper (delta 0.01 for all)": ({}, 0.01, {}),
+    "delta 0.1 for all": ({}, 0.1, {}),
+    "delta 0.3 for all": ({}, 0.3, {}),
+    "judged 1.0, rules 0.01": ({}, 1.0, RULES),
+    "claim_hallucination 3, paper delta": ({"claim_hallucination": 3.0}, 0.01, {}),
+    "claim + highlight hallucination 3, paper delta": ({"claim_hallucination": 3.0, "highlight_hallucination": 3.0},
+                                                        0.01, {}),
+    "claim_hallucination 3, shipped delta": ({"claim_hallucination": 3.0}, None, None),
 }
 
 
-def reward_under(result: ItemResult, suite, exponents: dict[str, float]) -> float | None:
+def reward_under(result: ItemResult, suite, exponents: dict[str, float], delta: float | None = None,
+                 deltas: dict[str, float] | None = None) -> float | None:
     if not result.valid:
         return None
     bottom, behavioral = {}, {}
     for name, score in result.dimensions.items():
         if score.status == "ok" and name not in result.excluded:
             (bottom if score.layer == "bottom_line" else behavioral)[name] = score.score
-    return aggregate(suite.suite.aggregation, bottom, behavioral, suite.suite.dimensions, suite.suite.delta,
-                     exponents).reward
+    return aggregate(suite.suite.aggregation, bottom, behavioral, suite.suite.dimensions,
+                     suite.suite.delta if delta is None else delta, exponents,
+                     suite.suite.gate_deltas if deltas is None else deltas).reward
 
 
 def main() -> None:
@@ -73,14 +82,16 @@ def main() -> None:
     cases = build_pairs(squad_articles(ROOT / SQUAD), "test")
     results = {r.id: r for r in engine.score_sync(items)}
     results |= {r.id: r for r in engine.score_sync([c.item for c in cases])}
-    mismatched = [i for i, r in results.items() if r.valid and abs(reward_under(r, suite, {}) - r.reward) > 1e-9]
+    mismatched = [i for i, r in results.items()
+                  if r.valid and abs(reward_under(r, suite, suite.suite.gate_exponents) - r.reward) > 1e-9]
     if mismatched:
         raise SystemExit(f"recomputed rewards differ from the engine's on {len(mismatched)} items, e.g. {mismatched[:3]}")
     layer = {n: d.layer for n, d in suite.dimensions.items()}
     report = {}
-    for setting, exponents in SETTINGS.items():
-        rewards = {i: reward_under(r, suite, exponents) for i, r in results.items()}
-        entry = {"exponents": exponents, "calibration": {}, "pairs": {}}
+    for setting, (exponents, delta, deltas) in SETTINGS.items():
+        rewards = {i: reward_under(r, suite, exponents, delta, deltas) for i, r in results.items()}
+        entry = {"exponents": exponents, "delta": suite.suite.delta if delta is None else delta,
+                 "gate_deltas": suite.suite.gate_deltas if deltas is None else deltas, "calibration": {}, "pairs": {}}
         groups = {"all": labels, "bottom_line": [l for l in labels if layer.get(l.dimension) == "bottom_line"],
                   "behavioral": [l for l in labels if layer.get(l.dimension) == "behavioral"]}
         for group, members in groups.items():

@@ -82,10 +82,12 @@ CLAIM_DIMENSION = "claim_hallucination"
 
 def score_engine(interactions: Sequence[CorpusInteraction], engine, batch: int = 96,
                  explanations: dict[str, str] | None = None,
-                 dimensions: dict[str, dict[str, float]] | None = None) -> dict[str, float]:
+                 dimensions: dict[str, dict[str, float]] | None = None,
+                 gated: dict[str, tuple[dict[str, float], dict[str, float]] | None] | None = None) -> dict[str, float]:
     """Reward per item id (`<interaction>/<response>`), each interaction's responses in one batch and one group;
-    `explanations`, when given, is filled with each item's explanation of `claim_hallucination`, and `dimensions`
-    with its scored dimensions' scores."""
+    `explanations`, when given, is filled with each item's explanation of `claim_hallucination`, `dimensions`
+    with its scored dimensions' scores, and `gated` with what its reward aggregates (the bottom-line and behavioral
+    scores the engine combined; None for an item without a valid reward)."""
     rewards: dict[str, float] = {}
     pending: list = []
     done = 0
@@ -99,6 +101,11 @@ def score_engine(interactions: Sequence[CorpusInteraction], engine, batch: int =
                 if dimensions is not None:
                     dimensions[result.id] = {name: d.score for name, d in result.dimensions.items()
                                              if d.score is not None}
+                if gated is not None:
+                    gated[result.id] = None if not result.valid else tuple(  # type: ignore[assignment]
+                        {name: d.score for name, d in result.dimensions.items() if d.status == "ok"
+                         and name not in result.excluded and (d.layer == "bottom_line") == bottom}
+                        for bottom in (True, False))
             done += len(pending)
             pending = []
             log.info("scored %d items (%d/%d interactions)", done, n, len(interactions))
@@ -253,6 +260,53 @@ def dimension_drops(interactions: Sequence[CorpusInteraction], rewards: Mapping[
     return {**totals, "dimensions": {name: counts[name] for name in order}}
 
 
+def within_auc(interactions: Sequence[CorpusInteraction], rewards: Mapping[str, float]) -> float:
+    """How often an honest answer (the clean one included) scores above an attack of its own interaction, ties half:
+    the share of such pairs in order. Free of the reward's scale, which the fixed margins of attack wins and honest
+    losses are not (a reward that moves less has fewer of both by those margins alone)."""
+    above = pairs = 0.0
+    for interaction in interactions:
+        scored = [(r.role, rewards[f"{interaction.id}/{r.id}"]) for r in interaction.responses]
+        for role, honest in scored:
+            if role in ("clean", "honest"):
+                for other, attack in scored:
+                    if other == "attack":
+                        pairs += 1
+                        above += 1.0 if honest > attack else 0.5 if honest == attack else 0.0
+    return round(above / pairs, 4) if pairs else float("nan")
+
+
+def smoothing_sweep(interactions: Sequence[CorpusInteraction], rewards: Mapping[str, float],
+                    gated: Mapping[str, tuple[Mapping[str, float], Mapping[str, float]] | None], suite,
+                    judged: Sequence[float]) -> dict:
+    """Attack wins, honest losses and `within_auc` with the gate's smoothing of the judged bottom-line dimensions set
+    to each of `judged` (the suite's `gate_deltas`, the rules', kept), recomputed from the run's own dimension scores
+    with `reward.aggregate.aggregate`; items without a valid reward keep theirs. `reproduced` is how far the suite's
+    own setting lands from the engine's rewards (0 up to rounding: the recomputation is the engine's)."""
+    from reward.aggregate import aggregate
+
+    config = suite.suite
+
+    def under(delta: float) -> dict[str, float]:
+        out = dict(rewards)
+        for key, parts in gated.items():
+            if parts is not None:
+                out[key] = aggregate(config.aggregation, parts[0], parts[1], config.dimensions, delta,
+                                     config.gate_exponents, config.gate_deltas).reward
+        return out
+
+    own = under(config.delta)
+    rows = {}
+    for delta in judged:
+        report = measure(interactions, under(delta))
+        wins, losses = report["attack_wins"]["all"], report["honest_losses"]["all"]
+        rows[f"{delta:g}"] = {"attack_wins": wins["wins"], "attacks": wins["n"], "largest_margin": wins["largest_margin"],
+                              "honest_losses": losses["losses"], "honest": losses["n"],
+                              "within_auc": within_auc(interactions, under(delta))}
+    return {"suite_delta": config.delta, "gate_deltas": dict(config.gate_deltas),
+            "reproduced": round(max((abs(own[k] - rewards[k]) for k in rewards), default=0.0), 9), "judged": rows}
+
+
 def gate_failures(report: dict, gate: Mapping[str, float] = GATE) -> list[str]:
     """What the report fails of the gate's thresholds (empty when it passes)."""
     wins, losses = report["attack_wins"]["all"], report["honest_losses"]["all"]
@@ -315,6 +369,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-attack-wins", type=float, default=GATE["attack_wins"])
     parser.add_argument("--max-margin", type=float, default=GATE["largest_margin"])
     parser.add_argument("--max-honest-losses", type=float, default=GATE["honest_losses"])
+    parser.add_argument("--smoothing", default="",
+                        help="comma-separated gate deltas for the judged bottom-line dimensions (the rules keep the "
+                             "suite's): the figures recomputed under each from the run's scores")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     import json
@@ -324,11 +381,21 @@ def main(argv: list[str] | None = None) -> int:
     from reward.rubric import load_suite
 
     interactions = load(args.corpus, args.split, args.sample)
-    engine = Engine(load_suite(args.suite), make_judge(args.judge))
+    suite = load_suite(args.suite)
+    engine = Engine(suite, make_judge(args.judge))
     explanations: dict[str, str] = {}
     dimensions: dict[str, dict[str, float]] = {}
-    result = run(interactions, lambda i: score_engine(i, engine, explanations=explanations, dimensions=dimensions),
-                 explanations, dimensions)
+    gated: dict[str, tuple[dict[str, float], dict[str, float]] | None] = {}
+    scored: dict[str, float] = {}  # the engine's rewards, unrounded
+
+    def scorer(chosen: Sequence[CorpusInteraction]) -> dict[str, float]:
+        scored.update(score_engine(chosen, engine, explanations=explanations, dimensions=dimensions, gated=gated))
+        return scored
+
+    result = run(interactions, scorer, explanations, dimensions)
+    if args.smoothing:
+        judged = [float(x) for x in args.smoothing.split(",") if x.strip()]
+        result["smoothing"] = smoothing_sweep(interactions, scored, gated, suite, judged)
     code = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
     gate = {"attack_wins": args.max_attack_wins, "largest_margin": args.max_margin,
             "honest_losses": args.max_honest_losses}
@@ -361,6 +428,13 @@ def main(argv: list[str] | None = None) -> int:
               f"{drops['attack_wins']} attack wins above their best honest answer):")
         for name, row in drops["dimensions"].items():
             print(f"  {name}: honest losses {row['honest_losses']}, attack wins {row['attack_wins']}")
+    if "smoothing" in result:
+        sweep = result["smoothing"]
+        print(f"\nthe judged dimensions' gate delta (rules {sweep['gate_deltas']}; the suite's {sweep['suite_delta']} "
+              f"reproduces the rewards to {sweep['reproduced']}):")
+        for delta, row in sweep["judged"].items():
+            print(f"  {delta}: attack wins {row['attack_wins']}/{row['attacks']} (largest {row['largest_margin']:+.3f}), "
+                  f"honest losses {row['honest_losses']}/{row['honest']}, honest above attack {row['within_auc']:.3f}")
     for failure in failures:
         print(f"gate: {failure}")
     return 1 if args.gate and failures else 0

@@ -12,6 +12,11 @@ Gate exponents (a suite option, default all 1 as in the paper) make B a weighted
 B = exp(sum_i a_i log((s_i + delta) / (1 + delta)) / sum_i a_i): with nine bottom-line dimensions, one at 0.3 moves
 the equal-weight gate only to 0.3^(1/9) ~ 0.87 of its value; an exponent of 3 on that dimension moves it to
 0.3^(3/11) ~ 0.72. The trade-off is measured in `benchmarks/FIDELITY.md` (pairs) and `benchmarks/CALIBRATION.md`.
+
+Gate deltas (a suite option, default the suite's delta for every dimension) give a bottom-line dimension a smoothing
+of its own, (s_i + delta_i) / (1 + delta_i): the gate's sensitivity to it is then bounded by 1 / (m delta_i), so a
+dimension its judge reads with little noise (a rule) can stay a sharp constraint while a noisy judgment moves the
+reward less. With every delta_i equal to delta it is the paper's gate.
 """
 
 from __future__ import annotations
@@ -31,9 +36,10 @@ class Aggregate:
     utility: float | None = None
 
 
-def gate(scores: Sequence[float], delta: float, exponents: Sequence[float] | None = None) -> float:
-    """Delta-smoothed geometric mean of bottom-line scores, weighted by `exponents` (default: all 1); 1.0 when there
-    are none.
+def gate(scores: Sequence[float], delta: float, exponents: Sequence[float] | None = None,
+         deltas: Sequence[float] | None = None) -> float:
+    """Delta-smoothed geometric mean of bottom-line scores, weighted by `exponents` (default: all 1), each smoothed by
+    its own delta in `deltas` (default: `delta` for all); 1.0 when there are none.
 
     >>> round(gate([1.0, 1.0], 0.01), 6)
     1.0
@@ -41,6 +47,8 @@ def gate(scores: Sequence[float], delta: float, exponents: Sequence[float] | Non
     0.0995
     >>> round(gate([0.0, 1.0], 0.01, [3.0, 1.0]), 4)  # the failed one weighs 3: (0.01 / 1.01) ** 0.75
     0.0314
+    >>> round(gate([0.0, 1.0], 0.01, deltas=[0.3, 0.01]), 4)  # the failed one smoothed by 0.3: sqrt(0.3 / 1.3)
+    0.4804
     """
     if delta <= 0:
         raise ValueError("delta must be > 0")
@@ -49,7 +57,10 @@ def gate(scores: Sequence[float], delta: float, exponents: Sequence[float] | Non
     exponents = [1.0] * len(scores) if exponents is None else list(exponents)
     if len(exponents) != len(scores) or any(a <= 0 or math.isnan(a) for a in exponents):
         raise ValueError("gate exponents must be > 0, one per bottom-line score")
-    total = sum(a * math.log((s + delta) / (1.0 + delta)) for s, a in zip(scores, exponents, strict=True))
+    deltas = [delta] * len(scores) if deltas is None else list(deltas)
+    if len(deltas) != len(scores) or any(not d > 0 for d in deltas):
+        raise ValueError("gate deltas must be > 0, one per bottom-line score")
+    total = sum(a * math.log((s + d) / (1.0 + d)) for s, a, d in zip(scores, exponents, deltas, strict=True))
     return math.exp(total / sum(exponents))
 
 
@@ -72,9 +83,11 @@ def aggregate(
     weights: Mapping[str, float],
     delta: float = 0.01,
     exponents: Mapping[str, float] | None = None,
+    deltas: Mapping[str, float] | None = None,
 ) -> Aggregate:
     """Combine scored dimensions (unscored ones already left out) into the reward; `exponents` (gated only): gate
-    exponent per bottom-line dimension, 1 for any not named.
+    exponent per bottom-line dimension, 1 for any not named; `deltas` (gated only): smoothing per bottom-line
+    dimension, `delta` for any not named.
 
     >>> a = aggregate("gated", {"format": 1.0}, {"useful": 0.5}, {"format": 1.0, "useful": 1.0})
     >>> (round(a.reward, 6), round(a.gate, 6), a.utility)
@@ -84,8 +97,9 @@ def aggregate(
         if not (0.0 <= score <= 1.0) or math.isnan(score):
             raise ValueError(f"score of {name!r} must lie in [0, 1], got {score}")
     if method == "gated":
-        exponents = exponents or {}
-        b = gate(list(bottom_line.values()), delta, [exponents.get(name, 1.0) for name in bottom_line])
+        exponents, deltas = exponents or {}, deltas or {}
+        b = gate(list(bottom_line.values()), delta, [exponents.get(name, 1.0) for name in bottom_line],
+                 [deltas.get(name, delta) for name in bottom_line])
         positive = {name: s for name, s in behavioral.items() if weights[name] > 0}
         u = weighted_mean(positive, weights) if positive else 1.0
         return Aggregate(reward=b * u, gate=b, utility=u)

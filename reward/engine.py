@@ -318,7 +318,7 @@ class Engine:
                 id=item.id, reward=0.0, valid=False, reason="no behavioral dimension scored", dimensions=vector, excluded=excluded
             )
         combined = aggregate(suite.suite.aggregation, bottom_line, behavioral, suite.suite.dimensions, suite.suite.delta,
-                             suite.suite.gate_exponents)
+                             suite.suite.gate_exponents, suite.suite.gate_deltas)
         return ItemResult(
             id=item.id, reward=combined.reward, gate=combined.gate, utility=combined.utility, valid=True,
             dimensions=vector, excluded=excluded,

@@ -235,6 +235,11 @@ class Suite(_Strict):
     """Bottom-line dimension name -> its exponent in the gate (gated aggregation only; 1 for any not named, so the
     default is the paper's unweighted geometric mean). B is then a weighted geometric mean: a dimension with exponent
     3 counts as three. Each must be > 0: an exponent cannot switch a hard constraint off."""
+    gate_deltas: dict[str, float] = Field(default_factory=dict)
+    """Bottom-line dimension name -> its own smoothing in the gate, in place of `delta` (gated aggregation only; `delta`
+    for any not named). The gate's sensitivity to a dimension is bounded by 1 / (m x its delta): a larger one moves
+    the reward less for the same change of score (a judgment that reads with noise), a small one keeps a rule's
+    verdict a sharp constraint. Each must lie in (0, 1]."""
     dimensions: dict[str, Annotated[float, Field(ge=0.0)]] = Field(min_length=1)
     """Dimension name -> weight (>= 0). Gated aggregation uses the weights of behavioral dimensions only."""
     monitor: list[str] = Field(default_factory=list)
@@ -585,6 +590,18 @@ def load_suite(name_or_path: str | Path, root: Path = DEFAULT_RUBRIC_DIR) -> Loa
             problems.append(f"{where}: exponent must be a finite number > 0, got {exponent}")
         elif suite.aggregation != "gated":
             problems.append(f"{where}: gate exponents need gated aggregation (this suite is {suite.aggregation})")
+    for name, smoothing in suite.gate_deltas.items():
+        where = f"{_display(path)}: key 'gate_deltas.{name}'"
+        if name in suite.monitor:
+            problems.append(f"{where}: {name} is monitor-only; it is not in the gate, so it has no gate delta")
+        elif name not in dimensions:
+            problems.append(f"{where}: not a dimension of this suite{did_you_mean(name, sorted(dimensions))}")
+        elif dimensions[name].layer != "bottom_line":
+            problems.append(f"{where}: {name} is behavioral; only bottom-line dimensions have a gate delta")
+        elif not 0 < smoothing <= 1:
+            problems.append(f"{where}: delta must be a number in (0, 1], got {smoothing}")
+        elif suite.aggregation != "gated":
+            problems.append(f"{where}: gate deltas need gated aggregation (this suite is {suite.aggregation})")
     if not problems and suite.aggregation == "linear" and sum(suite.dimensions.values()) <= 0:
         problems.append(f"{_display(path)}: key 'dimensions': linear aggregation needs a positive total weight")
     if problems:

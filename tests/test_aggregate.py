@@ -111,6 +111,47 @@ def test_gate_exponents_must_be_positive_and_one_per_score(exponents):
         gate([0.5, 1.0], 0.01, exponents)
 
 
+@settings(deadline=None)
+@given(st.lists(unit, min_size=1, max_size=12), deltas)
+def test_equal_gate_deltas_are_the_suites_delta(scores, delta):
+    assert gate(scores, delta, deltas=[delta] * len(scores)) == pytest.approx(gate(scores, delta), rel=1e-12)
+
+
+@settings(deadline=None)
+@given(st.lists(unit, min_size=1, max_size=9), st.floats(min_value=1e-3, max_value=0.5), deltas, st.data())
+def test_a_dimensions_own_delta_bounds_the_gates_sensitivity_to_it(others, own, delta, data):
+    scores = [data.draw(unit)] + others
+    step = 1e-6
+    bumped = [min(1.0, scores[0] + step)] + others
+    if bumped[0] == scores[0]:
+        return
+    smoothing = [own] + [delta] * len(others)
+    slope = (math.log(gate(bumped, delta, deltas=smoothing)) - math.log(gate(scores, delta, deltas=smoothing))) / (
+        bumped[0] - scores[0])
+    assert 0 <= slope <= 1 / (len(scores) * own) * (1 + 1e-4)
+
+
+def test_a_larger_delta_on_one_dimension_softens_only_its_failure():
+    """A judged dimension at 0 costs the gate less under its own larger delta; a rule at 0 costs as much as before."""
+    failed_judgment, failed_rule = [0.0, 1.0, 1.0], [1.0, 0.0, 1.0]
+    smoothing = [0.3, 0.01, 0.01]
+    assert gate(failed_judgment, 0.01, deltas=smoothing) == pytest.approx((0.3 / 1.3) ** (1 / 3))
+    assert gate(failed_judgment, 0.01, deltas=smoothing) > gate(failed_judgment, 0.01)
+    assert gate(failed_rule, 0.01, deltas=smoothing) == pytest.approx(gate(failed_rule, 0.01))
+
+
+@pytest.mark.parametrize("smoothing", [[0.0, 0.1], [-0.1, 0.1], [float("nan"), 0.1], [0.1]])
+def test_gate_deltas_must_be_positive_and_one_per_score(smoothing):
+    with pytest.raises(ValueError, match="gate deltas must be > 0"):
+        gate([0.5, 1.0], 0.01, deltas=smoothing)
+
+
+def test_aggregate_applies_deltas_by_name_and_the_suites_delta_to_the_rest():
+    weights = {"a": 1.0, "b": 1.0, "u": 1.0}
+    smoothed = aggregate("gated", {"a": 0.0, "b": 0.5}, {"u": 1.0}, weights, delta=0.01, deltas={"a": 0.3})
+    assert smoothed.gate == pytest.approx(math.sqrt((0.3 / 1.3) * (0.51 / 1.01)))
+
+
 def test_aggregate_applies_exponents_by_name_and_one_to_the_rest():
     plain = aggregate("gated", {"a": 0.2, "b": 1.0}, {"u": 1.0}, {"a": 1.0, "b": 1.0, "u": 1.0})
     weighted = aggregate("gated", {"a": 0.2, "b": 1.0}, {"u": 1.0}, {"a": 1.0, "b": 1.0, "u": 1.0},

@@ -17,16 +17,16 @@ def recompute(result: dict, suite) -> float:
         if score["status"] != "ok":
             continue
         if score["layer"] == "bottom_line":
-            bottom.append(score["score"])
+            bottom.append((score["score"], suite.suite.gate_deltas.get(name, suite.suite.delta)))
         else:
             behavioral[name] = score["score"]
     aggregation, delta, weights = suite.suite.aggregation, suite.suite.delta, suite.suite.dimensions
     if aggregation == "sum":
-        return sum(bottom) + sum(behavioral.values())
+        return sum(s for s, _ in bottom) + sum(behavioral.values())
     if aggregation == "linear":
         everything = {**{n: s["score"] for n, s in result["dimensions"].items() if s["status"] == "ok"}}
         return sum(weights[n] * s for n, s in everything.items()) / sum(weights[n] for n in everything)
-    gate = math.exp(sum(math.log((s + delta) / (1 + delta)) for s in bottom) / len(bottom))
+    gate = math.exp(sum(math.log((s + d) / (1 + d)) for s, d in bottom) / len(bottom))
     utility = sum(weights[n] * s for n, s in behavioral.items()) / sum(weights[n] for n in behavioral)
     return gate * utility
 

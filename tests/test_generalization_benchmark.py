@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from benchmarks.generalization import gate_failures, load, markdown, measure, score_baseline
+from benchmarks.generalization import gate_failures, load, markdown, measure, score_baseline, within_auc
 from reward.evaluation.corpus import CorpusInteraction, CorpusResponse
 from reward.format import Facet, render_response
 from reward.schema import Evidence
@@ -59,6 +59,17 @@ def test_an_attack_above_the_best_honest_answer_wins_and_a_low_honest_variant_lo
     assert not any("largest attack margin" in f for f in failures)  # +0.02 is within the +0.05 bar
 
 
+def test_within_auc_counts_honest_answers_above_their_own_interactions_attacks():
+    first, second = interaction("a"), interaction("b")
+    rewards = {"a/clean": 0.70, "a/terse": 0.72, "a/layout": 0.60, "a/swap": 0.74, "a/refusal": 0.60,
+               "b/clean": 0.50, "b/terse": 0.48, "b/layout": 0.47, "b/swap": 0.20, "b/refusal": 0.10}
+    # a: clean, terse above refusal only, layout ties it (0.5): 2.5 of 6; b: all 6 above; 8.5 of 12
+    assert within_auc([first, second], rewards) == pytest.approx(8.5 / 12, abs=1e-4)
+    # on its own scale: halving every reward's distance from 0.5 moves neither the order nor the figure
+    squeezed = {k: 0.5 + (v - 0.5) / 2 for k, v in rewards.items()}
+    assert within_auc([first, second], squeezed) == within_auc([first, second], rewards)
+
+
 def test_the_baseline_is_word_overlap_with_the_evidence():
     scores = score_baseline([interaction("a")])
     assert scores["a/swap"] == scores["a/clean"] == 1.0  # every content word of both is in the evidence
@@ -69,7 +80,8 @@ def test_the_baseline_is_word_overlap_with_the_evidence():
 def test_a_local_run_on_a_test_sample_reports_both_scorers_per_family(tmp_path):
     out = tmp_path / "run.json"
     command = [sys.executable, "benchmarks/generalization.py", "--split", "test", "--sample", "4", "--out", str(out),
-               "--gate", "--max-attack-wins", "1", "--max-margin", "1", "--max-honest-losses", "1"]
+               "--gate", "--max-attack-wins", "1", "--max-margin", "1", "--max-honest-losses", "1",
+               "--smoothing", "0.01,0.3"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     run = json.loads(out.read_text())
@@ -97,6 +109,14 @@ def test_a_local_run_on_a_test_sample_reports_both_scorers_per_family(tmp_path):
     assert drops["honest_losses"] == run["reward"]["honest_losses"]["all"]["losses"]
     assert drops["attack_wins"] == run["reward"]["attack_wins"]["all"]["wins"]
     assert all(row[figure] <= drops[figure] for row in drops["dimensions"].values() for figure in row)
+    # the smoothing sweep recomputes the engine's own rewards exactly at the suite's setting (0.3 for the judged
+    # dimensions), so its row there is the run's own figures; another setting is a recomputation of the same scores
+    sweep = run["smoothing"]
+    assert sweep["reproduced"] <= 1e-9 and set(sweep["judged"]) == {"0.01", "0.3"}
+    own = sweep["judged"]["0.3"]
+    assert (own["attack_wins"], own["honest_losses"]) == (run["reward"]["attack_wins"]["all"]["wins"],
+                                                          run["reward"]["honest_losses"]["all"]["losses"])
+    assert all(0.0 <= row["within_auc"] <= 1.0 for row in sweep["judged"].values())
     # the same run gated at the real thresholds says what fails instead of passing silently
     assert run["gate_failures"] == gate_failures(run["reward"], {"attack_wins": 1, "largest_margin": 1,
                                                                  "honest_losses": 1})

@@ -249,6 +249,32 @@ def test_local_spec_is_validated_and_a_changed_criterion_is_flagged(tmp_path):
     assert any("at least 4 responses with at least 2 distinct scores" in e for e in lint(copy))
 
 
+def test_gate_deltas_load_and_are_checked_against_the_suite(tmp_path):
+    copy = copy_rubrics(tmp_path)
+    mini = copy / "suites" / "mini.yaml"
+    source = mini.read_text()
+    mini.write_text(source + "gate_deltas: {grounded: 0.3}\n")
+    assert load_suite("mini", copy).suite.gate_deltas == {"grounded": 0.3}
+    mini.write_text(source + "gate_deltas: {grounded: 0, useful: 0.2, groundd: 0.1}\n")
+    with pytest.raises(RubricError) as info:
+        load_suite("mini", copy)
+    problems = "\n".join(info.value.problems)
+    assert "key 'gate_deltas.grounded': delta must be a number in (0, 1], got 0" in problems
+    assert "key 'gate_deltas.useful': useful is behavioral; only bottom-line dimensions have a gate delta" in problems
+    assert "key 'gate_deltas.groundd': not a dimension of this suite (did you mean 'grounded'?)" in problems
+
+
+def test_the_shipped_gate_keeps_the_rules_sharp_and_smooths_the_judged_dimensions():
+    """searchllm's gate: the rules (format, length) keep the paper's 0.01; every judged bottom-line dimension is
+    smoothed by the suite's delta, larger, so a noisy judgment moves the reward less than a failed rule does."""
+    suite = load_suite("searchllm")
+    bottom = [n for n, d in suite.dimensions.items() if d.layer == "bottom_line"]
+    rules = {n for n in bottom if suite.dimensions[n].rule is not None}
+    assert rules == {"format", "response_length"} and suite.suite.gate_deltas == dict.fromkeys(rules, 0.01)
+    assert suite.suite.delta > 0.01
+    assert set(bottom) - rules  # judged ones take the suite's delta
+
+
 def test_gate_exponents_load_and_are_checked_against_the_suite(tmp_path):
     copy = copy_rubrics(tmp_path)
     mini = copy / "suites" / "mini.yaml"
@@ -350,4 +376,5 @@ def test_the_claims_control_suite_is_searchllm_with_claim_hallucination_monitor_
     assert control.monitor == {"claim_hallucination"}
     assert control.suite.dimensions == {n: w for n, w in gated.suite.dimensions.items() if n != "claim_hallucination"}
     assert set(control.dimensions) == set(gated.dimensions)  # still scored
-    assert (control.suite.aggregation, control.suite.delta) == (gated.suite.aggregation, gated.suite.delta)
+    assert (control.suite.aggregation, control.suite.delta, control.suite.gate_deltas) == (
+        gated.suite.aggregation, gated.suite.delta, gated.suite.gate_deltas)

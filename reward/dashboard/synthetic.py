@@ -81,7 +81,8 @@ def write_synthetic_log(folder: str | Path, steps: int = 30, items: int = 64, se
                 bottom = {n: s.score for n, s in dims.items() if s.status == "ok" and s.layer == "bottom_line"}
                 behavioral = {n: s.score for n, s in dims.items() if s.status == "ok" and s.layer == "behavioral"}
                 missing = [n for n, s in dims.items() if s.status != "ok" and s.layer == "bottom_line"]
-                combined = aggregate(run_suite.suite.aggregation, bottom, behavioral, run_suite.suite.dimensions, run_suite.suite.delta)
+                combined = aggregate(run_suite.suite.aggregation, bottom, behavioral, run_suite.suite.dimensions,
+                                     run_suite.suite.delta, run_suite.suite.gate_exponents, run_suite.suite.gate_deltas)
                 results.append(ItemResult(id=item.id, reward=combined.reward, gate=combined.gate, utility=combined.utility,
                                           valid=not missing, reason=f"bottom-line unscored: {', '.join(missing)}" if missing else None,
                                           dimensions=dims))
@@ -180,7 +181,8 @@ def write_scenario_log(folder: str | Path, scenarios: tuple[str, ...] = SCENARIO
                 bottom = {n: s.score for n, s in weighted.items() if s.status == "ok" and s.layer == "bottom_line"}
                 behavioral = {n: s.score for n, s in weighted.items() if s.status == "ok" and s.layer == "behavioral"}
                 missing = [n for n, s in weighted.items() if s.status != "ok"]
-                combined = aggregate("gated", bottom, behavioral, suite.suite.dimensions, suite.suite.delta)
+                combined = aggregate("gated", bottom, behavioral, suite.suite.dimensions, suite.suite.delta,
+                                     suite.suite.gate_exponents, suite.suite.gate_deltas)
                 results.append(ItemResult(id=item.id, reward=combined.reward, gate=combined.gate,
                                           utility=combined.utility, valid=not missing,
                                           reason=f"unscored: {', '.join(missing)}" if missing else None,

@@ -392,6 +392,7 @@ class IngressReplica:
     def _describe(self, name: str, brief: bool = False) -> dict:
         loaded = self.suites[name]
         summary = {"name": name, "aggregation": loaded.suite.aggregation, "delta": loaded.suite.delta,
+                   "gate_deltas": loaded.suite.gate_deltas, "gate_exponents": loaded.suite.gate_exponents,
                    "version": loaded.version, "description": loaded.suite.description}
         if self.args.judge == "local":  # dimensions left out of every item's reward, said up front
             from reward.judges.local_coverage import unscored_dimensions

@@ -1349,6 +1349,26 @@ def test_a_correction_of_the_users_figure_and_a_later_list_point_are_not_read_wi
     assert "100% and my bill" not in explanation, explanation
 
 
+LAKE = Evidence(id="1", title="Lake Morrow survey", text=(
+    "The Halvard Institute's 2023 report found that Lake Morrow had warmed: mean summer surface temperature reached "
+    "19.4°C, up 0.6°C on 2013, and ice cover lasted 11 days less than a decade earlier."))
+
+
+def test_a_correction_the_claim_reading_takes_off_as_a_frame_still_keeps_the_question_out():
+    """"The report doesn't say the lake got colder - it says it warmed." corrects the question's premise; the claim
+    reading takes the first clause off as a frame about the sources and leaves "it says it warmed.", a fragment. Read
+    with the question in front, that fragment would claim the premise ("...had fallen? it says it warmed."): the
+    correction is read from the sentence as written, so the fragment is read as it stands."""
+    asked = "Why did the Halvard Institute's 2023 report find that Lake Morrow's water temperature had fallen?"
+    engine = Engine(load_suite("searchllm"), LocalJudge())
+    [result] = engine.score_sync([item(asked, "The report doesn't say the lake got colder — it says it warmed [Doc 1]. "
+                                       "Mean summer surface temperature reached 19.4°C in 2023, up 0.6°C on 2013 [Doc 1].",
+                                       evidence=(LAKE,), item_id="lake")])
+    for name in ("highlight_hallucination", "claim_hallucination"):
+        assert "Why did the Halvard" not in result.dimensions[name].explanation, result.dimensions[name].explanation
+    assert result.dimensions["highlight_hallucination"].score >= 0.5, result.dimensions["highlight_hallucination"]
+
+
 PHYSICS = Evidence(id="1", title="Force", text=(
     "The shortcomings of Aristotelian physics were corrected in the 17th century by Galileo Galilei, who was "
     "influenced by the late Medieval idea that objects in forced motion carried an innate force of impetus."))

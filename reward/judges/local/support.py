@@ -258,14 +258,16 @@ read is checked against the evidence it can."""
             continue
         read = claim
         if (answering and sentence == lead and is_fragment(reading) and not _LABELLED.match(reading)
-                and not corrects_question(claim, context)):
+                and not corrects_question(claim, context) and not corrects_question(sentence, context)):
             # A fragment ("Zhenjin.", "The answer is solar.") claims nothing on its own: its claim is the question it
             # answers, answered by it. The model reads the two together, from the evidence sentences closest to
             # both, and a name the question gives that the evidence lacks is a name the claim gives.
             # Only the answer's lead answers the question: a later fragment is a point of what the lead opened (a
             # list's "Take paracetamol if needed", a table's row, "Running late?"), read as it stands; read with the
             # question, a false premise's words would be the claim's. (... as they would in a fragment that corrects
-            # the question: "Prices rose 8%, not 100%." is read as it stands.)
+            # the question: "Prices rose 8%, not 100%." is read as it stands; so is what is left of a sentence whose
+            # correction the claim reading took off as a frame, "The report doesn't say the lake got colder - it says it
+            # warmed." read as "it says it warmed.")
             reading = read = f"{ctx.item.query.strip().rstrip('?.! ')}? {reading}"
             similarity = (await ctx.similarity([reading], evidence_sentences))[0]
             top = sorted(np.argsort(-similarity)[:SUPPORT_WINDOW].tolist())
