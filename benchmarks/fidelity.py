@@ -447,8 +447,8 @@ def pairs_table() -> list[str]:
         sets = sorted({n for entry in run["settings"].values() for n in entry["pairs"]})
         lines += ["### Gate exponents and smoothing: the trade-off", "",
                   f"`{run['command']}` (`{run['code']}`, {run['date']}): the suite options `gate_exponents` "
-                  "(default equal, as in the paper), `delta` and `gate_deltas` (shipped: 0.3 for the judged "
-                  "dimensions, the paper's 0.01 for the rules). Calibration: the share of the bundled calibration pairs "
+                  "(default equal, as in the paper), `delta` and `gate_deltas` (shipped: the paper's 0.01 for every "
+                  "dimension; \"judged\" smooths the judged bottom-line dimensions, the rules keeping 0.01). Calibration: the share of the bundled calibration pairs "
                   f"({run['calibration_pairs']}) whose preferred response gets the higher reward (a tie counts 0.5), "
                   "all and by the layer of the labelled dimension; pairs: reward AUC on the test articles.", "",
                   "| gate | calibration, all | calibration, bottom-line pairs | calibration, behavioral pairs | "

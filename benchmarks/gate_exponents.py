@@ -41,15 +41,14 @@ from reward.schema import Item, ItemResult  # noqa: E402
 RULES = {"format": 0.01, "response_length": 0.01}
 SETTINGS = {
     # name: (exponents, delta, per-dimension deltas); None: the suite's own
-    "shipped (judged 0.3, rules 0.01)": ({}, None, None),
-    "paper (delta 0.01 for all)": ({}, 0.01, {}),
+    "shipped (the paper's: delta 0.01 for all)": ({}, None, None),
     "delta 0.1 for all": ({}, 0.1, {}),
     "delta 0.3 for all": ({}, 0.3, {}),
+    "judged 0.1, rules 0.01": ({}, 0.1, RULES),
+    "judged 0.3, rules 0.01": ({}, 0.3, RULES),
     "judged 1.0, rules 0.01": ({}, 1.0, RULES),
-    "claim_hallucination 3, paper delta": ({"claim_hallucination": 3.0}, 0.01, {}),
-    "claim + highlight hallucination 3, paper delta": ({"claim_hallucination": 3.0, "highlight_hallucination": 3.0},
-                                                        0.01, {}),
-    "claim_hallucination 3, shipped delta": ({"claim_hallucination": 3.0}, None, None),
+    "claim_hallucination 3": ({"claim_hallucination": 3.0}, None, None),
+    "claim + highlight hallucination 3": ({"claim_hallucination": 3.0, "highlight_hallucination": 3.0}, None, None),
 }
 
 

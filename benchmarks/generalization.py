@@ -279,30 +279,33 @@ def within_auc(interactions: Sequence[CorpusInteraction], rewards: Mapping[str, 
 def smoothing_sweep(interactions: Sequence[CorpusInteraction], rewards: Mapping[str, float],
                     gated: Mapping[str, tuple[Mapping[str, float], Mapping[str, float]] | None], suite,
                     judged: Sequence[float]) -> dict:
-    """Attack wins, honest losses and `within_auc` with the gate's smoothing of the judged bottom-line dimensions set
-    to each of `judged` (the suite's `gate_deltas`, the rules', kept), recomputed from the run's own dimension scores
-    with `reward.aggregate.aggregate`; items without a valid reward keep theirs. `reproduced` is how far the suite's
-    own setting lands from the engine's rewards (0 up to rounding: the recomputation is the engine's)."""
+    """Attack wins, honest losses and `within_auc` with the gate's smoothing (`gate_deltas`) of the judged bottom-line
+    dimensions set to each of `judged`, the rules (format, length) keeping the suite's, recomputed from the run's own
+    dimension scores with `reward.aggregate.aggregate`; items without a valid reward keep theirs. `reproduced` is
+    how far the suite's own setting lands from the engine's rewards (0: the recomputation is the engine's)."""
     from reward.aggregate import aggregate
 
     config = suite.suite
+    rules = {name for name, d in suite.dimensions.items() if d.rule is not None}
+    judged_names = [name for name, d in suite.dimensions.items() if d.layer == "bottom_line" and name not in rules]
 
-    def under(delta: float) -> dict[str, float]:
+    def under(deltas: Mapping[str, float]) -> dict[str, float]:
         out = dict(rewards)
         for key, parts in gated.items():
             if parts is not None:
-                out[key] = aggregate(config.aggregation, parts[0], parts[1], config.dimensions, delta,
-                                     config.gate_exponents, config.gate_deltas).reward
+                out[key] = aggregate(config.aggregation, parts[0], parts[1], config.dimensions, config.delta,
+                                     config.gate_exponents, deltas).reward
         return out
 
-    own = under(config.delta)
+    own = under(config.gate_deltas)
     rows = {}
     for delta in judged:
-        report = measure(interactions, under(delta))
+        smoothed = under({**config.gate_deltas, **dict.fromkeys(judged_names, delta)})
+        report = measure(interactions, smoothed)
         wins, losses = report["attack_wins"]["all"], report["honest_losses"]["all"]
         rows[f"{delta:g}"] = {"attack_wins": wins["wins"], "attacks": wins["n"], "largest_margin": wins["largest_margin"],
                               "honest_losses": losses["losses"], "honest": losses["n"],
-                              "within_auc": within_auc(interactions, under(delta))}
+                              "within_auc": within_auc(interactions, smoothed)}
     return {"suite_delta": config.delta, "gate_deltas": dict(config.gate_deltas),
             "reproduced": round(max((abs(own[k] - rewards[k]) for k in rewards), default=0.0), 9), "judged": rows}
 

@@ -354,6 +354,22 @@ def test_the_gate_weighs_bottom_line_dimensions_by_the_suites_exponents(tmp_path
     assert weighted.gate == pytest.approx(gate(scores, 0.01, [4.0, 1.0])) and weighted.gate < plain.gate
 
 
+def test_the_gate_smooths_each_bottom_line_dimension_by_the_suites_gate_deltas(tmp_path):
+    import shutil
+
+    copy = tmp_path / "rubrics"
+    shutil.copytree(FIXTURE_RUBRICS, copy)
+    script = by_dimension({"grounded": tag_reply("0", quote=QUOTE), "useful": tag_reply("1")})
+    [plain] = Engine(load_suite("mini", copy), ScriptedJudge(script)).score_sync([make_item("a", GOOD)])
+    mini = copy / "suites" / "mini.yaml"
+    mini.write_text(mini.read_text() + "gate_deltas: {grounded: 0.3}\n")
+    [smoothed] = Engine(load_suite("mini", copy), ScriptedJudge(script)).score_sync([make_item("a", GOOD)])
+    scores = [smoothed.dimensions["grounded"].score, smoothed.dimensions["format"].score]
+    assert scores == [plain.dimensions["grounded"].score, plain.dimensions["format"].score] and scores[0] < scores[1]
+    # the low judged score costs less under its own larger smoothing; the rule keeps the suite's 0.01
+    assert smoothed.gate == pytest.approx(gate(scores, 0.01, deltas=[0.3, 0.01])) and smoothed.gate > plain.gate
+
+
 def _watch_suites(tmp_path):
     """mini with `grounded` monitor-only, and mini without `grounded` at all."""
     import shutil

@@ -109,11 +109,11 @@ def test_a_local_run_on_a_test_sample_reports_both_scorers_per_family(tmp_path):
     assert drops["honest_losses"] == run["reward"]["honest_losses"]["all"]["losses"]
     assert drops["attack_wins"] == run["reward"]["attack_wins"]["all"]["wins"]
     assert all(row[figure] <= drops[figure] for row in drops["dimensions"].values() for figure in row)
-    # the smoothing sweep recomputes the engine's own rewards exactly at the suite's setting (0.3 for the judged
-    # dimensions), so its row there is the run's own figures; another setting is a recomputation of the same scores
+    # the smoothing sweep recomputes the engine's own rewards exactly at the suite's setting (the paper's 0.01 for
+    # every dimension), so its row there is the run's own figures; another setting recomputes the same scores
     sweep = run["smoothing"]
     assert sweep["reproduced"] <= 1e-9 and set(sweep["judged"]) == {"0.01", "0.3"}
-    own = sweep["judged"]["0.3"]
+    own = sweep["judged"]["0.01"]
     assert (own["attack_wins"], own["honest_losses"]) == (run["reward"]["attack_wins"]["all"]["wins"],
                                                           run["reward"]["honest_losses"]["all"]["losses"])
     assert all(0.0 <= row["within_auc"] <= 1.0 for row in sweep["judged"].values())

@@ -45,7 +45,7 @@ def test_a_changed_rubric_another_judge_and_a_moved_score_are_drift(tmp_path, ex
     rubrics = tmp_path / "rubrics"
     shutil.copytree(DEFAULT_RUBRIC_DIR, rubrics)
     suite = rubrics / "suites" / "searchllm.yaml"
-    suite.write_text(suite.read_text().replace("delta: 0.3", "delta: 0.35"))
+    suite.write_text(suite.read_text().replace("delta: 0.01", "delta: 0.05"))
     assert load_suite("searchllm", rubrics).version != load_suite("searchllm").version
     out = tmp_path / "rubric.json"
     assert main(["replay", "--log", str(tmp_path / "log"), "--judge", "mock-hash", "--rubrics", str(rubrics),

@@ -264,15 +264,12 @@ def test_gate_deltas_load_and_are_checked_against_the_suite(tmp_path):
     assert "key 'gate_deltas.groundd': not a dimension of this suite (did you mean 'grounded'?)" in problems
 
 
-def test_the_shipped_gate_keeps_the_rules_sharp_and_smooths_the_judged_dimensions():
-    """searchllm's gate: the rules (format, length) keep the paper's 0.01; every judged bottom-line dimension is
-    smoothed by the suite's delta, larger, so a noisy judgment moves the reward less than a failed rule does."""
-    suite = load_suite("searchllm")
-    bottom = [n for n, d in suite.dimensions.items() if d.layer == "bottom_line"]
-    rules = {n for n in bottom if suite.dimensions[n].rule is not None}
-    assert rules == {"format", "response_length"} and suite.suite.gate_deltas == dict.fromkeys(rules, 0.01)
-    assert suite.suite.delta > 0.01
-    assert set(bottom) - rules  # judged ones take the suite's delta
+def test_the_shipped_gated_suites_keep_the_papers_gate():
+    """searchllm and its variants smooth every bottom-line dimension by the paper's 0.01: smoothing the judged ones by
+    0.3 (`gate_deltas`) was measured and not shipped (benchmarks/GENERALIZATION.md, "The gate's smoothing")."""
+    for name in ("searchllm", "searchllm-monitor-claims", "searchllm-reasoning"):
+        suite = load_suite(name)
+        assert (suite.suite.delta, suite.suite.gate_deltas, suite.suite.gate_exponents) == (0.01, {}, {}), name
 
 
 def test_gate_exponents_load_and_are_checked_against_the_suite(tmp_path):

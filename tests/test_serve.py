@@ -113,8 +113,8 @@ def test_suite_endpoints_describe_layers_weights_and_versions(server):
     index = httpx.get(f"{url}/v1/suites", headers=AUTH, timeout=10).json()["suites"]
     assert [s["name"] for s in index] == ["genrm", "searchllm", "searchllm-linear", "searchllm-monitor-claims", "searchllm-reasoning", "searchllm-sum"]
     detail = httpx.get(f"{url}/v1/suites/searchllm", headers=AUTH, timeout=10).json()
-    assert detail["aggregation"] == "gated" and detail["delta"] == 0.3 and len(detail["dimensions"]) == 20
-    assert detail["gate_deltas"] == {"format": 0.01, "response_length": 0.01} and detail["gate_exponents"] == {}
+    assert detail["aggregation"] == "gated" and detail["delta"] == 0.01 and len(detail["dimensions"]) == 20
+    assert detail["gate_deltas"] == {} and detail["gate_exponents"] == {}
     layers = {d["name"]: d["layer"] for d in detail["dimensions"]}
     assert layers["format"] == "bottom_line" and layers["answer_firstness"] == "behavioral"
     control = httpx.get(f"{url}/v1/suites/searchllm-monitor-claims", headers=AUTH, timeout=10).json()["dimensions"]
