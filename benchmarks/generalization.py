@@ -45,6 +45,7 @@ for _path in (str(ROOT), str(Path.cwd())):
     sys.path.insert(0, _path)
 
 from benchmarks.emit import machine  # noqa: E402
+from reward.evaluation.agreement import pairwise_auc  # noqa: E402
 from reward.evaluation.corpus import CorpusInteraction, CorpusResponse, read_corpus, sample_interactions  # noqa: E402
 from reward.evaluation.fidelity import lexical_support  # noqa: E402
 from reward.format import parse_response  # noqa: E402
@@ -264,16 +265,14 @@ def within_auc(interactions: Sequence[CorpusInteraction], rewards: Mapping[str, 
     """How often an honest answer (the clean one included) scores above an attack of its own interaction, ties half:
     the share of such pairs in order. Free of the reward's scale, which the fixed margins of attack wins and honest
     losses are not (a reward that moves less has fewer of both by those margins alone)."""
-    above = pairs = 0.0
+    honest, attacks = [], []
     for interaction in interactions:
         scored = [(r.role, rewards[f"{interaction.id}/{r.id}"]) for r in interaction.responses]
-        for role, honest in scored:
-            if role in ("clean", "honest"):
-                for other, attack in scored:
-                    if other == "attack":
-                        pairs += 1
-                        above += 1.0 if honest > attack else 0.5 if honest == attack else 0.0
-    return round(above / pairs, 4) if pairs else float("nan")
+        pairs = [(h, a) for role, h in scored if role in ("clean", "honest") for other, a in scored if other == "attack"]
+        honest += [h for h, _ in pairs]
+        attacks += [a for _, a in pairs]
+    share = pairwise_auc(honest, attacks)
+    return round(share, 4) if share is not None else float("nan")
 
 
 def smoothing_sweep(interactions: Sequence[CorpusInteraction], rewards: Mapping[str, float],

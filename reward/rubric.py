@@ -578,30 +578,25 @@ def load_suite(name_or_path: str | Path, root: Path = DEFAULT_RUBRIC_DIR) -> Loa
         behavioral = [n for n, d in weighted.items() if d.layer == "behavioral"]
         if not behavioral or sum(suite.dimensions[n] for n in behavioral) <= 0:
             problems.append(f"{_display(path)}: key 'dimensions': gated aggregation needs behavioral weight > 0")
-    for name, exponent in suite.gate_exponents.items():
-        where = f"{_display(path)}: key 'gate_exponents.{name}'"
-        if name in suite.monitor:
-            problems.append(f"{where}: {name} is monitor-only; it is not in the gate, so it has no gate exponent")
-        elif name not in dimensions:
-            problems.append(f"{where}: not a dimension of this suite{did_you_mean(name, sorted(dimensions))}")
-        elif dimensions[name].layer != "bottom_line":
-            problems.append(f"{where}: {name} is behavioral; only bottom-line dimensions have a gate exponent")
-        elif not exponent > 0 or exponent != exponent or exponent == float("inf"):
-            problems.append(f"{where}: exponent must be a finite number > 0, got {exponent}")
-        elif suite.aggregation != "gated":
-            problems.append(f"{where}: gate exponents need gated aggregation (this suite is {suite.aggregation})")
-    for name, smoothing in suite.gate_deltas.items():
-        where = f"{_display(path)}: key 'gate_deltas.{name}'"
-        if name in suite.monitor:
-            problems.append(f"{where}: {name} is monitor-only; it is not in the gate, so it has no gate delta")
-        elif name not in dimensions:
-            problems.append(f"{where}: not a dimension of this suite{did_you_mean(name, sorted(dimensions))}")
-        elif dimensions[name].layer != "bottom_line":
-            problems.append(f"{where}: {name} is behavioral; only bottom-line dimensions have a gate delta")
-        elif not 0 < smoothing <= 1:
-            problems.append(f"{where}: delta must be a number in (0, 1], got {smoothing}")
-        elif suite.aggregation != "gated":
-            problems.append(f"{where}: gate deltas need gated aggregation (this suite is {suite.aggregation})")
+    # The gate's per-dimension options: each names bottom-line dimensions of a gated suite, with a value in range.
+    gate_options = (
+        ("gate_exponents", "gate exponent", suite.gate_exponents,
+         lambda v: 0 < v < float("inf"), "exponent must be a finite number > 0"),
+        ("gate_deltas", "gate delta", suite.gate_deltas, lambda v: 0 < v <= 1, "delta must be a number in (0, 1]"),
+    )
+    for key, noun, values, valid, requirement in gate_options:
+        for name, value in values.items():
+            where = f"{_display(path)}: key '{key}.{name}'"
+            if name in suite.monitor:
+                problems.append(f"{where}: {name} is monitor-only; it is not in the gate, so it has no {noun}")
+            elif name not in dimensions:
+                problems.append(f"{where}: not a dimension of this suite{did_you_mean(name, sorted(dimensions))}")
+            elif dimensions[name].layer != "bottom_line":
+                problems.append(f"{where}: {name} is behavioral; only bottom-line dimensions have a {noun}")
+            elif not valid(value):
+                problems.append(f"{where}: {requirement}, got {value}")
+            elif suite.aggregation != "gated":
+                problems.append(f"{where}: {noun}s need gated aggregation (this suite is {suite.aggregation})")
     if not problems and suite.aggregation == "linear" and sum(suite.dimensions.values()) <= 0:
         problems.append(f"{_display(path)}: key 'dimensions': linear aggregation needs a positive total weight")
     if problems:
