@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
+from reward.memo import by_content
+
 PARTS = ("plan", "evidence", "answer")
 
 _TAG = re.compile(r"<(/?)(plan|evidence|answer)\s*>", re.IGNORECASE)
@@ -133,6 +135,7 @@ def parse_citations(text: str) -> list[Citation]:
     return citations
 
 
+@by_content()
 def strip_citations(text: str) -> str:
     """Remove citation markers and the space before them.
 

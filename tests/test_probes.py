@@ -8,7 +8,7 @@ import pytest
 from policy.format import parse_response
 from reward.engine import Engine
 from reward.judges.local import LocalJudge
-from reward.judges.local.text import strip_query_echo
+from reward.judges.local.echo import strip_query_echo
 from reward.evaluation.probes import CLEAN_EXAMPLES, EXPECTATIONS, EXPLOITS, TRANSLATIONS, make_probes, negate, run_probes
 from reward.rubric import load_suite
 from reward.rules import RULES

@@ -31,6 +31,7 @@ from reward.judges.batching import MicroBatcher
 from reward.judges.local_runtime import (EXPORT_VERSION, INPUTS, INT8_RECIPE, RUNTIMES, cached_onnx,
                                          cross_encoder_runtime, export_onnx, file_digest, forward_each,
                                          quantize_int8, runtime_setting, session, threads_setting)
+from reward.memo import by_content
 from reward.textnorm import ENGLISH_FUNCTION_WORDS, OTHER_LATIN_FUNCTION_WORDS
 
 log = logging.getLogger(__name__)
@@ -359,6 +360,7 @@ _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 _NON_ASCII_LETTER = re.compile(r"[^\x00-\x7f]")
 
 
+@by_content()
 def is_english(text: str) -> bool:
     """A light check (script, then function words): most letters Latin ASCII, and, in a text long enough to have
     them, no more function words of another Latin-script language than English ones. A keyword-style English text

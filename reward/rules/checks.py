@@ -14,6 +14,7 @@ from functools import lru_cache
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from reward.format import ParsedResponse, split_sentences, strip_citations
+from reward.memo import by_content
 from reward.rules.declining import _refusal_in
 from reward.rules.keywords import keyword_list_share
 from reward.rules.registry import RuleResult, rule
@@ -491,6 +492,7 @@ class CopyParams(_Params):
     a factoid question, not pasted documents, and words of the answer's own beside it do not make it one."""
 
 
+@by_content()
 def _plain(text: str) -> str:
     """Text as the copy check compares it: folded (`reward.textnorm`) and with accents dropped, so a copy spelled
     with look-alike letters or accented vowels is still a copy.

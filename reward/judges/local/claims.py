@@ -8,8 +8,6 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
@@ -23,6 +21,7 @@ from reward.judges.local.negation import (_DUTY, _DUTY_DENIED, _DUTY_WORDS, DUTY
                                           duty_conflict, obligation)
 from reward.judges.local.numbercheck import answer_figures, dated_text, figures_read
 from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, numbers, stem, stems
+from reward.memo import by_content
 from reward.schema import Evidence
 
 
@@ -51,6 +50,7 @@ _LABEL = re.compile(r"^\W*([A-Za-z][\w'’()/+-]*(?:\s+[\w'’()/+-]+){0,2}):\s+
 """A line's label of up to three words ("Best method: ...", "Next step: ..."): what the line is about."""
 
 
+@by_content()
 def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0, asked: str = "",
                   closest: str = "", worked: frozenset[str] = frozenset()) -> tuple[bool, str]:
     """Whether the evidence supports a claim: its numbers all occur in the evidence or follow from two of its figures
@@ -326,6 +326,7 @@ _PARTICIPLE = re.compile(r"(?:(?:not|only|also|usually|always|never|still)\s+)?(
 _PRONOUN_COPULA = re.compile(r"^\W*(?:it|this|that|they|these|those)(?:'s|’s|\s+(?:is|was|are|were))\s+", re.IGNORECASE)
 
 
+@by_content()
 def swapped(claim: str, docs: Sequence[Evidence], asked: str = "", sentences: Sequence[str] = (),
             haystack: str = "") -> str:
     """Why the claim puts a figure or name of the evidence in another's place, or "": in the sentence it follows, to
@@ -337,26 +338,13 @@ def swapped(claim: str, docs: Sequence[Evidence], asked: str = "", sentences: Se
             or row_swapped(claim, sentences, asked))
 
 
+@by_content()
 def answer_worked(sentences: Sequence[str], docs: Sequence[Evidence], asked: str = "") -> frozenset[str]:
     """The figures the answer works out for all its sentences (`numbercheck.answer_figures`), from its sentences that
     put no figure in another's place: a total worked from lamb's rate for a beef joint makes no "about 1 hour 59
-    minutes" elsewhere."""
-    key = (tuple(sentences), tuple((d.id, d.title, d.text, d.published) for d in docs), asked)
-    with _WORKED_LOCK:
-        if key in _WORKED:
-            return _WORKED[key]
+    minutes" elsewhere. Cached by content: every claim check of one response reads it."""
     given = _given(" ".join(dated_text(d) for d in docs))
-    worked = answer_figures([s for s in sentences if not (numbers(s) - given and swapped(s, docs, asked))], docs, asked)
-    with _WORKED_LOCK:
-        _WORKED[key] = worked
-        while len(_WORKED) > 1024:
-            _WORKED.popitem(last=False)
-    return worked
-
-
-_WORKED: OrderedDict[tuple, frozenset[str]] = OrderedDict()
-_WORKED_LOCK = threading.Lock()
-"""`answer_worked` by (answer sentences, evidence, the user's words): every claim check of one response reads it."""
+    return answer_figures([s for s in sentences if not (numbers(s) - given and swapped(s, docs, asked))], docs, asked)
 
 
 def is_fragment(claim: str) -> bool:
@@ -454,6 +442,7 @@ def without_users_figures_denied(claim: str, asked: str) -> str:
     return re.sub(pattern, " ", claim).replace("  ", " ").replace(" .", ".").strip()
 
 
+@by_content()
 def without_derivation(claim: str, haystack: str, asked: str = "") -> str | None:
     """The claim as the consistency model reads it: each figure derived from the evidence's (`derived_numbers`) taken
     out with the relation that derives it ("2 years before 2007", ", a difference of 8 years"), which the model cannot
@@ -547,6 +536,7 @@ def swapped_in_clause(claim: str, sentences: Sequence[str]) -> str:
                  if re.match(r"says '[^']*\d", why)), "")
 
 
+@by_content()
 def swapped_value(claim: str, sentences: Sequence[str]) -> str:
     """A name or figure of the evidence put in another's place: the claim follows one evidence sentence word for
     word (`SWAP_COPIED_SHARE` of its words, in order) but where that sentence gives a name or figure, the claim

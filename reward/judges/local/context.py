@@ -15,6 +15,7 @@ import numpy as np
 from reward.format import parse_response, split_sentences, strip_citations, tables_as_lines
 from reward.judges.base import JudgeRequest
 from reward.judges.consistency import ConsistencyScorer, is_english
+from reward.judges.local.echo import restates_query
 from reward.judges.local.embed import Embedder
 from reward.judges.local.text import (
     _HEADER_LINE,
@@ -23,7 +24,6 @@ from reward.judges.local.text import (
     copies_evidence,
     list_marker_removed,
     numbers,
-    restates_query,
     stems,
 )
 from reward.rules import RULES

@@ -16,6 +16,7 @@ import re
 from reward.judges.local.dates import dated_months, dated_weekdays, frame_named
 from reward.judges.local.figures import _SPELLED
 from reward.judges.local.text import TIME_FRAME, names_in, numbers, salient_terms
+from reward.memo import by_content
 
 _MONEY_WORDS = (r"cost|costs|costing|charge|charges|charged|pay|paying|paid|fare|fares|fine|fines|fee|fees|price|"
                 r"prices|priced|spend|earn|earns|owe|worth|refund|refunded|toll|rent|membership|subscription|ticket|"
@@ -297,6 +298,7 @@ def asked_names(query: str, need: str) -> set[str]:
     return set()
 
 
+@by_content()
 def names_covered(names: set[str], text: str) -> float:
     """How many of the (lower-cased) names a passage names (`text.names_in`), a name of several words also where the
     passage writes each of its words capitalised, as a name or a title writes it ("Cobalt Home Insurance Standard" of

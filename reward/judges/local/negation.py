@@ -10,6 +10,7 @@ import re
 
 from reward.format import strip_citations
 from reward.judges.local.text import _CACHED_TEXT_CHARS, _CONTRAST_OF, STOPWORDS, stem, stems
+from reward.memo import by_content
 
 _NEGATION = re.compile(r"\b(?:not|never|cannot|no longer)\b|n't\b", re.IGNORECASE)
 _PROHIBITION = frozenset({"avoid", "avoids", "avoided", "avoiding", "refrain"})
@@ -311,6 +312,7 @@ def duty_conflict(said: frozenset[str], theirs: frozenset[str]) -> tuple[str, st
     return pairs[0] if pairs else None
 
 
+@by_content()
 def negation_flip(claim: str, evidence_sentence: str, asked: str = "") -> bool:
     """The claim negates a phrase the evidence sentence asserts, or asserts a phrase the sentence negates (an
     "X-free" compound negates that X is needed). A figure the user gave (`asked`) that the claim denies is a

@@ -27,6 +27,7 @@ from reward.judges.local.text import (
     content_words,
     list_marker_removed,
 )
+from reward.memo import by_content
 from reward.rules import RULES
 from reward.rules.checks import CopyParams, tokens
 from reward.rules.keywords import keyword_list_share
@@ -95,6 +96,7 @@ def _holds(phrase: list[str], words: list[str]) -> bool:
     return False
 
 
+@by_content()
 def conflict_flip(claim: str, other: str) -> bool:
     """One sentence denies what the other asserts, read more strictly than `negation_flip` (the two compare
     sentences of one author, where a loose match would call every list a contradiction): the denied phrase is two or

@@ -22,6 +22,7 @@ from reward.judges.local.dates import worked_weekdays
 from reward.judges.local.numbercheck import dated_text, figures_read
 from reward.judges.local.kinds import asked_kinds, missing_kind
 from reward.judges.local.context import Context, _answer_parts, _answer_sentences, chosen_alternative, clip, copy_reading
+from reward.judges.local.echo import restates_query, strip_query_echo
 from reward.judges.local.text import (
     _HEADER_LINE,
     _LEAD,
@@ -34,10 +35,8 @@ from reward.judges.local.text import (
     list_marker_removed,
     names_in,
     numbers,
-    restates_query,
     salient_terms,
     stems,
-    strip_query_echo,
     tokens,
 )
 from reward.rules.declining import declines

@@ -10,6 +10,7 @@ from reward.format import split_sentences, strip_citations
 from reward.judges.local.dates import dates_in
 from reward.judges.local.figures import _YEAR_UNIT, _quantities
 from reward.judges.local.text import content_words, days_in, stem, stems
+from reward.memo import by_content
 
 _CLOCK_TIME = re.compile(r"(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
 _REPLACED_VALUE = re.compile(r"\b(?:instead of|rather than|replacing|up from|down from|no longer)\s+(?:the\s+)?[$€£¥]?\s?"
@@ -42,6 +43,7 @@ def _shown(value: float | str) -> str:
     return value if isinstance(value, str) else f"{value:g}"
 
 
+@by_content()
 def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> str:
     """A figure stated as current that a newer evidence item replaces: the claim states, with no word that places it
     in the past or in an older source (`_AS_PAST`), a figure that only items published before another one give, and

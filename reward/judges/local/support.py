@@ -27,6 +27,7 @@ from reward.judges.local.context import (Context, Unscored, _answer_parts, _answ
 from reward.judges.local.negation import negation_flip, unfounded_denial
 from reward.judges.local.numbercheck import dated_text, dose_totals, without_dose_totals
 from reward.judges.local.opposites import question_opposite
+from reward.judges.local.echo import query_asides_removed
 from reward.judges.local.text import (
     MODEL_FLOOR,
     MODEL_SPAN,
@@ -37,7 +38,6 @@ from reward.judges.local.text import (
     names_in,
     novel_names,
     numbers,
-    query_asides_removed,
     stem,
     stems,
 )

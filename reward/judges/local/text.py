@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
+from reward.memo import by_content
 from reward.rules.checks import tokens
 from reward.rules.declining import ABSENT_HERE, LACKED_ITEM, NOTHING_SAID, SOURCES_SILENT
 from reward.rules.verdicts import DISCOURSE, correction_only, is_premise_verdict, MARKUP as _MARKUP
@@ -130,6 +131,7 @@ def salient_terms(text: str) -> set[str]:
     return {n for n in names if n not in STOPWORDS and n not in NOT_NAMES} | numbers(text)
 
 
+@by_content()
 def names_in(names: set[str], lowered: str) -> float:
     """How many of the (lower-cased) names a lower-cased text names, read as a reader reads a name. As written, a
     plural name by its singular too ("Sundays" asked of a timetable that lists "Sunday"), or with accents dropped on
@@ -220,6 +222,7 @@ def doc_text(doc: Evidence) -> str:
     return f"{doc.title}. {doc.text}"
 
 
+@by_content()
 def lexical_coverage(claim: str, haystack: str) -> float:
     """Share of the claim's content words (stems compared) found in the haystack: the trivial baseline's signal.
 
@@ -325,6 +328,7 @@ def _specific(text: str, user_words: str) -> list[str]:
     return [t for t in salient_terms(text) if t.split("'")[0] not in known]
 
 
+@by_content()
 def _verdict_clause(clause: str, content: frozenset[str] | None) -> bool:
     """A verdict on the user's premise (`is_premise_verdict`), or, given the stems the user and the evidence use
     (`content`), a clause that only says the user is mistaken and names none of them (`correction_only`)."""
@@ -332,6 +336,7 @@ def _verdict_clause(clause: str, content: frozenset[str] | None) -> bool:
         clause, lambda word: word.lower() not in STOPWORDS and stem(word.lower()) in content))
 
 
+@by_content()
 def claim_text(sentence: str, user_words: str = "", content: frozenset[str] | None = None) -> str | None:
     """The factual content of an answer sentence, as the claim checker reads it: citation markers stripped, a
     hedging clause that declines ("though I could not confirm this") dropped, a leading "Note that" /
@@ -454,6 +459,7 @@ benchmark."""
 _HEADER_LINE = re.compile(r"^\s*(?:#+\s|\*\*[^*]+\*\*:?\s*$|__[^_]+__:?\s*$)|:\s*$")
 
 
+@by_content()
 def copies_evidence(sentence: str, docs: Sequence[Evidence]) -> bool:
     """The sentence is (nearly) a verbatim copy of an evidence sentence: its words match one at a ratio of 0.8 or
     more, in order or in runs of three in any order (clauses swapped around a comma are still the sentence's).
@@ -495,106 +501,3 @@ def _sentence_words(text: str) -> tuple[tuple[list[str], frozenset[str], frozens
         words = re.findall(r"\w+", reading_form(sentence).lower())
         out.append((words, frozenset(words), frozenset(zip(words, words[1:], words[2:]))))
     return tuple(out)
-
-
-# -- behavioral methods ----------------------------------------------------------------------------------------
-_ASKING = frozenset("asked ask asking question questions wondering wonder regarding want wants wanted know whether "
-                    "answer here sure great happy help let look".split())
-
-
-def restates_query(sentence: str, query: str) -> bool:
-    """A sentence that mostly repeats the query's words, in a restating frame or not, adds nothing (and games
-    query-similarity checks).
-
-    >>> restates_query("You asked: and for my 6-year-old daughter?", "And for my 6-year-old daughter?")
-    True
-    >>> restates_query("The sources do not answer: what park est close to Vistula street?", "What park is close to Vistula street?")
-    True
-    >>> restates_query("Keywords: individual, school, named, after.", "What individual is the school named after?")
-    True
-    """
-    # another language's function words put in ("What park est close ...") are no words of the sentence's own, nor is
-    # the label of a list of the question's words ("Keywords: individual, school, named")
-    asked = set(content_words(query)) | _ASKING
-    unlabelled = _LEADING_LABEL.sub("", sentence, count=1)
-    listed = unlabelled != sentence and "," in unlabelled and len(content_words(unlabelled)) <= 6
-    for text in (sentence, unlabelled) if listed else (sentence,):
-        words = set(content_words(text)) - MIXED_IN
-        if words and len(words & asked) / len(words) >= 0.8:
-            return True
-    return False
-
-
-_LEADING_LABEL = re.compile(r"^\W*[A-Za-z][A-Za-z ]{0,24}:\s*")
-
-
-_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
-
-
-_ASIDE = re.compile(r"\s*[(\[]([^()\[\]]{1,120})[)\]]")
-
-
-def query_asides_removed(text: str, query: str) -> str:
-    """`text` without a bracketed aside of nothing but the query's words ("(Peach Egg, Graptopetalum)"): names
-    dropped in, not content.
-
-    >>> query_asides_removed("It is in Conservation mode (Lenovo).", "Why does my Lenovo stop at 80%?")
-    'It is in Conservation mode.'
-    >>> query_asides_removed("It costs €74 (about $80).", "Which pass is cheaper?")
-    'It costs €74 (about $80).'
-    >>> query_asides_removed("Give ibuprofen (not paracetamol).", "Ibuprofen or paracetamol?")
-    'Give ibuprofen (not paracetamol).'
-
-    An aside with a figure the query does not give is working of its own ("(10 ml at 120 mg per 5 ml)"):
-
-    >>> query_asides_removed("That is 240 mg (10 ml at 120 mg per 5 ml).", "How much suspension (120 mg/5 ml)?")
-    'That is 240 mg (10 ml at 120 mg per 5 ml).'
-    """
-    return _asides_removed(text, {stem(w) for w in content_words(query)}, numbers(query))
-
-
-_ASIDE_DENIAL = re.compile(r"\b(?:not|no|never|without|except|nor|cannot)\b|n't\b", re.IGNORECASE)
-
-
-def _asides_removed(text: str, asked: set[str], asked_numbers: set[str]) -> str:
-    """An aside that denies ("(not Lenovo)") or gives a figure the query does not says something of its own and
-    stays."""
-    if not asked:
-        return text
-    return _ASIDE.sub(lambda m: "" if content_words(m.group(1)) and not _ASIDE_DENIAL.search(m.group(1)) and all(
-        stem(w) in asked for w in content_words(m.group(1))) and numbers(m.group(1)) <= asked_numbers
-        else m.group(0), text)
-
-
-def strip_query_echo(sentence: str, query: str) -> str:
-    """The sentence without keyword stuffing: runs of the query's content words with no other word between them,
-    four or more long, or three or more with a repeat ("listen song Skibidi free: ...").
-
-    >>> strip_query_echo("Listen song skibidi free: the song is out.", "When can I listen to the song Skibidi for free?")
-    ': the song is out.'
-    >>> strip_query_echo("Your Lenovo laptop is in Conservation mode.", "My Lenovo laptop battery stops charging")
-    'Your Lenovo laptop is in Conservation mode.'
-    >>> strip_query_echo("It is anthracnose (Peach Egg, Graptopetalum) here.", "Why do my Peach Egg (Graptopetalum) leaves bump?")
-    'It is anthracnose here.'
-    """
-    asked = {stem(w) for w in content_words(query)}
-    if not asked:
-        return sentence
-    sentence = _asides_removed(sentence, asked, numbers(query))
-    spans, run = [], []
-    for match in _WORD.finditer(sentence):
-        word = match.group(0).lower()
-        if stem(word) in asked and word not in STOPWORDS:
-            run.append(match)
-            continue
-        spans.append(run)
-        run = []
-    spans.append(run)
-    cut = []
-    for run in spans:
-        keys = [stem(m.group(0).lower()) for m in run]
-        if len(keys) >= 4 or (len(keys) >= 3 and len(set(keys)) < len(keys)):
-            cut.append((run[0].start(), run[-1].end()))
-    for start, end in reversed(cut):
-        sentence = sentence[:start] + sentence[end:]
-    return sentence.strip()
