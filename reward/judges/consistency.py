@@ -14,6 +14,7 @@ model call (`reward.judges.batching`) and caches probabilities by (evidence, cla
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -141,9 +142,18 @@ def verify_artifact(directory: Path = ARTIFACT) -> str:
 
 
 def artifact_digest(directory: Path = ARTIFACT) -> str:
-    """The artifact's digest without loading it ('none' when there is no artifact)."""
-    sums = directory / CHECKSUMS
-    return hashlib.sha256(sums.read_bytes()).hexdigest()[:16] if sums.exists() else "none"
+    """The artifact's digest without loading it ('none' when there is no artifact). The judge's identity names it in
+    every judgment, so the checksum file is read again only when it changes (its size, time or inode)."""
+    try:
+        found = (directory / CHECKSUMS).stat()
+    except FileNotFoundError:
+        return "none"
+    return _checksums_digest(str(directory / CHECKSUMS), found.st_mtime_ns, found.st_size, found.st_ino)
+
+
+@functools.lru_cache(maxsize=64)
+def _checksums_digest(path: str, mtime_ns: int, size: int, inode: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

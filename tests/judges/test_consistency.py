@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from reward.engine import Engine
-from reward.judges.consistency import (ARTIFACT, COMBINATION, ArtifactError, ClaimCombination, consistency_model,
-                                       is_english, verify_artifact, write_checksums)
+from reward.judges.consistency import (ARTIFACT, COMBINATION, ArtifactError, ClaimCombination, artifact_digest,
+                                       consistency_model, is_english, verify_artifact, write_checksums)
 from reward.judges.local import LocalJudge
 from reward.judges.local.text import claim_text
 from reward.rubric import load_suite
@@ -34,6 +34,18 @@ def test_artifact_checksums_verify_and_a_changed_byte_is_refused(tmp_path):
     assert {s["name"] for s in recipe["sources"]} >= {"squad-dev-wikipedia", "rte-train"}
     assert all(len(s["sha256"]) == 64 for s in recipe["sources"])
     assert recipe["seed"] == 13 and recipe["hyperparameters"]["pairs"] > 0
+
+
+def test_the_artifact_digest_follows_its_checksum_file(tmp_path):
+    copy = tmp_path / "model"
+    shutil.copytree(ARTIFACT, copy)
+    first = artifact_digest(copy)
+    assert first == artifact_digest(ARTIFACT) and first == artifact_digest(copy)
+    sums = copy / "SHA256SUMS"
+    sums.write_text(sums.read_text() + "# retrained\n")
+    assert artifact_digest(copy) not in (first, "none")
+    sums.unlink()
+    assert artifact_digest(copy) == "none"
 
 
 def test_a_claim_combination_is_checksummed_with_the_artifact(tmp_path):
