@@ -53,18 +53,29 @@ def fold(text: str) -> tuple[str, list[int]]:
     >>> folded, index = fold("ＥＮＤ\\u200b оf")  # fullwidth letters, a zero-width space, a Cyrillic "о"
     >>> folded, index
     ('end of', [0, 1, 2, 4, 5, 6])
+
+    An ASCII run folds to its lower case, one character for one, so runs are folded whole and only the other
+    characters one by one (`_fold_char`): the rule tier folds every answer and evidence text.
     """
     chars: list[str] = []
     index: list[int] = []
-    for position, ch in enumerate(text):
-        if ch.isascii():
-            chars.append(ch.lower())
-            index.append(position)
-            continue
-        for c in _fold_char(ch):
+    start = 0
+    for other in _NOT_ASCII.finditer(text):
+        position = other.start()
+        if position > start:
+            chars.append(text[start:position].lower())
+            index.extend(range(start, position))
+        for c in _fold_char(other.group()):
             chars.append(c)
             index.append(position)
+        start = position + 1
+    if start < len(text):
+        chars.append(text[start:].lower())
+        index.extend(range(start, len(text)))
     return "".join(chars), index
+
+
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def folded(text: str) -> str:

@@ -463,8 +463,9 @@ def judge_addressing_spans(text: str) -> list[str]:
     if not present:
         return spans
     # The full pattern is slow on long text; run it only on the lines that contain a trigger.
+    named = re.compile("|".join(map(re.escape, present)))
     for line in lowered.splitlines():
-        if any(trigger in line for trigger in present):
+        if named.search(line):
             spans.extend(m.group(0) for m in _JUDGE_ADDRESS.finditer(line))
     return spans
 
@@ -500,8 +501,8 @@ def _plain(text: str) -> str:
     >>> _plain("Thé ｃity’s métro")
     "the city's metro"
     """
-    text = folded(text).replace("\u2019", "'").replace("\u2018", "'")
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    text = unicodedata.normalize("NFKD", folded(text).replace("\u2019", "'").replace("\u2018", "'"))
+    return text if text.isascii() else "".join(c for c in text if not unicodedata.combining(c))  # ASCII: none
 
 
 @lru_cache(maxsize=1024)
@@ -533,14 +534,14 @@ def copy_evidence(item: Item, parsed: ParsedResponse, params: CopyParams) -> Rul
         return RuleResult(score=1.0, passed=True, explanation="answer too short to compare",
                           findings={"share": 0.0, "copied_tokens": 0})
     evidence_grams = _evidence_ngrams(evidence, params.n)
-    copied = {k for i in range(len(words) - params.n + 1) if tuple(words[i:i + params.n]) in evidence_grams
-              for k in range(i, i + params.n)}
+    starts = range(len(words) - params.n + 1)
+    found = [i for i in starts if tuple(words[i:i + params.n]) in evidence_grams]
+    copied = {k for i in found for k in range(i, i + params.n)}
     if len(copied) < params.min_tokens:
         return RuleResult(score=1.0, passed=True, explanation=f"{len(copied)} tokens copied from the evidence, fewer "
                           f"than {params.min_tokens}", findings={"share": 0.0, "copied_tokens": len(copied)})
     # counted over the answer's n-grams as they occur: a pasted sentence said twice is pasted twice
-    starts = range(len(words) - params.n + 1)
-    share = sum(1 for i in starts if tuple(words[i:i + params.n]) in evidence_grams) / len(starts)
+    share = len(found) / len(starts)
     score = 1.0 if share <= params.max_share else max(0.0, 1.0 - (share - params.max_share) / (1.0 - params.max_share))
     return RuleResult(score=round(score, 6), passed=share <= params.max_share,
                       explanation=f"{share:.0%} of the answer's {params.n}-grams are copied from the evidence",
