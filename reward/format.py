@@ -135,7 +135,7 @@ def parse_citations(text: str) -> list[Citation]:
     return citations
 
 
-@by_content()
+@by_content
 def strip_citations(text: str) -> str:
     """Remove citation markers and the space before them.
 

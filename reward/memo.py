@@ -3,16 +3,23 @@ a GRPO group and every dimension reads the same evidence, and a converged policy
 same claim is read against the same evidence many times in one step.
 
 `by_content` keys a call by its arguments' content: strings as they are, an evidence item by its fields, a list by
-its elements (`content_key`), so two items that carry equal evidence share an entry. A reading cached must be a pure
-function of its arguments returning an immutable value: a cached result is then the one a fresh call gives, whatever
-was scored before, and the scores stay batch-invariant. Memory stays bounded: at most `maxsize` entries per reading,
-and a call whose arguments hold more than `max_chars` characters is computed, not kept.
+its elements, a number by its type and exact value (`content_key`), so two items that carry equal evidence share an
+entry. A reading cached must be a pure function of its arguments returning an immutable value: a cached result is then
+the one a fresh call gives, whatever was scored before, and the scores stay batch-invariant.
+
+Memory stays bounded whatever a client sends: every reading shares one least-recently-used store of at most
+`BUDGET_BYTES` (arguments and result counted in the bytes Python holds for them: a string by its width per
+character, a set by its table), and a call whose entry would take more than `MAX_ENTRY_BYTES` is computed, not kept.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
+import itertools
+import os
+import re
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -21,27 +28,41 @@ from typing import Any, TypeVar
 from reward.schema import Evidence
 
 F = TypeVar("F", bound=Callable[..., Any])
-MAX_CHARS = 50_000
-"""Arguments longer than this (in characters, all strings together) are not kept: 1,024 entries stay under ~100 MB."""
-_ATOMS = (str, int, float, bool, type(None), dt.date, frozenset)
+BUDGET_BYTES = int(float(os.environ.get("REWARD_READING_CACHE_MB", "64")) * 2**20)
+"""All readings' entries together (`REWARD_READING_CACHE_MB`, default 64): a 256-item GRPO step holds a few MB."""
+MAX_ENTRY_BYTES = 512 * 2**10
+"""A larger entry (a haystack of hundreds of KB, a set of tens of thousands of stems) is computed each time."""
+_ENTRY_OVERHEAD = 200  # the store's slot, the key tuples and the reading's token
+
+_store: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
+_lock = threading.Lock()
+_held = 0
+_tokens = itertools.count()
 
 
 def content_key(value: Any) -> Any:
-    """A hashable stand-in for `value` that equals another's exactly when their contents do.
+    """A hashable stand-in for `value` that equals another's exactly when their contents do: 0.0 and -0.0, 1 and 1.0
+    and True are three keys.
 
     >>> content_key([Evidence(id="1", text="a")]) == content_key((Evidence(id="1", text="a"),))
     True
     >>> content_key([Evidence(id="1", text="a")]) == content_key([Evidence(id="1", text="b")])
     False
+    >>> len({content_key(0.0), content_key(-0.0), content_key(0), content_key(False)})
+    4
     >>> content_key({"x": [1, 2]})
     Traceback (most recent call last):
     ...
     TypeError: no content key for dict
     """
-    if isinstance(value, _ATOMS):
+    if isinstance(value, (str, frozenset)) or value is None:
         return value
+    if isinstance(value, float):
+        return ("float", value.hex())
+    if isinstance(value, (bool, int, dt.date)):
+        return (type(value).__name__, value)
     if isinstance(value, Evidence):
-        return ("evidence", value.id, value.title, value.text, value.source, value.published)
+        return ("evidence", value.id, value.title, value.text, value.source, content_key(value.published))
     if isinstance(value, (list, tuple)):
         return ("seq", *map(content_key, value))
     if isinstance(value, set):
@@ -49,50 +70,66 @@ def content_key(value: Any) -> Any:
     raise TypeError(f"no content key for {type(value).__name__}")
 
 
-def _chars(value: Any) -> int:
-    """The characters an argument holds: its strings' lengths (a set counts its elements: it is shared, not copied)."""
-    if isinstance(value, str):
-        return len(value)
+def size_of(value: Any) -> int:
+    """The bytes a key or a result holds, near enough: strings and sets as Python stores them (a set's elements,
+    strings the readings share, are not counted again), containers with what they hold.
+
+    >>> size_of("abc") < size_of("ab€") < size_of("ab😀")
+    True
+    """
+    if isinstance(value, (str, frozenset, set)):
+        return sys.getsizeof(value)
+    if isinstance(value, (tuple, list)):
+        return 56 + 8 * len(value) + sum(map(size_of, value))
+    if isinstance(value, re.Match):
+        return 200 + sys.getsizeof(value.string)
     if isinstance(value, Evidence):
-        return len(value.title) + len(value.text) + len(value.source)
-    if isinstance(value, (list, tuple)):
-        return sum(map(_chars, value))
-    if isinstance(value, (set, frozenset)):
-        return len(value)
-    return 0
+        return sum(sys.getsizeof(part) for part in (value.id, value.title, value.text, value.source))
+    return 32
 
 
-def by_content(maxsize: int = 1024, max_chars: int = MAX_CHARS) -> Callable[[F], F]:
-    """Cache a pure function's results by the content of its arguments (`content_key`), least recently used out
-    once `maxsize` are held; a call whose arguments hold more than `max_chars` characters is not cached.
-    `.cache_clear()` empties the cache."""
+def held_bytes() -> int:
+    """The bytes all readings' entries hold now."""
+    return _held
 
-    def decorate(function: F) -> F:
-        cache: OrderedDict[Any, Any] = OrderedDict()
-        lock = threading.Lock()
 
-        @functools.wraps(function)
-        def cached(*args: Any, **kwargs: Any) -> Any:
-            if not kwargs and all(type(a) is str for a in args):  # the common case, keyed as it is
-                key: Any = args
-                size = sum(map(len, args))
-            else:
-                key = (tuple(map(content_key, args)), tuple(sorted((k, content_key(v)) for k, v in kwargs.items())))
-                size = _chars(args) + _chars(tuple(kwargs.values()))
-            if size > max_chars:
-                return function(*args, **kwargs)
-            with lock:
-                if key in cache:
-                    cache.move_to_end(key)
-                    return cache[key]
-            value = function(*args, **kwargs)
-            with lock:
-                cache[key] = value
-                if len(cache) > maxsize:
-                    cache.popitem(last=False)
-            return value
+def _drop(key: Any) -> None:
+    global _held
+    _held -= _store.pop(key)[1]
 
-        cached.cache_clear = cache.clear  # type: ignore[attr-defined]
-        return cached  # type: ignore[return-value]
 
-    return decorate
+def by_content(function: F) -> F:
+    """Cache a pure function's results by the content of its arguments (`content_key`) in the shared store.
+    `.cache_clear()` drops this reading's entries."""
+    token = next(_tokens)
+
+    @functools.wraps(function)
+    def cached(*args: Any, **kwargs: Any) -> Any:
+        global _held
+        if not kwargs and all(type(a) is str for a in args):  # the common case, keyed as it is
+            key: Any = (token, args)
+        else:
+            key = (token, tuple(map(content_key, args)), tuple(sorted((k, content_key(v)) for k, v in kwargs.items())))
+        with _lock:
+            found = _store.get(key)
+            if found is not None:
+                _store.move_to_end(key)
+                return found[0]
+        value = function(*args, **kwargs)
+        size = _ENTRY_OVERHEAD + size_of(args) + size_of(tuple(kwargs.values())) + size_of(value)
+        if size <= MAX_ENTRY_BYTES:
+            with _lock:
+                if key not in _store:
+                    _store[key] = (value, size)
+                    _held += size
+                while _held > BUDGET_BYTES and _store:
+                    _drop(next(iter(_store)))
+        return value
+
+    def cache_clear() -> None:
+        with _lock:
+            for key in [k for k in _store if k[0] == token]:
+                _drop(key)
+
+    cached.cache_clear = cache_clear  # type: ignore[attr-defined]
+    return cached  # type: ignore[return-value]

@@ -370,7 +370,7 @@ _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 _NON_ASCII_LETTER = re.compile(r"[^\x00-\x7f]")
 
 
-@by_content()
+@by_content
 def is_english(text: str) -> bool:
     """A light check (script, then function words): most letters Latin ASCII, and, in a text long enough to have
     them, no more function words of another Latin-script language than English ones. A keyword-style English text

@@ -493,7 +493,7 @@ class CopyParams(_Params):
     a factoid question, not pasted documents, and words of the answer's own beside it do not make it one."""
 
 
-@by_content()
+@by_content
 def _plain(text: str) -> str:
     """Text as the copy check compares it: folded (`reward.textnorm`) and with accents dropped, so a copy spelled
     with look-alike letters or accented vowels is still a copy.

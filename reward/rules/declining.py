@@ -113,7 +113,7 @@ _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
 _REFUSAL_CUES = ("n't", "n'", "not", "impossible", "unable", "no ", "insufficient", "none of", "neither", "silent")
 
 
-@by_content()
+@by_content
 def _refusal_in(read: str) -> re.Match | None:
     """The refusal phrase of a text already in its reading form, if any (the cues gate the slower pattern). A typeset
     apostrophe reads as a plain one: "can’t" declines as "can't" does."""

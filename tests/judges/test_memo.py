@@ -1,22 +1,24 @@
 """The cache by content of the tiers' readings (`reward.memo`): equal contents share one call, other contents do not,
-it stays bounded in entries and in characters, and a cached reading gives what a fresh one does."""
+memory stays within its budget whatever the arguments and results, and a cached reading gives what a fresh one does."""
 
 import datetime as dt
 
 import pytest
 
+from reward import memo
 from reward.judges.local.claims import claim_support
-from reward.memo import by_content, content_key
+from reward.memo import by_content, content_key, held_bytes
+from reward.rules.checks import _plain
 from reward.schema import Evidence
 
 
 def test_equal_contents_share_one_call_and_other_contents_do_not():
     calls = []
 
-    @by_content(maxsize=2)
-    def read(claim, docs, worked=frozenset()):
+    @by_content
+    def read(claim, docs, similarity=0.0, worked=frozenset()):
         calls.append(claim)
-        return (claim, len(docs))
+        return (claim, len(docs), similarity)
 
     first = [Evidence(id="1", text="The museum opens at 9.")]
     assert read("opens at 9", first) == read("opens at 9", [Evidence(id="1", text="The museum opens at 9.")])
@@ -25,39 +27,56 @@ def test_equal_contents_share_one_call_and_other_contents_do_not():
     read("opens at 9", [Evidence(id="1", text="The museum opens at 9.", published=dt.date(2025, 1, 1))])  # dated
     read("opens at 9", first, worked=frozenset({"9"}))  # another keyword argument
     assert len(calls) == 4
-    read("opens at 9", first)  # evicted: the cache holds the two most recent
-    assert len(calls) == 5
+    assert read("opens at 9", first, -0.0)[2] == -0.0 and read("opens at 9", first, 0.0)[2] == 0.0  # two keys
+    assert len(calls) == 6
     read.cache_clear()
     read("opens at 9", first)
-    assert len(calls) == 6
+    assert len(calls) == 7
 
 
-def test_arguments_longer_than_the_bound_are_computed_not_kept():
+def test_memory_stays_within_the_budget_and_a_large_entry_is_not_kept(monkeypatch):
+    monkeypatch.setattr(memo, "BUDGET_BYTES", held_bytes() + 2 * 2**20)
     calls = []
 
-    @by_content(max_chars=100)
-    def read(claim, haystack):
-        calls.append(claim)
-        return len(haystack)
+    @by_content
+    def expand(text):
+        calls.append(text)
+        return text * 18  # a result far larger than its argument, as a decomposition can make
 
-    assert read("a", "x" * 99) == read("a", "x" * 99) == 99
-    assert len(calls) == 1
-    assert read("a", "x" * 100) == read("a", "x" * 100) == 100  # 101 characters in all: not kept
-    assert len(calls) == 3
-    long_evidence = [Evidence(id="1", text="y" * 200)]
-    read("b", long_evidence)
-    read("b", long_evidence)
-    assert len(calls) == 5
+    # each entry ~ 230 KB (a 6,000-character argument of 4-byte characters and its 18-fold result): the budget keeps
+    # about 9 of them, the oldest go first
+    texts = [chr(0x1F600 + i) * 6_000 for i in range(40)]
+    for text in texts:
+        expand(text)
+    assert held_bytes() <= memo.BUDGET_BYTES
+    expand(texts[-1])
+    assert len(calls) == 40  # the newest is kept
+    expand(texts[0])
+    assert len(calls) == 41  # the oldest was dropped
+    monkeypatch.setattr(memo, "MAX_ENTRY_BYTES", 100_000)
+    expand("\ufdfa" * 5_000)
+    expand("\ufdfa" * 5_000)
+    assert len(calls) == 43  # over the entry bound: computed each time
+    expand.cache_clear()
+
+
+def test_hostile_readings_cannot_grow_the_store_past_its_budget(monkeypatch):
+    """The copy check's reading multiplies some characters' length by 18 (U+FDFA decomposes to 18 letters)."""
+    monkeypatch.setattr(memo, "BUDGET_BYTES", held_bytes() + 2**20)
+    for n in range(60):
+        assert len(_plain("\ufdfa" * 2_000 + str(n))) > 36_000
+    assert held_bytes() <= memo.BUDGET_BYTES
 
 
 def test_an_argument_without_a_content_key_is_refused_not_cached_by_identity():
-    @by_content()
+    @by_content
     def read(options):
         return len(options)
 
     with pytest.raises(TypeError, match="no content key for dict"):
         read({"a": 1})
     assert content_key({"b", "a"}) == content_key(frozenset({"a", "b"}))
+    assert len({content_key(1), content_key(1.0), content_key(True)}) == 3
 
 
 def test_a_cached_claim_check_is_the_one_a_fresh_call_gives():

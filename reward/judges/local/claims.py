@@ -50,7 +50,7 @@ _LABEL = re.compile(r"^\W*([A-Za-z][\w'’()/+-]*(?:\s+[\w'’()/+-]+){0,2}):\s+
 """A line's label of up to three words ("Best method: ...", "Next step: ..."): what the line is about."""
 
 
-@by_content()
+@by_content
 def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0, asked: str = "",
                   closest: str = "", worked: frozenset[str] = frozenset()) -> tuple[bool, str]:
     """Whether the evidence supports a claim: its numbers all occur in the evidence or follow from two of its figures
@@ -326,7 +326,7 @@ _PARTICIPLE = re.compile(r"(?:(?:not|only|also|usually|always|never|still)\s+)?(
 _PRONOUN_COPULA = re.compile(r"^\W*(?:it|this|that|they|these|those)(?:'s|’s|\s+(?:is|was|are|were))\s+", re.IGNORECASE)
 
 
-@by_content()
+@by_content
 def swapped(claim: str, docs: Sequence[Evidence], asked: str = "", sentences: Sequence[str] = (),
             haystack: str = "") -> str:
     """Why the claim puts a figure or name of the evidence in another's place, or "": in the sentence it follows, to
@@ -338,7 +338,7 @@ def swapped(claim: str, docs: Sequence[Evidence], asked: str = "", sentences: Se
             or row_swapped(claim, sentences, asked))
 
 
-@by_content()
+@by_content
 def answer_worked(sentences: Sequence[str], docs: Sequence[Evidence], asked: str = "") -> frozenset[str]:
     """The figures the answer works out for all its sentences (`numbercheck.answer_figures`), from its sentences that
     put no figure in another's place: a total worked from lamb's rate for a beef joint makes no "about 1 hour 59
@@ -442,7 +442,7 @@ def without_users_figures_denied(claim: str, asked: str) -> str:
     return re.sub(pattern, " ", claim).replace("  ", " ").replace(" .", ".").strip()
 
 
-@by_content()
+@by_content
 def without_derivation(claim: str, haystack: str, asked: str = "") -> str | None:
     """The claim as the consistency model reads it: each figure derived from the evidence's (`derived_numbers`) taken
     out with the relation that derives it ("2 years before 2007", ", a difference of 8 years"), which the model cannot
@@ -536,7 +536,7 @@ def swapped_in_clause(claim: str, sentences: Sequence[str]) -> str:
                  if re.match(r"says '[^']*\d", why)), "")
 
 
-@by_content()
+@by_content
 def swapped_value(claim: str, sentences: Sequence[str]) -> str:
     """A name or figure of the evidence put in another's place: the claim follows one evidence sentence word for
     word (`SWAP_COPIED_SHARE` of its words, in order) but where that sentence gives a name or figure, the claim

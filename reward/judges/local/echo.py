@@ -14,7 +14,7 @@ _ASKING = frozenset("asked ask asking question questions wondering wonder regard
                     "answer here sure great happy help let look".split())
 
 
-@by_content()
+@by_content
 def restates_query(sentence: str, query: str) -> bool:
     """A sentence that mostly repeats the query's words, in a restating frame or not, adds nothing (and games
     query-similarity checks).
@@ -47,7 +47,7 @@ _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 _ASIDE = re.compile(r"\s*[(\[]([^()\[\]]{1,120})[)\]]")
 
 
-@by_content()
+@by_content
 def query_asides_removed(text: str, query: str) -> str:
     """`text` without a bracketed aside of nothing but the query's words ("(Peach Egg, Graptopetalum)"): names
     dropped in, not content.
@@ -80,7 +80,7 @@ def _asides_removed(text: str, asked: set[str], asked_numbers: set[str]) -> str:
         else m.group(0), text)
 
 
-@by_content()
+@by_content
 def strip_query_echo(sentence: str, query: str) -> str:
     """The sentence without keyword stuffing: runs of the query's content words with no other word between them,
     four or more long, or three or more with a repeat ("listen song Skibidi free: ...").

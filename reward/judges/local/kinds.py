@@ -298,7 +298,7 @@ def asked_names(query: str, need: str) -> set[str]:
     return set()
 
 
-@by_content()
+@by_content
 def names_covered(names: set[str], text: str) -> float:
     """How many of the (lower-cased) names a passage names (`text.names_in`), a name of several words also where the
     passage writes each of its words capitalised, as a name or a title writes it ("Cobalt Home Insurance Standard" of

@@ -312,7 +312,7 @@ def duty_conflict(said: frozenset[str], theirs: frozenset[str]) -> tuple[str, st
     return pairs[0] if pairs else None
 
 
-@by_content()
+@by_content
 def negation_flip(claim: str, evidence_sentence: str, asked: str = "") -> bool:
     """The claim negates a phrase the evidence sentence asserts, or asserts a phrase the sentence negates (an
     "X-free" compound negates that X is needed). A figure the user gave (`asked`) that the claim denies is a

@@ -96,7 +96,7 @@ def _holds(phrase: list[str], words: list[str]) -> bool:
     return False
 
 
-@by_content()
+@by_content
 def conflict_flip(claim: str, other: str) -> bool:
     """One sentence denies what the other asserts, read more strictly than `negation_flip` (the two compare
     sentences of one author, where a loose match would call every list a contradiction): the denied phrase is two or

@@ -43,7 +43,7 @@ def _shown(value: float | str) -> str:
     return value if isinstance(value, str) else f"{value:g}"
 
 
-@by_content()
+@by_content
 def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> str:
     """A figure stated as current that a newer evidence item replaces: the claim states, with no word that places it
     in the past or in an older source (`_AS_PAST`), a figure that only items published before another one give, and

@@ -131,7 +131,7 @@ def salient_terms(text: str) -> set[str]:
     return {n for n in names if n not in STOPWORDS and n not in NOT_NAMES} | numbers(text)
 
 
-@by_content()
+@by_content
 def names_in(names: set[str], lowered: str) -> float:
     """How many of the (lower-cased) names a lower-cased text names, read as a reader reads a name. As written, a
     plural name by its singular too ("Sundays" asked of a timetable that lists "Sunday"), or with accents dropped on
@@ -222,7 +222,7 @@ def doc_text(doc: Evidence) -> str:
     return f"{doc.title}. {doc.text}"
 
 
-@by_content()
+@by_content
 def lexical_coverage(claim: str, haystack: str) -> float:
     """Share of the claim's content words (stems compared) found in the haystack: the trivial baseline's signal.
 
@@ -328,7 +328,7 @@ def _specific(text: str, user_words: str) -> list[str]:
     return [t for t in salient_terms(text) if t.split("'")[0] not in known]
 
 
-@by_content()
+@by_content
 def _verdict_clause(clause: str, content: frozenset[str] | None) -> bool:
     """A verdict on the user's premise (`is_premise_verdict`), or, given the stems the user and the evidence use
     (`content`), a clause that only says the user is mistaken and names none of them (`correction_only`)."""
@@ -336,7 +336,7 @@ def _verdict_clause(clause: str, content: frozenset[str] | None) -> bool:
         clause, lambda word: word.lower() not in STOPWORDS and stem(word.lower()) in content))
 
 
-@by_content()
+@by_content
 def claim_text(sentence: str, user_words: str = "", content: frozenset[str] | None = None) -> str | None:
     """The factual content of an answer sentence, as the claim checker reads it: citation markers stripped, a
     hedging clause that declines ("though I could not confirm this") dropped, a leading "Note that" /
@@ -459,7 +459,7 @@ benchmark."""
 _HEADER_LINE = re.compile(r"^\s*(?:#+\s|\*\*[^*]+\*\*:?\s*$|__[^_]+__:?\s*$)|:\s*$")
 
 
-@by_content()
+@by_content
 def copies_evidence(sentence: str, docs: Sequence[Evidence]) -> bool:
     """The sentence is (nearly) a verbatim copy of an evidence sentence: its words match one at a ratio of 0.8 or
     more, in order or in runs of three in any order (clauses swapped around a comma are still the sentence's).
