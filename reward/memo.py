@@ -25,8 +25,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from reward.schema import Evidence
-
 F = TypeVar("F", bound=Callable[..., Any])
 BUDGET_BYTES = int(float(os.environ.get("REWARD_READING_CACHE_MB", "64")) * 2**20)
 """All readings' entries together (`REWARD_READING_CACHE_MB`, default 64): a 256-item GRPO step holds a few MB."""
@@ -40,10 +38,19 @@ _held = 0
 _tokens = itertools.count()
 
 
+def _evidence() -> type:
+    # Imported when first needed: the response-format contract (`reward.format`, which the policy side imports)
+    # caches with this module and must not pull in pydantic with it.
+    from reward.schema import Evidence
+
+    return Evidence
+
+
 def content_key(value: Any) -> Any:
     """A hashable stand-in for `value` that equals another's exactly when their contents do: 0.0 and -0.0, 1 and 1.0
     and True are three keys.
 
+    >>> from reward.schema import Evidence
     >>> content_key([Evidence(id="1", text="a")]) == content_key((Evidence(id="1", text="a"),))
     True
     >>> content_key([Evidence(id="1", text="a")]) == content_key([Evidence(id="1", text="b")])
@@ -61,12 +68,12 @@ def content_key(value: Any) -> Any:
         return ("float", value.hex())
     if isinstance(value, (bool, int, dt.date)):
         return (type(value).__name__, value)
-    if isinstance(value, Evidence):
-        return ("evidence", value.id, value.title, value.text, value.source, content_key(value.published))
     if isinstance(value, (list, tuple)):
         return ("seq", *map(content_key, value))
     if isinstance(value, set):
         return frozenset(value)
+    if isinstance(value, _evidence()):
+        return ("evidence", value.id, value.title, value.text, value.source, content_key(value.published))
     raise TypeError(f"no content key for {type(value).__name__}")
 
 
@@ -83,7 +90,7 @@ def size_of(value: Any) -> int:
         return 56 + 8 * len(value) + sum(map(size_of, value))
     if isinstance(value, re.Match):
         return 200 + sys.getsizeof(value.string)
-    if isinstance(value, Evidence):
+    if isinstance(value, _evidence()):
         return sum(sys.getsizeof(part) for part in (value.id, value.title, value.text, value.source))
     return 32
 
