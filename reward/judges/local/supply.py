@@ -71,10 +71,6 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
         everywhere_lower = everywhere.lower()
         sided = {re.sub(r"['’]s$", "", w) for w in sides[0] | sides[1]}  # "Pelican's" names Pelican
         apart = {n for n in names if set(n.split()) & sided and names_in({n}, everywhere_lower)}
-        # ... and a choice one of whose things no evidence item names cannot be made from this evidence
-        unnamed = sorted(n for n in names if set(n.split()) & sided and n not in apart)
-    else:
-        unnamed = []
     kind_asked = asked_kind_of(ctx)
     best, best_value, best_note = None, -1.0, ""
     for k in np.argsort(-relevance)[:8].tolist():
@@ -89,8 +85,7 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
         # "Fixed Saver 12" asked about the Fixed Saver 24, a download speed about the upload, a sentence of a page
         # titled "Summer timetable" about this winter's buses
         missing = missing_kind(kind_asked, sentence, passage) or ("the asked variant" if other_variant(
-            ctx.item.query, sentence, doc.title, passage) else None) or (
-            f"the choice's {unnamed[0]!r}" if unnamed else None)
+            ctx.item.query, sentence, doc.title, passage) else None)
         # A name of the need the passage never mentions (a venue, a day) usually means it answers for something else;
         # a demonym ("French" vs "France") is the usual exception, so half the names pass when the head is sure.
         value = float(relevance[k]) * (1.0 if coverage == 1.0 else 0.7 if coverage >= 0.5 else 0.0) * (0.0 if missing else 1.0)

@@ -58,13 +58,9 @@ def stem(word: str) -> str:
 
     >>> [stem(w) for w in ("give", "gives", "giving", "price", "prices", "needed")]
     ['giv', 'giv', 'giv', 'pric', 'pric', 'need']
-    >>> [stem(w) for w in ("day", "days", "fee", "fees", "age", "ages", "less", "plus")]
-    ['day', 'day', 'fee', 'fee', 'age', 'age', 'less', 'plus']
     """
     if len(word) > 4:
         word = _SUFFIX.sub("", word)
-    elif len(word) == 4 and word.endswith("s") and word[2] not in "su":  # "days", "fees", "ages"; not "less", "plus"
-        word = word[:3]
     if len(word) > 3 and word.endswith("e"):
         word = word[:-1]
     return word[:5]
