@@ -38,6 +38,7 @@ _held = 0
 _tokens = itertools.count()
 
 
+@functools.cache
 def _evidence() -> type:
     # Imported when first needed: the response-format contract (`reward.format`, which the policy side imports)
     # caches with this module and must not pull in pydantic with it.

@@ -47,6 +47,9 @@ def _fold_char(ch: str) -> str:
     return "".join(out)
 
 
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
 def fold(text: str) -> tuple[str, list[int]]:
     """The folded text and, for each of its characters, the index of the original character it came from.
 
@@ -73,9 +76,6 @@ def fold(text: str) -> tuple[str, list[int]]:
         chars.append(text[start:].lower())
         index.extend(range(start, len(text)))
     return "".join(chars), index
-
-
-_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def folded(text: str) -> str:
