@@ -82,7 +82,7 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     words = {stem(w) for w in content_words(text) if not any(c.isdigit() for c in w)}
     days = days_in(text)
     for unit, values in _current_values(text).items():
-        for value in values:
+        for value in sorted(values, key=str):  # the first found is named: the same in every process
             holders = [p for _, p, found in dated if value in found.get(unit, ())]
             if not holders:
                 continue
