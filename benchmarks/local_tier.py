@@ -157,11 +157,41 @@ class ModelClock:
         return {"wall_s": round(wall, 2), "process_cpu_s": round(cpu, 2), **split, **self.counts}, result
 
 
+def prepare_file(args) -> Path:
+    """`--prepared`: the evidence embeddings of the whole batch (every group), prepared ahead in a separate process as
+    `reward prepare-embeddings` does, written to a temporary folder."""
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix="local-tier-")) / "embeddings.npz"
+    command = [sys.executable, __file__, "--groups", str(args.groups), "--rollouts", str(args.rollouts),
+               "--rollout-text", args.rollout_text, "--threads", str(args.threads or 1), "--prepare-only", str(path),
+               *(["--runtime", args.runtime] if args.runtime else []), *(["--code", str(args.code)] if args.code else [])]
+    subprocess.run(command, check=True, capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    return path
+
+
+def run_prepare_only(args) -> None:
+    from reward.judges.local import prepared
+    from reward.rubric import load_suite
+
+    items = grpo_batch(args.groups, args.rollouts, args.rollout_text)
+    started = time.perf_counter()
+    texts, vectors, key = prepared.prepare_sync(items, load_suite("searchllm"))
+    prepared.write(args.prepare_only, texts, vectors, key)
+    print(json.dumps({"prepared_texts": len(texts), "seconds": round(time.perf_counter() - started, 2)}),
+          file=sys.stderr)
+
+
 def run_once(args) -> dict:
     if args.runtime:
         os.environ["REWARD_LOCAL_RUNTIME"] = args.runtime
     if args.threads:
         os.environ["REWARD_LOCAL_THREADS"] = str(args.threads)
+    if args.prepare_only:
+        run_prepare_only(args)
+        return {}
+    if args.embeddings:
+        os.environ["REWARD_PREPARED_EMBEDDINGS"] = str(args.embeddings)
     from reward.engine import Engine
     from reward.judges.local import LocalJudge
     from reward.rubric import load_suite
@@ -196,6 +226,7 @@ def run_once(args) -> dict:
         "cross_encoder_runtime": getattr(judge.scorer.model(), "runtime", "torch"),
         "embedder_runtime": getattr(encoder, "runtime", "torch"),
         "model_load_s": round(load_s, 2),
+        "evidence_prepared": bool(args.embeddings),
         "items_per_s_new_evidence": round(len(items) / new["wall_s"], 2),
         "items_per_s_evidence_cached": round(len(again) / cached["wall_s"], 2),
         "new_evidence": new, "evidence_cached": cached,
@@ -220,7 +251,8 @@ def compare(args) -> dict:
         for name, options in variants:
             command = [sys.executable, __file__, "--groups", str(args.groups), "--rollouts", str(args.rollouts),
                        "--rollout-text", args.rollout_text, "--threads", str(args.threads), *options,
-                       *(["--replicas", str(args.replicas)] if args.replicas else [])]
+                       *(["--replicas", str(args.replicas)] if args.replicas else []),
+                       *(["--prepared"] if args.prepared else [])]
             # The baseline code may set no threads of its own: OMP_NUM_THREADS holds it to the same count.
             env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
             reply = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
@@ -246,12 +278,14 @@ def replicated(args) -> dict:
     if args.replicas > len(cores):
         raise SystemExit(f"--replicas {args.replicas}: only {len(cores)} cores available")
     share, extra = divmod(args.groups, args.replicas)
+    embeddings = prepare_file(args) if args.prepared else None
     procs = []
     for index in range(args.replicas):
         groups = share + (index < extra)
         command = [sys.executable, __file__, "--groups", str(groups), "--first-group", str(index), "--group-stride",
                    str(args.replicas), "--rollouts", str(args.rollouts), "--rollout-text", args.rollout_text,
                    "--threads", "1", "--wait-for-start",
+                   *(["--embeddings", str(embeddings)] if embeddings else []),
                    *(["--runtime", args.runtime] if args.runtime else []),
                    *(["--code", str(args.code)] if args.code else [])]
         env = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -274,7 +308,7 @@ def replicated(args) -> dict:
     slowest_cached = max(r["evidence_cached"]["wall_s"] for r in runs)
     return {"benchmark": "local_tier_replicas", "command": " ".join(["benchmarks/local_tier.py", *sys.argv[1:]]),
             "replicas": args.replicas, "items": items, "groups": args.groups, "rollouts": args.rollouts,
-            "rollout_text": args.rollout_text, "runtime": runs[0]["runtime"],
+            "rollout_text": args.rollout_text, "runtime": runs[0]["runtime"], "evidence_prepared": bool(embeddings),
             "items_per_s_new_evidence": round(items / slowest, 2),
             "items_per_s_evidence_cached": round(items / slowest_cached, 2),
             "model_load_s": max(r["model_load_s"] for r in runs),
@@ -297,13 +331,22 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     parser.add_argument("--replicas", type=int, default=0,
                         help="score with this many single-threaded processes, one per core (as scorer replicas)")
+    parser.add_argument("--prepared", action="store_true",
+                        help="with --replicas: the batch's evidence embeddings prepared ahead (reward prepare-embeddings) "
+                             "and loaded by every replica before the clock starts")
+    parser.add_argument("--embeddings", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--prepare-only", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--first-group", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--group-stride", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--wait-for-start", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.code:
         sys.path.insert(0, str(args.code.resolve()))
+    if args.prepared and not (args.replicas or args.compare):
+        args.embeddings = prepare_file(args)
     report = compare(args) if args.compare else replicated(args) if args.replicas else run_once(args)
+    if args.prepare_only:
+        return
     emit(report, args.out)
 
 

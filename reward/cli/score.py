@@ -71,6 +71,44 @@ def score_command(args: argparse.Namespace) -> int:
     return 1 if bad and not good else 0
 
 
+def prepare_embeddings_command(args: argparse.Namespace) -> int:
+    """Embed what the local tier reads from each interaction alone, for the replicas to load
+    (`reward.judges.local.prepared`). Each line's interaction is read (`query`, `history`, `evidence`, `now`), so
+    an item file and the log file `reward data` converts both work."""
+    import asyncio
+
+    from tqdm import tqdm
+
+    from reward.judges.local import prepared
+    from reward.schema import Item
+
+    suite = load_suite(args.suite, Path(args.rubrics))
+    items, bad = [], 0
+    handle = sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                if not isinstance(row, dict):
+                    raise ValueError("expected a JSON object")
+                # The interaction's fields only: a log line `reward data` reads may carry more.
+                interaction = {key: row[key] for key in ("query", "history", "evidence", "now") if key in row}
+                items.append(Item.model_validate({**interaction, "id": f"line-{number}", "response": ""}))
+            except ValueError as exc:  # JSON and validation errors alike
+                bad += 1
+                err.print(f"[red]{args.input}:{number}:[/red] {str(exc).splitlines()[0]}")
+    if not items:
+        err.print(f"[red]error:[/red] {args.input}: no interaction to prepare")
+        return 2
+    with tqdm(total=len(items), unit="item", desc="preparing embeddings", file=sys.stderr, disable=args.quiet) as bar:
+        texts, vectors, key = asyncio.run(prepared.prepare(items, suite, progress=lambda: bar.update(1)))
+    prepared.write(Path(args.out), texts, vectors, key)
+    err.print(f"{len(texts)} texts of {len(items)} lines ({key}) -> {args.out}; serve with {prepared.ENV}={args.out}")
+    return 1 if bad else 0
+
+
 def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
     score = sub.add_parser("score", help="score a JSONL file of items offline")
     score.add_argument("--suite", default="searchllm", help="suite name or path (default: searchllm)")
@@ -82,4 +120,11 @@ def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
     score.add_argument("--concurrency", type=int, default=256, help="judge calls in flight")
     score.add_argument("--cache", help="SQLite file of judge replies: re-scoring the same data reuses them")
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bar or tables")
-    return {"score": score_command}
+    prep = sub.add_parser("prepare-embeddings",
+                          help="embed the interactions' evidence ahead, for the local tier's replicas to load")
+    prep.add_argument("--input", required=True, help="JSONL of interactions (items, or the log lines reward data reads)")
+    prep.add_argument("--out", required=True, help="the .npz file to write")
+    prep.add_argument("--suite", default="searchllm", help="the suite the replicas score with (default: searchllm)")
+    prep.add_argument("--rubrics", default=str(DEFAULT_RUBRIC_DIR), help="rubric folder")
+    prep.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    return {"score": score_command, "prepare-embeddings": prepare_embeddings_command}

@@ -44,6 +44,12 @@ def serve_command(args: argparse.Namespace) -> int:
         server_args = config.server_args()
         host = args.host or config.http_options.host
         require_auth_off_loopback(host, server_args.token_env, args.insecure)
+        if os.environ.get("REWARD_PREPARED_EMBEDDINGS", "").strip():
+            # A file the replicas would refuse stops the start here, naming it, not in every replica's constructor.
+            from reward.judges.local import prepared
+
+            for path in prepared.paths_setting():
+                prepared.read(path)
     except (ValueError, PermissionError) as exc:
         err.print(f"[red]{args.config or 'reward serve'}[/red]: {exc}")
         return 2

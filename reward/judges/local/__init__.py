@@ -29,7 +29,7 @@ from reward import rules
 from reward.judges import consistency, example_head, local_runtime
 from reward.judges.base import Judge, JudgeReply, JudgeRequest
 from reward.judges.consistency import ConsistencyScorer, artifact_digest
-from reward.judges.local import evidence, quality, relevance, style, supply, support
+from reward.judges.local import evidence, prepared, quality, relevance, style, supply, support
 from reward.judges.local.context import Context, LocalMethod, Unscored, clip, nearest_label, reading_request
 from reward.judges.local.embed import Embedder, minilm
 from reward.judges.local.text import doc_text
@@ -98,6 +98,10 @@ class LocalJudge(Judge):
         self.embedder = embedder or Embedder()
         self.scorer = scorer or ConsistencyScorer()
         self.heads = example_head.HeadCache()
+        for path in prepared.paths_setting():
+            # Evidence embeddings prepared ahead (`reward prepare-embeddings`): refused, naming the file, when they
+            # come from another embedder, so a replica never scores with vectors it would not compute itself.
+            prepared.load_into(self.embedder, path)
 
     @property
     def identity(self) -> str:

@@ -45,6 +45,15 @@ class Embedder:
             self._model = minilm()
         return self._model
 
+    def preload(self, vectors: dict[str, np.ndarray]) -> None:
+        """Put vectors computed ahead by this embedder's runtime in the cache (`local.prepared`): a text found there is
+        not embedded again. More texts than the cache holds push the earliest out."""
+        cache = self._batcher.cache
+        if len(vectors) > cache.maxsize:
+            log.warning("%d prepared embeddings for a cache of %d texts: the earliest are dropped", len(vectors),
+                        cache.maxsize)
+        cache.update(vectors)
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Synchronous, uncached encoding (unit-normalised rows)."""
         return self.model().encode(list(texts))
