@@ -162,7 +162,7 @@ def prepare_file(args) -> Path:
     `reward prepare-embeddings` does, written to a temporary folder."""
     import tempfile
 
-    path = Path(tempfile.mkdtemp(prefix="local-tier-")) / "embeddings.npz"
+    path = Path(tempfile.mkdtemp(prefix="local-tier-")) / "embeddings"
     command = [sys.executable, __file__, "--groups", str(args.groups), "--rollouts", str(args.rollouts),
                "--rollout-text", args.rollout_text, "--threads", str(args.threads or 1), "--prepare-only", str(path),
                *(["--runtime", args.runtime] if args.runtime else []), *(["--code", str(args.code)] if args.code else [])]

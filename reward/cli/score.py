@@ -123,7 +123,7 @@ def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
     prep = sub.add_parser("prepare-embeddings",
                           help="embed the interactions' evidence ahead, for the local tier's replicas to load")
     prep.add_argument("--input", required=True, help="JSONL of interactions (items, or the log lines reward data reads)")
-    prep.add_argument("--out", required=True, help="the .npz file to write")
+    prep.add_argument("--out", required=True, help="the folder to write (replaced if it exists)")
     prep.add_argument("--suite", default="searchllm", help="the suite the replicas score with (default: searchllm)")
     prep.add_argument("--rubrics", default=str(DEFAULT_RUBRIC_DIR), help="rubric folder")
     prep.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

@@ -38,21 +38,28 @@ class Embedder:
 
     def __init__(self, max_cache: int = 200_000):
         self._model = None
-        self._batcher = MicroBatcher(lambda texts: self.encode(texts), max_cache)
+        self._prepared: list = []
+        self._batcher = MicroBatcher(self._compute, max_cache)
 
     def model(self):
         if self._model is None:
             self._model = minilm()
         return self._model
 
-    def preload(self, vectors: dict[str, np.ndarray]) -> None:
-        """Put vectors computed ahead by this embedder's runtime in the cache (`local.prepared`): a text found there is
-        not embedded again. More texts than the cache holds push the earliest out."""
-        cache = self._batcher.cache
-        if len(vectors) > cache.maxsize:
-            log.warning("%d prepared embeddings for a cache of %d texts: the earliest are dropped", len(vectors),
-                        cache.maxsize)
-        cache.update(vectors)
+    def add_prepared(self, store) -> None:
+        """Read vectors prepared ahead by this embedder's runtime (`local.prepared.PreparedStore`) where the model
+        would otherwise run: a text found there is not embedded again."""
+        self._prepared.append(store)
+
+    def _compute(self, texts: list[str]) -> list[np.ndarray]:
+        """The vectors of texts the cache lacks: from a prepared store where it holds them, else from the model."""
+        found: dict[str, np.ndarray] = {}
+        for store in self._prepared:
+            found.update(store.find([t for t in texts if t not in found]))
+        rest = [t for t in texts if t not in found]
+        if rest:
+            found.update(zip(rest, self.encode(rest), strict=True))
+        return [found[t] for t in texts]
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Synchronous, uncached encoding (unit-normalised rows)."""

@@ -1,25 +1,31 @@
 """Evidence embeddings prepared ahead: the MiniLM vectors of what the local tier embeds from an interaction alone (its
 evidence passages, sentences and windows, the query and the session's need), computed once at data preparation and
-loaded by every scoring replica, so a GRPO step embeds only what its rollouts wrote.
+read by every scoring replica, so a GRPO step embeds only what its rollouts wrote.
 
-    reward prepare-embeddings --input logs.jsonl --out var/embeddings.npz
-    REWARD_PREPARED_EMBEDDINGS=var/embeddings.npz reward serve ...
+    reward prepare-embeddings --input logs.jsonl --out var/embeddings
+    REWARD_PREPARED_EMBEDDINGS=var/embeddings reward serve ...
 
 Which texts those are is not listed here: each interaction is scored with two placeholder answers, and the texts the
-embedder was asked for under both are the ones that do not depend on the answer. A text the file lacks is embedded
-when first needed, as without a file.
+embedder was asked for under both are the ones that do not depend on the answer. A text the folder lacks is embedded
+when first needed, as without one.
 
-Scores do not move: a vector in the file is the one the replica would compute, because the local tier embeds one text
-per forward (`local_runtime.forward_each`) on the same runtime. The file records that runtime (with the thread count
-where the runtime's kernels depend on it), the model's digest and the export version; a replica whose embedder differs
-refuses the file rather than score with another runtime's vectors.
+The folder holds each text's digest and vector (`vectors.npy`, memory-mapped: the replicas of a machine share one
+copy, and a data set far larger than the embedder's cache costs no memory until its rows are read). The embedder
+reads it where it would otherwise run the model, so what it reads is cached like what it computes.
+
+Scores do not move: a vector in the folder is the one the replica would compute, because the local tier embeds one
+text per forward (`local_runtime.forward_each`) on the same runtime. The folder records that runtime (with the thread
+count where the runtime's kernels depend on it), the model's digest and the export version; a replica whose embedder
+differs refuses it rather than score with another runtime's vectors.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import os
+import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -30,8 +36,8 @@ from reward.schema import Item
 log = logging.getLogger(__name__)
 
 ENV = "REWARD_PREPARED_EMBEDDINGS"
-"""The environment variable naming the file a `LocalJudge` loads at construction (several, separated by the path
-separator `:`, for a data set prepared in shards)."""
+"""The environment variable naming the folder a `LocalJudge` reads (several, separated by the path separator `:`,
+for a data set prepared in shards)."""
 
 
 def paths_setting() -> list[Path]:
@@ -40,7 +46,7 @@ def paths_setting() -> list[Path]:
 
 
 class PreparedEmbeddingsError(ValueError):
-    """A prepared-embeddings file that cannot be used: unreadable, malformed, or from another embedder."""
+    """A prepared-embeddings folder that cannot be used: missing, malformed, or from another embedder."""
 
 
 def embedder_key(encoder) -> str:
@@ -116,39 +122,88 @@ async def prepare(items: Iterable[Item], suite, judge=None, progress=None) -> tu
     return texts, np.asarray(vectors, dtype=np.float32), embedder_key(embedder.model())
 
 
+DIGEST_BYTES = 16
+"""Each text is looked up by the first 16 bytes of its SHA-256: the file holds no text, and a collision between two
+texts of one data set (2^-64 for a billion texts) is out of reach."""
+
+
+def digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:DIGEST_BYTES]
+
+
 def write(path: Path, texts: Sequence[str], vectors: np.ndarray, key: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as handle:  # np.savez appends ".npz" to a name without it; a handle keeps the name
-        np.savez(handle, texts=np.asarray(list(texts), dtype=np.str_), vectors=vectors.astype(np.float32),
-                 key=np.asarray(key))
+    """A folder of the texts' digests (sorted), their vectors in the same order and the embedder's key; written
+    beside the target and renamed into place, so a reader never sees half a folder."""
+    digests = np.asarray([digest(t) for t in texts], dtype=f"S{DIGEST_BYTES}")
+    order = np.argsort(digests, kind="stable")
+    digests, vectors = digests[order], np.ascontiguousarray(vectors[order], dtype=np.float32)
+    if len(digests) > 1 and (digests[1:] == digests[:-1]).any():
+        raise ValueError("two texts share a digest: repeated texts must be removed first")
+    path = Path(path)
+    staging = path.with_name(f".{path.name}.partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    np.save(staging / "digests.npy", digests)
+    np.save(staging / "vectors.npy", vectors)
+    (staging / "key.txt").write_text(key + "\n", encoding="utf-8")
+    if path.exists():
+        shutil.rmtree(path)
+    staging.rename(path)
 
 
-def read(path: Path) -> tuple[list[str], np.ndarray, str]:
-    """The file's texts, vectors and key; `PreparedEmbeddingsError` naming the file when it is not one."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            texts, vectors, key = [str(t) for t in data["texts"]], data["vectors"], str(data["key"])
-    except FileNotFoundError:
-        raise PreparedEmbeddingsError(f"{ENV}={path}: file not found") from None
-    except (OSError, ValueError, KeyError) as exc:
-        raise PreparedEmbeddingsError(f"{ENV}={path}: not a prepared-embeddings file ({exc})") from None
-    if vectors.ndim != 2 or vectors.shape[0] != len(texts) or vectors.dtype != np.float32:
-        raise PreparedEmbeddingsError(f"{ENV}={path}: {len(texts)} texts but vectors of shape {vectors.shape} "
-                                      f"({vectors.dtype})")
-    return texts, vectors, key
+class PreparedStore:
+    """The vectors of a prepared folder, memory-mapped: replicas on one machine share one copy through the page cache,
+    and only the rows a step reads are brought in."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        try:
+            self.key = (self.path / "key.txt").read_text(encoding="utf-8").strip()
+            self.digests = np.load(self.path / "digests.npy", mmap_mode="r", allow_pickle=False)
+            self.vectors = np.load(self.path / "vectors.npy", mmap_mode="r", allow_pickle=False)
+        except FileNotFoundError as exc:
+            what = "file not found" if not self.path.exists() else f"{Path(exc.filename).name} is missing"
+            raise PreparedEmbeddingsError(f"{ENV}={self.path}: {what}") from None
+        except (OSError, ValueError) as exc:
+            raise PreparedEmbeddingsError(f"{ENV}={self.path}: not a prepared-embeddings folder ({exc})") from None
+        rows = len(self.digests)
+        if (self.digests.dtype != np.dtype(f"S{DIGEST_BYTES}") or self.vectors.dtype != np.float32
+                or self.vectors.shape != (rows, 384)):
+            raise PreparedEmbeddingsError(f"{ENV}={self.path}: {rows} digests ({self.digests.dtype}) but vectors of "
+                                          f"shape {self.vectors.shape} ({self.vectors.dtype})")
+        if rows > 1 and not (self.digests[1:] > self.digests[:-1]).all():
+            raise PreparedEmbeddingsError(f"{ENV}={self.path}: its digests are not sorted")
+
+    def __len__(self) -> int:
+        return len(self.digests)
+
+    def find(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vectors of those of `texts` the folder holds (copies, not views of the mapped file)."""
+        if not texts or not len(self.digests):
+            return {}
+        wanted = np.asarray([digest(t) for t in texts], dtype=f"S{DIGEST_BYTES}")
+        rows = np.minimum(np.searchsorted(self.digests, wanted), len(self.digests) - 1)
+        hit = self.digests[rows] == wanted
+        return {text: np.array(self.vectors[row]) for text, row, ok in zip(texts, rows, hit) if ok}
+
+
+def read(path: Path) -> PreparedStore:
+    """The folder's store; `PreparedEmbeddingsError` naming it when it is not one."""
+    return PreparedStore(path)
 
 
 def load_into(embedder, path: Path) -> int:
-    """Put the file's vectors in `embedder`'s cache; the number of texts. Refuses (`PreparedEmbeddingsError`) a
-    file prepared with another embedder (runtime, thread count where it matters, model or export)."""
-    texts, vectors, key = read(path)
+    """Let `embedder` read the folder's vectors where it would otherwise run the model; the number of texts it holds.
+    Refuses (`PreparedEmbeddingsError`) a folder prepared with another embedder (runtime, thread count where it
+    matters, model or export)."""
+    store = read(path)
     expected = embedder_key(embedder.model())
-    if key != expected:
-        raise PreparedEmbeddingsError(f"{ENV}={path}: prepared with embedder {key}, this process runs {expected}; "
-                                      "prepare it again with this runtime")
-    embedder.preload(dict(zip(texts, vectors, strict=True)))
-    log.info("loaded %d prepared embeddings from %s", len(texts), path)
-    return len(texts)
+    if store.key != expected:
+        raise PreparedEmbeddingsError(f"{ENV}={path}: prepared with embedder {store.key}, this process runs "
+                                      f"{expected}; prepare it again with this runtime")
+    embedder.add_prepared(store)
+    log.info("prepared embeddings: %d texts from %s", len(store), path)
+    return len(store)
 
 
 def prepare_sync(items: Iterable[Item], suite, judge=None) -> tuple[list[str], np.ndarray, str]:
