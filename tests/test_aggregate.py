@@ -120,15 +120,15 @@ def test_equal_gate_deltas_are_the_suites_delta(scores, delta):
 @settings(deadline=None)
 @given(st.lists(unit, min_size=1, max_size=9), st.floats(min_value=1e-3, max_value=0.5), deltas, st.data())
 def test_a_dimensions_own_delta_bounds_the_gates_sensitivity_to_it(others, own, delta, data):
-    scores = [data.draw(unit)] + others
+    score = data.draw(unit)
     step = 1e-6
-    bumped = [min(1.0, scores[0] + step)] + others
-    if bumped[0] == scores[0]:
-        return
+    # A step of 1e-6 inside [0, 1], down from a score within a step of 1: capped at 1.0, a score of 0.9999999999999999
+    # moved by 1e-16, and the slope was rounding error (4.0).
+    low, high = (score, score + step) if score + step <= 1.0 else (score - step, score)
     smoothing = [own] + [delta] * len(others)
-    slope = (math.log(gate(bumped, delta, deltas=smoothing)) - math.log(gate(scores, delta, deltas=smoothing))) / (
-        bumped[0] - scores[0])
-    assert 0 <= slope <= 1 / (len(scores) * own) * (1 + 1e-4)
+    slope = (math.log(gate([high] + others, delta, deltas=smoothing))
+             - math.log(gate([low] + others, delta, deltas=smoothing))) / (high - low)
+    assert 0 <= slope <= 1 / ((1 + len(others)) * own) * (1 + 1e-4)
 
 
 def test_a_larger_delta_on_one_dimension_softens_only_its_failure():
