@@ -15,8 +15,6 @@ from reward.memo import by_content
 _CLOCK_TIME = re.compile(r"(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
 _REPLACED_VALUE = re.compile(r"\b(?:instead of|rather than|replacing|up from|down from|no longer)\s+(?:the\s+)?[$€£¥]?\s?"
                              r"\d[\d.,:]*", re.IGNORECASE)
-_COMPARED_VALUE = re.compile(r"\bthan\s+(?:[\w'’-]+\s+){0,4}?[$€£¥]?\s?(?!(?:19|20)\d\d\b)\d[\d.,:]*", re.IGNORECASE)
-"""A figure a claim compares with ("£3 more than the 2024 price of £24.99"): no figure it states as current."""
 _CHANGE = re.compile(r"\b(?:rise|rises|rose|risen|raised?|raises|increase[sd]?|decrease[sd]?|cut|reduced?|lowered|"
                      r"change[sd]?|new|now|instead of|up from|down from|no longer|replace[sd]?|extended|postponed|moved|"
                      r"from now on)\b", re.IGNORECASE)
@@ -25,15 +23,12 @@ timetable"): a newer page that merely gives another figure (another medicine's d
 _AS_PAST = re.compile(r"\b(?:was|were|had|used to|before|previous(?:ly)?|formerly|earlier|older|old|archived|outdated|"
                       r"no longer|instead of|changed|up from|down from|rose|fell|replaced|until recently)\b", re.IGNORECASE)
 """Words that place a figure in the past or in an older source ("before that it was €11.20", "the archived page")."""
-_AGE = re.compile(r"\b\d+[-\s](?:year|month|week|day)s?[-\s]old\b", re.IGNORECASE)
-"""An age ("a 25-year-old"), whose "old" places nothing in the past."""
 
 
 def _current_values(text: str) -> dict[str, set]:
     """A text's figures by unit (a currency, a unit, what it counts, "time of day"), without years and without the
-    figures it names only as replaced ("5:42 instead of 5:12", "up from €10.70") or compared with ("more than the
-    £24.99 before")."""
-    text = _COMPARED_VALUE.sub(" ", _REPLACED_VALUE.sub(" ", text))
+    figures it names only as replaced ("5:42 instead of 5:12", "up from €10.70")."""
+    text = _REPLACED_VALUE.sub(" ", text)
     out: dict[str, set] = {}
     for value, _, unit in _quantities(text):
         if unit and unit != _YEAR_UNIT:
@@ -41,31 +36,6 @@ def _current_values(text: str) -> dict[str, set]:
     for time in _CLOCK_TIME.findall(text):
         out.setdefault("time of day", set()).add(time.zfill(5))
     return out
-
-
-_CLAUSES = re.compile(r"[;.]\s+|,\s+|\s+and\s+|\s+while\s+|\s+but\s+")
-_UNTIL = re.compile(r"\b(?:until|till|through|expires?|ending)\b[^.;]*", re.IGNORECASE)
-"""When a figure stops applying ("The new level applies until 31 December 2025"): no date from which it starts."""
-
-
-def _said_of(sentence: str, unit: str, value) -> frozenset[str]:
-    """What a sentence says its figure `value` is of: its words, less those of its clauses that give another figure of
-    the unit and not this one, and of the clauses that follow such a clause without a figure of their own ("Tolls
-    are £2.40 for cars and £3.80 for vans and lorries": not "vans", not "lorries")."""
-    others, owner = [], None  # a clause without a figure of the unit goes with the one before it
-    for clause in _CLAUSES.split(sentence):
-        figures = _current_values(clause).get(unit, set())
-        owner = ("this" if value in figures else "other") if figures else owner
-        if owner == "other":
-            others.append(clause)
-    return _things(sentence) - frozenset().union(*(_things(c) for c in others))
-
-
-def _things(text: str) -> frozenset[str]:
-    """A text's word stems without figures, a plural read as its singular ("cars" and "car"): what a figure is said
-    of, for telling whether two sentences speak of one thing."""
-    return frozenset(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-                     for w in stems(text) if not any(ch.isdigit() for ch in w))
 
 
 def _shown(value: float | str) -> str:
@@ -77,8 +47,8 @@ def _shown(value: float | str) -> str:
 def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> str:
     """A figure stated as current that a newer evidence item replaces: the claim states, with no word that places it
     in the past or in an older source (`_AS_PAST`), a figure that only items published before another one give, and
-    that newer item, published by `now` and naming no date after `now` (a change not yet in force; a date until
-    which a figure applies starts nothing), gives another figure of that unit in a sentence that says it changed (`_CHANGE`: "the minimum wage is €11.20" where a later
+    that newer item, published by `now` and naming no date after `now` (a change not yet in force), gives another
+    figure of that unit in a sentence that says it changed (`_CHANGE`: "the minimum wage is €11.20" where a later
     page says it rose to €12.40; "departs at 5:12" where the new timetable says 5:42 instead of 5:12). `items` are each evidence item's (text, publication date);
     items without a date, and interactions without `now`, are not read. Returns why, or "" for none.
 
@@ -101,25 +71,12 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     ...     "tablets 3 times a day.", dt.date(2025, 2, 4)), ("Paracetamol: one or two 500 mg tablets up to 4 times a day.",
     ...     dt.date(2025, 3, 12))], dt.date(2025, 11, 18))
     ''
-    >>> tolls = [("Tolls on Harrow Bridge are £2.40 for cars and £3.80 for vans and lorries.", dt.date(2023, 3, 1)),
-    ...          ("From 1 June 2024 the toll for cars rises to £2.90. The new rate applies until 31 May 2026.",
-    ...           dt.date(2024, 4, 15))]
-    >>> superseded_figure("A car crossing costs £2.40.", tolls, dt.date(2024, 9, 10))
-    'states 2.4 as current, where a newer item (2024-04-15) gives 2.9'
-    >>> superseded_figure("Vans and lorries pay £3.80.", tolls[:1] + [("From 1 June 2024 the toll for vans and "
-    ...                   "lorries stays at £3.80, and the toll for cars rises to £2.90.", dt.date(2024, 4, 15))],
-    ...                   dt.date(2024, 9, 10))
-    ''
-    >>> superseded_figure("It's £27.99, £3 more than the 2024 price of £24.99.", [("Off-peak: £24.99 a month.",
-    ...     dt.date(2024, 1, 10)), ("From 1 January 2025, new members pay £27.99 a month for off-peak.",
-    ...     dt.date(2025, 1, 6))], dt.date(2025, 2, 3))
-    ''
     >>> superseded_figure("Adults pay €12.", [("Adults pay €12.", dt.date(2023, 1, 1)),
     ...                   ("Students now pay €8.", dt.date(2024, 6, 1))], dt.date(2025, 6, 1))
     ''
     """
     text = strip_citations(claim)
-    if now is None or _AS_PAST.search(_AGE.sub(" ", text)):
+    if now is None or _AS_PAST.search(text):
         return ""
     dated = [(t, p, _current_values(t)) for t, p in items if p is not None and p <= now]
     words = {stem(w) for w in content_words(text) if not any(c.isdigit() for c in w)}
@@ -129,31 +86,17 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
             holders = [p for _, p, found in dated if value in found.get(unit, ())]
             if not holders:
                 continue
-            # What the older items say the figure is of (`_said_of`: "Tolls on Harrow Bridge are £2.40 for cars", not
-            # "and £3.80 for vans"): a newer sentence that says most of that, and names a word of the claim's among
-            # it, speaks of the claim's thing in other words ("A car crossing costs £2.40" against "the toll for
-            # cars rises to £2.90")
-            of = frozenset().union(*(_said_of(sentence, unit, value) for t, p, found in dated
-                                     if value in found.get(unit, ()) for sentence in split_sentences(t)
-                                     if value in _current_values(sentence).get(unit, ())))
-            things = _things(text)
             for t, p, found in dated:
-                if p <= max(holders) or value in found.get(unit, ()) or any(d > now for d in dates_in(_UNTIL.sub(" ", t))):
+                if p <= max(holders) or value in found.get(unit, ()) or any(d > now for d in dates_in(t)):
                     continue
                 # The newer item's other figure must be said of what the claim is about: a sentence of it sharing
-                # at least half the claim's words, and two, or one of them and two of the older clause that gives
-                # the claim's figure, that one among them; and not about other days (the new weekday time, not the
+                # at least half the claim's words, and two, and not about other days (the new weekday time, not the
                 # unchanged time "on Saturdays and Sundays"; not the students' new fare for "adults pay €12").
                 for sentence in split_sentences(t):
                     theirs = _current_values(sentence).get(unit, set()) - values  # none the claim states too
                     said_of = days_in(sentence)
-                    near = _things(sentence)
                     if (theirs and _CHANGE.search(sentence) and not (days and said_of and days.isdisjoint(said_of))
-                            and (len(words & stems(sentence)) >= max(2.0, 0.5 * len(words))
-                                 or (things & near & of and len(of & near) >= max(2.0, 0.4 * len(of))))):
-                        # (named: the newer figures of its clauses that speak of the claim's thing, if any do)
-                        named = {v for c in _CLAUSES.split(sentence) if _things(c) & things
-                                 for v in _current_values(c).get(unit, ())} & theirs or theirs
+                            and len(words & stems(sentence)) >= max(2.0, 0.5 * len(words))):
                         return (f"states {_shown(value)} as current, where a newer item ({p}) gives "
-                                f"{', '.join(_shown(v) for v in sorted(named, key=str))}")
+                                f"{_shown(sorted(theirs)[0])}")
     return ""
