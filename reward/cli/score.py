@@ -72,17 +72,21 @@ def score_command(args: argparse.Namespace) -> int:
 
 
 def prepare_embeddings_command(args: argparse.Namespace) -> int:
-    """Embed what the local tier reads from each interaction alone, for the replicas to load
-    (`reward.judges.local.prepared`). Each line's interaction is read (`query`, `history`, `evidence`, `now`), so
-    an item file and the log file `reward data` converts both work."""
+    """Embed what the local tier reads from each interaction alone, for the replicas to read
+    (`reward.judges.local.prepared`). Each line's interaction is read (`query`, `history`, `evidence`, `now`), so an
+    item file and the session log lines `reward data` converts both work; a bad line is named and skipped."""
     import asyncio
 
+    from pydantic import ValidationError
     from tqdm import tqdm
 
+    from reward.cli.common import _validation_message
     from reward.judges.local import prepared
     from reward.schema import Item
 
     suite = load_suite(args.suite, Path(args.rubrics))
+    out = Path(args.out).resolve()
+    prepared.check_writable(out)  # before the work, not after it
     items, bad = [], 0
     handle = sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")
     with handle:
@@ -92,20 +96,26 @@ def prepare_embeddings_command(args: argparse.Namespace) -> int:
             try:
                 row = json.loads(line)
                 if not isinstance(row, dict):
-                    raise ValueError("expected a JSON object")
+                    raise ValueError("expected a JSON object with 'query' and 'evidence'")
                 # The interaction's fields only: a log line `reward data` reads may carry more.
                 interaction = {key: row[key] for key in ("query", "history", "evidence", "now") if key in row}
                 items.append(Item.model_validate({**interaction, "id": f"line-{number}", "response": ""}))
-            except ValueError as exc:  # JSON and validation errors alike
+            except ValidationError as exc:
+                bad += 1
+                err.print(f"[red]{args.input}:{number}:[/red] {_validation_message(exc)}")
+            except ValueError as exc:  # not JSON, or not an object
                 bad += 1
                 err.print(f"[red]{args.input}:{number}:[/red] {str(exc).splitlines()[0]}")
     if not items:
         err.print(f"[red]error:[/red] {args.input}: no interaction to prepare")
         return 2
-    with tqdm(total=len(items), unit="item", desc="preparing embeddings", file=sys.stderr, disable=args.quiet) as bar:
+    distinct = len({prepared.interaction_key(item) for item in items})
+    with tqdm(total=distinct, unit="interaction", desc="preparing embeddings", file=sys.stderr,
+              disable=args.quiet) as bar:
         texts, vectors, key = asyncio.run(prepared.prepare(items, suite, progress=lambda: bar.update(1)))
-    prepared.write(Path(args.out), texts, vectors, key)
-    err.print(f"{len(texts)} texts of {len(items)} lines ({key}) -> {args.out}; serve with {prepared.ENV}={args.out}")
+    prepared.write(out, texts, vectors, key)
+    err.print(f"{len(texts)} texts of {distinct} interactions ({len(items)} lines read, {bad} skipped) -> {out}; "
+              f"serve with {prepared.ENV}={out}")
     return 1 if bad else 0
 
 
@@ -122,8 +132,8 @@ def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bar or tables")
     prep = sub.add_parser("prepare-embeddings",
                           help="embed the interactions' evidence ahead, for the local tier's replicas to load")
-    prep.add_argument("--input", required=True, help="JSONL of interactions (items, or the log lines reward data reads)")
-    prep.add_argument("--out", required=True, help="the folder to write (replaced if it exists)")
+    prep.add_argument("--input", required=True, help="JSONL of interactions: items, or the session log lines reward data reads ('-' for stdin)")
+    prep.add_argument("--out", required=True, help="the folder to write (an earlier prepared folder there is replaced; anything else is refused)")
     prep.add_argument("--suite", default="searchllm", help="the suite the replicas score with (default: searchllm)")
     prep.add_argument("--rubrics", default=str(DEFAULT_RUBRIC_DIR), help="rubric folder")
     prep.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

@@ -49,7 +49,9 @@ def serve_command(args: argparse.Namespace) -> int:
             from reward.judges.local import prepared
 
             for path in prepared.paths_setting():
-                prepared.read(path)
+                store = prepared.read(path)
+                prepared.check_key(store)
+                err.print(f"prepared embeddings: {len(store)} texts from {path}")
     except (ValueError, PermissionError) as exc:
         err.print(f"[red]{args.config or 'reward serve'}[/red]: {exc}")
         return 2

@@ -71,7 +71,26 @@ def test_a_folder_from_another_embedder_is_refused_with_its_name(prepared_folder
         LocalJudge()
 
 
-@pytest.mark.parametrize("damage", ["missing", "no key", "not numpy", "short", "unsorted"])
+def test_serve_refuses_a_folder_from_another_embedder_before_it_starts(prepared_folder, tmp_path, monkeypatch, capsys):
+    from reward.cli.main import main
+
+    path, texts, vectors, key = prepared_folder
+    other = tmp_path / "other"
+    prepared.write(other, texts, vectors, "torch:t1:" + key.split(":", 1)[1])
+    monkeypatch.setenv(prepared.ENV, str(other))
+    assert main(["serve", "--port", "1"]) == 2
+    said = " ".join(capsys.readouterr().err.split())  # (the console wraps long lines)
+    assert "prepared with embedder" in said and f"this process runs {prepared.embedder_key().split(':')[0]}" in said, said
+
+
+def test_preparing_computes_every_vector_whatever_folder_the_variable_names(items, monkeypatch):
+    """A folder named for serving is not read while preparing: its vectors are never copied forward."""
+    monkeypatch.setenv(prepared.ENV, "/nonexistent/folder")
+    texts, vectors, _ = prepared.prepare_sync(items[:2], load_suite("searchllm"))
+    assert texts and vectors.shape == (len(texts), 384)
+
+
+@pytest.mark.parametrize("damage", ["missing", "no key", "not numpy", "short", "unsorted", "values changed"])
 def test_a_damaged_or_missing_folder_is_refused_with_its_name(damage, prepared_folder, tmp_path, monkeypatch):
     path, texts, vectors, key = prepared_folder
     bad = tmp_path / "bad"
@@ -85,6 +104,10 @@ def test_a_damaged_or_missing_folder_is_refused_with_its_name(damage, prepared_f
         np.save(bad / "vectors.npy", vectors[:3])
     elif damage == "unsorted":
         np.save(bad / "digests.npy", np.load(bad / "digests.npy")[::-1].copy())
+    elif damage == "values changed":  # the same shape: only the checksum tells
+        changed = np.load(bad / "vectors.npy")
+        changed[0, 0] += 1e-3
+        np.save(bad / "vectors.npy", changed)
     monkeypatch.setenv(prepared.ENV, str(bad))
     with pytest.raises(prepared.PreparedEmbeddingsError, match=r"bad"):
         LocalJudge()
@@ -103,7 +126,17 @@ def test_the_command_prepares_a_log_file_without_responses_and_names_bad_lines(i
     errors = capsys.readouterr().err
     assert "prompts.jsonl:7:" in errors and "prompts.jsonl:8:" in errors
     store = prepared.read(out)
-    assert len(store) >= 5 and not (tmp_path / ".embeddings.partial").exists()
+    assert len(store) >= 5 and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    # Preparing again replaces the folder; a path holding the user's own files is refused, and nothing of it is lost.
+    assert main(["prepare-embeddings", "--input", str(source), "--out", str(out), "-q"]) == 1
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "todo.txt").write_text("keep me")
+    assert main(["prepare-embeddings", "--input", str(source), "--out", str(mine), "-q"]) == 2
+    assert "holding other files" in capsys.readouterr().err and (mine / "todo.txt").read_text() == "keep me"
+    (tmp_path / "file.npz").write_text("keep me too")
+    assert main(["prepare-embeddings", "--input", str(source), "--out", str(tmp_path / "file.npz"), "-q"]) == 2
+    assert (tmp_path / "file.npz").read_text() == "keep me too"
 
 
 def test_shards_prepared_apart_are_read_together(items, tmp_path, monkeypatch):

@@ -94,11 +94,12 @@ class LocalJudge(Judge):
     name = "local"
     reads_whole_response = True  # its methods read the answer where a dimension declares only the plan, and so on
 
-    def __init__(self, embedder: Embedder | None = None, scorer: ConsistencyScorer | None = None):
+    def __init__(self, embedder: Embedder | None = None, scorer: ConsistencyScorer | None = None,
+                 read_prepared: bool = True):
         self.embedder = embedder or Embedder()
         self.scorer = scorer or ConsistencyScorer()
         self.heads = example_head.HeadCache()
-        for path in prepared.paths_setting():
+        for path in prepared.paths_setting() if read_prepared else ():
             # Evidence embeddings prepared ahead (`reward prepare-embeddings`): refused, naming the file, when they
             # come from another embedder, so a replica never scores with vectors it would not compute itself.
             prepared.load_into(self.embedder, path)

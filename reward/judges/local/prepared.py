@@ -26,6 +26,7 @@ import hashlib
 import logging
 import os
 import shutil
+import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -49,15 +50,40 @@ class PreparedEmbeddingsError(ValueError):
     """A prepared-embeddings folder that cannot be used: missing, malformed, or from another embedder."""
 
 
-def embedder_key(encoder) -> str:
-    """What a vector depends on: the encoder's runtime (and thread count for torch's kernels, which split sums by
-    thread), the model files' digest and the export version."""
-    from reward.judges.local_runtime import EXPORT_VERSION, file_digest, minilm_path, threads_setting
+def embedder_key(runtime: str | None = None) -> str:
+    """What a vector depends on, read from the settings (the model is not loaded): the embedder's runtime (int8 with
+    its recipe; torch with its thread count, its kernels split sums by thread), the library that runs it and its
+    version, the CPU's vector instructions (the kernels differ by instruction set), the model files' digest and the
+    export version."""
+    import platform
 
-    runtime = getattr(encoder, "runtime", "torch")
-    threads = f":t{threads_setting()}" if "torch" in runtime else ""
+    from reward.judges.local_runtime import (EXPORT_VERSION, INT8_RECIPE, file_digest, minilm_path, runtime_setting,
+                                             threads_setting)
+
+    runtime = runtime or runtime_setting()
+    if runtime in ("torch", "torch-bf16"):
+        import torch
+
+        embedder = f"{runtime}:t{threads_setting()}:torch-{torch.__version__}"
+    else:
+        import onnxruntime
+
+        int8 = runtime in ("onnx-int8-all", "bf16-int8-embedder")
+        embedder = f"onnx{f'-int8{INT8_RECIPE}' if int8 else ''}:onnxruntime-{onnxruntime.__version__}"
     base = minilm_path()
-    return f"{runtime}{threads}:{file_digest(base / 'model.safetensors', base / 'config.json')}:v{EXPORT_VERSION}"
+    return (f"{embedder}:{platform.machine()}-{_instruction_set()}:"
+            f"{file_digest(base / 'model.safetensors', base / 'config.json')}:v{EXPORT_VERSION}")
+
+
+def _instruction_set() -> str:
+    """The CPU's vector instruction sets (a digest of them), from /proc/cpuinfo (Linux); "unknown" elsewhere."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            flags = next((line.split(":", 1)[1].split() for line in handle if line.startswith(("flags", "Features"))), [])
+    except OSError:
+        return "unknown"
+    kept = sorted(f for f in flags if f.startswith(("avx", "sse4", "fma", "amx", "asimd", "sve", "f16c")))
+    return "isa" + hashlib.sha256(" ".join(kept).encode()).hexdigest()[:8]
 
 
 def placeholders(item: Item) -> tuple[str, str]:
@@ -75,7 +101,7 @@ def placeholders(item: Item) -> tuple[str, str]:
                                               f"More is given there{cite}."))
 
 
-def _interaction_key(item: Item) -> tuple:
+def interaction_key(item: Item) -> tuple:
     return (item.query, tuple((t.role, t.content) for t in item.history),
             tuple((d.id, d.title, d.text, d.published) for d in item.evidence), item.now)
 
@@ -87,7 +113,7 @@ async def prepare(items: Iterable[Item], suite, judge=None, progress=None) -> tu
     from reward.engine import Engine
     from reward.judges.local import LocalJudge
 
-    judge = judge or LocalJudge()
+    judge = judge or LocalJudge(read_prepared=False)  # (vectors are computed here, never copied from another folder)
     embedder = judge.embedder
     asked: list[str] = []
     original = embedder.embed
@@ -102,7 +128,7 @@ async def prepare(items: Iterable[Item], suite, judge=None, progress=None) -> tu
     try:
         seen = set()
         for item in items:
-            key = _interaction_key(item)
+            key = interaction_key(item)
             if key in seen:
                 continue
             seen.add(key)
@@ -119,7 +145,7 @@ async def prepare(items: Iterable[Item], suite, judge=None, progress=None) -> tu
         embedder.embed = original
     texts = list(kept)
     vectors = await embedder.embed(texts) if texts else np.zeros((0, 384), dtype=np.float32)
-    return texts, np.asarray(vectors, dtype=np.float32), embedder_key(embedder.model())
+    return texts, np.asarray(vectors, dtype=np.float32), embedder_key()
 
 
 DIGEST_BYTES = 16
@@ -133,22 +159,56 @@ def digest(text: str) -> bytes:
 
 def write(path: Path, texts: Sequence[str], vectors: np.ndarray, key: str) -> None:
     """A folder of the texts' digests (sorted), their vectors in the same order and the embedder's key; written
-    beside the target and renamed into place, so a reader never sees half a folder."""
+    beside the target and renamed into place, so a reader never sees half a folder. An existing prepared folder is
+    replaced; anything else at `path` is refused (`ValueError` naming it), never deleted."""
     digests = np.asarray([digest(t) for t in texts], dtype=f"S{DIGEST_BYTES}")
     order = np.argsort(digests, kind="stable")
     digests, vectors = digests[order], np.ascontiguousarray(vectors[order], dtype=np.float32)
     if len(digests) > 1 and (digests[1:] == digests[:-1]).any():
         raise ValueError("two texts share a digest: repeated texts must be removed first")
     path = Path(path)
-    staging = path.with_name(f".{path.name}.partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    np.save(staging / "digests.npy", digests)
-    np.save(staging / "vectors.npy", vectors)
-    (staging / "key.txt").write_text(key + "\n", encoding="utf-8")
-    if path.exists():
-        shutil.rmtree(path)
-    staging.rename(path)
+    check_replaceable(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))  # one per writer
+    try:
+        np.save(staging / "digests.npy", digests)
+        np.save(staging / "vectors.npy", vectors)
+        (staging / "key.txt").write_text(f"{key}\n{_checksum(digests, vectors)}\n", encoding="utf-8")
+        check_replaceable(path)  # (checked again: another writer may have put something there meanwhile)
+        if path.exists():
+            shutil.rmtree(path)
+        staging.rename(path)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+FILES = frozenset({"digests.npy", "vectors.npy", "key.txt"})
+
+
+def check_writable(path: Path) -> None:
+    """`ValueError` naming `path` unless a prepared folder can be written there (`check_replaceable`, and its parent
+    folder can be made and written to): checked before the work that fills it."""
+    check_replaceable(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent)).rmdir()
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot write a folder there ({exc.strerror or exc})") from None
+
+
+def check_replaceable(path: Path) -> None:
+    """Only a prepared folder is replaced: a file, or a folder holding anything else, is the user's and stays."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise ValueError(f"{path}: exists and is not a prepared-embeddings folder; choose another --out")
+    if path.is_dir() and {child.name for child in path.iterdir()} - FILES:
+        raise ValueError(f"{path}: a folder holding other files than a prepared one's ({', '.join(sorted(FILES))}); "
+                         "choose another --out")
+
+
+def _checksum(digests: np.ndarray, vectors: np.ndarray) -> str:
+    digest_ = hashlib.sha256(np.ascontiguousarray(digests).tobytes())
+    digest_.update(np.ascontiguousarray(vectors).tobytes())
+    return f"sha256:{digest_.hexdigest()}"
 
 
 class PreparedStore:
@@ -158,7 +218,7 @@ class PreparedStore:
     def __init__(self, path: Path):
         self.path = Path(path)
         try:
-            self.key = (self.path / "key.txt").read_text(encoding="utf-8").strip()
+            self.key, checksum = [*(self.path / "key.txt").read_text(encoding="utf-8").split(), "", ""][:2]
             self.digests = np.load(self.path / "digests.npy", mmap_mode="r", allow_pickle=False)
             self.vectors = np.load(self.path / "vectors.npy", mmap_mode="r", allow_pickle=False)
         except FileNotFoundError as exc:
@@ -173,6 +233,10 @@ class PreparedStore:
                                           f"shape {self.vectors.shape} ({self.vectors.dtype})")
         if rows > 1 and not (self.digests[1:] > self.digests[:-1]).all():
             raise PreparedEmbeddingsError(f"{ENV}={self.path}: its digests are not sorted")
+        # Read once in full: a copy cut short or a flipped bit would otherwise change scores without a word.
+        if not self.key or checksum != _checksum(self.digests, self.vectors):
+            raise PreparedEmbeddingsError(f"{ENV}={self.path}: its vectors do not match the checksum in key.txt "
+                                          "(damaged, or changed after it was prepared); prepare it again")
 
     def __len__(self) -> int:
         return len(self.digests)
@@ -192,15 +256,21 @@ def read(path: Path) -> PreparedStore:
     return PreparedStore(path)
 
 
+def check_key(store: PreparedStore) -> None:
+    """`PreparedEmbeddingsError` unless the folder was prepared by the embedder this process runs."""
+    expected = embedder_key()
+    if store.key != expected:
+        raise PreparedEmbeddingsError(
+            f"{ENV}={store.path}: prepared with embedder {store.key}, this process runs {expected}; prepare it again "
+            "where and as the replicas run (REWARD_LOCAL_RUNTIME, and REWARD_LOCAL_THREADS for torch)")
+
+
 def load_into(embedder, path: Path) -> int:
     """Let `embedder` read the folder's vectors where it would otherwise run the model; the number of texts it holds.
     Refuses (`PreparedEmbeddingsError`) a folder prepared with another embedder (runtime, thread count where it
     matters, model or export)."""
     store = read(path)
-    expected = embedder_key(embedder.model())
-    if store.key != expected:
-        raise PreparedEmbeddingsError(f"{ENV}={path}: prepared with embedder {store.key}, this process runs "
-                                      f"{expected}; prepare it again with this runtime")
+    check_key(store)
     embedder.add_prepared(store)
     log.info("prepared embeddings: %d texts from %s", len(store), path)
     return len(store)
