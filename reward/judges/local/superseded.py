@@ -7,7 +7,6 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.judges.local.arithmetic import denied_numbers
 from reward.judges.local.dates import dates_in
 from reward.judges.local.figures import _YEAR_UNIT, _quantities
 from reward.judges.local.text import content_words, days_in, stem, stems
@@ -37,11 +36,6 @@ def _current_values(text: str) -> dict[str, set]:
     for time in _CLOCK_TIME.findall(text):
         out.setdefault("time of day", set()).add(time.zfill(5))
     return out
-
-
-def _as_value(number: str) -> float | str:
-    """A denied number as `_current_values` holds it: a time of day as "HH:MM", anything else as a float."""
-    return number.zfill(5) if ":" in number else float(number)
 
 
 def _shown(value: float | str) -> str:
@@ -87,9 +81,7 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     dated = [(t, p, _current_values(t)) for t, p in items if p is not None and p <= now]
     words = {stem(w) for w in content_words(text) if not any(c.isdigit() for c in w)}
     days = days_in(text)
-    # (a figure the claim denies is none it states: "£2.80, not £3.10" states £2.80 alone)
-    denied = {_as_value(n) for n in denied_numbers(text)}
-    for unit, values in ((u, v - denied) for u, v in _current_values(text).items()):
+    for unit, values in _current_values(text).items():
         for value in sorted(values, key=str):  # the first found is named: the same in every process
             holders = [p for _, p, found in dated if value in found.get(unit, ())]
             if not holders:
