@@ -18,6 +18,7 @@ _CLOCK_TIME = re.compile(r"(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
 _REPLACED_VALUE = re.compile(r"\b(?:instead of|rather than|replacing|up from|down from|no longer)\s+(?:the\s+)?[$€£¥]?\s?"
                              r"\d[\d.,:]*", re.IGNORECASE)
 _CHANGE = re.compile(r"\b(?:rise|rises|rose|risen|raised?|raises|increase[sd]?|decrease[sd]?|cut|reduced?|lowered|"
+                     r"falls?|fell|fallen|go(?:es)? up|went up|go(?:es)? down|went down|"
                      r"change[sd]?|new|now|instead of|up from|down from|no longer|replace[sd]?|extended|postponed|moved|"
                      r"from now on)\b", re.IGNORECASE)
 """Words by which a newer item says that a figure changed ("rises to €12.40", "5:42 instead of 5:12", "the new
@@ -40,11 +41,14 @@ def _current_values(text: str) -> dict[str, set]:
     return out
 
 
-_WHEN = re.compile(r"\b(?:will|shall|going to|from|rises?|rising|goes up|going up|increases?|increasing|changes?|"
-                   r"changing|next|later|soon|due|starting|after|until|till|before|yet|upcoming|planned|announced|"
-                   r"(?:" + "|".join(_MONTHS) + r"))\b|\d{4}", re.IGNORECASE)
-"""Words by which a claim places a figure in time ("rises to £16 from September", "£16 next year"): not stated as
-current."""
+_WHEN = re.compile(r"\b(?:will|shall|going to|rises|rising|goes up|going up|increasing|changing|falling|next|later|"
+                   r"soon|due|starting|until|till|before|yet|upcoming|planned|announced|autumn|winter|spring|summer|"
+                   r"season|in force|kicks? in|kicked in|takes? effect|comes? in|appl(?:y|ies) (?:only|after|from)|"
+                   r"only applies|(?:" + "|".join(_MONTHS) + r"))\b"
+                   r"|\d{4}", re.IGNORECASE)
+"""Words by which a claim places a figure in time ("rises to £16 from September", "£16 next year", "the autumn
+timetable", "isn't in force yet"): not stated as current. Not "after the rise", "from now on" or "with the increase",
+which say it is."""
 
 
 def _things(text: str) -> frozenset[str]:
@@ -78,8 +82,7 @@ def _ahead_of_time(text: str, items: Sequence[tuple[str, object]], now: dt.date)
                 for sentence in split_sentences(t):
                     if value not in _current_values(sentence).get(unit, ()):
                         continue
-                    begun = _UNTIL.sub(" ", sentence)  # (not the day it ends: "applies until 28 February 2026")
-                    starts = [d for d in [*dates_in(begun), *_yearless_starts(begun, p)] if d > now]
+                    starts = [d for d in _starts(sentence, p) if d > now]
                     if starts and _CHANGE.search(sentence) and things & _things(sentence):
                         later = later or (p, min(starts))
                     else:
@@ -89,11 +92,20 @@ def _ahead_of_time(text: str, items: Sequence[tuple[str, object]], now: dt.date)
     return ""
 
 
-_UNTIL = re.compile(r"\b(?:until|till|up to and including|ending|expires?)\b[^.;,]*", re.IGNORECASE)
+_UNTIL = re.compile(r"\b(?:until|till|up to and including|ending|expires?(?:\s+on)?)\s+(?:(?:the|end|of|"
+                    + "|".join(_MONTHS) + r"|\d{1,4}(?:st|nd|rd|th)?),?\s*){1,5}", re.IGNORECASE)
+"""The day something ends ("applies until 28 February 2026"): no day anything starts."""
 _MONTH_NAMES = "|".join(_MONTHS)
 _YEARLESS = re.compile(r"\b(?:from|on|starting|effective|beginning)\s+(?:the\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?("
                        + _MONTH_NAMES + r")|(" + _MONTH_NAMES + r")(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?)\b(?![,\s]*\d{4})",
                        re.IGNORECASE)
+
+
+def _starts(text: str, published: dt.date) -> list[dt.date]:
+    """The dates a dated page's text names, a day without a year as the next one after publication, and not the day
+    something ends ("applies until 28 February 2026")."""
+    begun = _UNTIL.sub(" ", text)  # (and only the date after "until": "until 31 December 2025 and from 1 January")
+    return [*dates_in(begun), *_yearless_starts(begun, published)]
 
 
 def _yearless_starts(text: str, published: dt.date) -> list[dt.date]:
@@ -171,13 +183,19 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
             if not holders:
                 continue
             for t, p, found in dated:
-                if (p <= max(holders) or value in found.get(unit, ())
-                        or any(d > now for d in [*dates_in(t), *_yearless_starts(t, p)])):
+                if p <= max(holders) or value in found.get(unit, ()):
                     continue
+                # A change still to come replaces nothing yet: one whose sentence starts it after `now`, or, where the
+                # sentence names no start of its own, in an item that names a date after `now` ("The new fees take
+                # effect on 1 March 2026"). One page may announce a change in force and another still to come.
+                later = any(d > now for d in _starts(t, p))
                 # The newer item's other figure must be said of what the claim is about: a sentence of it sharing
                 # at least half the claim's words, and two, and not about other days (the new weekday time, not the
                 # unchanged time "on Saturdays and Sundays"; not the students' new fare for "adults pay €12").
                 for sentence in split_sentences(t):
+                    own = _starts(sentence, p)
+                    if (any(d > now for d in own) if own else later):
+                        continue
                     theirs = _current_values(sentence).get(unit, set()) - values  # none the claim states too
                     said_of = days_in(sentence)
                     if (theirs and _CHANGE.search(sentence) and not (days and said_of and days.isdisjoint(said_of))
