@@ -176,10 +176,10 @@ def run_prepare_only(args) -> None:
 
     items = grpo_batch(args.groups, args.rollouts, args.rollout_text)
     started = time.perf_counter()
-    texts, vectors, key = prepared.prepare_sync(items, load_suite("searchllm"))
-    prepared.write(args.prepare_only, texts, vectors, key)
-    print(json.dumps({"prepared_texts": len(texts), "seconds": round(time.perf_counter() - started, 2)}),
-          file=sys.stderr)
+    done = prepared.prepare_sync(items, load_suite("searchllm"))
+    prepared.write(args.prepare_only, done)
+    print(json.dumps({"prepared_texts": len(done.texts), "prepared_pairs": len(done.pairs),
+                      "seconds": round(time.perf_counter() - started, 2)}), file=sys.stderr)
 
 
 def run_once(args) -> dict:

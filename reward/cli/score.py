@@ -72,7 +72,8 @@ def score_command(args: argparse.Namespace) -> int:
 
 
 def prepare_embeddings_command(args: argparse.Namespace) -> int:
-    """Embed what the local tier reads from each interaction alone, for the replicas to read
+    """Compute what the local tier reads from each interaction alone (vectors, and the cross-encoder's probabilities
+    for pairs of the interaction's own texts), for the replicas to read
     (`reward.judges.local.prepared`). Each line's interaction is read (`query`, `history`, `evidence`, `now`), so an
     item file and the session log lines `reward data` converts both work; a bad line is named and skipped."""
     import asyncio
@@ -110,12 +111,12 @@ def prepare_embeddings_command(args: argparse.Namespace) -> int:
         err.print(f"[red]error:[/red] {args.input}: no interaction to prepare")
         return 2
     distinct = len({prepared.interaction_key(item) for item in items})
-    with tqdm(total=distinct, unit="interaction", desc="preparing embeddings", file=sys.stderr,
+    with tqdm(total=distinct, unit="interaction", desc="preparing evidence", file=sys.stderr,
               disable=args.quiet) as bar:
-        texts, vectors, key = asyncio.run(prepared.prepare(items, suite, progress=lambda: bar.update(1)))
-    prepared.write(out, texts, vectors, key)
-    err.print(f"{len(texts)} texts of {distinct} interactions ({len(items)} lines read, {bad} skipped) -> {out}; "
-              f"serve with {prepared.ENV}={out}")
+        done = asyncio.run(prepared.prepare(items, suite, progress=lambda: bar.update(1)))
+    prepared.write(out, done)
+    err.print(f"{len(done.texts)} texts and {len(done.pairs)} pairs of {distinct} interactions ({len(items)} lines "
+              f"read, {bad} skipped) -> {out}; serve with {prepared.ENV}={out}")
     return 1 if bad else 0
 
 
@@ -131,7 +132,7 @@ def add_parser(sub: argparse._SubParsersAction) -> dict[str, Command]:
     score.add_argument("--cache", help="SQLite file of judge replies: re-scoring the same data reuses them")
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bar or tables")
     prep = sub.add_parser("prepare-embeddings",
-                          help="embed the interactions' evidence ahead, for the local tier's replicas to load")
+                          help="embed the interactions' evidence ahead (and read its pairs), for the local tier's replicas to load")
     prep.add_argument("--input", required=True, help="JSONL of interactions: items, or the session log lines reward data reads ('-' for stdin)")
     prep.add_argument("--out", required=True, help="the folder to write (an earlier prepared folder there is replaced; anything else is refused)")
     prep.add_argument("--suite", default="searchllm", help="the suite the replicas score with (default: searchllm)")

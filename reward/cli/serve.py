@@ -51,7 +51,7 @@ def serve_command(args: argparse.Namespace) -> int:
             for path in prepared.paths_setting():
                 store = prepared.read(path)
                 prepared.check_key(store)
-                err.print(f"prepared embeddings: {len(store)} texts from {path}")
+                err.print(f"prepared evidence: {len(store)} texts and {store.pair_count} pairs from {path}")
     except (ValueError, PermissionError) as exc:
         err.print(f"[red]{args.config or 'reward serve'}[/red]: {exc}")
         return 2

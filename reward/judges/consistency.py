@@ -318,9 +318,16 @@ class ConsistencyModel:
 def onnx_name(directory: Path, base: Path) -> str:
     """The cached fp32 ONNX file of an artifact: named by the digest of what the graph is built from (the base
     weights, the adapter and the head; not the combination or the recipe)."""
-    built_from = file_digest(base / "model.safetensors", directory / "adapter_model.safetensors",
-                             directory / "adapter_config.json", directory / "head.safetensors")
-    return f"consistency-{built_from}-v{EXPORT_VERSION}.onnx"
+    return f"consistency-{built_from(directory, base)}-v{EXPORT_VERSION}.onnx"
+
+
+@functools.cache
+def built_from(directory: Path = ARTIFACT, base: Path | None = None) -> str:
+    """The digest of what the cross-encoder's probabilities are computed from: the base weights, the adapter and the
+    head (read once per process)."""
+    base = Path(base or base_encoder_path())
+    return file_digest(base / "model.safetensors", directory / "adapter_model.safetensors",
+                       directory / "adapter_config.json", directory / "head.safetensors")
 
 
 _MODEL_LOCK = threading.Lock()
@@ -347,12 +354,28 @@ class ConsistencyScorer:
 
     def __init__(self, max_cache: int = 200_000, model: ConsistencyModel | None = None):
         self._model = model
-        self._batcher = MicroBatcher(lambda pairs: self.model().predict(pairs), max_cache)
+        self._prepared: list = []
+        self._batcher = MicroBatcher(self._compute, max_cache)
 
     def model(self) -> ConsistencyModel:
         if self._model is None:
             self._model = consistency_model()
         return self._model
+
+    def add_prepared(self, store) -> None:
+        """Read probabilities prepared ahead by this runtime (`local.prepared.PreparedStore`) where the model would
+        otherwise run: a pair found there is not scored again."""
+        self._prepared.append(store)
+
+    def _compute(self, pairs: list[tuple[str, str]]) -> list[np.ndarray]:
+        """The rows of pairs the cache lacks: from a prepared store where it holds them, else from the model."""
+        found: dict[tuple[str, str], np.ndarray] = {}
+        for store in self._prepared:
+            found.update(store.find_pairs([p for p in pairs if p not in found]))
+        rest = [p for p in pairs if p not in found]
+        if rest:
+            found.update(zip(rest, self.model().predict(rest), strict=True))
+        return [found[p] for p in pairs]
 
     async def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         if not pairs:

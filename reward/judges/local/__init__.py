@@ -100,9 +100,9 @@ class LocalJudge(Judge):
         self.scorer = scorer or ConsistencyScorer()
         self.heads = example_head.HeadCache()
         for path in prepared.paths_setting() if read_prepared else ():
-            # Evidence embeddings prepared ahead (`reward prepare-embeddings`): refused, naming the file, when they
-            # come from another embedder, so a replica never scores with vectors it would not compute itself.
-            prepared.load_into(self.embedder, path)
+            # Evidence prepared ahead (`reward prepare-embeddings`): refused, naming the folder, when it comes from
+            # another embedder or cross-encoder, so a replica never scores with numbers it would not compute itself.
+            prepared.load_into(self, path)
 
     @property
     def identity(self) -> str:

@@ -1,22 +1,26 @@
-"""Evidence embeddings prepared ahead: the MiniLM vectors of what the local tier embeds from an interaction alone (its
-evidence passages, sentences and windows, the query and the session's need), computed once at data preparation and
-read by every scoring replica, so a GRPO step embeds only what its rollouts wrote.
+"""Evidence prepared ahead: what the local tier computes from an interaction alone, computed once at data
+preparation and read by every scoring replica, so a GRPO step runs the models only on what its rollouts wrote. That
+is the MiniLM vectors of the evidence passages, sentences and windows, the query and the session's need, and the
+consistency cross-encoder's probabilities for pairs of the interaction's own texts (a passage read against another
+for conflicting evidence).
 
     reward prepare-embeddings --input logs.jsonl --out var/embeddings
     REWARD_PREPARED_EMBEDDINGS=var/embeddings reward serve ...
 
-Which texts those are is not listed here: each interaction is scored with two placeholder answers, and the texts the
-embedder was asked for under both are the ones that do not depend on the answer. A text the folder lacks is embedded
-when first needed, as without one.
+Which texts and pairs those are is not listed here: each interaction is scored with two placeholder answers, and what
+the models were asked for under both is what does not depend on the answer. A text or pair the folder lacks is
+computed when first needed, as without one.
 
 The folder holds each text's digest and vector (`vectors.npy`, memory-mapped: the replicas of a machine share one
-copy, and a data set far larger than the embedder's cache costs no memory until its rows are read). The embedder
-reads it where it would otherwise run the model, so what it reads is cached like what it computes.
+copy, and a data set far larger than the caches costs no memory until its rows are read) and each pair's digest and
+probabilities (`pair-probabilities.npy`). The embedder and the cross-encoder read it where they would otherwise run
+their model, so what they read is cached like what they compute.
 
-Scores do not move: a vector in the folder is the one the replica would compute, because the local tier embeds one
-text per forward (`local_runtime.forward_each`) on the same runtime. The folder records that runtime (with the thread
-count where the runtime's kernels depend on it), the model's digest and the export version; a replica whose embedder
-differs refuses it rather than score with another runtime's vectors.
+Scores do not move: a vector or a probability in the folder is the one the replica would compute, because the local
+tier runs one text or pair per forward (`local_runtime.forward_each`) on the same runtime. The folder records each
+model's runtime (with the thread count where the runtime's kernels depend on it), the CPU's instruction set, the
+model's digest and the export version; a replica whose models differ refuses it rather than score with another
+runtime's numbers. A folder prepared before pairs were kept (vectors only) is still read.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -45,6 +50,18 @@ for a data set prepared in shards)."""
 def paths_setting() -> list[Path]:
     """The files `ENV` names, in order; none when it is unset or empty."""
     return [Path(part.strip()) for part in os.environ.get(ENV, "").split(os.pathsep) if part.strip()]
+
+
+class Prepared(NamedTuple):
+    """What `prepare` computed: the texts, their vectors and the embedder's key; the pairs, their probabilities and
+    the cross-encoder's key."""
+
+    texts: list[str]
+    vectors: np.ndarray
+    key: str
+    pairs: list[tuple[str, str]]
+    probabilities: np.ndarray
+    pair_key: str
 
 
 class PreparedEmbeddingsError(ValueError):
@@ -71,6 +88,28 @@ def embedder_key(runtime: str | None = None) -> str:
 
         embedder = f"{runtime.replace('int8', f'int8{INT8_RECIPE}')}:onnxruntime-{onnxruntime.__version__}"
     return f"{embedder}:{platform.machine()}-{_instruction_set()}:{minilm_digest()}:v{EXPORT_VERSION}"
+
+
+def cross_encoder_key(runtime: str | None = None) -> str:
+    """What a pair's probabilities depend on, read from the settings (the model is not loaded): the cross-encoder's
+    runtime (as `embedder_key` reads it), the CPU's vector instructions, the digest of the base weights, adapter and
+    head, the longest pair it reads and the export version."""
+    import platform
+
+    from reward.judges.consistency import MAX_LENGTH, built_from
+    from reward.judges.local_runtime import (EXPORT_VERSION, INT8_RECIPE, cross_encoder_runtime, runtime_setting,
+                                             threads_setting)
+
+    runtime = cross_encoder_runtime(runtime or runtime_setting())
+    if runtime.startswith("torch"):
+        import torch
+
+        model = f"{runtime}:t{threads_setting()}:torch-{torch.__version__}"
+    else:
+        import onnxruntime
+
+        model = f"{runtime.replace('int8', f'int8{INT8_RECIPE}')}:onnxruntime-{onnxruntime.__version__}"
+    return f"{model}:{platform.machine()}-{_instruction_set()}:{built_from()}:l{MAX_LENGTH}:v{EXPORT_VERSION}"
 
 
 @functools.cache
@@ -105,25 +144,31 @@ def interaction_key(item: Item) -> tuple:
             tuple((d.id, d.title, d.text, d.published) for d in item.evidence), item.now)
 
 
-async def prepare(items: Iterable[Item], suite, judge=None, progress=None) -> tuple[list[str], np.ndarray, str]:
-    """The texts the local tier embeds from these items' interactions alone (each distinct interaction once), their
-    vectors and the embedder's key. `suite` is the suite the replicas score with (its dimensions decide what is
-    embedded)."""
+async def prepare(items: Iterable[Item], suite, judge=None, progress=None) -> Prepared:
+    """What the local tier computes from these items' interactions alone (each distinct interaction once): the texts
+    it embeds and the pairs the cross-encoder reads, with their vectors, probabilities and the models' keys. `suite`
+    is the suite the replicas score with (its dimensions decide what is computed)."""
     from reward.engine import Engine
     from reward.judges.local import LocalJudge
 
-    judge = judge or LocalJudge(read_prepared=False)  # (vectors are computed here, never copied from another folder)
-    embedder = judge.embedder
+    judge = judge or LocalJudge(read_prepared=False)  # (everything is computed here, never copied from another folder)
+    embedder, scorer = judge.embedder, judge.scorer
     asked: list[str] = []
-    original = embedder.embed
+    paired: list[tuple[str, str]] = []
+    embed, probabilities = embedder.embed, scorer.probabilities
 
-    async def recording(texts: Sequence[str]) -> np.ndarray:
+    async def embedding(texts: Sequence[str]) -> np.ndarray:
         asked.extend(texts)
-        return await original(texts)
+        return await embed(texts)
 
-    embedder.embed = recording
+    async def scoring(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        paired.extend(pairs)
+        return await probabilities(pairs)
+
+    embedder.embed, scorer.probabilities = embedding, scoring
     engine = Engine(suite, judge)
     kept: dict[str, None] = {}
+    kept_pairs: dict[tuple[str, str], None] = {}
     try:
         seen = set()
         for item in items:
@@ -131,20 +176,25 @@ async def prepare(items: Iterable[Item], suite, judge=None, progress=None) -> tu
             if key in seen:
                 continue
             seen.add(key)
-            under = []
+            under, under_pairs = [], []
             for number, response in enumerate(placeholders(item)):
                 asked.clear()
+                paired.clear()
                 await engine.score([item.model_copy(update={"id": f"prepare-{number}", "group": None,
                                                             "response": response})])
                 under.append(set(asked))
+                under_pairs.append(set(paired))
             kept.update(dict.fromkeys(sorted(under[0] & under[1])))
+            kept_pairs.update(dict.fromkeys(sorted(under_pairs[0] & under_pairs[1])))
             if progress is not None:
                 progress()
     finally:
-        embedder.embed = original
-    texts = list(kept)
+        embedder.embed, scorer.probabilities = embed, probabilities
+    texts, pairs = list(kept), list(kept_pairs)
     vectors = await embedder.embed(texts) if texts else np.zeros((0, 384), dtype=np.float32)
-    return texts, np.asarray(vectors, dtype=np.float32), embedder_key()
+    rows = await scorer.probabilities(pairs) if pairs else np.zeros((0, PAIR_COLUMNS), dtype=np.float32)
+    return Prepared(texts, np.asarray(vectors, dtype=np.float32), embedder_key(), pairs,
+                    np.asarray(rows, dtype=np.float32), cross_encoder_key())
 
 
 DIGEST_BYTES = 16
@@ -152,19 +202,35 @@ DIGEST_BYTES = 16
 texts of one data set (2^-64 for a billion texts) is out of reach."""
 
 
+PAIR_COLUMNS = 3
+"""P(supported, contradicted, unsupported) per pair (`consistency.LABELS`)."""
+
+
 def digest(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:DIGEST_BYTES]
 
 
-def write(path: Path, texts: Sequence[str], vectors: np.ndarray, key: str) -> None:
-    """A folder of the texts' digests (sorted), their vectors in the same order and the embedder's key; written
-    beside the target and renamed into place, so a reader never sees half a folder. An existing prepared folder is
-    replaced; anything else at `path` is refused (`ValueError` naming it), never deleted."""
-    digests = np.asarray([digest(t) for t in texts], dtype=f"S{DIGEST_BYTES}")
+def pair_digest(pair: tuple[str, str]) -> bytes:
+    return digest(f"{pair[0]}\x00{pair[1]}")
+
+
+def _sorted(digests: list[bytes], rows: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
+    digests = np.asarray(digests, dtype=f"S{DIGEST_BYTES}")
     order = np.argsort(digests, kind="stable")
-    digests, vectors = digests[order], np.ascontiguousarray(vectors[order], dtype=np.float32)
+    digests, rows = digests[order], np.ascontiguousarray(rows[order], dtype=np.float32)
     if len(digests) > 1 and (digests[1:] == digests[:-1]).any():
-        raise ValueError("two texts share a digest: repeated texts must be removed first")
+        raise ValueError(f"two {what} share a digest: repeated {what} must be removed first")
+    return digests, rows
+
+
+def write(path: Path, prepared: Prepared) -> None:
+    """A folder of the texts' digests (sorted) and their vectors in the same order, the pairs' digests and their
+    probabilities, and the models' keys; written beside the target and renamed into place, so a reader never sees
+    half a folder. An existing prepared folder is replaced; anything else at `path` is refused (`ValueError` naming
+    it), never deleted."""
+    digests, vectors = _sorted([digest(t) for t in prepared.texts], prepared.vectors, "texts")
+    pair_digests, rows = _sorted([pair_digest(p) for p in prepared.pairs],
+                                 np.asarray(prepared.probabilities).reshape(-1, PAIR_COLUMNS), "pairs")
     path = Path(path)
     check_replaceable(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -172,7 +238,10 @@ def write(path: Path, texts: Sequence[str], vectors: np.ndarray, key: str) -> No
     try:
         np.save(staging / "digests.npy", digests)
         np.save(staging / "vectors.npy", vectors)
-        (staging / "key.txt").write_text(f"{key}\n{_checksum(digests, vectors)}\n", encoding="utf-8")
+        np.save(staging / "pair-digests.npy", pair_digests)
+        np.save(staging / "pair-probabilities.npy", rows)
+        (staging / "key.txt").write_text(f"{prepared.key}\n{_checksum(digests, vectors)}\n{prepared.pair_key}\n"
+                                         f"{_checksum(pair_digests, rows)}\n", encoding="utf-8")
         check_replaceable(path)  # (checked again: another writer may have put something there meanwhile)
         if path.exists():
             shutil.rmtree(path)
@@ -181,7 +250,7 @@ def write(path: Path, texts: Sequence[str], vectors: np.ndarray, key: str) -> No
         shutil.rmtree(staging, ignore_errors=True)
 
 
-FILES = frozenset({"digests.npy", "vectors.npy", "key.txt"})
+FILES = frozenset({"digests.npy", "vectors.npy", "key.txt", "pair-digests.npy", "pair-probabilities.npy"})
 
 
 def check_writable(path: Path) -> None:
@@ -211,43 +280,69 @@ def _checksum(digests: np.ndarray, vectors: np.ndarray) -> str:
 
 
 class PreparedStore:
-    """The vectors of a prepared folder, memory-mapped: replicas on one machine share one copy through the page cache,
-    and only the rows a step reads are brought in."""
+    """The vectors and pair probabilities of a prepared folder, memory-mapped: replicas on one machine share one copy
+    through the page cache, and only the rows a step reads are brought in."""
 
     def __init__(self, path: Path):
         self.path = Path(path)
         try:
-            self.key, checksum = [*(self.path / "key.txt").read_text(encoding="utf-8").split(), "", ""][:2]
-            self.digests = np.load(self.path / "digests.npy", mmap_mode="r", allow_pickle=False)
-            self.vectors = np.load(self.path / "vectors.npy", mmap_mode="r", allow_pickle=False)
+            lines = (self.path / "key.txt").read_text(encoding="utf-8").split()
+            self.key, checksum, self.pair_key, pair_checksum = [*lines, "", "", "", ""][:4]
+            self.digests, self.vectors = self._load("digests.npy"), self._load("vectors.npy")
+            if self.pair_key:
+                self.pair_digests = self._load("pair-digests.npy")
+                self.probabilities = self._load("pair-probabilities.npy")
+            else:  # (a folder prepared before pairs were kept: vectors only)
+                self.pair_digests = np.zeros(0, dtype=f"S{DIGEST_BYTES}")
+                self.probabilities = np.zeros((0, PAIR_COLUMNS), dtype=np.float32)
         except FileNotFoundError as exc:
             what = "file not found" if not self.path.exists() else f"{Path(exc.filename).name} is missing"
             raise PreparedEmbeddingsError(f"{ENV}={self.path}: {what}") from None
         except (OSError, ValueError) as exc:
             raise PreparedEmbeddingsError(f"{ENV}={self.path}: not a prepared-embeddings folder ({exc})") from None
-        rows = len(self.digests)
-        if (self.digests.dtype != np.dtype(f"S{DIGEST_BYTES}") or self.vectors.dtype != np.float32
-                or self.vectors.shape != (rows, 384)):
-            raise PreparedEmbeddingsError(f"{ENV}={self.path}: {rows} digests ({self.digests.dtype}) but vectors of "
-                                          f"shape {self.vectors.shape} ({self.vectors.dtype})")
-        if rows > 1 and not (self.digests[1:] > self.digests[:-1]).all():
-            raise PreparedEmbeddingsError(f"{ENV}={self.path}: its digests are not sorted")
+        self._check(self.digests, self.vectors, 384, "vectors", checksum)
+        if self.pair_key:
+            self._check(self.pair_digests, self.probabilities, PAIR_COLUMNS, "pair probabilities", pair_checksum)
+
+    def _load(self, name: str) -> np.ndarray:
+        return np.load(self.path / name, mmap_mode="r", allow_pickle=False)
+
+    def _check(self, digests: np.ndarray, rows: np.ndarray, width: int, what: str, checksum: str) -> None:
+        count = len(digests)
+        if digests.dtype != np.dtype(f"S{DIGEST_BYTES}") or rows.dtype != np.float32 or rows.shape != (count, width):
+            raise PreparedEmbeddingsError(f"{ENV}={self.path}: {count} digests ({digests.dtype}) but {what} of "
+                                          f"shape {rows.shape} ({rows.dtype})")
+        if count > 1 and not (digests[1:] > digests[:-1]).all():
+            raise PreparedEmbeddingsError(f"{ENV}={self.path}: its digests of {what} are not sorted")
         # Read once in full: a copy cut short or a flipped bit would otherwise change scores without a word.
-        if not self.key or checksum != _checksum(self.digests, self.vectors):
-            raise PreparedEmbeddingsError(f"{ENV}={self.path}: its vectors do not match the checksum in key.txt "
+        if not self.key or checksum != _checksum(digests, rows):
+            raise PreparedEmbeddingsError(f"{ENV}={self.path}: its {what} do not match the checksum in key.txt "
                                           "(damaged, or changed after it was prepared); prepare it again")
 
     def __len__(self) -> int:
         return len(self.digests)
 
+    @property
+    def pair_count(self) -> int:
+        return len(self.pair_digests)
+
     def find(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """The vectors of those of `texts` the folder holds (copies, not views of the mapped file)."""
-        if not texts or not len(self.digests):
-            return {}
-        wanted = np.asarray([digest(t) for t in texts], dtype=f"S{DIGEST_BYTES}")
-        rows = np.minimum(np.searchsorted(self.digests, wanted), len(self.digests) - 1)
-        hit = self.digests[rows] == wanted
-        return {text: np.array(self.vectors[row]) for text, row, ok in zip(texts, rows, hit) if ok}
+        return _find(self.digests, self.vectors, texts, [digest(t) for t in texts] if len(self.digests) else [])
+
+    def find_pairs(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], np.ndarray]:
+        """The probabilities of those of `pairs` the folder holds (copies)."""
+        wanted = [pair_digest(p) for p in pairs] if len(self.pair_digests) else []
+        return _find(self.pair_digests, self.probabilities, pairs, wanted)
+
+
+def _find(digests: np.ndarray, rows: np.ndarray, keys: Sequence, wanted: list[bytes]) -> dict:
+    if not wanted:
+        return {}
+    wanted = np.asarray(wanted, dtype=f"S{DIGEST_BYTES}")
+    at = np.minimum(np.searchsorted(digests, wanted), len(digests) - 1)
+    hit = digests[at] == wanted
+    return {key: np.array(rows[row]) for key, row, ok in zip(keys, at, hit) if ok}
 
 
 def read(path: Path) -> PreparedStore:
@@ -256,24 +351,30 @@ def read(path: Path) -> PreparedStore:
 
 
 def check_key(store: PreparedStore) -> None:
-    """`PreparedEmbeddingsError` unless the folder was prepared by the embedder this process runs."""
+    """`PreparedEmbeddingsError` unless the folder was prepared by the embedder and the cross-encoder this process
+    runs."""
     expected = embedder_key()
     if store.key != expected:
         raise PreparedEmbeddingsError(
             f"{ENV}={store.path}: prepared with embedder {store.key}, this process runs {expected}; prepare it again "
             "where and as the replicas run (REWARD_LOCAL_RUNTIME, and REWARD_LOCAL_THREADS for torch)")
+    if store.pair_key and store.pair_key != (expected := cross_encoder_key()):
+        raise PreparedEmbeddingsError(
+            f"{ENV}={store.path}: prepared with cross-encoder {store.pair_key}, this process runs {expected}; prepare "
+            "it again where and as the replicas run (REWARD_LOCAL_RUNTIME, and REWARD_LOCAL_THREADS for torch)")
 
 
-def load_into(embedder, path: Path) -> int:
-    """Let `embedder` read the folder's vectors where it would otherwise run the model; the number of texts it holds.
-    Refuses (`PreparedEmbeddingsError`) a folder prepared with another embedder (runtime, thread count where it
-    matters, model or export)."""
+def load_into(judge, path: Path) -> PreparedStore:
+    """Let the judge's embedder and cross-encoder read the folder where they would otherwise run their model; the
+    folder's store. Refuses (`PreparedEmbeddingsError`) a folder prepared with another embedder or cross-encoder
+    (runtime, thread count where it matters, model or export)."""
     store = read(path)
     check_key(store)
-    embedder.add_prepared(store)
-    log.info("prepared embeddings: %d texts from %s", len(store), path)
-    return len(store)
+    judge.embedder.add_prepared(store)
+    judge.scorer.add_prepared(store)
+    log.info("prepared evidence: %d texts and %d pairs from %s", len(store), store.pair_count, path)
+    return store
 
 
-def prepare_sync(items: Iterable[Item], suite, judge=None) -> tuple[list[str], np.ndarray, str]:
+def prepare_sync(items: Iterable[Item], suite, judge=None) -> Prepared:
     return asyncio.run(prepare(items, suite, judge))
