@@ -360,3 +360,45 @@ def year_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
         steps = set(spans.values())
         out |= {y for y in _A_YEAR.findall(sentence) if any(int(y) - s in known or int(y) + s in known for s in steps)}
     return out
+
+
+_MONTH_NAME = re.compile(r"\b(" + "|".join(m.capitalize() for m in _MONTH) + r")\b")
+_MONTHS_COUNTED = re.compile(r"(?<![\d.,])(\d{1,2})[\s-]+months?\b", re.IGNORECASE)
+_RANGE_BETWEEN = re.compile(r"^(?:\s*(?:\d{1,2}(?:st|nd|rd|th)?|,))*\s*(?:-|–|—|to|through|thru|until|till|and)\s*"
+                            r"(?:(?:the\s+)?(?:end|start|beginning)\s+of\s+|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?)?$",
+                            re.IGNORECASE)
+
+
+def _month_ranges(text: str) -> set[tuple[int, int]]:
+    """(first, last) months (0-11) of each range of months a text gives: "1 March to 31 July", "March-July",
+    "between April and June", "from May until the end of August"."""
+    found = list(_MONTH_NAME.finditer(text))
+    return {(_MONTH.index(a.group(1).lower()), _MONTH.index(b.group(1).lower())) for a, b in zip(found, found[1:])
+            if _RANGE_BETWEEN.match(text[a.end():b.start()])}
+
+
+def month_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
+    """The claim's counts of months ("5 months", "a 4-month season") that a range of months runs over, counted
+    either way (March to July: 5 months, or 4 months on): a range the evidence gives ("on a lead from 1 March to 31
+    July": "for 5 months"), or one the claim's own sentence gives between months the evidence or the user names ("5
+    months, March through July"). A range only the user gives proves nothing; a count no range makes stays missing.
+
+    >>> ev = "Dogs must be kept on a lead between 1 March and 31 July."
+    >>> sorted(month_arithmetic("For 5 months of the year, March through July, a lead is required.", ev))
+    ['5']
+    >>> sorted(month_arithmetic("A lead is required for 5 months.", ev)), sorted(month_arithmetic("For 6 months.", ev))
+    (['5'], [])
+    >>> sorted(month_arithmetic("6 months, May to October.", ev)), sorted(month_arithmetic("For 5 months.", "", ev))
+    ([], [])
+    """
+    named = {_MONTH.index(m.lower()) for m in _MONTH_NAME.findall(f"{haystack} {asked}")}
+    ranges = {r for sentence in split_sentences(haystack) for r in _month_ranges(sentence)}
+    out: set[str] = set()
+    for sentence in split_sentences(strip_citations(claim)) or [strip_citations(claim)]:
+        counted = [m for m in _MONTHS_COUNTED.finditer(sentence)]
+        if not counted:
+            continue
+        spans = ranges | {(a, b) for a, b in _month_ranges(sentence) if a in named and b in named}
+        lengths = {(b - a) % 12 + extra for a, b in spans for extra in (0, 1)} - {0}
+        out |= {m.group(1) for m in counted if int(m.group(1)) in lengths}
+    return out

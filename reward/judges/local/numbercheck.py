@@ -15,8 +15,8 @@ from reward.judges.local.arithmetic import (_applied_shares, _as_written, counte
                                             denied_numbers, derived_numbers, spelled_numbers, spelled_out,
                                             stated_arithmetic)
 from reward.judges.local.bands import bands
-from reward.judges.local.clock import (calendar_arithmetic, clock_arithmetic, spans_in_minutes, spans_of_known_length,
-                                       year_arithmetic)
+from reward.judges.local.clock import (calendar_arithmetic, clock_arithmetic, month_arithmetic, spans_in_minutes,
+                                       spans_of_known_length, year_arithmetic)
 from reward.judges.local.figures import _DURATIONS, _HOURS, _given, _quantities, _unit
 from reward.judges.local.growth import change_sizes
 from reward.judges.local.text import content_words, doc_text, numbers, strip_citations
@@ -75,7 +75,7 @@ def figures_read(claim: str, docs: Sequence[Evidence], asked: str = "", worked: 
     clocked = clock_arithmetic(claim, haystack, asked) if missing_numbers else set()
     spans = {n for n in clocked & missing_numbers if ":" not in n}  # worked out, not the evidence's
     missing_numbers -= clocked | (calendar_arithmetic(claim, haystack, asked) | year_arithmetic(claim, haystack, asked)
-                                  if missing_numbers else set())
+                                  | month_arithmetic(claim, haystack, asked) if missing_numbers else set())
     if missing_numbers:
         missing_numbers -= spelled_numbers(haystack, claim, missing_numbers) | in_other_units(claim, haystack,
                                                                                               missing_numbers)
