@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
 from reward.judges.local.figures import _SPELLED
+from reward.judges.local.text import stems
 
 _TIME = re.compile(r"(?<![\d:.£$€])(\d{1,2})(?::([0-5]\d))?\s?(am|pm|a\.m\.|p\.m\.)?(?![\d:])", re.IGNORECASE)
 _WORD = r"(?:\d+(?:\.\d+)?|an?|" + "|".join(_SPELLED) + r")"
@@ -364,41 +365,83 @@ def year_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
 
 _MONTH_NAME = re.compile(r"\b(" + "|".join(m.capitalize() for m in _MONTH) + r")\b")
 _MONTHS_COUNTED = re.compile(r"(?<![\d.,])(\d{1,2})[\s-]+months?\b", re.IGNORECASE)
-_RANGE_BETWEEN = re.compile(r"^(?:\s*(?:\d{1,2}(?:st|nd|rd|th)?|,))*\s*(?:-|–|—|to|through|thru|until|till|and)\s*"
-                            r"(?:(?:the\s+)?(?:end|start|beginning)\s+of\s+|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?)?$",
-                            re.IGNORECASE)
+_DAY = r"(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)"
+_EDGE = r"(?:(?:the\s+)?(start|beginning|end)\s+of\s+)"
+_RANGE = re.compile(r"(?<![-\w])(between\s+)?(?:" + _DAY + "|" + _EDGE + r")?(" + "|".join(m.capitalize() for m in _MONTH)
+                    + r")(?:\s+(\d{1,2})(?:st|nd|rd|th)?\b)?\s*(-|–|—|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b|\band\b)"
+                    r"\s*(?:" + _DAY + "|" + _EDGE + r")?(?<![-\w])(" + "|".join(m.capitalize() for m in _MONTH)
+                    + r")(?:\s+(\d{1,2})(?:st|nd|rd|th)?\b)?(?![\s,]*(?:19|20)\d\d)")
+_ABOUT = re.compile(r"\b(?:about|around|roughly|nearly|almost|approximately|some|(?:just\s+|a\s+little\s+)?(?:over|under))"
+                    r"\s+$", re.IGNORECASE)
 
 
-def _month_ranges(text: str) -> set[tuple[int, int]]:
-    """(first, last) months (0-11) of each range of months a text gives: "1 March to 31 July", "March-July",
-    "between April and June", "from May until the end of August"."""
-    found = list(_MONTH_NAME.finditer(text))
-    return {(_MONTH.index(a.group(1).lower()), _MONTH.index(b.group(1).lower())) for a, b in zip(found, found[1:])
-            if _RANGE_BETWEEN.match(text[a.end():b.start()])}
+def _range_months(m: re.Match) -> tuple[float, float] | None:
+    """The length in months of a range of months (`_RANGE`) and whether it is exact: by its days where both ends
+    give one ("1 March to 31 July": 153 days, 5.0 months), else in whole months, both counted ("March to July",
+    "the start of May to the end of September": 5). None for "X and Y" without "between" (a list, not a range)."""
+    between, day_a, edge_a, month_a, day_a2, joint, day_b, edge_b, month_b, day_b2 = m.groups()
+    if joint == "and" and not between:
+        return None
+    a, b = _MONTH.index(month_a.lower()), _MONTH.index(month_b.lower())
+    first, last = day_a or day_a2, day_b or day_b2
+    if first and last and 1 <= int(first) <= _MONTH_DAYS[a] and 1 <= int(last) <= _MONTH_DAYS[b]:
+        start, end = sum(_MONTH_DAYS[:a]) + int(first), sum(_MONTH_DAYS[:b]) + int(last)
+        return ((end - start) % 365 + 1) / (365 / 12)
+    if first or last or (edge_a or "start").lower() == "end" or (edge_b or "end").lower() != "end":
+        return None  # (half a month at one end, or a range from the end of one month: no whole count)
+    return float((b - a) % 12 + 1)
+
+
+_RANGE_WORDS = frozenset(stems("mid start beginning end from until till through between month months early late"))
+
+
+def _topic(sentence: str) -> frozenset[str]:
+    """What a sentence is about, to tell which range a count is of: its stems without months and range words."""
+    return stems(_MONTH_NAME.sub(" ", sentence)) - _RANGE_WORDS
 
 
 def month_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
-    """The claim's counts of months ("5 months", "a 4-month season") that a range of months runs over, counted
-    either way (March to July: 5 months, or 4 months on): a range the evidence gives ("on a lead from 1 March to 31
-    July": "for 5 months"), or one the claim's own sentence gives between months the evidence or the user names ("5
-    months, March through July"). A range only the user gives proves nothing; a count no range makes stays missing.
+    """The claim's counts of months ("5 months", "a 6-month season") that a range of months the evidence gives runs
+    over: the range the claim is about, that of the evidence sentence sharing most of its words (a range the claim
+    names is not enough: "9 months, June to March" of the trout season names the grayling's). A range given by its days is counted by them ("1 March to 31 July": 5 months;
+    "16 June to 14 March": 9), one by its months in whole months, both counted ("April to September", "the start of
+    May to the end of September": 6, 5); a count said to be about ("about 6 months") may be either whole number
+    around the length. A range the user gives proves nothing, nor does a list ("July and August"), a range of
+    another sentence, one with a year inside it or half a month at an end ("mid-April to the end of May").
 
-    >>> ev = "Dogs must be kept on a lead between 1 March and 31 July."
+    >>> ev = "Dogs must be kept on a lead between 1 March and 31 July. Outside that period dogs may be off the lead."
     >>> sorted(month_arithmetic("For 5 months of the year, March through July, a lead is required.", ev))
     ['5']
-    >>> sorted(month_arithmetic("A lead is required for 5 months.", ev)), sorted(month_arithmetic("For 6 months.", ev))
+    >>> sorted(month_arithmetic("A lead is required for 5 months.", ev)), sorted(month_arithmetic("Dogs need a lead for 4 months.", ev))
     (['5'], [])
-    >>> sorted(month_arithmetic("6 months, May to October.", ev)), sorted(month_arithmetic("For 5 months.", "", ev))
+    >>> sorted(month_arithmetic("For 5 months.", "", ev)), sorted(month_arithmetic("Closed for 2 months.", "Guided walks in July and August."))
     ([], [])
+    >>> ev = "Trout season: 15 March to 30 September. Grayling season: 16 June to 14 March."
+    >>> sorted(month_arithmetic("The trout season is about 6 months long.", ev)), sorted(month_arithmetic("The trout season lasts 9 months.", ev))
+    (['6'], [])
+    >>> sorted(month_arithmetic("The trout season is 9 months long, from June to March.", ev))
+    []
+    >>> sorted(month_arithmetic("The window is about 2 months.", "Plant from mid-April to the end of May."))
+    []
     """
-    named = {_MONTH.index(m.lower()) for m in _MONTH_NAME.findall(f"{haystack} {asked}")}
-    ranges = {r for sentence in split_sentences(haystack) for r in _month_ranges(sentence)}
+    ranges = []  # (the stems of the sentence that gives it, its length, the months it runs between)
+    for sentence in split_sentences(haystack):
+        for m in _RANGE.finditer(sentence):
+            length = _range_months(m)
+            if length is not None:
+                ranges.append((_topic(sentence), length))
+    if not ranges:
+        return set()
     out: set[str] = set()
     for sentence in split_sentences(strip_citations(claim)) or [strip_citations(claim)]:
-        counted = [m for m in _MONTHS_COUNTED.finditer(sentence)]
+        counted = list(_MONTHS_COUNTED.finditer(sentence))
         if not counted:
             continue
-        spans = ranges | {(a, b) for a, b in _month_ranges(sentence) if a in named and b in named}
-        lengths = {(b - a) % 12 + extra for a, b in spans for extra in (0, 1)} - {0}
-        out |= {m.group(1) for m in counted if int(m.group(1)) in lengths}
+        words = _topic(sentence)
+        shared = [len(words & about) for about, _ in ranges]
+        lengths = [length for (_, length), n in zip(ranges, shared) if n and n == max(shared)]
+        for m in counted:
+            count, rough = int(m.group(1)), bool(_ABOUT.search(sentence[:m.start()]))
+            if any(abs(length - count) < (1.0 if rough else 0.6) for length in lengths):
+                out.add(m.group(1))
     return out
