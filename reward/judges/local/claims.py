@@ -223,7 +223,7 @@ def obligation_swapped(claim: str, sentences: Sequence[str]) -> str:
     "says 'required' where the evidence says 'optional'"
     """
     for part in _duty_parts(strip_citations(claim)):
-        said = obligation(conditions_removed(part))
+        said = obligation(part)
         topic = stems(part) - {stem(w) for w in _DUTY_WORDS}
         if _CLAIM_SCOPE.search(part):
             continue
@@ -253,28 +253,6 @@ def obligation_swapped(claim: str, sentences: Sequence[str]) -> str:
                                 for s, n in zip(sentences, overlaps)):
             return f"says {conflict[0]!r} where the evidence says {conflict[1]!r}"
     return ""
-
-
-_CONDITION_FIRST = re.compile(r"^\W*(?:(?:only\s+)?(?:if|when|whenever|unless)|in\s+case|provided(?:\s+that)?)\b[^,;:]*[,;:]\s*",
-                              re.IGNORECASE)
-_CONDITION_AFTER = re.compile(r"\s*,?\s+(?:(?:only\s+)?(?:if|when|whenever|unless)|in\s+case|provided(?:\s+that)?)\b[^,;:]*",
-                              re.IGNORECASE)
-
-
-def conditions_removed(clause: str) -> str:
-    """The clause without a condition it opens or closes with: a duty said inside "if ...", "when ...", "unless ..."
-    is the case the clause is about, not a duty it says ("If your home needs a new line, an engineer visit costs £60"
-    says nothing is required; "You need a permit if you stay longer" still says a permit is required).
-
-    >>> conditions_removed("If your home needs a new line installed, an engineer visit adds £60")
-    'an engineer visit adds £60'
-    >>> conditions_removed("You'd only face an extra £60 charge if a new line has to be put in.")
-    "You'd only face an extra £60 charge"
-    >>> conditions_removed("You must register, unless you are exempt.")
-    'You must register'
-    """
-    kept = _CONDITION_AFTER.sub("", _CONDITION_FIRST.sub("", clause, count=1))
-    return kept if kept.strip(" .") else clause
 
 
 def _duty_parts(text: str) -> list[str]:

@@ -393,17 +393,29 @@ def _range_months(m: re.Match) -> tuple[float, float] | None:
 
 
 _RANGE_WORDS = frozenset(stems("mid start beginning end from until till through between month months early late"))
+_CLAUSES = re.compile(r"\s*(?:;|\s[—–]\s|,\s*(?:and|but|while|whereas|though|although)\b)\s*", re.IGNORECASE)
+_LABEL = re.compile(r"^([^:;]{1,60}):\s")
 
 
-def _topic(sentence: str) -> frozenset[str]:
-    """What a sentence is about, to tell which range a count is of: its stems without months and range words."""
-    return stems(_MONTH_NAME.sub(" ", sentence)) - _RANGE_WORDS
+def _topic(clause: str) -> frozenset[str]:
+    """What a clause is about, to tell which range a count is of: its stems without months and range words."""
+    return stems(_MONTH_NAME.sub(" ", clause)) - _RANGE_WORDS
+
+
+def _clauses(sentence: str) -> list[tuple[str, frozenset[str]]]:
+    """The clauses of an evidence sentence (split at ";", a dash, ", and", ", but", ...), each with what it is about:
+    its own words and those of a label the sentence opens with ("Trout season: 15 March to 30 September")."""
+    label = _LABEL.match(sentence)
+    head = _topic(label.group(1)) if label and not _RANGE.search(label.group(1)) else frozenset()
+    body = sentence[label.end():] if head else sentence
+    return [(clause, head | _topic(clause)) for clause in _CLAUSES.split(body) if clause.strip()]
 
 
 def month_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     """The claim's counts of months ("5 months", "a 6-month season") that a range of months the evidence gives runs
-    over: the range the claim is about, that of the evidence sentence sharing most of its words (a range the claim
-    names is not enough: "9 months, June to March" of the trout season names the grayling's). A range given by its days is counted by them ("1 March to 31 July": 5 months;
+    over: the range the claim is about, that of the evidence clause sharing most of its words, and one the claim
+    names if it names one (naming a range is not enough: "9 months, June to March" of the trout season names the
+    grayling's). A range given by its days is counted by them ("1 March to 31 July": 5 months;
     "16 June to 14 March": 9), one by its months in whole months, both counted ("April to September", "the start of
     May to the end of September": 6, 5); a count said to be about ("about 6 months") may be either whole number
     around the length. A range the user gives proves nothing, nor does a list ("July and August"), a range of
@@ -423,13 +435,28 @@ def month_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     []
     >>> sorted(month_arithmetic("The window is about 2 months.", "Plant from mid-April to the end of May."))
     []
+
+    Each range is read with its own clause, and ranges as close to the claim that differ tell nothing:
+
+    >>> ev = "The castle is open from April to October, and guided tours run in July and August."
+    >>> sorted(month_arithmetic("Guided tours run for 7 months.", ev)), sorted(month_arithmetic("The castle opens for 7 months.", ev))
+    ([], ['7'])
+    >>> ev = "Sow outdoors from April to May. Pick the pods from June to September."
+    >>> sorted(month_arithmetic("After you sow them outdoors, you can pick the pods for 2 months.", ev))
+    []
+    >>> sorted(month_arithmetic("You can pick the pods for 4 months, from March to June.", ev))
+    []
+    >>> ev = "Open seasons for red deer: stags from 1 July to 20 October; hinds from 21 October to 15 February."
+    >>> sorted(month_arithmetic("The red hind season lasts about 4 months.", ev)), sorted(month_arithmetic("Stags: 6 months.", ev))
+    (['4'], [])
     """
-    ranges = []  # (the stems of the sentence that gives it, its length, the months it runs between)
+    ranges = []  # (what the clause that gives it is about, its length, the months it runs between)
     for sentence in split_sentences(haystack):
-        for m in _RANGE.finditer(sentence):
-            length = _range_months(m)
-            if length is not None:
-                ranges.append((_topic(sentence), length))
+        for clause, about in _clauses(sentence):
+            for m in _RANGE.finditer(clause):
+                length = _range_months(m)
+                if length is not None:
+                    ranges.append((about, length, (m.group(4), m.group(9))))
     if not ranges:
         return set()
     out: set[str] = set()
@@ -438,10 +465,16 @@ def month_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
         if not counted:
             continue
         words = _topic(sentence)
-        shared = [len(words & about) for about, _ in ranges]
-        lengths = [length for (_, length), n in zip(ranges, shared) if n and n == max(shared)]
+        shared = [len(words & about) for about, _, _ in ranges]
+        closest = [(length, months) for (_, length, months), n in zip(ranges, shared) if n and n == max(shared)]
+        # Ranges as close that differ tell nothing; a range the claim names must be the one it counts.
+        if not closest or max(c[0] for c in closest) - min(c[0] for c in closest) > 0.5:
+            continue
+        named = {(m.group(4), m.group(9)) for m in _RANGE.finditer(sentence)}
+        if named and not named & {months for _, months in closest}:
+            continue
         for m in counted:
             count, rough = int(m.group(1)), bool(_ABOUT.search(sentence[:m.start()]))
-            if any(abs(length - count) < (1.0 if rough else 0.6) for length in lengths):
+            if any(abs(length - count) < (1.0 if rough else 0.6) for length, _ in closest):
                 out.add(m.group(1))
     return out
