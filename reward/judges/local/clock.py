@@ -375,8 +375,8 @@ _ABOUT = re.compile(r"\b(?:about|around|roughly|nearly|almost|approximately|some
                     r"\s+$", re.IGNORECASE)
 
 
-def _range_months(m: re.Match) -> tuple[float, float] | None:
-    """The length in months of a range of months (`_RANGE`) and whether it is exact: by its days where both ends
+def _range_months(m: re.Match) -> float | None:
+    """The length in months of a range of months (`_RANGE`): by its days where both ends
     give one ("1 March to 31 July": 153 days, 5.0 months), else in whole months, both counted ("March to July",
     "the start of May to the end of September": 5). None for "X and Y" without "between" (a list, not a range)."""
     between, day_a, edge_a, month_a, day_a2, joint, day_b, edge_b, month_b, day_b2 = m.groups()
@@ -392,8 +392,9 @@ def _range_months(m: re.Match) -> tuple[float, float] | None:
     return float((b - a) % 12 + 1)
 
 
-_RANGE_WORDS = frozenset(stems("mid start beginning end from until till through between month months early late"))
-_CLAUSES = re.compile(r"\s*(?:;|\s[—–]\s|,\s*(?:and|but|while|whereas|though|although)\b)\s*", re.IGNORECASE)
+_RANGE_WORDS = frozenset(stems("mid start beginning end from until till through between month months early late "
+                               "last lasts run runs long length period total whole year"))
+_CLAUSES = re.compile(r"\s*(?:;|,\s*(?:and|but|while|whereas|though|although)\b)\s*", re.IGNORECASE)
 _LABEL = re.compile(r"^([^:;]{1,60}):\s")
 
 
@@ -403,7 +404,7 @@ def _topic(clause: str) -> frozenset[str]:
 
 
 def _clauses(sentence: str) -> list[tuple[str, frozenset[str]]]:
-    """The clauses of an evidence sentence (split at ";", a dash, ", and", ", but", ...), each with what it is about:
+    """The clauses of an evidence sentence (split at ";", ", and", ", but", ...), each with what it is about:
     its own words and those of a label the sentence opens with ("Trout season: 15 March to 30 September")."""
     label = _LABEL.match(sentence)
     head = _topic(label.group(1)) if label and not _RANGE.search(label.group(1)) else frozenset()
@@ -446,6 +447,13 @@ def month_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     []
     >>> sorted(month_arithmetic("You can pick the pods for 4 months, from March to June.", ev))
     []
+    >>> ev = "The tenancy runs from 1 September to 31 August. Landlords must give two months' notice."
+    >>> sorted(month_arithmetic("The tenancy lasts 12 months, and a landlord must give 12 months' notice.", ev))
+    []
+    >>> sorted(month_arithmetic("The tenancy lasts 12 months, and a landlord must give 2 months' notice.", ev))
+    ['12']
+    >>> sorted(month_arithmetic("The museum is open for 5 months.", "The museum is open 1 May – 30 September."))
+    ['5']
     >>> ev = "Open seasons for red deer: stags from 1 July to 20 October; hinds from 21 October to 15 February."
     >>> sorted(month_arithmetic("The red hind season lasts about 4 months.", ev)), sorted(month_arithmetic("Stags: 6 months.", ev))
     (['4'], [])
@@ -461,20 +469,33 @@ def month_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
         return set()
     out: set[str] = set()
     for sentence in split_sentences(strip_citations(claim)) or [strip_citations(claim)]:
-        counted = list(_MONTHS_COUNTED.finditer(sentence))
-        if not counted:
+        if not _MONTHS_COUNTED.search(sentence):
             continue
-        words = _topic(sentence)
-        shared = [len(words & about) for about, _, _ in ranges]
-        closest = [(length, months) for (_, length, months), n in zip(ranges, shared) if n and n == max(shared)]
-        # Ranges as close that differ tell nothing; a range the claim names must be the one it counts.
-        if not closest or max(c[0] for c in closest) - min(c[0] for c in closest) > 0.5:
-            continue
-        named = {(m.group(4), m.group(9)) for m in _RANGE.finditer(sentence)}
-        if named and not named & {months for _, months in closest}:
-            continue
-        for m in counted:
-            count, rough = int(m.group(1)), bool(_ABOUT.search(sentence[:m.start()]))
-            if any(abs(length - count) < (1.0 if rough else 0.6) for length, _ in closest):
-                out.add(m.group(1))
+        read: dict[str, list[bool]] = {}  # each count's figure: whether each of its counts is the range's length
+        for clause in _CLAUSES.split(sentence):
+            # (a clause that says nothing but the count, "and lasts 5 months", is read with its sentence)
+            words = _topic(_MONTHS_COUNTED.sub(" ", clause)) or _topic(sentence)
+            lengths = _closest(ranges, words, clause)
+            for m in _MONTHS_COUNTED.finditer(clause):
+                rough = bool(_ABOUT.search(clause[:m.start()]))
+                read.setdefault(m.group(1), []).append(
+                    any(abs(length - int(m.group(1))) < (1.0 if rough else 0.6) for length in lengths))
+        # A figure is worked out where each time the sentence gives it is: one true "12 months" lets no "12 months'
+        # notice" through.
+        out |= {n for n, ok in read.items()
+                if all(ok) and len(re.findall(rf"(?<![\d.,]){n}(?!\d|[.,]\d)", sentence)) == len(ok)}
     return out
+
+
+def _closest(ranges: list, words: frozenset[str], clause: str) -> list[float]:
+    """The lengths of the ranges whose clauses share most of `words` (none where ranges as close differ, or where
+    `clause` names a range that is not one of them)."""
+    shared = [len(words & about) for about, _, _ in ranges]
+    closest = [(length, months) for (_, length, months), n in zip(ranges, shared) if n and n == max(shared)]
+    # Ranges as close that differ tell nothing; a range the claim names must be the one it counts.
+    if not closest or max(c[0] for c in closest) - min(c[0] for c in closest) > 0.5:
+        return []
+    named = {(m.group(4), m.group(9)) for m in _RANGE.finditer(clause)}
+    if named and not named & {months for _, months in closest}:
+        return []
+    return [length for length, _ in closest]
