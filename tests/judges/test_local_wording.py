@@ -166,6 +166,29 @@ def test_a_year_worked_out_from_the_users_year_and_the_evidences_span():
 
 
 
+SEASONS = [Evidence(id="1", title="River Wend fishing", text="The brown trout season runs from 1 April to 30 "
+                    "September; grayling may be fished from 16 June to 14 March. Tenancies of the club's huts run from "
+                    "1 September to 31 August, and members must give two months' notice.")]
+
+
+@pytest.mark.parametrize("claim, supported", [
+    ("The brown trout season lasts 6 months, from 1 April to 30 September.", True),
+    ("Brown trout can be fished for about 6 months a year.", True),
+    ("The brown trout season lasts 9 months.", False),  # the grayling's range
+    ("The brown trout season lasts 9 months, from 16 June to 14 March.", False),  # named, but not the trout's
+    ("A hut tenancy lasts 12 months, and members must give 12 months' notice.", False),  # one true 12 lets no other
+    ("A hut tenancy lasts 12 months, and members must give two months' notice.", True),
+])
+def test_a_count_of_months_is_worked_out_from_the_range_it_counts(claim, supported):
+    """"6 months" of a season "from 1 April to 30 September" is the range's length, not a number the evidence lacks
+    (honest derived counts failed as invented); a count of another range, a range named that is not the one counted,
+    or a false count repeated beside a true one stays invented."""
+    result = claim_support(claim, SEASONS, similarity=0.8, asked="How long is the brown trout season?")
+    assert result[0] is supported, result
+    if not supported:
+        assert result[1].startswith("numbers not in the evidence"), result
+
+
 COUNCIL_TAX = ("Band D: £2,184 a year. A single person living alone gets a 25% discount. Appliances are rated by energy a "
                "year; ask your doctor before you apply for the disability reduction.")
 
