@@ -189,6 +189,17 @@ def test_a_count_of_months_is_worked_out_from_the_range_it_counts(claim, support
         assert result[1].startswith("numbers not in the evidence"), result
 
 
+def test_a_count_of_months_worked_out_in_one_sentence_lets_no_other_sentence_state_it():
+    """Figures one sentence works out may be stated by another (`answer_figures`), but a count of months is a span of
+    its range: "Your tenancy lasts 12 months." lets no "12 months' notice" through in the next sentence."""
+    from reward.judges.local.numbercheck import answer_figures
+
+    sentences = ["A hut tenancy lasts 12 months.", "Members must give 12 months' notice."]
+    assert "12" not in answer_figures(sentences, SEASONS)
+    assert claim_support(sentences[0], SEASONS, similarity=0.8)[0]
+    assert not claim_support(sentences[1], SEASONS, similarity=0.8, worked=answer_figures(sentences, SEASONS))[0]
+
+
 COUNCIL_TAX = ("Band D: £2,184 a year. A single person living alone gets a 25% discount. Appliances are rated by energy a "
                "year; ask your doctor before you apply for the disability reduction.")
 

@@ -454,13 +454,18 @@ def month_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     ['12']
     >>> sorted(month_arithmetic("The museum is open for 5 months.", "The museum is open 1 May – 30 September."))
     ['5']
+    >>> ev = "Summer pass: June to August. Flex membership: 12-month minimum term."
+    >>> sorted(month_arithmetic("The Flex pass has a 3-month minimum term.", ev)), sorted(month_arithmetic("The summer pass lasts 3 months.", ev))
+    ([], ['3'])
     >>> ev = "Open seasons for red deer: stags from 1 July to 20 October; hinds from 21 October to 15 February."
     >>> sorted(month_arithmetic("The red hind season lasts about 4 months.", ev)), sorted(month_arithmetic("Stags: 6 months.", ev))
     (['4'], [])
     """
     ranges = []  # (what the clause that gives it is about, its length, the months it runs between)
+    topics = []  # what every clause of the evidence is about, one with a range or not
     for sentence in split_sentences(haystack):
         for clause, about in _clauses(sentence):
+            topics.append(about)
             for m in _RANGE.finditer(clause):
                 length = _range_months(m)
                 if length is not None:
@@ -475,7 +480,7 @@ def month_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
         for clause in _CLAUSES.split(sentence):
             # (a clause that says nothing but the count, "and lasts 5 months", is read with its sentence)
             words = _topic(_MONTHS_COUNTED.sub(" ", clause)) or _topic(sentence)
-            lengths = _closest(ranges, words, clause)
+            lengths = _closest(ranges, words, clause, max((len(words & t) for t in topics), default=0))
             for m in _MONTHS_COUNTED.finditer(clause):
                 rough = bool(_ABOUT.search(clause[:m.start()]))
                 read.setdefault(m.group(1), []).append(
@@ -487,11 +492,13 @@ def month_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     return out
 
 
-def _closest(ranges: list, words: frozenset[str], clause: str) -> list[float]:
-    """The lengths of the ranges whose clauses share most of `words` (none where ranges as close differ, or where
-    `clause` names a range that is not one of them)."""
+def _closest(ranges: list, words: frozenset[str], clause: str, most: int) -> list[float]:
+    """The lengths of the ranges whose clauses share most of `words`, as many as the evidence clause sharing most
+    (`most`) does: a count of what another clause gives without a range is no count of a range ("the Flex pass has a
+    3-month term" beside "Flex membership: 12-month minimum term" and "Summer pass: June to August"). None where
+    ranges as close differ, or where `clause` names a range that is not one of them."""
     shared = [len(words & about) for about, _, _ in ranges]
-    closest = [(length, months) for (_, length, months), n in zip(ranges, shared) if n and n == max(shared)]
+    closest = [(length, months) for (_, length, months), n in zip(ranges, shared) if n and n == most]
     # Ranges as close that differ tell nothing; a range the claim names must be the one it counts.
     if not closest or max(c[0] for c in closest) - min(c[0] for c in closest) > 0.5:
         return []

@@ -75,7 +75,12 @@ def figures_read(claim: str, docs: Sequence[Evidence], asked: str = "", worked: 
     clocked = clock_arithmetic(claim, haystack, asked) if missing_numbers else set()
     spans = {n for n in clocked & missing_numbers if ":" not in n}  # worked out, not the evidence's
     missing_numbers -= clocked | (calendar_arithmetic(claim, haystack, asked) | year_arithmetic(claim, haystack, asked)
-                                  | month_arithmetic(claim, haystack, asked) if missing_numbers else set())
+                                  if missing_numbers else set())
+    # ... and a count of months the range it counts makes: a span, which no other sentence of the answer may state
+    # ("Your tenancy lasts 12 months." lets no "12 months' notice" through)
+    months = month_arithmetic(claim, haystack, asked) & missing_numbers if missing_numbers else set()
+    missing_numbers -= months
+    spans |= months
     if missing_numbers:
         missing_numbers -= spelled_numbers(haystack, claim, missing_numbers) | in_other_units(claim, haystack,
                                                                                               missing_numbers)
