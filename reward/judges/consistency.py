@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from reward.judges.batching import MicroBatcher
-from reward.judges.local_runtime import (EXPORT_VERSION, INPUTS, INT8_RECIPE, RUNTIMES, cached_onnx,
+from reward.judges.local_runtime import (EXPORT_VERSION, INPUTS, LOAD_LOCK, INT8_RECIPE, RUNTIMES, cached_onnx,
                                          cross_encoder_runtime, export_onnx, file_digest, forward_each,
                                          quantize_int8, runtime_setting, session, threads_setting)
 from reward.memo import by_content
@@ -330,7 +330,7 @@ def built_from(directory: Path = ARTIFACT, base: Path | None = None) -> str:
                        directory / "adapter_config.json", directory / "head.safetensors")
 
 
-_MODEL_LOCK = threading.Lock()
+_MODEL_LOCK = LOAD_LOCK  # (shared with the embedder's load)
 _MODEL: ConsistencyModel | None = None
 
 
@@ -346,7 +346,13 @@ def consistency_model() -> ConsistencyModel:
 
 
 def pair_key(evidence: str, claim: str) -> str:
-    return hashlib.sha256(f"{evidence}\x00{claim}".encode()).hexdigest()
+    """A pair's cache key: the evidence's length in front, so no two pairs share one whatever their texts hold
+    ("a\\x00b" + "c" and "a" + "b\\x00c" do not)."""
+    return hashlib.sha256(pair_text(evidence, claim).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def pair_text(evidence: str, claim: str) -> str:
+    return f"{len(evidence)}:{evidence}\x00{claim}"
 
 
 class ConsistencyScorer:

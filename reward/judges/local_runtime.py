@@ -49,6 +49,9 @@ import numpy as np
 log = logging.getLogger(__name__)
 
 RUNTIMES = ("onnx", "torch", "onnx-int8", "onnx-int8-all", "torch-bf16", "bf16-int8-embedder")
+LOAD_LOCK = threading.RLock()
+"""Held while either model of the local tier loads: their first loads import transformers, whose lazy module can fail
+an import made from two threads at once ("cannot import name 'AutoTokenizer'"), which scored a dimension unscored."""
 EXPORT_VERSION = "1"
 """Part of every cached file's name: bump it when the export or the quantisation changes."""
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")

@@ -3,6 +3,7 @@ embeds fewer texts, scores fewer pairs and scores every item bit-identically; a 
 cross-encoder, a damaged one or a missing one is refused with its name, never used."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -124,7 +125,26 @@ def test_preparing_computes_everything_whatever_folder_the_variable_names(items,
     assert done.probabilities.shape == (len(done.pairs), 3)
 
 
-@pytest.mark.parametrize("damage", ["missing", "no key", "not numpy", "short", "unsorted", "values changed",
+def test_pairs_whose_texts_hold_the_separator_do_not_share_a_digest(prepared_folder, tmp_path):
+    """("P\\x00Q", "R") and ("P", "Q\\x00R") are two pairs: the folder answers only the one it holds (and the
+    in-process cache keys them apart too)."""
+    from reward.judges.consistency import pair_key
+
+    path, done = prepared_folder
+    held, other = ("The tower is 330 m tall.\x00It opened in 1889.", "It is 300 m."), (
+        "The tower is 330 m tall.", "It opened in 1889.\x00It is 300 m.")
+    assert pair_key(*held) != pair_key(*other)
+    folder = tmp_path / "separator"
+    prepared.write(folder, done._replace(pairs=[held], probabilities=np.array([[0.1, 0.8, 0.1]], dtype=np.float32)))
+    store = prepared.read(folder)
+    assert list(store.find_pairs([held, other])) == [held]
+    # ... and the folder is readable as any folder the user makes (not the staging folder's 0700)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert folder.stat().st_mode & 0o777 == 0o777 & ~mask
+
+
+@pytest.mark.parametrize("damage", ["missing", "no key", "empty key", "not numpy", "short", "unsorted", "values changed",
                                     "pairs short", "pairs changed", "pairs missing"])
 def test_a_damaged_or_missing_folder_is_refused_with_its_name(damage, prepared_folder, tmp_path, monkeypatch):
     path, done = prepared_folder
@@ -133,6 +153,8 @@ def test_a_damaged_or_missing_folder_is_refused_with_its_name(damage, prepared_f
         prepared.write(bad, done)
     if damage == "no key":
         (bad / "key.txt").unlink()
+    elif damage == "empty key":
+        (bad / "key.txt").write_text("")
     elif damage == "not numpy":
         (bad / "vectors.npy").write_bytes(b"not a numpy file")
     elif damage == "short":
@@ -152,7 +174,7 @@ def test_a_damaged_or_missing_folder_is_refused_with_its_name(damage, prepared_f
     elif damage == "pairs missing":
         (bad / "pair-digests.npy").unlink()
     monkeypatch.setenv(prepared.ENV, str(bad))
-    with pytest.raises(prepared.PreparedEmbeddingsError, match=r"bad"):
+    with pytest.raises(prepared.PreparedEmbeddingsError, match=r"bad.*prepare it again"):
         LocalJudge()
 
 

@@ -5,19 +5,18 @@ process, and `Embedder`, which caches embeddings by text and batches the texts o
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 
 import numpy as np
 
 from reward.judges.batching import MicroBatcher
-from reward.judges.local_runtime import text_encoder
+from reward.judges.local_runtime import LOAD_LOCK, text_encoder
 
 log = logging.getLogger(__name__)
 
 
 # -- the embedding model ---------------------------------------------------------------------------------------
-_MODEL_LOCK = threading.Lock()
+_MODEL_LOCK = LOAD_LOCK  # (shared with the cross-encoder's load)
 _MODEL = None
 
 

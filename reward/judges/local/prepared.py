@@ -64,6 +64,9 @@ class Prepared(NamedTuple):
     pair_key: str
 
 
+AGAIN = "prepare it again with `reward prepare-embeddings`, or unset the variable"
+
+
 class PreparedEmbeddingsError(ValueError):
     """A prepared-embeddings folder that cannot be used: missing, malformed, or from another embedder."""
 
@@ -211,7 +214,11 @@ def digest(text: str) -> bytes:
 
 
 def pair_digest(pair: tuple[str, str]) -> bytes:
-    return digest(f"{pair[0]}\x00{pair[1]}")
+    """The pair's digest, over the evidence's length, the evidence and the claim (`consistency.pair_text`): no two
+    pairs share one whatever their texts hold."""
+    from reward.judges.consistency import pair_text
+
+    return digest(pair_text(*pair))
 
 
 def _sorted(digests: list[bytes], rows: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
@@ -236,6 +243,9 @@ def write(path: Path, prepared: Prepared) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))  # one per writer
     try:
+        mask = os.umask(0)
+        os.umask(mask)
+        staging.chmod(0o777 & ~mask)  # (readable as any folder the user makes: replicas may run as another user)
         np.save(staging / "digests.npy", digests)
         np.save(staging / "vectors.npy", vectors)
         np.save(staging / "pair-digests.npy", pair_digests)
@@ -296,10 +306,12 @@ class PreparedStore:
                 self.pair_digests = np.zeros(0, dtype=f"S{DIGEST_BYTES}")
                 self.probabilities = np.zeros((0, PAIR_COLUMNS), dtype=np.float32)
         except FileNotFoundError as exc:
-            what = "file not found" if not self.path.exists() else f"{Path(exc.filename).name} is missing"
-            raise PreparedEmbeddingsError(f"{ENV}={self.path}: {what}") from None
+            what = ("no such folder" if not self.path.exists() else f"{Path(exc.filename).name} is missing")
+            raise PreparedEmbeddingsError(f"{ENV}={self.path}: {what}; {AGAIN}") from None
         except (OSError, ValueError) as exc:
-            raise PreparedEmbeddingsError(f"{ENV}={self.path}: not a prepared-embeddings folder ({exc})") from None
+            raise PreparedEmbeddingsError(f"{ENV}={self.path}: not a prepared-embeddings folder ({exc}); {AGAIN}") from None
+        if not self.key:
+            raise PreparedEmbeddingsError(f"{ENV}={self.path}: key.txt names no embedder; {AGAIN}")
         self._check(self.digests, self.vectors, 384, "vectors", checksum)
         if self.pair_key:
             self._check(self.pair_digests, self.probabilities, PAIR_COLUMNS, "pair probabilities", pair_checksum)
@@ -311,13 +323,13 @@ class PreparedStore:
         count = len(digests)
         if digests.dtype != np.dtype(f"S{DIGEST_BYTES}") or rows.dtype != np.float32 or rows.shape != (count, width):
             raise PreparedEmbeddingsError(f"{ENV}={self.path}: {count} digests ({digests.dtype}) but {what} of "
-                                          f"shape {rows.shape} ({rows.dtype})")
+                                          f"shape {rows.shape} ({rows.dtype}); {AGAIN}")
         if count > 1 and not (digests[1:] > digests[:-1]).all():
-            raise PreparedEmbeddingsError(f"{ENV}={self.path}: its digests of {what} are not sorted")
+            raise PreparedEmbeddingsError(f"{ENV}={self.path}: its digests of {what} are not sorted; {AGAIN}")
         # Read once in full: a copy cut short or a flipped bit would otherwise change scores without a word.
-        if not self.key or checksum != _checksum(digests, rows):
+        if checksum != _checksum(digests, rows):
             raise PreparedEmbeddingsError(f"{ENV}={self.path}: its {what} do not match the checksum in key.txt "
-                                          "(damaged, or changed after it was prepared); prepare it again")
+                                          f"(damaged, or changed after it was prepared); {AGAIN}")
 
     def __len__(self) -> int:
         return len(self.digests)
