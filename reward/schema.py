@@ -53,7 +53,9 @@ trainer masks it) and its reward is its group's mean, so its GRPO advantage is z
 response did not cause, and never more than the responses around it earn on average. On a behavioral dimension,
 within the suite's `behavioral_tolerance`, the dimension takes its group's mean. A deterministic error of this
 server's own code on the item's text (`rule_error`, `local_error`) is not one of them: the same text fails the
-same way every time, so it is the response's doing as far as the reward can tell, and fails the dimension."""
+same way every time, so it is the response's doing as far as the reward can tell, and fails the dimension. (A local
+judgment that fails for its process's environment, an import or a file, is `judge_error`:
+`reward.judges.local.failure_reason`.)"""
 
 
 def reason_kind(reason: str | None) -> Literal["structural", "call", "response"]:

@@ -260,3 +260,24 @@ def test_evidence_coverage_only_lowers_the_claim_score_and_copies_cannot_raise_i
         coverage[name] = answer_coverage(ctx)
     assert 0.5 < coverage["plain"] < 1.0, coverage  # "departs", "quickest", "crossing" are not in the evidence
     assert coverage["copy"] == coverage["plain"] and coverage["added"] < coverage["plain"], coverage
+
+
+@pytest.mark.parametrize("error, reason, valid", [(ImportError("cannot import name 'AutoTokenizer'"), "judge_error", False),
+                                                  (ValueError("a reading failed on this text"), "local_error", True)])
+def test_a_local_method_failing_for_its_environment_masks_the_item_and_one_failing_on_the_text_counts_as_zero(
+        monkeypatch, error, reason, valid):
+    """A module that failed to import (two threads importing transformers at once did so) is no doing of the
+    response: the item is masked, its reward its group's mean. A failure of the tier's own code on the text counts as
+    the response's (0), so a response cannot go unjudged to its gain."""
+    async def failing(ctx):
+        raise error
+
+    from reward.evaluation.fidelity import render_case
+
+    monkeypatch.setitem(LOCAL_METHODS, "claim_hallucination", failing)
+    item = render_case("ferry", "How often does the ferry leave?",
+                       [Evidence(id="1", title="Ferry", text="The ferry leaves Central Pier 4 every half hour.")],
+                       "Ferries leave Central Pier 4 every half hour [Doc 1].")
+    result = Engine(load_suite("searchllm"), LocalJudge()).score_sync([item])[0]
+    assert result.dimensions["claim_hallucination"].reason == reason
+    assert result.valid is valid

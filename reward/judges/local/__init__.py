@@ -55,6 +55,18 @@ def package_hash(folder: Path, *also: Path) -> str:
 _SOURCE_HASH = package_hash(Path(__file__).parent, Path(example_head.__file__), Path(local_runtime.__file__),
                             Path(consistency.__file__), *sorted(Path(rules.__file__).parent.glob("*.py")))
 
+def failure_reason(exc: Exception) -> str:
+    """Why a local judgment that raised is unscored: an error of the process's environment (a module that failed to
+    import, a file or device that failed: `ImportError`, `OSError`) is the infrastructure's, `judge_error` (the item
+    is masked, never penalised); any other error of this code is on the item's text, `local_error` (the same text
+    fails the same way every time, so it counts as the response's, `reward.schema.reason_kind`).
+
+    >>> failure_reason(ImportError("cannot import name 'AutoTokenizer'")), failure_reason(ValueError("bad date"))
+    ('judge_error', 'local_error')
+    """
+    return "judge_error" if isinstance(exc, (ImportError, OSError)) else "local_error"
+
+
 LOCAL_METHODS: dict[str, LocalMethod] = {
     # Layer I: hallucination
     "claim_hallucination": support.claim_hallucination,
@@ -132,7 +144,7 @@ class LocalJudge(Judge):
             return JudgeReply.unscored(self.name, exc.reason, explanation=exc.explanation)
         except Exception as exc:  # a failed local judgment is data, like a failed LLM call
             log.exception("local method %s failed on %s", name, request.item.id)
-            return JudgeReply.unscored(self.name, "local_error", explanation=f"{type(exc).__name__}: {exc}")
+            return JudgeReply.unscored(self.name, failure_reason(exc), explanation=f"{type(exc).__name__}: {exc}")
         score = clip(score)
         return JudgeReply(backend=self.name, score=score, label=nearest_label(request, score), explanation=explanation,
                           confidence=round(clip(confidence[0]), 6) if confidence else None)
@@ -167,6 +179,6 @@ class LocalJudge(Judge):
             return JudgeReply.unscored(self.name, exc.reason, explanation=str(exc))
         except Exception as exc:  # a failed local judgment is data, like a failed LLM call
             log.exception("example-fitted scorer of %s failed on %s", request.dimension.name, request.item.id)
-            return JudgeReply.unscored(self.name, "local_error", explanation=f"{type(exc).__name__}: {exc}")
+            return JudgeReply.unscored(self.name, failure_reason(exc), explanation=f"{type(exc).__name__}: {exc}")
         score = clip(score)
         return JudgeReply(backend=self.name, score=score, label=nearest_label(request, score), explanation=explanation)
