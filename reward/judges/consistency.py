@@ -321,13 +321,18 @@ def onnx_name(directory: Path, base: Path) -> str:
     return f"consistency-{built_from(directory, base)}-v{EXPORT_VERSION}.onnx"
 
 
-@functools.cache
-def built_from(directory: Path = ARTIFACT, base: Path | None = None) -> str:
+def built_from(directory: Path, base: Path) -> str:
     """The digest of what the cross-encoder's probabilities are computed from: the base weights, the adapter and the
-    head (read once per process)."""
-    base = Path(base or base_encoder_path())
+    head, read now."""
     return file_digest(base / "model.safetensors", directory / "adapter_model.safetensors",
                        directory / "adapter_config.json", directory / "head.safetensors")
+
+
+@functools.cache
+def shipped_built_from() -> str:
+    """`built_from` of the shipped artifact on the installed base, read once per process (a prepared folder's key
+    reads it for every folder)."""
+    return built_from(ARTIFACT, Path(base_encoder_path()))
 
 
 _MODEL_LOCK = LOAD_LOCK  # (shared with the embedder's load)

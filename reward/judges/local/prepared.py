@@ -99,7 +99,7 @@ def cross_encoder_key(runtime: str | None = None) -> str:
     head, the longest pair it reads and the export version."""
     import platform
 
-    from reward.judges.consistency import MAX_LENGTH, built_from
+    from reward.judges.consistency import MAX_LENGTH, shipped_built_from
     from reward.judges.local_runtime import (EXPORT_VERSION, INT8_RECIPE, cross_encoder_runtime, runtime_setting,
                                              threads_setting)
 
@@ -112,7 +112,7 @@ def cross_encoder_key(runtime: str | None = None) -> str:
         import onnxruntime
 
         model = f"{runtime.replace('int8', f'int8{INT8_RECIPE}')}:onnxruntime-{onnxruntime.__version__}"
-    return f"{model}:{platform.machine()}-{_instruction_set()}:{built_from()}:l{MAX_LENGTH}:v{EXPORT_VERSION}"
+    return f"{model}:{platform.machine()}-{_instruction_set()}:{shipped_built_from()}:l{MAX_LENGTH}:v{EXPORT_VERSION}"
 
 
 @functools.cache
