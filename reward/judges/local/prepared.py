@@ -72,38 +72,32 @@ class PreparedEmbeddingsError(ValueError):
 
 
 def embedder_key(runtime: str | None = None) -> str:
-    """What a vector depends on, read from the settings (the model is not loaded): the embedder's runtime (int8 with
-    its recipe; torch with its thread count, its kernels split sums by thread), the library that runs it and its
-    version, the CPU's vector instructions (the kernels differ by instruction set), the model files' digest and the
-    export version."""
-    import platform
+    """What a vector depends on, read from the settings (the model is not loaded): the embedder's runtime and CPU
+    (`_runtime_key`), the model files' digest and the export version."""
+    from reward.judges.local_runtime import EXPORT_VERSION, embedder_runtime, minilm_digest, runtime_setting
 
-    from reward.judges.local_runtime import (EXPORT_VERSION, INT8_RECIPE, embedder_runtime, minilm_digest,
-                                             runtime_setting, threads_setting)
-
-    runtime = embedder_runtime(runtime or runtime_setting())
-    if runtime.startswith("torch"):
-        import torch
-
-        embedder = f"{runtime}:t{threads_setting()}:torch-{torch.__version__}"
-    else:
-        import onnxruntime
-
-        embedder = f"{runtime.replace('int8', f'int8{INT8_RECIPE}')}:onnxruntime-{onnxruntime.__version__}"
-    return f"{embedder}:{platform.machine()}-{_instruction_set()}:{minilm_digest()}:v{EXPORT_VERSION}"
+    return f"{_runtime_key(embedder_runtime(runtime or runtime_setting()))}:{minilm_digest()}:v{EXPORT_VERSION}"
 
 
 def cross_encoder_key(runtime: str | None = None) -> str:
     """What a pair's probabilities depend on, read from the settings (the model is not loaded): the cross-encoder's
-    runtime (as `embedder_key` reads it), the CPU's vector instructions, the digest of the base weights, adapter and
-    head, the longest pair it reads and the export version."""
+    runtime and CPU (`_runtime_key`), the digest of the base weights, adapter and head, the longest pair it reads and
+    the export version."""
+    from reward.judges.consistency import MAX_LENGTH, shipped_built_from
+    from reward.judges.local_runtime import EXPORT_VERSION, cross_encoder_runtime, runtime_setting
+
+    return (f"{_runtime_key(cross_encoder_runtime(runtime or runtime_setting()))}:{shipped_built_from()}"
+            f":l{MAX_LENGTH}:v{EXPORT_VERSION}")
+
+
+def _runtime_key(runtime: str) -> str:
+    """What a model's numbers depend on besides its files: its runtime (int8 with its recipe; torch with its thread
+    count, its kernels split sums by thread), the library that runs it and its version, and the CPU's vector
+    instructions (the kernels differ by instruction set)."""
     import platform
 
-    from reward.judges.consistency import MAX_LENGTH, shipped_built_from
-    from reward.judges.local_runtime import (EXPORT_VERSION, INT8_RECIPE, cross_encoder_runtime, runtime_setting,
-                                             threads_setting)
+    from reward.judges.local_runtime import INT8_RECIPE, threads_setting
 
-    runtime = cross_encoder_runtime(runtime or runtime_setting())
     if runtime.startswith("torch"):
         import torch
 
@@ -112,7 +106,7 @@ def cross_encoder_key(runtime: str | None = None) -> str:
         import onnxruntime
 
         model = f"{runtime.replace('int8', f'int8{INT8_RECIPE}')}:onnxruntime-{onnxruntime.__version__}"
-    return f"{model}:{platform.machine()}-{_instruction_set()}:{shipped_built_from()}:l{MAX_LENGTH}:v{EXPORT_VERSION}"
+    return f"{model}:{platform.machine()}-{_instruction_set()}"
 
 
 @functools.cache
