@@ -475,6 +475,39 @@ def test_a_figure_a_newer_page_replaces_is_outdated_whichever_page_the_claim_cit
     assert "as current" not in weekend.explanation, weekend.explanation
 
 
+def test_a_count_a_newer_page_gives_for_a_later_date_replaces_the_older_page_count():
+    """A newer page need not say a figure changed: a count it gives for a later date ("56,900 as of mid-2023") replaces
+    the older page's ("52,300 in mid-2018"), stated as current; the older count dated or said to be superseded holds,
+    and so does a count "in force since" a date, which says now, fail."""
+    pages = (Evidence(id="1", title="Harwick: population estimate", published=dt.date(2019, 5, 10), text=(
+                 "The county statistics office estimated Harwick's population at 52,300 in mid-2018.")),
+             Evidence(id="2", title="County statistics office: mid-2023 town estimates", published=dt.date(2024, 11, 20),
+                      text="Harwick's population is estimated at 56,900 as of mid-2023."))
+    query = "What's the current population of Harwick?"
+    results = Engine(load_suite("searchllm"), LocalJudge()).score_sync([
+        Item(id=str(n), query=query, evidence=list(pages), now=dt.date(2025, 3, 1),
+             response=render_response([Facet(query, (cited,))], [cited], answer))
+        for n, (cited, answer) in enumerate([
+            ("1", "Harwick's population is 52,300, according to the county statistics office [Doc 1]."),
+            ("2", "Harwick's population is about 56,900 [Doc 2]. The 52,300 you may see is the mid-2018 estimate and "
+                  "has been superseded [Doc 1]."),
+            ("1", "The mid-2018 estimate of Harwick's population is 52,300 [Doc 1].")])])
+    old, current, dated = (r.dimensions["claim_hallucination"] for r in results)
+    assert "as current, where a newer item (2024-11-20) gives 56900" in old.explanation and old.score < 0.05, old.explanation
+    assert "as current" not in current.explanation, current.explanation
+    assert "as current" not in dated.explanation, dated.explanation
+
+
+def test_a_gap_between_two_race_times_is_worked_out_not_invented():
+    """"0.72 seconds outside the record" from 2:07.84 and 2:07.12 is the evidence's arithmetic; another gap is not."""
+    docs = [Evidence(id="1", text="Lena Marsh won the 200 m butterfly in 2:07.84."),
+            Evidence(id="2", text="200 m butterfly national record: 2:07.12, Sofie Haller, 2019.")]
+    right = claim_support("Marsh finished 0.72 seconds outside Haller's record of 2:07.12.", docs, similarity=0.6)
+    wrong = claim_support("Marsh finished 0.52 seconds outside Haller's record of 2:07.12.", docs, similarity=0.6)
+    assert right == (True, ""), right
+    assert not wrong[0] and "0.52" in wrong[1], wrong
+
+
 def test_a_figure_of_the_evidence_moved_to_another_unit_is_unsupported():
     """"Cool for 1.5 minutes" where the evidence says 30 minutes and 1.5 bar: every number is the evidence's, the
     unit is not; the right steps, and an area written "m²" for the evidence's "square metres", hold."""

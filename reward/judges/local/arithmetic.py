@@ -531,10 +531,23 @@ _RELATION_WORDS = frozenset((
 
 _DERIVING = re.compile(r"\b(?:" + "|".join(sorted(_RELATION_WORDS - {"first", "second", "came", "year", "years"}) + [
     "past", "over", "under", "above", "below", "beyond", "short", "left", "off", "saves?", "saving", "extra",
-    "additional", "minus", "plus", "gap", "span", "altogether",
+    "additional", "minus", "plus", "gap", "span", "altogether", "outside", "inside", "off",
     "in all", "versus", "vs", r"by\s+[$€£¥]?\d"]) + r")\b", re.IGNORECASE)
 """What a sentence that derives a figure says: a comparison, a sum, a span. Without one, a figure that happens to be
 the difference of two of the evidence's ("Volt costs €29 a month", 54 - 25) is a figure the evidence does not give."""
+
+
+_RACE_TIME = re.compile(r"(?<![\d:.])(?:(\d{1,2}):)?(\d{1,2}):([0-5]\d(?:\.\d{1,3})?)(?![\d:])")
+
+
+def race_seconds(text: str) -> set[float]:
+    """Seconds of each race time: "2:07.84" is 127.84, "2:05:37" 7537; a time of day ("10:30") is none.
+
+    >>> sorted(race_seconds("She won in 2:07.84; the record is 2:07.12. The marathon record is 2:05:37. Doors at 10:30."))
+    [127.12, 127.84, 7537.0]
+    """
+    return {round(int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds), 3)
+            for hours, minutes, seconds in _RACE_TIME.findall(text) if hours or "." in seconds}
 
 
 def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
@@ -560,6 +573,8 @@ def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
     []
     >>> sorted(derived_numbers("Volt costs €29 a month.", "Volt costs €54 a month, and €25 to sign up."))
     []
+    >>> sorted(derived_numbers("She was 0.72 seconds outside the record.", "Record: 2:07.12. She won in 2:07.84."))
+    ['0.72']
     """
     if not _DERIVING.search(strip_citations(claim)):
         return set()
@@ -574,7 +589,10 @@ def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
         else:
             found = {v for v, _, u in evidence if u == unit}
             given = found | {v for v, _, u in user if u == unit}
-        if any(abs(abs(a - b) - value) < 1e-9 or abs(a + b - value) < 1e-9
+            if unit == "second":  # a gap between two times of a race ("0.72 seconds" from 2:07.84 and 2:07.12)
+                found |= race_seconds(haystack)
+                given |= found | race_seconds(asked)
+        if any(abs(abs(a - b) - value) < 1e-6 or abs(a + b - value) < 1e-6
                for a in found for b in given if a != b):
             out.add(written)
     return out

@@ -21,17 +21,26 @@ _CHANGE = re.compile(r"\b(?:rise|rises|rose|risen|raised?|raises|increase[sd]?|d
 """Words by which a newer item says that a figure changed ("rises to €12.40", "5:42 instead of 5:12", "the new
 timetable"): a newer page that merely gives another figure (another medicine's dose) replaces nothing."""
 _AS_PAST = re.compile(r"\b(?:was|were|had|used to|before|previous(?:ly)?|formerly|earlier|older|old|archived|outdated|"
-                      r"no longer|instead of|changed|up from|down from|rose|fell|replaced|until recently)\b", re.IGNORECASE)
+                      r"no longer|instead of|changed|up from|down from|rose|fell|replaced|superseded|out of date|"
+                      r"until recently)\b", re.IGNORECASE)
 """Words that place a figure in the past or in an older source ("before that it was €11.20", "the archived page")."""
 
 
+_CALENDAR_YEAR = re.compile(r"(?<![\d.,£$€])((?:19|20)\d\d)(?![\d,])")
+_SINCE = re.compile(r"\b(?:since|from|starting|effective)\s+(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?[A-Za-z]+\s+)?(?:19|20)\d\d\b",
+                    re.IGNORECASE)
+
+
 def _current_values(text: str) -> dict[str, set]:
-    """A text's figures by unit (a currency, a unit, what it counts, "time of day"), without years and without the
-    figures it names only as replaced ("5:42 instead of 5:12", "up from €10.70")."""
+    """A text's figures by unit (a currency, a unit, what it counts, "time of day"; "" for a count with no unit after
+    it, "a population of 56,900"), without years and without the figures it names only as replaced ("5:42 instead
+    of 5:12", "up from €10.70")."""
     text = _REPLACED_VALUE.sub(" ", text)
     out: dict[str, set] = {}
-    for value, _, unit in _quantities(text):
-        if unit and unit != _YEAR_UNIT:
+    for value, written, unit in _quantities(text):
+        if unit == "" and _CALENDAR_YEAR.fullmatch(written):
+            continue  # a calendar year ("in 2023") is when, not how many
+        if unit != _YEAR_UNIT:
             out.setdefault(unit, set()).add(value)
     for time in _CLOCK_TIME.findall(text):
         out.setdefault("time of day", set()).add(time.zfill(5))
@@ -59,6 +68,10 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     'states 11.2 as current, where a newer item (2024-12-10) gives 12.4'
     >>> superseded_figure("Before that it was €11.20 per hour.", pages, dt.date(2025, 6, 1))
     ''
+    >>> superseded_figure("The minimum wage is €11.20 per hour, since 1 April 2022.", pages, dt.date(2025, 6, 1))
+    'states 11.2 as current, where a newer item (2024-12-10) gives 12.4'
+    >>> superseded_figure("The 2022 minimum wage is €11.20 per hour.", pages, dt.date(2025, 6, 1))
+    ''
     >>> superseded_figure("The minimum wage is €11.20 per hour.", pages, dt.date(2024, 12, 1))
     ''
     >>> superseded_figure("Apprentices earn €9.10 per hour.", pages + [("Apprentices earn €9.10 per hour.",
@@ -81,22 +94,35 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     dated = [(t, p, _current_values(t)) for t, p in items if p is not None and p <= now]
     words = {stem(w) for w in content_words(text) if not any(c.isdigit() for c in w)}
     days = days_in(text)
-    for unit, values in _current_values(text).items():
-        for value in sorted(values, key=str):  # the first found is named: the same in every process
-            holders = [p for _, p, found in dated if value in found.get(unit, ())]
-            if not holders:
+    # the years the claim dates its figures to ("the mid-2018 estimate"; not "in force since 2022", which says now)
+    years = {int(y) for y in _CALENDAR_YEAR.findall(_SINCE.sub(" ", text))}
+    mine = _current_values(text)
+    stated = {value for values in mine.values() for value in values}
+    # Each figure under its own unit, and a count the claim names what it counts of ("52,300 people") under none too:
+    # the evidence may give it bare ("a population of 52,300").
+    claimed = sorted({(given, value) for unit, values in mine.items() for value in values for given in (unit, "")},
+                     key=str)  # the first found is named: the same in every process
+    for unit, value in claimed:
+        holders = [p for _, p, found in dated if value in found.get(unit, ())]
+        if not holders or (years and max(years) <= max(holders).year):
+            continue  # (a figure the claim dates to the older item's time, "the mid-2018 estimate", is no "now")
+        for t, p, found in dated:
+            if p <= max(holders) or value in found.get(unit, ()) or any(d > now for d in dates_in(t)):
                 continue
-            for t, p, found in dated:
-                if p <= max(holders) or value in found.get(unit, ()) or any(d > now for d in dates_in(t)):
-                    continue
-                # The newer item's other figure must be said of what the claim is about: a sentence of it sharing
-                # at least half the claim's words, and two, and not about other days (the new weekday time, not the
-                # unchanged time "on Saturdays and Sundays"; not the students' new fare for "adults pay €12").
-                for sentence in split_sentences(t):
-                    theirs = _current_values(sentence).get(unit, set()) - values  # none the claim states too
-                    said_of = days_in(sentence)
-                    if (theirs and _CHANGE.search(sentence) and not (days and said_of and days.isdisjoint(said_of))
-                            and len(words & stems(sentence)) >= max(2.0, 0.5 * len(words))):
-                        return (f"states {_shown(value)} as current, where a newer item ({p}) gives "
-                                f"{_shown(sorted(theirs)[0])}")
+            # The newer item's other figure must be said of what the claim is about: a sentence of it sharing
+            # (with the item's title or first sentence, which names its topic) at least half the claim's words,
+            # and two, and not about other days (the new weekday time, not the unchanged time "on Saturdays and
+            # Sundays"; not the students' new fare for "adults pay €12").
+            # It replaces the claim's figure where it says it changed, or dates its own figure after the older
+            # item was published ("56,900 as of mid-2023" beside a page of 2019).
+            head = stems(split_sentences(t)[0]) if split_sentences(t) else frozenset()
+            for sentence in split_sentences(t):
+                theirs = _current_values(sentence).get(unit, set()) - stated  # none the claim states too
+                said_of = days_in(sentence)
+                later = any(int(y) > max(holders).year for y in _CALENDAR_YEAR.findall(sentence))
+                if (theirs and (_CHANGE.search(sentence) or later)
+                        and not (days and said_of and days.isdisjoint(said_of))
+                        and len(words & (stems(sentence) | head)) >= max(2.0, 0.5 * len(words))):
+                    return (f"states {_shown(value)} as current, where a newer item ({p}) gives "
+                            f"{_shown(sorted(theirs)[0])}")
     return ""
