@@ -36,7 +36,12 @@ _ASKS_OFTEN = re.compile(r"\bhow\s+(?:often|frequently)\b", re.IGNORECASE)
 _ASKS_NUMBER = re.compile(r"\b(?:how\s+(?:many|much|old|far|big|large|tall|high|deep|wide|heavy|fast|hot|cold|warm)|"
                           r"what\s+(?:year|number|percentage|percent|age|temperature|speed|size|dose)|in\s+which\s+year|"
                           r"(?:at|from)\s+what\s+age|what(?:['’]s|\s+is|\s+are|\s+was)?\s+(?:the\s+)?(?:[a-z-]+\s+){0,2}?"
-                          r"(?:limit|maximum|minimum|max|cap|capacity|allowance))\b", re.IGNORECASE)
+                          r"(?:limit|maximum|minimum|max|cap|capacity|allowance|population|consumption|height|length|"
+                          r"width|depth|distance|weight|area|volume|score|turnout|margin|majority|headcount|attendance))\b"
+                          r"(?![\s-]+(?:polic(?:y|ies)|rules?|strategy|plan|structure|band|category)\b)",
+                          re.IGNORECASE)
+"""A number asked: "how many", "how old", "what percentage", "what is the limit", a measure asked by its name ("what's
+the current population", "what is the annual energy consumption")."""
 _WH = re.compile(r"\b(who|whom|whose|where|when)(?:['’]s)?\b", re.IGNORECASE)
 _AUXILIARY = re.compile(r"^\s*(?:exactly\s+|else\s+|roughly\s+|about\s+)?(?:do|does|did|is|are|was|were|can|could|will|"
                         r"would|should|shall|may|might|must|has|have|had|to)\b|^['’]s\b|^\s*[?]", re.IGNORECASE)
