@@ -9,6 +9,7 @@ import functools
 import re
 
 from reward.format import strip_citations
+from reward.judges.local.clock import race_seconds
 from reward.judges.local.figures import _SPELLED, _SPELLING, _YEAR_UNIT, _given, _quantities, _unit
 from reward.judges.local.text import STOPWORDS, numbers, stem
 
@@ -537,19 +538,6 @@ _DERIVING = re.compile(r"\b(?:" + "|".join(sorted(_RELATION_WORDS - {"first", "s
 the difference of two of the evidence's ("Volt costs €29 a month", 54 - 25) is a figure the evidence does not give."""
 
 
-_RACE_TIME = re.compile(r"(?<![\d:.])(?:(\d{1,2}):)?(\d{1,2}):([0-5]\d(?:\.\d{1,3})?)(?![\d:])")
-
-
-def race_seconds(text: str) -> set[float]:
-    """Seconds of each race time: "2:07.84" is 127.84, "2:05:37" 7537; a time of day ("10:30") is none.
-
-    >>> sorted(race_seconds("She won in 2:07.84; the record is 2:07.12. The marathon record is 2:05:37. Doors at 10:30."))
-    [127.12, 127.84, 7537.0]
-    """
-    return {round(int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds), 3)
-            for hours, minutes, seconds in _RACE_TIME.findall(text) if hours or "." in seconds}
-
-
 def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
     """The claim's numbers that the evidence does not give but that follow from two figures by one subtraction or
     addition, both in the unit the claim gives ("25 metres taller" from 212 and 187 metres), or a span of years
@@ -575,6 +563,9 @@ def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
     []
     >>> sorted(derived_numbers("She was 0.72 seconds outside the record.", "Record: 2:07.12. She won in 2:07.84."))
     ['0.72']
+    >>> [sorted(derived_numbers(c, "The visa lasts 12 months and can be extended once by 12 months.")) for c in (
+    ...  "24 months in all: 12 months plus a 12-month extension.", "You can stay more than 24 months.")]
+    [['24'], []]
     """
     if not _DERIVING.search(strip_citations(claim)):
         return set()
@@ -592,7 +583,10 @@ def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
             if unit == "second":  # a gap between two times of a race ("0.72 seconds" from 2:07.84 and 2:07.12)
                 found |= race_seconds(haystack)
                 given |= found | race_seconds(asked)
+        # (a figure added to itself only where the claim states it twice: "12 months plus one 12-month extension")
+        twice = {v for v, _, u in _quantities(claim) if u == unit and sum(w == v for w, _, x in _quantities(claim)
+                                                                          if x == unit) > 1}
         if any(abs(abs(a - b) - value) < 1e-6 or abs(a + b - value) < 1e-6
-               for a in found for b in given if a != b):
+               for a in found for b in given if a != b or a in twice):
             out.add(written)
     return out

@@ -506,3 +506,16 @@ def _closest(ranges: list, words: frozenset[str], clause: str, most: int) -> lis
     if named and not named & {months for _, months in closest}:
         return []
     return [length for length, _ in closest]
+
+
+_RACE_TIME = re.compile(r"(?<![\d:.])(?:(\d{1,2}):)?(\d{1,2}):([0-5]\d(?:\.\d{1,3})?)(?![\d:])")
+
+
+def race_seconds(text: str) -> set[float]:
+    """Seconds of each race time: "2:07.84" is 127.84, "2:05:37" 7537; a time of day ("10:30") is none.
+
+    >>> sorted(race_seconds("She won in 2:07.84; the record is 2:07.12. The marathon record is 2:05:37. Doors at 10:30."))
+    [127.12, 127.84, 7537.0]
+    """
+    return {round(int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds), 3)
+            for hours, minutes, seconds in _RACE_TIME.findall(text) if hours or "." in seconds}
