@@ -563,6 +563,8 @@ def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
     []
     >>> sorted(derived_numbers("She was 0.72 seconds outside the record.", "Record: 2:07.12. She won in 2:07.84."))
     ['0.72']
+    >>> sorted(derived_numbers("That is 4,600 more people than the 52,300 of 2018.", "52,300 in 2018; 56,900 in 2023."))
+    ['4600']
     >>> [sorted(derived_numbers(c, "The visa lasts 12 months and can be extended once by 12 months.")) for c in (
     ...  "24 months in all: 12 months plus a 12-month extension.", "You can stay more than 24 months.")]
     [['24'], []]
@@ -583,6 +585,9 @@ def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
             if unit == "second":  # a gap between two times of a race ("0.72 seconds" from 2:07.84 and 2:07.12)
                 found |= race_seconds(haystack)
                 given |= found | race_seconds(asked)
+            elif not found:  # a count the evidence gives bare ("a population of 56,900"), from one the claim names too
+                given = {v for v, _, u in evidence if u == "" and not (1000 <= v <= 2100 and v == int(v))}  # no year
+                found = given & {v for v, _, _ in _quantities(claim)}
         # (a figure added to itself only where the claim states it twice: "12 months plus one 12-month extension")
         twice = {v for v, _, u in _quantities(claim) if u == unit and sum(w == v for w, _, x in _quantities(claim)
                                                                           if x == unit) > 1}
