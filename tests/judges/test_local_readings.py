@@ -491,16 +491,19 @@ def test_a_count_a_newer_page_gives_for_a_later_date_replaces_the_older_page_cou
             ("1", "Harwick's population is 52,300, according to the county statistics office [Doc 1]."),
             ("2", "Harwick's population is about 56,900 [Doc 2]. The 52,300 you may see is the mid-2018 estimate and "
                   "has been superseded [Doc 1]."),
-            ("1", "The mid-2018 estimate of Harwick's population is 52,300 [Doc 1].")])])
-    old, current, dated = (r.dimensions["claim_hallucination"] for r in results)
+            ("1", "The mid-2018 estimate of Harwick's population is 52,300 [Doc 1]."),
+            ("1", "Harwick's population is 52,300 (2018) and still rising [Doc 1].")])])
+    old, current, dated, still = (r.dimensions["claim_hallucination"] for r in results)
     assert "as current, where a newer item (2024-11-20) gives 56900" in old.explanation and old.score < 0.05, old.explanation
     assert "as current" not in current.explanation, current.explanation
     assert "as current" not in dated.explanation, dated.explanation
+    assert "as current" in still.explanation, still.explanation  # a year beside "still" dates nothing
 
 
 def test_a_gap_between_two_race_times_is_worked_out_not_invented():
-    """"0.72 seconds outside the record" from 2:07.84 and 2:07.12 is the evidence's arithmetic; another gap is not."""
-    docs = [Evidence(id="1", text="Lena Marsh won the 200 m butterfly in 2:07.84."),
+    """"0.72 seconds outside the record" from 2:07.84 and 2:07.12 is the evidence's arithmetic; the gap between two
+    other times of the page ("0.52", Dunn's 2:08.36 less Marsh's 2:07.84) is not, said of the record's time."""
+    docs = [Evidence(id="1", text="Lena Marsh won the 200 m butterfly in 2:07.84, ahead of Clara Dunn in 2:08.36."),
             Evidence(id="2", text="200 m butterfly national record: 2:07.12, Sofie Haller, 2019.")]
     right = claim_support("Marsh finished 0.72 seconds outside Haller's record of 2:07.12.", docs, similarity=0.6)
     wrong = claim_support("Marsh finished 0.52 seconds outside Haller's record of 2:07.12.", docs, similarity=0.6)

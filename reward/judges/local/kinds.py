@@ -68,14 +68,19 @@ _SPAN = re.compile(r"\b" + _FIGURE + r"(?:\s*(?:-|to|or|and)\s*" + _FIGURE + r")
                    r"no\s+limit|no\s+notice)\b|\b\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)\b|\b\d{1,2}:\d\d\b", re.IGNORECASE)
 """A span of time (or a length, for "how long is the trail"): a figure with its unit, written or spelled ("two
 weeks", "30-day", "a fortnight"), or what ends or has none ("until 8pm", "straight away", "no notice")."""
-_FRAME = (r"(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?)?(?:(?:early|late|mid|the\s+(?:start|beginning|end)\s+of)[\s-]+)?"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+_FRAME = (r"(?:" + _WEEKDAY + r",?\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?)?(?:(?:early|late|mid|the\s+(?:start|beginning|end)\s+of)[\s-]+)?"
           r"(?:(?:jan|febr)uary|march|april|may|june|july|august|(?:septem|octo|novem|decem)ber|jan|feb|mar|apr|jun|jul|aug|"
-          r"sept?|oct|nov|dec|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|spring|summer|autumn|fall|winter)\b\.?"
+          r"sept?|oct|nov|dec|spring|summer|autumn|fall|winter)\b\.?"
           r"(?:\s+\d{1,2}(?:st|nd|rd|th)?\b)?")
 _FRAME_RANGE = re.compile(r"\bbetween\s+" + _FRAME + r"\s+and\s+" + _FRAME + r"|\b" + _FRAME
                           + r"\s*(?:-|–|—|\bto\b|\buntil\b|\btill\b|\bthrough\b|\bthru\b)\s*" + _FRAME, re.IGNORECASE)
-"""A range of time frames, which is a span too ("between 1 March and 31 July", "from April to September", "late May
-to early September", "Monday-Friday"); "July and August" is a list, not a range."""
+_DAY_RANGE = re.compile(r"\b" + _WEEKDAY + r"\s*(?:-|–|—|\bto\b|\buntil\b|\btill\b|\bthrough\b)\s*" + _WEEKDAY + r"\b",
+                        re.IGNORECASE)
+"""A range of months or dates, which is a span too ("between 1 March and 31 July", "from April to September", "late
+May to early September", "Monday 9 June to Friday 13 June"); "July and August" is a list. A range of weekdays
+(`_DAY_RANGE`, "closed Monday to Thursday") supplies a span in the evidence, but an answer giving one has not given a
+length: it is as often another thing's days ("the mobile library visits Tuesday to Thursday")."""
 _PERSON = re.compile(r"\b(?:you|yourself|anyone|anybody|everyone|everybody|no\s+one|nobody|people|persons?|adults?|"
                      r"child(?:ren)?|kids?|babies|baby|infants?|parents?|guardians?|carers?|members?|customers?|"
                      r"patients?|residents?|staff|landlords?|tenants?|owners?|employers?|employees?|workers?|drivers?|"
@@ -141,13 +146,13 @@ def asked_kinds(query: str) -> frozenset[str]:
     return frozenset(kinds)
 
 
-def missing_kind(query: str, part: str, evidence: str = "", given: str = "") -> str | None:
+def missing_kind(query: str, part: str, evidence: str = "", given: str = "", supplied: bool = False) -> str | None:
     """What the question asks for that the part's new words hold none of (`asked_kinds`; the query's own words do
     not count): None when the part holds one of the kinds asked, or the question asks for none.
 
     - a price: a currency, "free", "nothing", a share ("25%");
-    - a span: a figure with a unit of time or length, "until ...", "straight away", a range of months or days ("from
-      April to September");
+    - a span: a figure with a unit of time or length, "until ...", "straight away", a range of months or dates ("from
+      April to September"), and in the evidence (`supplied`) a range of weekdays;
     - a frequency: "every", "twice", "a day", "no more than";
     - a number: any figure or count in words ("twice", "a dozen");
     - a date or time: a number, a day's or month's name, a word of time ("already out", "in spring");
@@ -178,7 +183,8 @@ def missing_kind(query: str, part: str, evidence: str = "", given: str = "") -> 
     held = {
         "money": lambda: bool(_MONEY.search(part)),
         "span": lambda: bool(_SPAN.search(part)) or (has_number and bool(_TIME_WORD.search(part))) or bool(
-            re.search(r"\b(?:until|till|within)\b", part, re.IGNORECASE)) or bool(_FRAME_RANGE.search(part)),
+            re.search(r"\b(?:until|till|within)\b", part, re.IGNORECASE)) or bool(_FRAME_RANGE.search(part)) or (
+            supplied and bool(_DAY_RANGE.search(part))),
         "often": lambda: bool(_OFTEN.search(part)),
         "number": lambda: has_number,
         "time": lambda: has_number or any(TIME_FRAME.match(n) for n in names) or bool(_TIME_WORD.search(part)),

@@ -26,7 +26,9 @@ _AS_PAST = re.compile(r"\b(?:was|were|had|used to|before|previous(?:ly)?|formerl
 """Words that place a figure in the past or in an older source ("before that it was €11.20", "the archived page")."""
 
 
-_CALENDAR_YEAR = re.compile(r"(?<![\d.,£$€])((?:19|20)\d\d)(?![\d,])")
+_CALENDAR_YEAR = re.compile(r"(?<![\d.,£$€])((?:19|20)\d\d)(?!\d|,\d)")
+_NOW = re.compile(r"\b(?:current(?:ly)?|latest|still|now|today|at\s+present|presently|these\s+days)\b", re.IGNORECASE)
+"""Words that state a figure as today's, whatever year the claim also names ("the 2019 estimate is the latest")."""
 _SINCE = re.compile(r"\b(?:since|from|starting|effective)\s+(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?[A-Za-z]+\s+)?(?:19|20)\d\d\b",
                     re.IGNORECASE)
 
@@ -72,6 +74,11 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     'states 11.2 as current, where a newer item (2024-12-10) gives 12.4'
     >>> superseded_figure("The 2022 minimum wage is €11.20 per hour.", pages, dt.date(2025, 6, 1))
     ''
+    >>> superseded_figure("The 2022 minimum wage of €11.20 per hour is still the latest.", pages, dt.date(2025, 6, 1))
+    'states 11.2 as current, where a newer item (2024-12-10) gives 12.4'
+    >>> superseded_figure("The minimum wage is €12.40 per hour (2025), up from the 2022 minimum wage of €11.20.",
+    ...                   pages, dt.date(2025, 6, 1))
+    ''
     >>> superseded_figure("The minimum wage is €11.20 per hour.", pages, dt.date(2024, 12, 1))
     ''
     >>> superseded_figure("Apprentices earn €9.10 per hour.", pages + [("Apprentices earn €9.10 per hour.",
@@ -89,22 +96,30 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     ''
     """
     text = strip_citations(claim)
-    if now is None or _AS_PAST.search(text):
+    # (a word of the past does not place a figure held "since" a date there: "has had 41,800 residents since 2018")
+    if now is None or (_AS_PAST.search(text) and not _SINCE.search(text)):
         return ""
     dated = [(t, p, _current_values(t)) for t, p in items if p is not None and p <= now]
     words = {stem(w) for w in content_words(text) if not any(c.isdigit() for c in w)}
     days = days_in(text)
-    # the years the claim dates its figures to ("the mid-2018 estimate"; not "in force since 2022", which says now)
-    years = {int(y) for y in _CALENDAR_YEAR.findall(_SINCE.sub(" ", text))}
+    # the years the claim dates each figure to, near it ("the mid-2018 estimate of 52,300", "52,300 (2018)"; not "in
+    # force since 2022" nor "the 2019 estimate is the latest", which say now)
+    undated = _SINCE.sub(lambda m: " " * len(m.group(0)), text)
+    near = {float(m.group(0).replace(",", "")): {int(y) for y in _CALENDAR_YEAR.findall(
+        undated[max(0, m.start() - 60):m.end() + 25])} for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", text)}
     mine = _current_values(text)
     stated = {value for values in mine.values() for value in values}
     # Each figure under its own unit, and a count the claim names what it counts of ("52,300 people") under none too:
     # the evidence may give it bare ("a population of 52,300").
-    claimed = sorted({(given, value) for unit, values in mine.items() for value in values for given in (unit, "")},
+    # (... and a bare figure under any unit the evidence gives it in: "membership stands at 340" of "340 members")
+    claimed = sorted({(given, value) for unit, values in mine.items() for value in values
+                      for given in ((unit, "") if unit else {"", *(u for _, _, found in dated for u, vs in found.items()
+                                                                  if value in vs)})},
                      key=str)  # the first found is named: the same in every process
     for unit, value in claimed:
         holders = [p for _, p, found in dated if value in found.get(unit, ())]
-        if not holders or (years and max(years) <= max(holders).year):
+        years = set() if _NOW.search(text) else near.get(value, set())
+        if not holders or (years and min(years) <= max(holders).year):
             continue  # (a figure the claim dates to the older item's time, "the mid-2018 estimate", is no "now")
         for t, p, found in dated:
             if p <= max(holders) or value in found.get(unit, ()) or any(d > now for d in dates_in(t)):
@@ -118,6 +133,8 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
             head = stems(split_sentences(t)[0]) if split_sentences(t) else frozenset()
             for sentence in split_sentences(t):
                 theirs = _current_values(sentence).get(unit, set()) - stated  # none the claim states too
+                # (a bare figure's successor is a count of its size: not "a median age of 41" beside 52,300 people)
+                theirs = {v for v in theirs if unit or 0.5 <= v / value <= 2.0} if value else theirs
                 said_of = days_in(sentence)
                 later = any(int(y) > max(holders).year for y in _CALENDAR_YEAR.findall(sentence))
                 if (theirs and (_CHANGE.search(sentence) or later)

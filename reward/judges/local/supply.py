@@ -84,7 +84,7 @@ async def _supply_value(ctx: Context) -> tuple[float, str]:
             coverage = 0.0
         # "Fixed Saver 12" asked about the Fixed Saver 24, a download speed about the upload, a sentence of a page
         # titled "Summer timetable" about this winter's buses
-        missing = missing_kind(kind_asked, sentence, passage) or ("the asked variant" if other_variant(
+        missing = missing_kind(kind_asked, sentence, passage, supplied=True) or ("the asked variant" if other_variant(
             ctx.item.query, sentence, doc.title, passage) else None)
         # A name of the need the passage never mentions (a venue, a day) usually means it answers for something else;
         # a demonym ("French" vs "France") is the usual exception, so half the names pass when the head is sure.
