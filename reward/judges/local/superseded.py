@@ -27,6 +27,8 @@ _AS_PAST = re.compile(r"\b(?:was|were|had|used to|before|previous(?:ly)?|formerl
 
 
 _CALENDAR_YEAR = re.compile(r"(?<![\d.,£$€])((?:19|20)\d\d)(?!\d|,\d)")
+_HELD_SINCE = re.compile(r"\bsince\s+(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?[A-Za-z]+\s+)?(?:19|20)\d\d\b", re.IGNORECASE)
+"""A figure held since a date, which is still held ("has had 41,800 residents since 2018")."""
 _NOW = re.compile(r"\b(?:current(?:ly)?|latest|still|now|today|at\s+present|presently|these\s+days)\b", re.IGNORECASE)
 """Words that state a figure as today's, whatever year the claim also names ("the 2019 estimate is the latest")."""
 _SINCE = re.compile(r"\b(?:since|from|starting|effective)\s+(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?[A-Za-z]+\s+)?(?:19|20)\d\d\b",
@@ -79,6 +81,9 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     >>> superseded_figure("The minimum wage is €12.40 per hour (2025), up from the 2022 minimum wage of €11.20.",
     ...                   pages, dt.date(2025, 6, 1))
     ''
+    >>> superseded_figure("An older page lists €11.20 per hour, but the minimum wage rose to €12.40 from 1 January "
+    ...                   "2025, so €11.20 is out of date.", pages, dt.date(2025, 6, 1))
+    ''
     >>> superseded_figure("The minimum wage is €11.20 per hour.", pages, dt.date(2024, 12, 1))
     ''
     >>> superseded_figure("Apprentices earn €9.10 per hour.", pages + [("Apprentices earn €9.10 per hour.",
@@ -97,7 +102,7 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     """
     text = strip_citations(claim)
     # (a word of the past does not place a figure held "since" a date there: "has had 41,800 residents since 2018")
-    if now is None or (_AS_PAST.search(text) and not _SINCE.search(text)):
+    if now is None or (_AS_PAST.search(text) and not _HELD_SINCE.search(text)):
         return ""
     dated = [(t, p, _current_values(t)) for t, p in items if p is not None and p <= now]
     words = {stem(w) for w in content_words(text) if not any(c.isdigit() for c in w)}
