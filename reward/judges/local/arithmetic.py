@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 
 from reward.format import strip_citations
 from reward.judges.local.clock import race_seconds
@@ -532,8 +533,7 @@ _RELATION_WORDS = frozenset((
 
 _DERIVING = re.compile(r"\b(?:" + "|".join(sorted(_RELATION_WORDS - {"first", "second", "came", "year", "years"}) + [
     "past", "over", "under", "above", "below", "beyond", "short", "left", "off", "saves?", "saving", "extra",
-    "additional", "minus", "plus", "gap", "span", "altogether", "outside", "inside", "off", "behind", "ahead",
-    "quicker",
+    "additional", "minus", "plus", "gap", "span", "altogether", "outside", "inside", "behind", "ahead", "quicker",
     "in all", "versus", "vs", r"by\s+[$€£¥]?\d"]) + r")\b", re.IGNORECASE)
 """What a sentence that derives a figure says: a comparison, a sum, a span. Without one, a figure that happens to be
 the difference of two of the evidence's ("Volt costs €29 a month", 54 - 25) is a figure the evidence does not give."""
@@ -573,9 +573,10 @@ def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
     """
     if not _DERIVING.search(strip_citations(claim)):
         return set()
-    evidence, user = _quantities(haystack), _quantities(asked)
+    evidence, user, claimed = _quantities(haystack), _quantities(asked), _quantities(claim)
+    stated = Counter((v, u) for v, _, u in claimed)  # (a figure added to itself only where the claim states it twice)
     out = set()
-    for value, written, unit in _quantities(claim):
+    for value, written, unit in claimed:
         if not unit or any(v == value and u == unit for v, _, u in evidence):  # given, not derived
             continue
         if unit == _YEAR_UNIT:
@@ -586,15 +587,12 @@ def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
             given = found | {v for v, _, u in user if u == unit}
             if unit == "second":  # a gap between two times, one the claim's (both where it states two: "78 s" beside 77)
                 times = given | race_seconds(haystack) | race_seconds(asked)
-                mine = times & (race_seconds(claim) | {v for v, _, u in _quantities(claim) if u == unit and v != value})
+                mine = times & (race_seconds(claim) | {v for v, u in stated if u == unit and v != value})
                 found, given = mine, (mine if len(mine) > 1 else times)
             elif not found:  # a count the evidence gives bare ("a population of 56,900"), from one the claim names too
                 given = {v for v, _, u in evidence if u == "" and not (1000 <= v <= 2100 and v == int(v))}  # no year
-                found = given & {v for v, _, _ in _quantities(claim)}
-        # (a figure added to itself only where the claim states it twice: "12 months plus one 12-month extension")
-        twice = {v for v, _, u in _quantities(claim) if u == unit and sum(w == v for w, _, x in _quantities(claim)
-                                                                          if x == unit) > 1}
+                found = given & {v for v, _ in stated}
         if any(abs(abs(a - b) - value) < 1e-6 or abs(a + b - value) < 1e-6
-               for a in found for b in given if a != b or a in twice):
+               for a in found for b in given if a != b or stated[a, unit] > 1):
             out.add(written)
     return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
+from reward.judges.local.clock import _MONTH_WORD
 from reward.judges.local.dates import dated_months, dated_weekdays, frame_named
 from reward.judges.local.figures import _SPELLED
 from reward.judges.local.text import TIME_FRAME, names_in, numbers, salient_terms
@@ -70,8 +71,7 @@ _SPAN = re.compile(r"\b" + _FIGURE + r"(?:\s*(?:-|to|or|and)\s*" + _FIGURE + r")
 weeks", "30-day", "a fortnight"), or what ends or has none ("until 8pm", "straight away", "no notice")."""
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
 _FRAME = (r"(?:" + _WEEKDAY + r",?\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?)?(?:(?:early|late|mid|the\s+(?:start|beginning|end)\s+of)[\s-]+)?"
-          r"(?:(?:jan|febr)uary|march|april|may|june|july|august|(?:septem|octo|novem|decem)ber|jan|feb|mar|apr|jun|jul|aug|"
-          r"sept?|oct|nov|dec|spring|summer|autumn|fall|winter)\b\.?"
+          r"(?:" + _MONTH_WORD + r"|spring|summer|autumn|fall|winter)\b\.?"
           r"(?:\s+\d{1,2}(?:st|nd|rd|th)?\b)?")
 _FRAME_RANGE = re.compile(r"\bbetween\s+" + _FRAME + r"\s+and\s+" + _FRAME + r"|\b" + _FRAME
                           + r"\s*(?:-|–|—|\bto\b|\buntil\b|\btill\b|\bthrough\b|\bthru\b)\s*" + _FRAME, re.IGNORECASE)

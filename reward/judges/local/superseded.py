@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
+from reward.judges.local.clock import _A_YEAR
 from reward.judges.local.dates import dates_in
 from reward.judges.local.figures import _YEAR_UNIT, _quantities
 from reward.judges.local.text import content_words, days_in, stem, stems
@@ -26,13 +27,13 @@ _AS_PAST = re.compile(r"\b(?:was|were|had|used to|before|previous(?:ly)?|formerl
 """Words that place a figure in the past or in an older source ("before that it was €11.20", "the archived page")."""
 
 
-_CALENDAR_YEAR = re.compile(r"(?<![\d.,£$€])((?:19|20)\d\d)(?!\d|,\d)")
-_HELD_SINCE = re.compile(r"\bsince\s+(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?[A-Za-z]+\s+)?(?:19|20)\d\d\b", re.IGNORECASE)
+_A_DATE = r"\s+(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?[A-Za-z]+\s+)?(?:19|20)\d\d\b"
+_HELD_SINCE = re.compile(r"\bsince" + _A_DATE, re.IGNORECASE)
 """A figure held since a date, which is still held ("has had 41,800 residents since 2018")."""
 _NOW = re.compile(r"\b(?:current(?:ly)?|latest|still|now|today|at\s+present|presently|these\s+days)\b", re.IGNORECASE)
 """Words that state a figure as today's, whatever year the claim also names ("the 2019 estimate is the latest")."""
-_SINCE = re.compile(r"\b(?:since|from|starting|effective)\s+(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?[A-Za-z]+\s+)?(?:19|20)\d\d\b",
-                    re.IGNORECASE)
+_SINCE = re.compile(r"\b(?:since|from|starting|effective)" + _A_DATE, re.IGNORECASE)
+"""A date a figure holds from ("in force since 1 April 2022"): no year the claim dates the figure to."""
 
 
 def _current_values(text: str) -> dict[str, set]:
@@ -42,7 +43,7 @@ def _current_values(text: str) -> dict[str, set]:
     text = _REPLACED_VALUE.sub(" ", text)
     out: dict[str, set] = {}
     for value, written, unit in _quantities(text):
-        if unit == "" and _CALENDAR_YEAR.fullmatch(written):
+        if unit == "" and _A_YEAR.fullmatch(written):
             continue  # a calendar year ("in 2023") is when, not how many
         if unit != _YEAR_UNIT:
             out.setdefault(unit, set()).add(value)
@@ -104,13 +105,13 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     # (a word of the past does not place a figure held "since" a date there: "has had 41,800 residents since 2018")
     if now is None or (_AS_PAST.search(text) and not _HELD_SINCE.search(text)):
         return ""
-    dated = [(t, p, _current_values(t)) for t, p in items if p is not None and p <= now]
+    dated = [(split_sentences(t), p, _current_values(t), dates_in(t)) for t, p in items if p is not None and p <= now]
     words = {stem(w) for w in content_words(text) if not any(c.isdigit() for c in w)}
     days = days_in(text)
     # the years the claim dates each figure to, near it ("the mid-2018 estimate of 52,300", "52,300 (2018)"; not "in
     # force since 2022" nor "the 2019 estimate is the latest", which say now)
     undated = _SINCE.sub(lambda m: " " * len(m.group(0)), text)
-    near = {float(m.group(0).replace(",", "")): {int(y) for y in _CALENDAR_YEAR.findall(
+    near = {float(m.group(0).replace(",", "")): {int(y) for y in _A_YEAR.findall(
         undated[max(0, m.start() - 60):m.end() + 25])} for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", text)}
     mine = _current_values(text)
     stated = {value for values in mine.values() for value in values}
@@ -118,16 +119,16 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     # the evidence may give it bare ("a population of 52,300").
     # (... and a bare figure under any unit the evidence gives it in: "membership stands at 340" of "340 members")
     claimed = sorted({(given, value) for unit, values in mine.items() for value in values
-                      for given in ((unit, "") if unit else {"", *(u for _, _, found in dated for u, vs in found.items()
+                      for given in ((unit, "") if unit else {"", *(u for _, _, found, _ in dated for u, vs in found.items()
                                                                   if value in vs)})},
                      key=str)  # the first found is named: the same in every process
     for unit, value in claimed:
-        holders = [p for _, p, found in dated if value in found.get(unit, ())]
+        holders = [p for _, p, found, _ in dated if value in found.get(unit, ())]
         years = set() if _NOW.search(text) else near.get(value, set())
         if not holders or (years and min(years) <= max(holders).year):
             continue  # (a figure the claim dates to the older item's time, "the mid-2018 estimate", is no "now")
-        for t, p, found in dated:
-            if p <= max(holders) or value in found.get(unit, ()) or any(d > now for d in dates_in(t)):
+        for sentences, p, found, dates in dated:
+            if p <= max(holders) or value in found.get(unit, ()) or any(d > now for d in dates):
                 continue
             # The newer item's other figure must be said of what the claim is about: a sentence of it sharing
             # (with the item's title or first sentence, which names its topic) at least half the claim's words,
@@ -135,13 +136,13 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
             # Sundays"; not the students' new fare for "adults pay €12").
             # It replaces the claim's figure where it says it changed, or dates its own figure after the older
             # item was published ("56,900 as of mid-2023" beside a page of 2019).
-            head = stems(split_sentences(t)[0]) if split_sentences(t) else frozenset()
-            for sentence in split_sentences(t):
+            head = stems(sentences[0]) if sentences else frozenset()
+            for sentence in sentences:
                 theirs = _current_values(sentence).get(unit, set()) - stated  # none the claim states too
                 # (a bare figure's successor is a count of its size: not "a median age of 41" beside 52,300 people)
                 theirs = {v for v in theirs if unit or 0.5 <= v / value <= 2.0} if value else theirs
                 said_of = days_in(sentence)
-                later = any(int(y) > max(holders).year for y in _CALENDAR_YEAR.findall(sentence))
+                later = any(int(y) > max(holders).year for y in _A_YEAR.findall(sentence))
                 if (theirs and (_CHANGE.search(sentence) or later)
                         and not (days and said_of and days.isdisjoint(said_of))
                         and len(words & (stems(sentence) | head)) >= max(2.0, 0.5 * len(words))):
