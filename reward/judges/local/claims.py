@@ -122,6 +122,9 @@ def claim_support(claim: str, docs: Sequence[Evidence], similarity: float = 0.0,
     # likely to be current", "Going by the more recent one", "Older listings that say 18:00 are out of date")
     if {stem(w) for w in re.findall(r"[a-z]+", claim.lower())} & _SOURCES:
         framing = framing | _RECENCY | (_GOING if re.search(r"\bgoing\s+by\b", claim, re.IGNORECASE) else frozenset())
+    # (... and beside a figure worked out from others, the words that work it: "plus the £10 fee, comes to £346")
+    if numbers(claim) - _given(haystack) - denied_numbers(claim):
+        framing = framing | _WORKING
     units = {unit for _, _, unit in _quantities(claim) if unit} if derived else set()
     # A figure ("€15") is the number check's; so is one spelled out whose value the evidence or the user gives ("three
     # days" for "3 days", "at four" for a 4-year-old): one they do not give stays a new word.
@@ -307,6 +310,9 @@ _INDEFINITE = frozenset(stem(w) for w in ("anything", "something", "anyone", "so
 
 _RELATION = frozenset(stem(w) for w in _RELATION_WORDS)
 """Words of a comparison or a sum that derives a figure from two of the evidence's."""
+_WORKING = frozenset(stem(w) for w in ("plus", "minus", "times", "total", "totals", "comes", "makes", "works", "altogether",
+                                        "overall", "add", "adds", "added", "sum", "each", "left", "remaining"))
+"""Words that work a figure out of others ("24 × £14 = £336, plus the £10 fee, comes to £346"): no fact of their own."""
 _SPAN_STEMS = frozenset(stem(w) for w in ("hour", "hours", "minute", "minutes", "min", "mins", "h", "hr", "hrs"))
 """The units of a span of time worked out between two times of day."""
 

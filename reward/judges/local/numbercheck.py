@@ -17,7 +17,7 @@ from reward.judges.local.arithmetic import (_applied_shares, _as_written, counte
 from reward.judges.local.bands import bands
 from reward.judges.local.clock import (calendar_arithmetic, clock_arithmetic, month_arithmetic, spans_in_minutes,
                                        spans_of_known_length, year_arithmetic)
-from reward.judges.local.figures import _DURATIONS, _HOURS, _given, _quantities, _unit
+from reward.judges.local.figures import _CURRENCY, _DURATIONS, _HOURS, _given, _quantities, _unit
 from reward.judges.local.growth import change_sizes
 from reward.judges.local.text import content_words, doc_text, numbers, strip_citations
 from reward.judges.local.working import answer_working, miscalculated
@@ -34,6 +34,57 @@ def dated_text(doc: Evidence) -> str:
     """
     published = f" Published {doc.published.day} {doc.published:%B %Y}." if doc.published else ""
     return doc_text(doc) + published
+
+
+_MONEY = frozenset(_CURRENCY.values())
+
+
+def claimed_arithmetic(claim: str, haystack: str, asked: str = "", worked: frozenset[str] = frozenset()) -> set[str]:
+    """The claim's figures that neither the evidence nor the user gives but that two figures the claim itself states
+    make, each the evidence's, the user's or one the answer works out (`worked`): a price times a count, in the
+    price's currency ("each trip at £6.80, so your 22 trips total £149.60", "3 times the deposit: on £1,200, up to
+    £3,600"), or what is left between the user's figure and the evidence's in one unit ("14 days from delivery, so at
+    day 10 you have about 4 days"). Both operands are in the claim for a reader to check; a figure stated alone is
+    no working, and a count times a count, or a dose times hours, is none either.
+
+    >>> ev = "An off-peak return costs £6.80. Consumers may cancel within 14 days of delivery."
+    >>> sorted(claimed_arithmetic("At £6.80 each, your 22 trips total £149.60.", ev, "I make 22 trips a month."))
+    ['149.60']
+    >>> sorted(claimed_arithmetic("At £6.80 each, your 22 trips total £150.60.", ev, "I make 22 trips a month."))
+    []
+    >>> sorted(claimed_arithmetic("Your 22 trips total £149.60.", ev, "I make 22 trips a month."))
+    []
+    >>> sorted(claimed_arithmetic("Between 1 and 3 times the deposit: on £1,200, up to £3,600.", "one to three times",
+    ...                           "my £1,200 deposit"))
+    ['3600']
+    >>> sorted(claimed_arithmetic("You have 14 days, so at day 10 you have 4 days left.", ev, "It came 10 days ago."))
+    ['4']
+    >>> sorted(claimed_arithmetic("Between 1 and 3 times the deposit: on £1,200, up to £3,600.", "one to three times",
+    ...                           "my £1,200 deposit"))
+    ['3600']
+    >>> sorted(claimed_arithmetic("You have 14 days, so at day 10 you have 24 days left.", ev, "It came 10 days ago."))
+    []
+    """
+    given, users = _given(haystack), _given(asked)
+    text = counted_in_figures(strip_citations(claim))
+    quantities = [(value, written, unit) for value, written, unit in _quantities(text)]
+    wanted = {(written, unit) for _, written, unit in quantities if written not in given | users | worked}
+    if not wanted:
+        return set()
+    given |= _given(counted_in_figures(haystack))  # (a count the evidence spells out: "three times the deposit")
+    known = [(value, unit, written in users and written not in given) for value, written, unit in quantities
+             if written in given | users | worked]
+    prices = {(value, unit) for value, unit, _ in known if unit in _MONEY}
+    counts = {value for value, unit, _ in known if unit not in _MONEY and unit != "percent" and value}
+    left = {(abs(a - b), u or v) for a, u, theirs in known if not theirs for b, v, mine in known
+            if mine and a != b and (u == v or not v)}
+    out = set()
+    for written, unit in wanted:
+        if unit in _MONEY and any(u == unit and _as_written(a * c, written) for a, u in prices for c in counts):
+            out.add(written)
+        elif unit not in _MONEY and any(_as_written(d, written) and (u == unit or not unit) for d, u in left):
+            out.add(written)
+    return out
 
 
 class FiguresRead(NamedTuple):
@@ -65,7 +116,11 @@ def figures_read(claim: str, docs: Sequence[Evidence], asked: str = "", worked: 
     # A number in words that counts something is read as its figure: "three months' notice" is checked as "3 months'"
     # (the evidence's own numbers in words count where they count the same thing, `spelled_numbers`).
     claim = counted_in_figures(claim)
-    derived = derived_numbers(claim, haystack, asked)
+    # (a total the answer works out elsewhere is an operand of a difference the claim states: "22 trips total £149.60."
+    # then "The pass is £158.00, £8.40 more.", read in the claim's currency)
+    sign = re.search(r"[$€£¥]", claim)
+    others = " ".join(f"{sign.group(0) if sign else ''}{w}" for w in sorted(worked - numbers(claim)))
+    derived = derived_numbers(claim, f"{haystack} Worked out: {others}." if others else haystack, asked)
     missing_numbers = numbers(claim) - _given(haystack) - derived - denied_numbers(claim)
     # the size of a change the evidence gives ("added 3,700 people" to a population from 31,200 to 34,900) is worked
     # out, and a figure the claim works out of it too ("3,700 on a base of 31,200, about 11.9%")
@@ -94,6 +149,8 @@ def figures_read(claim: str, docs: Sequence[Evidence], asked: str = "", worked: 
         operands |= found
         if not found or not missing_numbers:
             break
+    if missing_numbers:  # ... and two figures the claim states, the user's among them ("22 trips at £6.80: £149.60")
+        missing_numbers -= claimed_arithmetic(claim, haystack, asked, frozenset(worked | operands))
     # (the user's own figures, in figures or in words: "two adults" restated as "2 × £14")
     missing_numbers -= numbers(spelled_out(asked)) - contradicted_numbers(claim, haystack)
     # a total of the user's own count at a rate the evidence gives ("£190" for five days at £38 a day) is the rate's
