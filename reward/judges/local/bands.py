@@ -254,6 +254,13 @@ _FOR = re.compile(r"\bfor\s+((?:an?\s+|the\s+)?[a-z][\w'’-]*(?:\s+[a-z][\w'’
 """What a clause gives its figure for, at its end: "40 minutes per kg for rare", "£3 for adults"."""
 
 
+_DEFAULT = frozenset(stems("adult standard regular normal"))
+"""The row of a price list that applies to whoever the question names no other row for."""
+_SOMEONE = re.compile(r"\b(?:sons?|daughters?|child(?:ren)?|kids?|bab(?:y|ies)|toddlers?|teen\w*|boys?|girls?|grand\w+|"
+                      r"students?|seniors?|pensioners?|retired|famil(?:y|ies)|partner|wife|husband|friends?|group|"
+                      r"members?|year[- ]olds?|aged?\s+\d+|under[- ]?\d+s?|over[- ]?\d+s?|concessions?|infants?|"
+                      r"youths?|juniors?)\b", re.IGNORECASE)
+"""Words for someone other than an adult paying the standard price, in the question or the claim."""
 _GENERAL = re.compile(r"^\W*(?:all|every|any|each|both)\b", re.IGNORECASE)
 """A row for everything ("All rice: stand for 5 minutes"), no entry of its own."""
 
@@ -300,6 +307,12 @@ def row_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
     >>> fares = ["Car including driver: £89.", "Motorhome including driver: £120.", "Additional adult: £22."]
     >>> row_swapped("It's £89 for the car with you driving and £22 for your partner.", fares, "Me driving, my wife.")
     ''
+    >>> ranger = ["The Ranger is priced at £27 for an adult and £13.50 for a child."]
+    >>> [row_swapped(c, ranger, "Is the Ranger cheaper for 4 days?") for c in (
+    ...     "For an adult the Ranger is £13.50.", "Four days at £13.50 come to £54.", "A child pays £13.50.")]
+    ['gives £13.50 where the evidence gives it for a child, not an adult', 'gives £13.50 where the evidence gives it for a child, not an adult', '']
+    >>> row_swapped("Four days at £13.50 come to £54.", ranger, "For my son, 4 days?")
+    ''
     >>> rice = ["White basmati: 1½ cups water, simmer 12 minutes.", "Brown basmati: 2 cups water, simmer 25 minutes.",
     ...         "Wild rice: 3 cups water, simmer 40 minutes.", "For 3 cups of rice or more, add 5 minutes."]
     >>> [row_swapped(c, rice, "3 cups of brown basmati? How long for white basmati?") for c in (
@@ -320,7 +333,10 @@ def row_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
                         if named), [])
         if by_claim and by_user and not set(by_claim) & set(by_user):
             continue  # about other entries than the user's
-        ours = by_claim or by_user
+        # (neither names an entry: a price list's default row, the adult's or the standard one, is what the claim is
+        # about unless someone else is in the question or the claim: "four days at £13.50" is the child's fare)
+        ours = by_claim or by_user or ([e for e in group if e[0] & _DEFAULT] if not _SOMEONE.search(
+            f"{claim} {asked}") else [])
         if not ours or len(ours) == len(group):
             continue
         own = {(v, u) for e in ours for v, _, u in _quantities(e[1])}
@@ -338,8 +354,10 @@ def row_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
         distinct = own - {(v, u) for _, v, u in others}
         right = {u for v, _, u in quantities if (v, u) in distinct}
         for value, figure, unit in quantities:
+            # (of figures other than this one: £13.50 is no difference of £27 and itself)
+            operands = known - {(value, unit)}
             if unit in right or any(u == w == unit and (abs(abs(a - b) - value) < 1e-6 or abs(a + b - value) < 1e-6)
-                   for a, u in known for b, w in known if a != b):
+                   for a, u in operands for b, w in operands if a != b):
                 continue
             owner = next((e for e, v, u in theirs if (v, u) == (value, unit)), None)
             if owner and any(u == unit and v != value for v, u in own):
