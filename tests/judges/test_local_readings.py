@@ -1483,9 +1483,9 @@ def test_a_sentence_naming_the_older_source_is_no_wording_the_evidence_must_grou
 
 
 def test_a_total_of_the_users_count_at_a_price_and_the_days_left_are_worked_out_not_invented():
-    """The user's 22 trips at the £6.80 the evidence gives make £149.60, and the £158 pass is £8.40 more than that
-    total; 14 days from delivery leave 4 at the user's day 10. The same sentences with a total one trip off, a
-    difference from the wrong price, or or days left miscounted still state invented numbers."""
+    """The user's 22 return trips at the £6.80 the evidence gives for a return make £149.60; 14 days from delivery
+    leave 4 at the user's day 10. A total one trip off, the trips at the pass's price (a price for something else
+    than what the user counts), or days left miscounted still state invented numbers."""
     docs = [Evidence(id="1", text="An anytime return costs £9.40 and an off-peak return costs £6.80."),
             Evidence(id="2", text="A monthly Season Pass costs £158.00. You may cancel within 14 days of delivery.")]
     query = "I make 22 return trips a month, always off-peak, and my pass was delivered 10 days ago."
@@ -1496,11 +1496,10 @@ def test_a_total_of_the_users_count_at_a_price_and_the_days_left_are_worked_out_
         result = Engine(load_suite("searchllm"), LocalJudge()).score_sync([both])[0]
         return result.dimensions["claim_hallucination"].explanation
 
-    right = figures("At £6.80 each, your 22 monthly trips total £149.60 [Doc 1]. The Season Pass costs £158.00, "
-                    "which is £8.40 more [Doc 2]. At day 10 you have 4 days left to cancel [Doc 2].")
+    right = figures("At £6.80 each, your 22 monthly trips total £149.60 [Doc 1]. At day 10 you have 4 days left to "
+                    "cancel [Doc 2].")
     assert "numbers not in the evidence" not in right, right
     for wrong, figure in (("At £6.80 each, your 22 monthly trips total £156.40 [Doc 1].", "156.40"),
-                          ("At £6.80 each, your 22 monthly trips total £149.60 [Doc 1]. The Season Pass costs "
-                           "£158.00, which is £10.40 more [Doc 2].", "10.40"),
+                          ("At £158.00 each, your 22 monthly trips total £3,476 [Doc 2].", "3476"),
                           ("You may cancel within 14 days, so at day 10 you have 6 days left [Doc 2].", "6")):
         assert f"numbers not in the evidence: {figure}" in figures(wrong), wrong

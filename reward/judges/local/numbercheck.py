@@ -19,7 +19,7 @@ from reward.judges.local.clock import (calendar_arithmetic, clock_arithmetic, mo
                                        spans_of_known_length, year_arithmetic)
 from reward.judges.local.figures import _CURRENCY, _DURATIONS, _HOURS, _given, _quantities, _unit
 from reward.judges.local.growth import change_sizes
-from reward.judges.local.text import content_words, doc_text, numbers, strip_citations
+from reward.judges.local.text import content_words, doc_text, numbers, stem, stems, strip_citations
 from reward.judges.local.working import answer_working, miscalculated
 from reward.schema import Evidence
 
@@ -39,52 +39,84 @@ def dated_text(doc: Evidence) -> str:
 _MONEY = frozenset(_CURRENCY.values())
 
 
-def claimed_arithmetic(claim: str, haystack: str, asked: str = "", worked: frozenset[str] = frozenset()) -> set[str]:
+def _counted(text: str, figure: str) -> frozenset[str]:
+    """The stems of the words that follow a figure in a text, up to three: what it counts ("22 return trips")."""
+    found = re.search(r"(?<![\d.,])" + re.escape(figure) + r"(?![\d.,]*\d)((?:\s+[a-z'’-]+){1,3})", _plain(text).lower())
+    return stems(found.group(1)) - _CONNECTING if found else frozenset()
+
+
+_CONNECTING = stems("a an the each per every of for at in on to and or is are costs cost month year week day")
+"""Words around a figure that say nothing of what it is for."""
+_MULTIPLE = re.compile(r"\b(\d+)\s+times\s+(?:the\s+|your\s+|their\s+)?([a-z]+)", re.IGNORECASE)
+
+
+def claimed_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     """The claim's figures that neither the evidence nor the user gives but that two figures the claim itself states
-    make, each the evidence's, the user's or one the answer works out (`worked`): a price times a count, in the
-    price's currency ("each trip at £6.80, so your 22 trips total £149.60", "3 times the deposit: on £1,200, up to
-    £3,600"), or what is left between the user's figure and the evidence's in one unit ("14 days from delivery, so at
-    day 10 you have about 4 days"). Both operands are in the claim for a reader to check; a figure stated alone is
-    no working, and a count times a count, or a dose times hours, is none either.
+    make: the user's count of something at the price the evidence gives for it, in the price's currency ("an
+    off-peak return costs £6.80": "your 22 return trips total £149.60"), a multiple the evidence gives of what the
+    user's figure is ("three times the deposit": "on your £1,200 deposit, up to £3,600"), or what is left between the
+    user's figure and the evidence's in the unit both give ("14 days from delivery": "at day 10 you have about 4
+    days"). Both operands are in the claim for a reader to check. A price the evidence gives for something else than
+    what the user counts ("£20 per applicant" for "4 travellers", "£3 a day" for "40 hours"), a count the user never
+    gave, or the user's own price make no total.
 
     >>> ev = "An off-peak return costs £6.80. Consumers may cancel within 14 days of delivery."
-    >>> sorted(claimed_arithmetic("At £6.80 each, your 22 trips total £149.60.", ev, "I make 22 trips a month."))
-    ['149.60']
-    >>> sorted(claimed_arithmetic("At £6.80 each, your 22 trips total £150.60.", ev, "I make 22 trips a month."))
+    >>> q = "I make 22 return trips a month; it came 10 days ago."
+    >>> [sorted(claimed_arithmetic(f"At £6.80 each, your 22 trips total £{t}.", ev, q)) for t in ("149.60", "150.60")]
+    [['149.60'], []]
+    >>> sorted(claimed_arithmetic("Your 22 trips total £149.60.", ev, q))
     []
-    >>> sorted(claimed_arithmetic("Your 22 trips total £149.60.", ev, "I make 22 trips a month."))
+    >>> sorted(claimed_arithmetic("At €20 per applicant, your 4 travellers total €80.", "€20 per applicant.",
+    ...                           "We are 4 travellers."))
     []
-    >>> sorted(claimed_arithmetic("Between 1 and 3 times the deposit: on £1,200, up to £3,600.", "one to three times",
-    ...                           "my £1,200 deposit"))
+    >>> sorted(claimed_arithmetic("Between 1 and 3 times the deposit: on £1,200, up to £3,600.",
+    ...                           "between one and three times the deposit amount", "my £1,200 deposit"))
     ['3600']
-    >>> sorted(claimed_arithmetic("You have 14 days, so at day 10 you have 4 days left.", ev, "It came 10 days ago."))
-    ['4']
-    >>> sorted(claimed_arithmetic("Between 1 and 3 times the deposit: on £1,200, up to £3,600.", "one to three times",
-    ...                           "my £1,200 deposit"))
-    ['3600']
-    >>> sorted(claimed_arithmetic("You have 14 days, so at day 10 you have 24 days left.", ev, "It came 10 days ago."))
+    >>> [sorted(claimed_arithmetic(f"You have 14 days, so at day 10 you have {n} days left.", ev, q)) for n in (4, 24)]
+    [['4'], []]
+    >>> sorted(claimed_arithmetic("At least 12 weeks, so at 5 weeks you have 7 weeks to go.", "12 months apart.",
+    ...                           "He had it 5 weeks ago."))
     []
     """
     given, users = _given(haystack), _given(asked)
     text = counted_in_figures(strip_citations(claim))
-    quantities = [(value, written, unit) for value, written, unit in _quantities(text)]
-    wanted = {(written, unit) for _, written, unit in quantities if written not in given | users | worked}
+    quantities = _quantities(text)
+    wanted = {(written, unit) for _, written, unit in quantities if written not in given | users}
     if not wanted:
         return set()
-    given |= _given(counted_in_figures(haystack))  # (a count the evidence spells out: "three times the deposit")
-    known = [(value, unit, written in users and written not in given) for value, written, unit in quantities
-             if written in given | users | worked]
-    prices = {(value, unit) for value, unit, _ in known if unit in _MONEY}
-    counts = {value for value, unit, _ in known if unit not in _MONEY and unit != "percent" and value}
-    left = {(abs(a - b), u or v) for a, u, theirs in known if not theirs for b, v, mine in known
-            if mine and a != b and (u == v or not v)}
-    out = set()
-    for written, unit in wanted:
-        if unit in _MONEY and any(u == unit and _as_written(a * c, written) for a, u in prices for c in counts):
-            out.add(written)
-        elif unit not in _MONEY and any(_as_written(d, written) and (u == unit or not unit) for d, u in left):
-            out.add(written)
-    return out
+    theirs = {(value, unit) for value, _, unit in _quantities(asked)}
+    evidence = {(value, unit) for value, _, unit in _quantities(haystack)}
+    stated = {written for _, written, _ in quantities}
+    # the user's count at a price the evidence gives for what it counts (the words near the price name it)
+    totals = set()
+    for value, written, unit in _quantities(haystack):
+        if unit in _MONEY and written in stated:
+            near = stems(" ".join(re.split(r"(?<![\d.,])" + re.escape(written) + r"(?![\d.,]*\d)",
+                                           _plain(haystack), maxsplit=1)[0].split()[-5:]))
+            totals |= {(value * count, unit) for count, figure, _ in _quantities(asked)
+                       if figure in stated and count and _counted(asked, figure) & near}
+    # ... and a multiple the evidence gives of what the user's figure is ("3 times the deposit", "my £1,200 deposit")
+    for times, what in _MULTIPLE.findall(counted_in_figures(haystack)):
+        if times in stated:
+            totals |= {(value * float(times), unit) for value, figure, unit in _quantities(asked)
+                       if figure in stated and stem(what) in _counted(asked, figure)}
+    # what is left between the user's figure and the evidence's, each in the unit its own words give
+    left = {abs(a - b) for a, u in evidence for b, v in theirs if u and u == v and a != b
+            and {_plain_number(a), _plain_number(b)} <= stated}
+    return {written for written, unit in wanted
+            if any(u == unit and _as_written(t, written) for t, u in totals)
+            or (unit not in _MONEY and any(_as_written(d, written) for d in left)
+                and any(u == unit for _, u in theirs if unit))}
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"(?<=\d),(?=\d{3})", "", text)
+
+
+def _plain_number(value: float) -> str:
+    """A value as `numbers` writes a whole figure ("14"), or a decimal one ("6.8" for 6.80 is not matched: the
+    differences read here are of whole counts of days, weeks or months)."""
+    return str(int(value)) if value == int(value) else repr(value)
 
 
 class FiguresRead(NamedTuple):
@@ -116,11 +148,7 @@ def figures_read(claim: str, docs: Sequence[Evidence], asked: str = "", worked: 
     # A number in words that counts something is read as its figure: "three months' notice" is checked as "3 months'"
     # (the evidence's own numbers in words count where they count the same thing, `spelled_numbers`).
     claim = counted_in_figures(claim)
-    # (a total the answer works out elsewhere is an operand of a difference the claim states: "22 trips total £149.60."
-    # then "The pass is £158.00, £8.40 more.", read in the claim's currency)
-    sign = re.search(r"[$€£¥]", claim)
-    others = " ".join(f"{sign.group(0) if sign else ''}{w}" for w in sorted(worked - numbers(claim)))
-    derived = derived_numbers(claim, f"{haystack} Worked out: {others}." if others else haystack, asked)
+    derived = derived_numbers(claim, haystack, asked)
     missing_numbers = numbers(claim) - _given(haystack) - derived - denied_numbers(claim)
     # the size of a change the evidence gives ("added 3,700 people" to a population from 31,200 to 34,900) is worked
     # out, and a figure the claim works out of it too ("3,700 on a base of 31,200, about 11.9%")
@@ -150,7 +178,7 @@ def figures_read(claim: str, docs: Sequence[Evidence], asked: str = "", worked: 
         if not found or not missing_numbers:
             break
     if missing_numbers:  # ... and two figures the claim states, the user's among them ("22 trips at £6.80: £149.60")
-        missing_numbers -= claimed_arithmetic(claim, haystack, asked, frozenset(worked | operands))
+        missing_numbers -= claimed_arithmetic(claim, haystack, asked)
     # (the user's own figures, in figures or in words: "two adults" restated as "2 × £14")
     missing_numbers -= numbers(spelled_out(asked)) - contradicted_numbers(claim, haystack)
     # a total of the user's own count at a rate the evidence gives ("£190" for five days at £38 a day) is the rate's
