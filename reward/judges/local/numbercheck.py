@@ -47,6 +47,7 @@ def _counted(text: str, figure: str) -> frozenset[str]:
 
 _CONNECTING = stems("a an the each per every of for at in on to and or is are costs cost month year week day")
 """Words around a figure that say nothing of what it is for."""
+_PER_THING = re.compile(r"\s*(?:per|each|for each|for every|a|an)\s+([a-z]+)", re.IGNORECASE)
 _MULTIPLE = re.compile(r"\b(\d+)\s+times\s+(?:the\s+|your\s+|their\s+)?([a-z]+)", re.IGNORECASE)
 
 
@@ -64,10 +65,13 @@ def claimed_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     >>> q = "I make 22 return trips a month; it came 10 days ago."
     >>> [sorted(claimed_arithmetic(f"At £6.80 each, your 22 trips total £{t}.", ev, q)) for t in ("149.60", "150.60")]
     [['149.60'], []]
+    >>> sorted(claimed_arithmetic("At £6.80, your 22 trips total £149.60.", "An off-peak day return between Ashby and "
+    ...                           "Colmere costs £6.80.", "I make 22 return trips a month."))
+    ['149.60']
     >>> sorted(claimed_arithmetic("Your 22 trips total £149.60.", ev, q))
     []
-    >>> sorted(claimed_arithmetic("At €20 per applicant, your 4 travellers total €80.", "€20 per applicant.",
-    ...                           "We are 4 travellers."))
+    >>> sorted(claimed_arithmetic("At €20 per applicant, your 4 travellers total €80.", "The travel authorisation "
+    ...                           "costs €20 per applicant.", "There are 4 of us travelling."))
     []
     >>> sorted(claimed_arithmetic("Between 1 and 3 times the deposit: on £1,200, up to £3,600.",
     ...                           "between one and three times the deposit amount", "my £1,200 deposit"))
@@ -89,10 +93,17 @@ def claimed_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     stated = {written for _, written, _ in quantities}
     # the user's count at a price the evidence gives for what it counts (the words near the price name it)
     totals = set()
+    plain = _plain(haystack)
     for value, written, unit in _quantities(haystack):
         if unit in _MONEY and written in stated:
-            near = stems(" ".join(re.split(r"(?<![\d.,])" + re.escape(written) + r"(?![\d.,]*\d)",
-                                           _plain(haystack), maxsplit=1)[0].split()[-5:]))
+            at = re.search(r"(?<![\d.,])" + re.escape(written) + r"(?![\d.,]*\d)", plain)
+            if not at:
+                continue
+            before, after = plain[:at.start()], plain[at.end():]
+            # (what it is per, where the evidence says: "€20 per applicant"; else what its clause names before it, back
+            # to the sentence's start or the figure before: "An off-peak day return between Ashby and Colmere costs")
+            per = _PER_THING.match(after)
+            near = stems(per.group(1)) if per else stems(re.split(r"[.;:!?]\s|\d", before)[-1])
             totals |= {(value * count, unit) for count, figure, _ in _quantities(asked)
                        if figure in stated and count and _counted(asked, figure) & near}
     # ... and a multiple the evidence gives of what the user's figure is ("3 times the deposit", "my £1,200 deposit")
