@@ -191,7 +191,7 @@ def figures_read(claim: str, docs: Sequence[Evidence], asked: str = "", worked: 
     if missing_numbers:  # ... and two figures the claim states, the user's among them ("22 trips at £6.80: £149.60")
         missing_numbers -= claimed_arithmetic(claim, haystack, asked)
     # (the user's own figures, in figures or in words: "two adults" restated as "2 × £14")
-    missing_numbers -= numbers(spelled_out(asked)) - contradicted_numbers(claim, haystack)
+    missing_numbers -= numbers(spelled_out(asked)) - contradicted_numbers(claim, haystack, spelled_out(asked))
     # a total of the user's own count at a rate the evidence gives ("£190" for five days at £38 a day) is the rate's
     # figure for every check of which row or item it belongs to: the claim is read with the rate in its place too
     totals = counted_totals(claim, haystack, asked) if missing_numbers else {}
@@ -460,9 +460,25 @@ def answer_figures(sentences: Sequence[str], docs: Sequence[Evidence], asked: st
     return worked
 
 
-def contradicted_numbers(claim: str, haystack: str) -> set[str]:
+def _around(text: str, written: str, unit: str) -> frozenset[str]:
+    """The words next to each place a figure is written (four before, three after), less its unit's and words that
+    say nothing of what it is: what the figure is of ("Tickets cost 30 euros": ticket)."""
+    plain = _plain(text).lower()
+    out: set[str] = set()
+    for at in re.finditer(r"(?<![\d.,])" + re.escape(written) + r"(?![\d.,]*\d)", plain):
+        out |= stems(" ".join(plain[:at.start()].split()[-4:] + plain[at.end():].split()[:3]))
+    return frozenset(out - _CONNECTING - {unit, stem(unit)} - stems(f"{unit} {unit}s") - _FIRST_PERSON)
+
+
+_FIRST_PERSON = stems("i i'm i've me my we we're we've our us you your")
+
+
+def contradicted_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
     """The claim's numbers in a unit for which the evidence gives only other figures ("30 euros" where the evidence
-    says "18 euros"; not "a 2-week trip" against a "30-day" entry).
+    says "18 euros"; not "a 2-week trip" against a "30-day" entry). A figure of the user's (`asked`) is contradicted
+    only by an evidence figure of the same thing, whose neighbouring words it shares ("cancel for free with 7 days'
+    notice" against "30 days' notice"); the user's own deposit, stay or count of days is theirs whatever other
+    figures the evidence gives in its unit ("my £1,200 deposit" beside "annual rent under £50,000").
 
     >>> sorted(contradicted_numbers("Tickets cost 30 euros.", "Tickets cost 18 euros at the door."))
     ['30']
@@ -476,6 +492,11 @@ def contradicted_numbers(claim: str, haystack: str) -> set[str]:
     []
     >>> sorted(contradicted_numbers("A 1.8 m fence is within the limit.", "Fences up to 1.0 m by a road, up to 2.0 m elsewhere."))
     ['1.8']
+    >>> rules = "Cancel with 30 days' notice. The court may award up to three times the deposit if rent is under £50,000."
+    >>> [sorted(contradicted_numbers(c, rules, q)) for c, q in (
+    ...     ("You can cancel with 7 days' notice.", "They let you cancel with 7 days' notice, right?"),
+    ...     ("Your £1,200 deposit was not protected.", "My £1,200 tenancy deposit was never protected."))]
+    [['7'], []]
     """
     evidence: dict[str, set[float]] = {}
     for value, _, unit in _quantities(haystack):
@@ -488,5 +509,8 @@ def contradicted_numbers(claim: str, haystack: str) -> set[str]:
     # claim's competes with (a "4-year-old" where a row is for "2 to 5 years"; "6 days" where a weekly rate is for
     # "7 days or more"); a limit ("up to 1.0 m") is no band: "a 1.8 m fence is within it" must set the limit against it
     banded = {unit for _, _, unit in bands(haystack, limits=False)}
+    theirs = _given(asked)
     return {written for value, written, unit in _quantities(claim)
-            if unit in evidence and value not in evidence[unit] and unit not in stated and unit not in banded}
+            if unit in evidence and value not in evidence[unit] and unit not in stated and unit not in banded
+            and (written not in theirs or any(_around(asked, written, unit) & _around(haystack, other, unit)
+                                              for v, other, u in _quantities(haystack) if u == unit))}
