@@ -471,6 +471,23 @@ def _around(text: str, written: str, unit: str) -> frozenset[str]:
 
 
 _FIRST_PERSON = stems("i i'm i've me my we we're we've our us you your")
+_OWN = re.compile(r"\b(?:i|i'm|i've|i'll|my|we|we're|we've|we'll|our|me|us)\b", re.IGNORECASE)
+_RULE_SAID = re.compile(r"\b(?:can|could|may|might|must|should|shall|allowed|entitled|supposed|have to|has to|need to|"
+                        r"needs to|read|heard|told|said|says|say|think|thought|believe|seen|saw|according|apparently|"
+                        r"right|correct|true|isn't it|aren't)\b", re.IGNORECASE)
+
+
+def _own(asked: str, written: str) -> bool:
+    """Whether the user gives a figure of their own situation: in its clause, after "I", "my", "we" or "our", with no
+    rule or hearsay about it ("My £1,200 deposit", "I'm going to Spain for 9 days", "it arrived 10 days ago" after "I
+    ordered"; not "The tour costs 30 euros, right?", "I can take 10 tablets a day", "I read the fine is £100")."""
+    plain = _plain(asked)
+    for at in re.finditer(r"(?<![\d.,])" + re.escape(written) + r"(?![\d.,]*\d)", plain):
+        clause = re.split(r"[.;:!?—–]|,\s|\b(?:that|so|but|because|which|if)\b", plain[:at.start()])[-1]
+        after = re.split(r"[.;:!?—–]|,\s", plain[at.end():])[0]
+        if not _OWN.search(clause) or _RULE_SAID.search(clause) or _RULE_SAID.search(after):
+            return False
+    return True
 
 
 def contradicted_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
@@ -497,6 +514,11 @@ def contradicted_numbers(claim: str, haystack: str, asked: str = "") -> set[str]
     ...     ("You can cancel with 7 days' notice.", "They let you cancel with 7 days' notice, right?"),
     ...     ("Your £1,200 deposit was not protected.", "My £1,200 tenancy deposit was never protected."))]
     [['7'], []]
+    >>> [sorted(contradicted_numbers(c, "Tickets cost 18 euros at the door.", q)) for c, q in (
+    ...     ("The tour costs 30 euros.", "The Kessel factory tour costs 30 euros, right?"),
+    ...     ("Yes, you can bring 30 euros.", "I can bring 30 euros, right?"),
+    ...     ("With your 30 euros you can buy one ticket.", "I have 30 euros with me."))]
+    [['30'], ['30'], []]
     """
     evidence: dict[str, set[float]] = {}
     for value, _, unit in _quantities(haystack):
@@ -512,5 +534,6 @@ def contradicted_numbers(claim: str, haystack: str, asked: str = "") -> set[str]
     theirs = _given(asked)
     return {written for value, written, unit in _quantities(claim)
             if unit in evidence and value not in evidence[unit] and unit not in stated and unit not in banded
-            and (written not in theirs or any(_around(asked, written, unit) & _around(haystack, other, unit)
-                                              for v, other, u in _quantities(haystack) if u == unit))}
+            and (written not in theirs or not _own(asked, written) or any(
+                _around(asked, written, unit) & _around(haystack, other, unit)
+                for v, other, u in _quantities(haystack) if u == unit))}
