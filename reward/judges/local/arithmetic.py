@@ -21,7 +21,7 @@ _PRODUCTS = (
                r"(?![\d:])",
                re.IGNORECASE),
     # a quantity in each of a count: "800 in each of the two tents", "€12 for each of 3 nights"
-    re.compile(r"(?<![\d:])[$€£¥]?(\d+(?:[.,]\d+)*)\s+(?:[a-z]+\s+){0,2}each\s+of\s+(?:the\s+)?" + _COUNT + r"\b",
+    re.compile(r"(?<![\d:])[$€£¥]?(\d+(?:[.,]\d+)*)\s+(?:[a-z]+\s+){0,2}each\s+of\s+(?:the\s+|those\s+|these\s+|your\s+)?" + _COUNT + r"\b",
                re.IGNORECASE),
     # a count of things at a price each: "four day tickets at £27 each", "two extra weeks at £184 each"
     re.compile(r"(?<![\d.,])\b" + _COUNT + r"\s+(?:[a-z'-]+\s+){1,4}(?:at|for|of)\s+[$€£¥]?(\d+(?:[.,]\d+)*)"
