@@ -78,6 +78,9 @@ def claimed_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     ['3600']
     >>> [sorted(claimed_arithmetic(f"You have 14 days, so at day 10 you have {n} days left.", ev, q)) for n in (4, 24)]
     [['4'], []]
+    >>> sorted(claimed_arithmetic("Less the £250 excess, the insurer pays £850 of your £1,100.", "A £250 excess.",
+    ...                           "My repair quote is £1,100."))
+    ['850']
     >>> sorted(claimed_arithmetic("At least 12 weeks, so at 5 weeks you have 7 weeks to go.", "12 months apart.",
     ...                           "He had it 5 weeks ago."))
     []
@@ -112,12 +115,10 @@ def claimed_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
             totals |= {(value * float(times), unit) for value, figure, unit in _quantities(asked)
                        if figure in stated and stem(what) in _counted(asked, figure)}
     # what is left between the user's figure and the evidence's, each in the unit its own words give
-    left = {abs(a - b) for a, u in evidence for b, v in theirs if u and u == v and a != b
+    left = {(abs(a - b), u) for a, u in evidence for b, v in theirs if u and u == v and a != b
             and {_plain_number(a), _plain_number(b)} <= stated}
     return {written for written, unit in wanted
-            if any(u == unit and _as_written(t, written) for t, u in totals)
-            or (unit not in _MONEY and any(_as_written(d, written) for d in left)
-                and any(u == unit for _, u in theirs if unit))}
+            if any(u == unit and _as_written(t, written) for t, u in totals | left)}
 
 
 def _plain(text: str) -> str:
@@ -126,7 +127,7 @@ def _plain(text: str) -> str:
 
 def _plain_number(value: float) -> str:
     """A value as `numbers` writes a whole figure ("14"), or a decimal one ("6.8" for 6.80 is not matched: the
-    differences read here are of whole counts of days, weeks or months)."""
+    differences read here are of whole figures, days left or a quote less an excess)."""
     return str(int(value)) if value == int(value) else repr(value)
 
 
@@ -492,10 +493,11 @@ def _own(asked: str, written: str) -> bool:
 
 def contradicted_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
     """The claim's numbers in a unit for which the evidence gives only other figures ("30 euros" where the evidence
-    says "18 euros"; not "a 2-week trip" against a "30-day" entry). A figure of the user's (`asked`) is contradicted
-    only by an evidence figure of the same thing, whose neighbouring words it shares ("cancel for free with 7 days'
-    notice" against "30 days' notice"); the user's own deposit, stay or count of days is theirs whatever other
-    figures the evidence gives in its unit ("my £1,200 deposit" beside "annual rent under £50,000").
+    says "18 euros"; not "a 2-week trip" against a "30-day" entry). A figure of the user's (`asked`) is a premise the
+    evidence contradicts unless the user gives it of their own situation (`_own`: "my £1,200 deposit", not "the tour
+    costs 30 euros, right?") and no evidence figure in its unit shares a neighbouring word with it, in the user's words
+    or the claim's: "my £1,200 deposit" beside "annual rent under £50,000" is the user's; "all 40 hours are free" of
+    the user's 40 hours a week, beside "30 hours of free childcare", is not.
 
     >>> sorted(contradicted_numbers("Tickets cost 30 euros.", "Tickets cost 18 euros at the door."))
     ['30']
@@ -519,6 +521,10 @@ def contradicted_numbers(claim: str, haystack: str, asked: str = "") -> set[str]
     ...     ("Yes, you can bring 30 euros.", "I can bring 30 euros, right?"),
     ...     ("With your 30 euros you can buy one ticket.", "I have 30 euros with me."))]
     [['30'], ['30'], []]
+    >>> [sorted(contradicted_numbers(c, "Parents can get 30 hours of free childcare a week.",
+    ...                              "My son will be there 40 hours a week.")) for c in (
+    ...     "All 40 hours are free.", "30 of your 40 hours a week are free, so 10 are charged.")]
+    [['40'], []]
     """
     evidence: dict[str, set[float]] = {}
     for value, _, unit in _quantities(haystack):
@@ -535,5 +541,5 @@ def contradicted_numbers(claim: str, haystack: str, asked: str = "") -> set[str]
     return {written for value, written, unit in _quantities(claim)
             if unit in evidence and value not in evidence[unit] and unit not in stated and unit not in banded
             and (written not in theirs or not _own(asked, written) or any(
-                _around(asked, written, unit) & _around(haystack, other, unit)
+                (_around(asked, written, unit) | _around(claim, written, unit)) & _around(haystack, other, unit)
                 for v, other, u in _quantities(haystack) if u == unit))}
