@@ -78,6 +78,9 @@ def claimed_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     ['3600']
     >>> [sorted(claimed_arithmetic(f"You have 14 days, so at day 10 you have {n} days left.", ev, q)) for n in (4, 24)]
     [['4'], []]
+    >>> sorted(claimed_arithmetic("The guarantee is 2 years, so at 6 years you have 4 years left.", "2 years.",
+    ...                           "It was fitted 6 years ago."))
+    []
     >>> sorted(claimed_arithmetic("Less the £250 excess, the insurer pays £850 of your £1,100.", "A £250 excess.",
     ...                           "My repair quote is £1,100."))
     ['850']
@@ -115,8 +118,10 @@ def claimed_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
             totals |= {(value * float(times), unit) for value, figure, unit in _quantities(asked)
                        if figure in stated and stem(what) in _counted(asked, figure)}
     # what is left between the user's figure and the evidence's, each in the unit its own words give
-    left = {(abs(a - b), u) for a, u in evidence for b, v in theirs if u and u == v and a != b
-            and {_plain_number(a), _plain_number(b)} <= stated}
+    # (a limit less the time gone, "14 days" at "day 10"; an amount less what the evidence takes off it, "£1,100" less a
+    # "£250 excess": never a limit already passed, "2 years" at "6 years")
+    left = {((a - b) if u not in _MONEY else (b - a), u) for a, u in evidence for b, v in theirs
+            if u and u == v and (a > b if u not in _MONEY else b > a) and {_plain_number(a), _plain_number(b)} <= stated}
     return {written for written, unit in wanted
             if any(u == unit and _as_written(t, written) for t, u in totals | left)}
 
@@ -474,8 +479,10 @@ def _around(text: str, written: str, unit: str) -> frozenset[str]:
 _FIRST_PERSON = stems("i i'm i've me my we we're we've our us you your")
 _OWN = re.compile(r"\b(?:i|i'm|i've|i'll|my|we|we're|we've|we'll|our|me|us)\b", re.IGNORECASE)
 _RULE_SAID = re.compile(r"\b(?:can|could|may|might|must|should|shall|allowed|entitled|supposed|have to|has to|need to|"
-                        r"needs to|read|heard|told|said|says|say|think|thought|believe|seen|saw|according|apparently|"
-                        r"right|correct|true|isn't it|aren't)\b", re.IGNORECASE)
+                        r"needs to|read|heard|told|tells|said|says|say|think|thought|believe|seen|saw|according|"
+                        r"apparently|reckons?|claims?|suggests?|recommends?|insists?|swears?|leaflet|website|advert|"
+                        r"right|correct|true|isn't it|aren't|fine|ok|okay|safe|covered|enough|valid|guarantee\w*|"
+                        r"warrant\w*|limit|maximum|minimum|max|min|only|free)\b", re.IGNORECASE)
 
 
 def _own(asked: str, written: str) -> bool:
