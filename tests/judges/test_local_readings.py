@@ -1503,3 +1503,20 @@ def test_a_total_of_the_users_count_at_a_price_and_the_days_left_are_worked_out_
                           ("At £158.00 each, your 22 monthly trips total £3,476 [Doc 2].", "3476"),
                           ("You may cancel within 14 days, so at day 10 you have 6 days left [Doc 2].", "6")):
         assert f"numbers not in the evidence: {figure}" in figures(wrong), wrong
+
+
+def test_the_users_own_figure_is_theirs_and_a_premise_in_their_words_is_still_contradicted():
+    """"My £1,200 tenancy deposit" is the user's, whatever other figure in pounds the evidence gives (an annual rent):
+    restating it and three times it is no invented number. A figure the user gives as a rule or hearsay ("my friend
+    reckons 10 tablets a day is fine") stays a premise the evidence contradicts, in other words than the evidence's."""
+    deposit = [Evidence(id="1", text="If the rent is under £50,000 a year, the court must award between one and "
+                                      "three times the deposit.")]
+    honest = explanations("My landlord never protected my £1,200 tenancy deposit. What could a court award me?",
+                          ["Between one and three times the deposit: on your £1,200, that is £1,200 to £3,600 [Doc 1]."],
+                          deposit)[0]
+    assert "numbers not in the evidence" not in honest, honest
+    tablets = [Evidence(id="1", text="Adults: take 1 or 2 tablets up to 4 times in 24 hours. Do not take more than 8 "
+                                      "tablets in 24 hours.")]
+    premise = explanations("My friend reckons swallowing 10 tablets daily is fine for a bad back. Is it?",
+                           ["Yes, 10 tablets a day is fine for adults [Doc 1]."], tablets)[0]
+    assert "numbers not in the evidence: 10" in premise, premise
