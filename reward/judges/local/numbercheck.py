@@ -55,9 +55,9 @@ def claimed_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     """The claim's figures that neither the evidence nor the user gives but that two figures the claim itself states
     make: the user's count of something at the price the evidence gives for it, in the price's currency ("an
     off-peak return costs £6.80": "your 22 return trips total £149.60"), a multiple the evidence gives of what the
-    user's figure is ("three times the deposit": "on your £1,200 deposit, up to £3,600"), or what is left between the
-    user's figure and the evidence's in the unit both give ("14 days from delivery": "at day 10 you have about 4
-    days"). Both operands are in the claim for a reader to check. A price the evidence gives for something else than
+    user's figure is ("three times the deposit": "on your £1,200 deposit, up to £3,600"), or the time left of a limit
+    the evidence gives at the user's point in it, in the unit both give ("14 days from delivery": "at day 10 you have
+    about 4 days"). Both operands are in the claim for a reader to check. A price the evidence gives for something else than
     what the user counts ("£20 per applicant" for "4 travellers", "£3 a day" for "40 hours"), a count the user never
     gave, or the user's own price make no total.
 
@@ -83,7 +83,7 @@ def claimed_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     []
     >>> sorted(claimed_arithmetic("Less the £250 excess, the insurer pays £850 of your £1,100.", "A £250 excess.",
     ...                           "My repair quote is £1,100."))
-    ['850']
+    []
     >>> sorted(claimed_arithmetic("At least 12 weeks, so at 5 weeks you have 7 weeks to go.", "12 months apart.",
     ...                           "He had it 5 weeks ago."))
     []
@@ -118,10 +118,10 @@ def claimed_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
             totals |= {(value * float(times), unit) for value, figure, unit in _quantities(asked)
                        if figure in stated and stem(what) in _counted(asked, figure)}
     # what is left between the user's figure and the evidence's, each in the unit its own words give
-    # (a limit less the time gone, "14 days" at "day 10"; an amount less what the evidence takes off it, "£1,100" less a
-    # "£250 excess": never a limit already passed, "2 years" at "6 years")
-    left = {((a - b) if u not in _MONEY else (b - a), u) for a, u in evidence for b, v in theirs
-            if u and u == v and (a > b if u not in _MONEY else b > a) and {_plain_number(a), _plain_number(b)} <= stated}
+    # (a limit less the time gone, "14 days" at "day 10", never a limit already passed, "2 years" at "6 years"; not money:
+    # which of several excesses or fees a quote is reduced by is a row the evidence's sentences do not set out)
+    left = {(a - b, u) for a, u in evidence for b, v in theirs
+            if u and u == v and u not in _MONEY and a > b and {_plain_number(a), _plain_number(b)} <= stated}
     return {written for written, unit in wanted
             if any(u == unit and _as_written(t, written) for t, u in totals | left)}
 
@@ -132,7 +132,7 @@ def _plain(text: str) -> str:
 
 def _plain_number(value: float) -> str:
     """A value as `numbers` writes a whole figure ("14"), or a decimal one ("6.8" for 6.80 is not matched: the
-    differences read here are of whole figures, days left or a quote less an excess)."""
+    differences read here are of whole counts: days, weeks, months or years left)."""
     return str(int(value)) if value == int(value) else repr(value)
 
 
