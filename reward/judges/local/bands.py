@@ -261,6 +261,12 @@ _SOMEONE = re.compile(r"\b(?:sons?|daughters?|child(?:ren)?|kids?|bab(?:y|ies)|t
                       r"members?|year[- ]olds?|aged?\s+\d+|under[- ]?\d+s?|over[- ]?\d+s?|concessions?|infants?|"
                       r"youths?|juniors?)\b", re.IGNORECASE)
 """Words for someone other than an adult paying the standard price, in the question or the claim."""
+_PRICED = re.compile(r"^\W*(?:(?:the|a|an)\s+)?((?:[a-z][\w'’-]*\s+){0,2}[a-z][\w'’-]*)\s+(?:(?:costs?|is|are|pays?|"
+                     r"charges?)\s+(?:just\s+|only\s+)?)?[$€£¥]\s?\d", re.IGNORECASE)
+"""A clause that prices what its subject names, of up to three words ("Compact cars cost £38", "children pay £7",
+"adult £14")."""
+_VERB_AFTER = re.compile(r"\s+(?:costs?|is|are|pays?|charges?)$", re.IGNORECASE)
+_CLAUSES = re.compile(r",\s*(?:and\s+|or\s+)?|;\s+|\s+(?:and|or|while|whereas|but)\s+", re.IGNORECASE)
 _GENERAL = re.compile(r"^\W*(?:all|every|any|each|both)\b", re.IGNORECASE)
 """A row for everything ("All rice: stand for 5 minutes"), no entry of its own."""
 
@@ -283,6 +289,19 @@ def _entries(sentences: tuple[str, ...]) -> tuple[tuple[tuple[frozenset[str], st
             if found and _quantities(clause[:found.start()]) and stems(found.group(1)) and not re.search(r"\d", found.group(1)):
                 named.append((stems(found.group(1)), clause, False))
         groups.append(tuple(named))
+    # ... and the things a run of sentences prices one by one ("Compact cars cost £38 per day. SUVs cost £64 per day.",
+    # "Adults pay £14 and children pay £7", "adult £14, child £7"): each priced clause's subject names an entry
+    run: list[tuple[frozenset[str], str, bool]] = []
+    for sentence in (*sentences, ""):
+        priced = [(stems(name), clause, False) for clause in _CLAUSES.split(sentence.rstrip(" ."))
+                  for found in [_PRICED.match(clause)] if found
+                  for name in [_VERB_AFTER.sub("", found.group(1))] if not _GENERAL.match(name) and stems(name)]
+        if priced:
+            run += priced
+            continue
+        if len({names for names, _, _ in run}) >= 2:
+            groups.append(tuple(run))
+        run = []
     return tuple(g for g in groups if len(g) >= 2)
 
 
@@ -313,6 +332,12 @@ def row_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
     ['gives £13.50 where the evidence gives it for a child, not an adult', 'gives £13.50 where the evidence gives it for a child, not an adult', '']
     >>> row_swapped("Four days at £13.50 come to £54.", ranger, "For my son, 4 days?")
     ''
+    >>> cars = ["Compact cars cost £38 per day.", "SUVs cost £64 per day.", "A full week is charged at £230."]
+    >>> [row_swapped(c, cars, "A compact car for 5 days?") for c in ("At £64 per day, 5 days cost £320.",
+    ...                                                             "At £38 per day, 5 days cost £190.")]
+    ['gives £64 where the evidence gives it for suvs, not compact cars', '']
+    >>> row_swapped("An adult return is £7.", ["Adults pay £14 and children pay £7."], "A return?")
+    'gives £7 where the evidence gives it for children, not adults'
     >>> rice = ["White basmati: 1½ cups water, simmer 12 minutes.", "Brown basmati: 2 cups water, simmer 25 minutes.",
     ...         "Wild rice: 3 cups water, simmer 40 minutes.", "For 3 cups of rice or more, add 5 minutes."]
     >>> [row_swapped(c, rice, "3 cups of brown basmati? How long for white basmati?") for c in (
@@ -370,7 +395,8 @@ def row_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
 def _named_in(group: tuple, words: frozenset[str]) -> list:
     """The entries of a group a text (its stems, `words`) names: by all their names, else labelled rows by their head
     ("chicken" for "Whole chicken"; "basmati" names both basmati rows only where neither is named in full)."""
-    full = [e for e in group if e[0] and e[0] <= words]
+    singular = {w.removesuffix("s") for w in words}  # ("compact car" names "Compact cars")
+    full = [e for e in group if e[0] and {w.removesuffix("s") for w in e[0]} <= singular]
     return full or [e for e in group if e[0] and e[2] and _head(e[1]) in words]
 
 
@@ -395,7 +421,9 @@ def _head(row: str) -> str:
 
 def _name_of(entry: tuple[frozenset[str], str, bool]) -> str:
     _, text, labelled = entry
-    return (_label(text) if labelled else _FOR.search(text).group(1)).strip().lower()
+    found = _FOR.search(text) or _PRICED.match(text)
+    name = _label(text) if labelled else _VERB_AFTER.sub("", found.group(1)) if found else text
+    return name.strip().lower()
 
 
 _DAY_ORDER = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
