@@ -15,7 +15,7 @@ from reward.format import split_sentences, strip_citations
 from reward.judges.local.arithmetic import spelled_out
 from reward.judges.local.clock import _times
 from reward.judges.local.figures import _MEASURES, _quantities, _unit
-from reward.judges.local.text import days_in, stems
+from reward.judges.local.text import STOPWORDS, days_in, stems
 
 _NUMBER = r"(\d+(?:\.\d+)?)"
 _UNIT = r"(?:-|\s*)([a-z]+|%)?"
@@ -291,11 +291,15 @@ def _entries(sentences: tuple[str, ...]) -> tuple[tuple[tuple[frozenset[str], st
         groups.append(tuple(named))
     # ... and the things a run of sentences prices one by one ("Compact cars cost £38 per day. SUVs cost £64 per day.",
     # "Adults pay £14 and children pay £7", "adult £14, child £7"): each priced clause's subject names an entry
-    run: list[tuple[frozenset[str], str, bool]] = []
+    # (a sentence's clauses only where its first one prices too: "A return between Ashby and Colmere costs £6.80" names
+    # no "Colmere"; a name of content words only, "the renewal fee to €100" names nothing)
+    run: list = []
     for sentence in (*sentences, ""):
-        priced = [(stems(name), clause, False) for clause in _CLAUSES.split(sentence.rstrip(" ."))
+        clauses = _CLAUSES.split(sentence.rstrip(" ."))
+        priced = [(stems(name), clause, None) for clause in (clauses if _PRICED.match(clauses[0]) else [])
                   for found in [_PRICED.match(clause)] if found
-                  for name in [_VERB_AFTER.sub("", found.group(1))] if not _GENERAL.match(name) and stems(name)]
+                  for name in [_VERB_AFTER.sub("", found.group(1))]
+                  if not _GENERAL.match(name) and stems(name) and not set(name.lower().split()) & STOPWORDS]
         if priced:
             run += priced
             continue
@@ -338,6 +342,9 @@ def row_swapped(claim: str, sentences: Sequence[str], asked: str) -> str:
     ['gives £64 where the evidence gives it for suvs, not compact cars', '']
     >>> row_swapped("An adult return is £7.", ["Adults pay £14 and children pay £7."], "A return?")
     'gives £7 where the evidence gives it for children, not adults'
+    >>> gym = ["Annual membership costs £349.", "Monthly membership costs £34.99."]
+    >>> row_swapped("Annual: £349, against 12 × £34.99.", gym, "Is monthly membership cheaper?")
+    ''
     >>> rice = ["White basmati: 1½ cups water, simmer 12 minutes.", "Brown basmati: 2 cups water, simmer 25 minutes.",
     ...         "Wild rice: 3 cups water, simmer 40 minutes.", "For 3 cups of rice or more, add 5 minutes."]
     >>> [row_swapped(c, rice, "3 cups of brown basmati? How long for white basmati?") for c in (
@@ -396,6 +403,12 @@ def _named_in(group: tuple, words: frozenset[str]) -> list:
     """The entries of a group a text (its stems, `words`) names: by all their names, else labelled rows by their head
     ("chicken" for "Whole chicken"; "basmati" names both basmati rows only where neither is named in full)."""
     singular = {w.removesuffix("s") for w in words}  # ("compact car" names "Compact cars")
+    if group and all(e[2] is None for e in group):
+        # (priced one by one: an entry is named by a word of its name no other entry's has, "Annual: £349" beside
+        # "Annual membership" and "Monthly membership")
+        own = [{w.removesuffix("s") for w in e[0]} - {w.removesuffix("s") for o in group if o is not e for w in o[0]}
+               for e in group]
+        return [e for e, mine in zip(group, own) if mine & singular]
     full = [e for e in group if e[0] and {w.removesuffix("s") for w in e[0]} <= singular]
     return full or [e for e in group if e[0] and e[2] and _head(e[1]) in words]
 
