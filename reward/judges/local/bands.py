@@ -259,7 +259,7 @@ _DEFAULT = frozenset(stems("adult standard regular normal"))
 _SOMEONE = re.compile(r"\b(?:sons?|daughters?|child(?:ren)?|kids?|bab(?:y|ies)|toddlers?|teen\w*|boys?|girls?|grand\w+|"
                       r"students?|seniors?|pensioners?|retired|famil(?:y|ies)|partner|wife|husband|friends?|group|"
                       r"members?|year[- ]olds?|aged?\s+\d+|under[- ]?\d+s?|over[- ]?\d+s?|concessions?|infants?|"
-                      r"youths?|juniors?)\b", re.IGNORECASE)
+                      r"youths?|juniors?|(?:i'?m|i am|we'?re|he'?s|she'?s)\s+\d{1,3})\b|\d{1,3}\s?\+", re.IGNORECASE)
 """Words for someone other than an adult paying the standard price, in the question or the claim."""
 _PRICED = re.compile(r"^\W*(?:(?:the|a|an)\s+)?((?:[a-z][\w'’-]*\s+){0,2}[a-z][\w'’-]*)\s+(?:(?:costs?|is|are|pays?|"
                      r"charges?)\s+(?:just\s+|only\s+)?)?[$€£¥]\s?\d", re.IGNORECASE)
