@@ -1520,3 +1520,21 @@ def test_the_users_own_figure_is_theirs_and_a_premise_in_their_words_is_still_co
     premise = explanations("My friend reckons swallowing 10 tablets daily is fine for a bad back. Is it?",
                            ["Yes, 10 tablets a day is fine for adults [Doc 1]."], tablets)[0]
     assert "numbers not in the evidence: 10" in premise, premise
+
+
+def test_another_things_price_from_a_run_of_priced_sentences_is_a_swap():
+    """"Compact cars cost £38 per day. SUVs cost £64 per day.": the SUV's rate given to the user's compact is a swap
+    whether or not the claim names the car, and an answer that sets the compact's rate beside the SUV's, or names
+    the SUV by a word of its own, is not."""
+    cars = [Evidence(id="1", text="Compact cars cost £38 per day. SUVs cost £64 per day. Drivers under 25 pay a "
+                                  "surcharge of £12 per day.")]
+    query = "I want to hire a compact car for 5 days. What will it cost?"
+    swapped, named, right, compared = explanations(query, [
+        "At £64 per day, your 5 days cost £320 [Doc 1].",
+        "A compact car is £64 per day [Doc 1].",
+        "A compact is £38 per day, so your 5 days cost £190 [Doc 1].",
+        "A compact is £38 per day; an SUV would be £64 [Doc 1]."], cars)
+    for swap in (swapped, named):
+        assert "gives £64 where the evidence gives it for suvs" in swap, swap
+    for honest in (right, compared):
+        assert "where the evidence gives it for" not in honest, honest
