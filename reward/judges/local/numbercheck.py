@@ -41,7 +41,7 @@ _MONEY = frozenset(_CURRENCY.values())
 
 def _counted(text: str, figure: str) -> frozenset[str]:
     """The stems of the words that follow a figure in a text, up to three: what it counts ("22 return trips")."""
-    found = re.search(r"(?<![\d.,])" + re.escape(figure) + r"(?![\d.,]*\d)((?:\s+[a-z'’-]+){1,3})", _plain(text).lower())
+    found = re.search(_figure_at(figure) + r"((?:\s+[a-z'’-]+){1,3})", _plain(text).lower())
     return stems(found.group(1)) - _CONNECTING if found else frozenset()
 
 
@@ -102,7 +102,7 @@ def claimed_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     plain = _plain(haystack)
     for value, written, unit in _quantities(haystack):
         if unit in _MONEY and written in stated:
-            at = re.search(r"(?<![\d.,])" + re.escape(written) + r"(?![\d.,]*\d)", plain)
+            at = re.search(_figure_at(written), plain)
             if not at:
                 continue
             before, after = plain[:at.start()], plain[at.end():]
@@ -128,6 +128,11 @@ def claimed_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
 
 def _plain(text: str) -> str:
     return re.sub(r"(?<=\d),(?=\d{3})", "", text)
+
+
+def _figure_at(written: str) -> str:
+    """A pattern of where a figure is written in `_plain` text, as itself, not inside a longer figure."""
+    return r"(?<![\d.,])" + re.escape(written) + r"(?![\d.,]*\d)"
 
 
 def _plain_number(value: float) -> str:
@@ -466,12 +471,13 @@ def answer_figures(sentences: Sequence[str], docs: Sequence[Evidence], asked: st
     return worked
 
 
+@functools.lru_cache(maxsize=4096)
 def _around(text: str, written: str, unit: str) -> frozenset[str]:
     """The words next to each place a figure is written (four before, three after), less its unit's and words that
     say nothing of what it is: what the figure is of ("Tickets cost 30 euros": ticket)."""
     plain = _plain(text).lower()
     out: set[str] = set()
-    for at in re.finditer(r"(?<![\d.,])" + re.escape(written) + r"(?![\d.,]*\d)", plain):
+    for at in re.finditer(_figure_at(written), plain):
         out |= stems(" ".join(plain[:at.start()].split()[-4:] + plain[at.end():].split()[:3]))
     return frozenset(out - _CONNECTING - {unit, stem(unit)} - stems(f"{unit} {unit}s") - _FIRST_PERSON)
 
@@ -490,7 +496,7 @@ def _own(asked: str, written: str) -> bool:
     rule or hearsay about it ("My £1,200 deposit", "I'm going to Spain for 9 days", "it arrived 10 days ago" after "I
     ordered"; not "The tour costs 30 euros, right?", "I can take 10 tablets a day", "I read the fine is £100")."""
     plain = _plain(asked)
-    for at in re.finditer(r"(?<![\d.,])" + re.escape(written) + r"(?![\d.,]*\d)", plain):
+    for at in re.finditer(_figure_at(written), plain):
         clause = re.split(r"[.;:!?—–]|,\s|\b(?:that|so|but|because|which|if)\b", plain[:at.start()])[-1]
         after = re.split(r"[.;:!?—–]|,\s", plain[at.end():])[0]
         if not _OWN.search(clause) or _RULE_SAID.search(clause) or _RULE_SAID.search(after):
@@ -545,8 +551,13 @@ def contradicted_numbers(claim: str, haystack: str, asked: str = "") -> set[str]
     # "7 days or more"); a limit ("up to 1.0 m") is no band: "a 1.8 m fence is within it" must set the limit against it
     banded = {unit for _, _, unit in bands(haystack, limits=False)}
     theirs = _given(asked)
+
+    def premise(written: str, unit: str) -> bool:  # (not the user's own: `_own`, and no evidence figure of the same thing)
+        if written not in theirs or not _own(asked, written):
+            return True
+        mine = _around(asked, written, unit) | _around(claim, written, unit)
+        return any(mine & _around(haystack, other, u) for _, other, u in _quantities(haystack) if u == unit)
+
     return {written for value, written, unit in _quantities(claim)
             if unit in evidence and value not in evidence[unit] and unit not in stated and unit not in banded
-            and (written not in theirs or not _own(asked, written) or any(
-                (_around(asked, written, unit) | _around(claim, written, unit)) & _around(haystack, other, unit)
-                for v, other, u in _quantities(haystack) if u == unit))}
+            and premise(written, unit)}
