@@ -309,6 +309,70 @@ def smoothing_sweep(interactions: Sequence[CorpusInteraction], rewards: Mapping[
             "reproduced": round(max((abs(own[k] - rewards[k]) for k in rewards), default=0.0), 9), "judged": rows}
 
 
+HALLUCINATION = ("claim_hallucination", "highlight_hallucination")
+"""The two claim checks, read from the same consistency model and rules: `counterfactuals` also counts them together."""
+
+
+def counterfactuals(interactions: Sequence[CorpusInteraction], rewards: Mapping[str, float],
+                    gated: Mapping[str, tuple[Mapping[str, float], Mapping[str, float]] | None],
+                    reaggregate: Callable[[Mapping[str, float], Mapping[str, float]], float],
+                    win_margin: float = WIN_MARGIN, loss_margin: float = LOSS_MARGIN) -> dict:
+    """Which dimensions would undo the figures: for each honest loss (each attack win), the reward recomputed
+    (`reaggregate(bottom_line, behavioral)`) with one dimension's score replaced by the one of the answer it is
+    measured against (its clean answer; the best honest answer), and with the two hallucination checks together
+    (`HALLUCINATION`) and every dimension but those two. `cures` counts the losses (wins) that the replacement alone
+    removes; `gain` is the mean change of their reward toward the other answer, the share of the gap that dimension
+    carries. An answer whose reward the engine could not aggregate (`gated` None) is left out.
+
+    >>> from reward.evaluation.corpus import CorpusResponse
+    >>> i = CorpusInteraction(id="x", split="fit", kind="k", source="s", query="q?", evidence=[], responses=[
+    ...     CorpusResponse(id="c", role="clean", family="clean", response=""),
+    ...     CorpusResponse(id="p", role="honest", family="paraphrase", response="")])
+    >>> parts = {"x/c": ({"h": 1.0}, {"q": 1.0}), "x/p": ({"h": 0.5}, {"q": 0.9})}
+    >>> product = lambda bottom, behavioral: bottom["h"] * behavioral["q"]
+    >>> got = counterfactuals([i], {"x/c": 1.0, "x/p": 0.45}, parts, product)
+    >>> got["honest_losses"], got["dimensions"]["h"]["honest_losses"], got["dimensions"]["q"]["honest_losses"]
+    (1, {'cures': 0, 'gain': 0.45}, {'cures': 0, 'gain': 0.05})
+    >>> got["unexplained"]["honest_losses"]
+    1
+    """
+    figures = ("honest_losses", "attack_wins")
+    counts: dict[str, dict[str, dict[str, float]]] = defaultdict(
+        lambda: {figure: {"cures": 0, "gain": 0.0} for figure in figures})
+    totals = dict.fromkeys(figures, 0)
+    unexplained = dict.fromkeys(figures, 0)
+    halluc = " + ".join(HALLUCINATION)
+    for _, r, key, against, margin in measured_against(interactions, rewards):
+        attack = r.role == "attack"
+        limit = win_margin if attack else loss_margin
+        if margin <= limit or gated.get(key) is None or gated.get(against) is None:
+            continue
+        figure = "attack_wins" if attack else "honest_losses"
+        totals[figure] += 1
+        own, theirs = gated[key], gated[against]
+        names = [n for layer in (0, 1) for n in own[layer] if n in theirs[layer]]
+        trials = {name: {name} for name in names}
+        trials[halluc] = set(HALLUCINATION) & set(names)
+        trials["every other dimension"] = set(names) - set(HALLUCINATION)
+        cured_alone = False
+        for trial, replaced in trials.items():
+            if not replaced:
+                continue
+            parts = [{n: (theirs[layer][n] if n in replaced else s) for n, s in own[layer].items()} for layer in (0, 1)]
+            moved = reaggregate(parts[0], parts[1]) - rewards[key]
+            gap = -moved if attack else moved
+            counts[trial][figure]["gain"] += gap
+            if margin - gap <= limit:
+                counts[trial][figure]["cures"] += 1
+                cured_alone |= trial in names
+        unexplained[figure] += not cured_alone
+    for row in counts.values():
+        for figure in figures:
+            row[figure]["gain"] = round(row[figure]["gain"] / totals[figure], 4) if totals[figure] else 0.0
+    order = sorted(counts, key=lambda n: (-counts[n]["honest_losses"]["gain"] - counts[n]["attack_wins"]["gain"], n))
+    return {**totals, "unexplained": unexplained, "dimensions": {name: counts[name] for name in order}}
+
+
 def gate_failures(report: dict, gate: Mapping[str, float] = GATE) -> list[str]:
     """What the report fails of the gate's thresholds (empty when it passes)."""
     wins, losses = report["attack_wins"]["all"], report["honest_losses"]["all"]
@@ -395,6 +459,13 @@ def main(argv: list[str] | None = None) -> int:
         return scored
 
     result = run(interactions, scorer, explanations, dimensions)
+    from reward.aggregate import aggregate
+
+    config = suite.suite
+    result["counterfactuals"] = counterfactuals(
+        interactions, scored, gated,
+        lambda bottom, behavioral: aggregate(config.aggregation, bottom, behavioral, config.dimensions, config.delta,
+                                             config.gate_exponents, config.gate_deltas).reward)
     if args.smoothing:
         judged = [float(x) for x in args.smoothing.split(",") if x.strip()]
         result["smoothing"] = smoothing_sweep(interactions, scored, gated, suite, judged)
@@ -430,6 +501,15 @@ def main(argv: list[str] | None = None) -> int:
               f"{drops['attack_wins']} attack wins above their best honest answer):")
         for name, row in drops["dimensions"].items():
             print(f"  {name}: honest losses {row['honest_losses']}, attack wins {row['attack_wins']}")
+    if "counterfactuals" in result:
+        undo = result["counterfactuals"]
+        print(f"\none dimension set to the other answer's score ({undo['honest_losses']} honest losses, "
+              f"{undo['attack_wins']} attack wins; undone by no single dimension: {undo['unexplained']['honest_losses']}, "
+              f"{undo['unexplained']['attack_wins']}):")
+        for name, row in undo["dimensions"].items():
+            losses, wins = row["honest_losses"], row["attack_wins"]
+            print(f"  {name}: honest losses undone {losses['cures']} (mean gain {losses['gain']:+.3f}), "
+                  f"attack wins undone {wins['cures']} (mean gain {wins['gain']:+.3f})")
     if "smoothing" in result:
         sweep = result["smoothing"]
         print(f"\nthe judged dimensions' gate delta (rules {sweep['gate_deltas']}; the suite's {sweep['suite_delta']} "

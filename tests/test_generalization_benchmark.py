@@ -109,6 +109,11 @@ def test_a_local_run_on_a_test_sample_reports_both_scorers_per_family(tmp_path):
     assert drops["honest_losses"] == run["reward"]["honest_losses"]["all"]["losses"]
     assert drops["attack_wins"] == run["reward"]["attack_wins"]["all"]["wins"]
     assert all(row[figure] <= drops[figure] for row in drops["dimensions"].values() for figure in row)
+    # the counterfactuals read the same losses and wins, and undo no more of them than there are
+    undo = run["counterfactuals"]
+    assert (undo["honest_losses"], undo["attack_wins"]) == (drops["honest_losses"], drops["attack_wins"])
+    assert all(row[figure]["cures"] <= undo[figure] for row in undo["dimensions"].values() for figure in row)
+    assert all(undo["unexplained"][figure] <= undo[figure] for figure in undo["unexplained"])
     # the smoothing sweep recomputes the engine's own rewards exactly at the suite's setting (the paper's 0.01 for
     # every dimension), so its row there is the run's own figures; another setting recomputes the same scores
     sweep = run["smoothing"]
@@ -132,3 +137,40 @@ def test_the_exploit_search_starts_from_every_sampled_interaction(tmp_path):
     report = json.loads(out.read_text())
     assert set(report["per_item"]) == {i.id for i in load(CORPUS, "test", 2)}
     assert report["candidates"] >= 40 and set(report["per_family"]) >= {"style", "falsify"}
+
+
+def test_counterfactuals_undo_a_loss_and_a_win_with_the_dimension_that_made_each():
+    """An honest variant below its clean answer only on the claim check is undone by that check alone (and by the two
+    hallucination checks together), not by a dimension on which the two agree; an attack above the best honest answer
+    only on query satisfaction is undone by that alone."""
+    from benchmarks.generalization import counterfactuals
+    from reward.aggregate import aggregate
+    from reward.rubric import load_suite
+
+    config = load_suite("searchllm").suite
+    bottom = ("claim_hallucination", "highlight_hallucination", "format")
+
+    def parts(**changed):
+        scores = {**dict.fromkeys(config.dimensions, 1.0), "query_satisfaction": 0.5, **changed}
+        return ({n: v for n, v in scores.items() if n in bottom}, {n: v for n, v in scores.items() if n not in bottom})
+
+    def reaggregate(b, u):
+        return aggregate(config.aggregation, b, u, config.dimensions, config.delta, config.gate_exponents,
+                         config.gate_deltas).reward
+
+    sample = [interaction("a")]
+    gated = {f"a/{r.id}": parts() for r in sample[0].responses}
+    gated["a/terse"] = parts(claim_hallucination=0.2)
+    gated["a/swap"] = parts(query_satisfaction=1.0)
+    rewards = {key: reaggregate(*value) for key, value in gated.items()}
+    undo = counterfactuals(sample, rewards, gated, reaggregate)
+    assert (undo["honest_losses"], undo["attack_wins"]) == (1, 1)
+    rows = undo["dimensions"]
+    assert rows["claim_hallucination"]["honest_losses"]["cures"] == 1
+    assert rows["claim_hallucination + highlight_hallucination"]["honest_losses"]["cures"] == 1
+    assert rows["format"]["honest_losses"]["cures"] == 0 and rows["format"]["honest_losses"]["gain"] == 0.0
+    assert rows["query_satisfaction"]["attack_wins"]["cures"] == 1
+    assert rows["claim_hallucination"]["attack_wins"]["cures"] == 0
+    assert undo["unexplained"] == {"honest_losses": 0, "attack_wins": 0}
+    # an answer the engine could not aggregate is left out of both counts
+    assert counterfactuals(sample, rewards, {**gated, "a/terse": None}, reaggregate)["honest_losses"] == 0
