@@ -81,8 +81,11 @@ _CANT = r"(?:can ?n[o']t|can[o']?t)"
 _REFUSAL = re.compile(
     r"\b(?:" + ABSENT_HERE + "|" + SOURCES_SILENT + "|" + NOTHING_SAID + "|"
     r"(?:i|we) (?:could ?n[o']t|" + _CANT + r"|am unable to|was unable to|were unable to|do not|don't) "
-    r"(?:find|determine|confirm|verify|answer|provide|tell|say|give|advise|point|work out|be sure)"
-    r"|(?:(?:is ?n[o']t|is not|not) |im)possible to (?:say|tell|determine|know|confirm|work out)\b"
+    r"(?:find|determine|confirm|verify|answer|provide|tell|say|give|advise|point|work out|be sure|calculate|compute|"
+    r"compare|estimate|know|judge|recommend|quote|work (?:it|this|that) out)"
+    r"|(?:(?:is ?n[o']t|is not|not) |im)possible to (?:say|tell|determine|know|confirm|work out|calculate|compare)\b"
+    r"|there(?:'s| is) no way (?:for (?:me|us) )?to (?:say|tell|know|determine|confirm|work out|calculate|compare|"
+    r"be sure)\b|no way of (?:knowing|telling|saying|working out)\b"
     r"|" + _CANT + r" be (?:determined|confirmed|worked out|told)\b"
     r"|" + _NAMED_SOURCES + r" (?:do(?:es)? ?n[o']t|do(?:es)? not) (?:say|mention|give|list|include|explain|cover|describe|"
     r"state|separate|set out|specify|show|provide)\b" + _SAYS_INSTEAD +
@@ -138,5 +141,13 @@ def declines(text: str) -> bool:
     [True, True, True, False, False]
     >>> declines("I can’t say whether it’s safe."), declines("The leaflet doesn’t mention aspirin.")
     (True, True)
+
+    ... and in the words of what the answer cannot work out from them ("I can't calculate", "there's no way to say"),
+    not what the world does not allow:
+
+    >>> [declines(t) for t in ("They don't say what rate applies, so I can't calculate what you're owed.",
+    ...  "Without your region's rates there's no way to say which is cheaper.", "There's no way to schedule dark mode.",
+    ...  "You can't compare them on price alone.")]
+    [True, True, False, False]
     """
     return _refusal_in(reading_form(text)) is not None

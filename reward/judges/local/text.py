@@ -336,6 +336,16 @@ def _verdict_clause(clause: str, content: frozenset[str] | None) -> bool:
         clause, lambda word: word.lower() not in STOPWORDS and stem(word.lower()) in content))
 
 
+_STATING = re.compile(r"\b(?:is|are|was|were|be|been|am|has|have|had|does|did|do|can|could|will|would|should|may|"
+                      r"might|must|shall)\b|n't\b", re.IGNORECASE)
+
+
+def _fragment(clause: str) -> bool:
+    """A clause that states nothing on its own: at most six words and no finite auxiliary ("on public holidays or
+    otherwise"), not "weekday overtime is paid at double time"."""
+    return len(re.findall(r"[\w'’-]+", clause)) <= 6 and not _STATING.search(clause)
+
+
 @by_content
 def claim_text(sentence: str, user_words: str = "", content: frozenset[str] | None = None) -> str | None:
     """The factual content of an answer sentence, as the claim checker reads it: citation markers stripped, a
@@ -360,6 +370,19 @@ def claim_text(sentence: str, user_words: str = "", content: frozenset[str] | No
     >>> claim_text("1413 [Doc 1].")  # a bare figure is a claim: the figure the question asks for
     '1413.'
     >>> claim_text("The question mixes up two events.") is None
+    True
+
+    Beside a decline, a fragment echoing the question states nothing; a statement of the user's premise does:
+
+    >>> claim_text("The sources don't say, on public holidays or otherwise.", "Is it open on public holidays?") is None
+    True
+    >>> [claim_text(t, "Overtime is paid at double time. What do I get for a weekday week?") for t in (
+    ...  "I can't say your exact pay, but weekday overtime is paid at double time.",
+    ...  "I cannot tell you the exact figure and weekday overtime is paid at double time.")]
+    ['weekday overtime is paid at double time.', 'weekday overtime is paid at double time.']
+    >>> claim_text("The sources don't mention Sunday and holiday rates.", "What do I get on a Sunday?") is None
+    True
+    >>> claim_text("It is likely to be higher now, but the sources don't say by how much.", "What was the rent?") is None
     True
 
     Given the stems the user and the evidence use (`content`), a clause that only says the user is mistaken and
@@ -389,7 +412,12 @@ def claim_text(sentence: str, user_words: str = "", content: frozenset[str] | No
         # beside a verdict on the premise, what follows is the correction the verdict rests on, and it is checked
         # however many of the question's words it repeats ("The premise is wrong: rocks do crave water" claims
         # what the question assumed).
-        kept = [c for c in _CLAUSE.split(text) if c and c.strip(" .") and not _REFUSAL_SENTENCE.search(c)
+        # (a statement joined to a decline by "and" is a clause of its own: "I cannot tell you the figure and weekday
+        # overtime is paid at double time" states the second half; not inside a quoted question)
+        clauses = [part for c in _CLAUSE.split(text) if c for part in (
+            [c] if not _REFUSAL_SENTENCE.search(c) or re.search(r"[\"“”?]", c) else
+            [c, *(p for p in re.split(r"\s+and\s+", c)[1:] if not _REFUSAL_SENTENCE.search(p) and not _fragment(p))])]
+        kept = [c for c in clauses if c and c.strip(" .") and not _REFUSAL_SENTENCE.search(c)
                 and not _verdict_clause(c, content)]
         # ... and a word that only leads the correction ("Actually, that is not the case") is no claim either
         kept = [c for c in kept if not (content is not None and content_words(c)
@@ -397,7 +425,11 @@ def claim_text(sentence: str, user_words: str = "", content: frozenset[str] | No
         kept = [c for c in kept if not (_ADVICE.match(c) and not _specific(c, user_words))]
         asked = {stem(w) for w in content_words(user_words)}
         said = {stem(w) for c in kept for w in content_words(c)} - asked
-        if not kept or (refusing and len(said) < 2 and not any(_specific(c, user_words) for c in kept)):
+        # (a fragment: a statement of the user's own words beside a decline, "I can't say your exact pay, but weekday
+        # overtime is paid at double time", accepts the user's premise and is checked like any claim)
+        echo = (refusing and len(said) < 2 and not any(_specific(c, user_words) for c in kept)
+                and not any(not _fragment(c) and len(asked & {stem(w) for w in content_words(c)}) >= 2 for c in kept))
+        if not kept or echo:
             return None
         text = ", ".join(c.strip(" .") for c in kept) + "."
     if _ADVICE.match(text) and not _specific(text, user_words):
