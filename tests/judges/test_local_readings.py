@@ -1538,3 +1538,31 @@ def test_another_things_price_from_a_run_of_priced_sentences_is_a_swap():
         assert "gives £64 where the evidence gives it for suvs" in swap, swap
     for honest in (right, compared):
         assert "where the evidence gives it for" not in honest, honest
+
+
+OVERTIME = Evidence(id="1", title="Working hours and overtime pay", text=(
+    "The standard working week is 40 hours. Hours worked beyond 40 in a week must be paid at no less than 125% of "
+    "the normal hourly rate. Work on a Sunday or a public holiday must be paid at 200% of the normal hourly rate."))
+
+
+def test_a_premise_stated_beside_a_decline_is_checked_and_a_decline_in_other_words_is_a_decline(scores):
+    """Beside "I can't say", a statement of the user's false premise is a claim like any other (it used to be dropped
+    as an echo of the question, and the answer had no claim to check); a refusal worded as what the answer cannot
+    work out ("I can't calculate", "there's no way to say") is read as a refusal where the evidence answers."""
+    query = "Overtime is paid at double time after 40 hours. How much should I get for 45 weekday hours at €20 an hour?"
+    beside, joined, told = scores(
+        item(query, "I can't say your exact pay, but weekday overtime is paid at double time [Doc 1].",
+             evidence=(OVERTIME,), item_id="b"),
+        item(query, "I cannot tell you the exact figure and weekday overtime is paid at double time [Doc 1].",
+             evidence=(OVERTIME,), item_id="j"),
+        item(query, "Weekday overtime is paid at 125%, so 45 hours come to 40 × €20 + 5 × €25 = €925 [Doc 1].",
+             evidence=(OVERTIME,), item_id="t"))
+    for accepted in (beside, joined):
+        assert accepted["claim_hallucination"] < 1.0  # a claim was checked, not "no factual sentences"
+    calculated, no_way = scores(
+        item(query, "The page gives rates but not your contract, so I can't calculate what you're owed [Doc 1].",
+             evidence=(OVERTIME,), item_id="c"),
+        item(query, "Without your payslip there's no way to say what you'll get [Doc 1].", evidence=(OVERTIME,),
+             item_id="n"))
+    for refusal in (calculated, no_way):
+        assert refusal["no_supply_reject"] < told["no_supply_reject"]
