@@ -82,7 +82,7 @@ _REFUSAL = re.compile(
     r"\b(?:" + ABSENT_HERE + "|" + SOURCES_SILENT + "|" + NOTHING_SAID + "|"
     r"(?:i|we) (?:could ?n[o']t|" + _CANT + r"|am unable to|was unable to|were unable to|do not|don't) "
     r"(?:find|determine|confirm|verify|answer|provide|tell|say|give|advise|point|work out|be sure|calculate|compute|"
-    r"compare|estimate|know|judge|recommend|quote|work (?:it|this|that) out)"
+    r"compare|recommend|quote|work (?:it|this|that) out)"
     r"|(?:(?:is ?n[o']t|is not|not) |im)possible to (?:say|tell|determine|know|confirm|work out|calculate|compare)\b"
     r"|there(?:'s| is) no way (?:for (?:me|us) )?to (?:say|tell|know|determine|confirm|work out|calculate|compare|"
     r"be sure)\b|no way of (?:knowing|telling|saying|working out)\b"

@@ -253,6 +253,10 @@ _REFUSAL_SENTENCE = re.compile(
     r"(?!\s+(?:needs?|require[sd]?|ha(?:ve|s)\s+to)\b).{0,40}"
     r"\b(?:mention|say|contain|cover|confirm|find|answer|know|state|verify|give|list|provide|include|specify|"
     r"report|show|tell|indicate)s?\b"
+    r"|\b(?:i|we) (?:cannot|can't|can’t|can not|couldn't|couldn’t|could not|am unable to|was unable to|were unable to) "
+    r"(?:calculate|compute|compare|recommend|quote|work (?:it|this|that) out)\b"
+    r"|\bthere(?:'s|’s| is) no way (?:for (?:me|us) )?to (?:say|tell|know|determine|confirm|work out|calculate|"
+    r"compare|be sure)\b|\bno way of (?:knowing|telling|saying|working out)\b"
     r"|\b(?:says?|mentions?|gives?|states?) nothing (?:about|on|that|to)\b|\b(?:sources|documents|reports|figures) "
     r"(?:disagree|differ|conflict)(?=\s*(?:[.:;,!]|$))|\bneither (?:of the )?(?:documents?|sources?|passages?|results?|texts?)\b.{0,40}\b(?:mentions?|says?|covers?|"
     r"gives?|answers?|states?|lists?|includes?|specif(?:y|ies)|addresses?)\b"
@@ -340,10 +344,29 @@ _STATING = re.compile(r"\b(?:is|are|was|were|be|been|am|has|have|had|does|did|do
                       r"might|must|shall)\b|n't\b", re.IGNORECASE)
 
 
+_LEADING = frozenset(("on", "in", "at", "for", "or", "and", "nor", "with", "by", "from", "to", "of", "about", "whether",
+                      "if", "when", "where", "which", "what", "how", "as", "than", "either", "neither", "both", "not"))
+"""Words a clause that states nothing opens with: a phrase hanging off a decline ("on public holidays or otherwise")."""
+
+
+def _finite(clause: str) -> bool:
+    """Whether a clause has a finite auxiliary or a contracted "is" ("it's"): what the words after a decline's "and"
+    need to be read as a statement of their own, not a second thing the decline lacks ("Sunday and holiday rates")."""
+    return bool(_STATING.search(clause) or re.search(r"\w['’]s\b", clause))
+
+
 def _fragment(clause: str) -> bool:
-    """A clause that states nothing on its own: at most six words and no finite auxiliary ("on public holidays or
-    otherwise"), not "weekday overtime is paid at double time"."""
-    return len(re.findall(r"[\w'’-]+", clause)) <= 6 and not _STATING.search(clause)
+    """A clause that states nothing on its own: no finite auxiliary or "'s", and a phrase that opens with a preposition
+    or a conjunction ("on public holidays or otherwise") or has two words at most; not "weekday overtime is paid at
+    double time", "Oakfield includes daily walks" or "over-50s get it free".
+
+    >>> [_fragment(c) for c in ("on public holidays or otherwise", "Oakfield includes daily walks", "it's free after 6pm")]
+    [True, False, False]
+    """
+    words = re.findall(r"[\w'’-]+", clause)
+    if _finite(clause):
+        return False
+    return len(words) <= 2 or (bool(words) and words[0].lower() in _LEADING)
 
 
 @by_content
@@ -416,7 +439,7 @@ def claim_text(sentence: str, user_words: str = "", content: frozenset[str] | No
         # overtime is paid at double time" states the second half; not inside a quoted question)
         clauses = [part for c in _CLAUSE.split(text) if c for part in (
             [c] if not _REFUSAL_SENTENCE.search(c) or re.search(r"[\"“”?]", c) else
-            [c, *(p for p in re.split(r"\s+and\s+", c)[1:] if not _REFUSAL_SENTENCE.search(p) and not _fragment(p))])]
+            [c, *(p for p in re.split(r"\s+and\s+", c)[1:] if not _REFUSAL_SENTENCE.search(p) and _finite(p))])]
         kept = [c for c in clauses if c and c.strip(" .") and not _REFUSAL_SENTENCE.search(c)
                 and not _verdict_clause(c, content)]
         # ... and a word that only leads the correction ("Actually, that is not the case") is no claim either
