@@ -403,6 +403,8 @@ def claim_text(sentence: str, user_words: str = "", content: frozenset[str] | No
     True
     >>> claim_text("It is likely to be higher now, but the sources don't say by how much.", "What was the rent?") is None
     True
+    >>> claim_text("MSc word limit: not given in these documents", "What's the MSc dissertation word limit?") is None
+    True
 
     Given the stems the user and the evidence use (`content`), a clause that only says the user is mistaken and
     names none of them is such a verdict too (`reward.rules.verdicts.correction_only`):
@@ -447,7 +449,8 @@ def claim_text(sentence: str, user_words: str = "", content: frozenset[str] | No
         # (a fragment: a statement of the user's own words beside a decline, "I can't say your exact pay, but weekday
         # overtime is paid at double time", accepts the user's premise and is checked like any claim)
         echo = (refusing and len(said) < 2 and not any(_specific(c, user_words) for c in kept)
-                and not any(not _fragment(c) and len(asked & {stem(w) for w in content_words(c)}) >= 2 for c in kept))
+                and not any(not _fragment(c) and not re.search(re.escape(c.strip()) + r"\s*:", text)
+                            and len(asked & {stem(w) for w in content_words(c)}) >= 2 for c in kept))
         if not kept or echo:
             return None
         text = ", ".join(c.strip(" .") for c in kept) + "."
