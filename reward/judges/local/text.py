@@ -446,8 +446,9 @@ def claim_text(sentence: str, user_words: str = "", content: frozenset[str] | No
         kept = [c for c in kept if not (_ADVICE.match(c) and not _specific(c, user_words))]
         asked = {stem(w) for w in content_words(user_words)}
         said = {stem(w) for c in kept for w in content_words(c)} - asked
-        # (a fragment: a statement of the user's own words beside a decline, "I can't say your exact pay, but weekday
-        # overtime is paid at double time", accepts the user's premise and is checked like any claim)
+        # (a statement of the user's own words beside a decline, "I can't say your exact pay, but weekday overtime is
+        # paid at double time", accepts the user's premise and is checked like any claim; a fragment is still none,
+        # nor is a line's label, "MSc word limit: not given in these documents")
         echo = (refusing and len(said) < 2 and not any(_specific(c, user_words) for c in kept)
                 and not any(not _fragment(c) and not re.search(re.escape(c.strip()) + r"\s*:", text)
                             and len(asked & {stem(w) for w in content_words(c)}) >= 2 for c in kept))
