@@ -275,6 +275,18 @@ def within_auc(interactions: Sequence[CorpusInteraction], rewards: Mapping[str, 
     return round(share, 4) if share is not None else float("nan")
 
 
+def reaggregator(suite, deltas: Mapping[str, float] | None = None
+                 ) -> Callable[[Mapping[str, float], Mapping[str, float]], float]:
+    """The suite's aggregation of bottom-line and behavioral scores into a reward (`reward.aggregate.aggregate`),
+    with the gate smoothed by `deltas` (default: the suite's own `gate_deltas`, which is the engine's reward)."""
+    from reward.aggregate import aggregate
+
+    config = suite.suite
+    chosen = config.gate_deltas if deltas is None else deltas
+    return lambda bottom, behavioral: aggregate(config.aggregation, bottom, behavioral, config.dimensions,
+                                                config.delta, config.gate_exponents, chosen).reward
+
+
 def smoothing_sweep(interactions: Sequence[CorpusInteraction], rewards: Mapping[str, float],
                     gated: Mapping[str, tuple[Mapping[str, float], Mapping[str, float]] | None], suite,
                     judged: Sequence[float]) -> dict:
@@ -282,18 +294,16 @@ def smoothing_sweep(interactions: Sequence[CorpusInteraction], rewards: Mapping[
     dimensions set to each of `judged`, the rules (format, length) keeping the suite's, recomputed from the run's own
     dimension scores with `reward.aggregate.aggregate`; items without a valid reward keep theirs. `reproduced` is
     how far the suite's own setting lands from the engine's rewards (0: the recomputation is the engine's)."""
-    from reward.aggregate import aggregate
-
     config = suite.suite
     rules = {name for name, d in suite.dimensions.items() if d.rule is not None}
     judged_names = [name for name, d in suite.dimensions.items() if d.layer == "bottom_line" and name not in rules]
 
     def under(deltas: Mapping[str, float]) -> dict[str, float]:
         out = dict(rewards)
+        reaggregate = reaggregator(suite, deltas)
         for key, parts in gated.items():
             if parts is not None:
-                out[key] = aggregate(config.aggregation, parts[0], parts[1], config.dimensions, config.delta,
-                                     config.gate_exponents, deltas).reward
+                out[key] = reaggregate(parts[0], parts[1])
         return out
 
     own = under(config.gate_deltas)
@@ -459,13 +469,7 @@ def main(argv: list[str] | None = None) -> int:
         return scored
 
     result = run(interactions, scorer, explanations, dimensions)
-    from reward.aggregate import aggregate
-
-    config = suite.suite
-    result["counterfactuals"] = counterfactuals(
-        interactions, scored, gated,
-        lambda bottom, behavioral: aggregate(config.aggregation, bottom, behavioral, config.dimensions, config.delta,
-                                             config.gate_exponents, config.gate_deltas).reward)
+    result["counterfactuals"] = counterfactuals(interactions, scored, gated, reaggregator(suite))
     if args.smoothing:
         judged = [float(x) for x in args.smoothing.split(",") if x.strip()]
         result["smoothing"] = smoothing_sweep(interactions, scored, gated, suite, judged)

@@ -20,7 +20,7 @@ from reward.judges.local.growth import (CHANGE_STEMS, change_misstated, changed_
 from reward.judges.local.negation import (_DUTY, _DUTY_DENIED, _DUTY_WORDS, DUTY_CONFLICTS, _negated_scope,
                                           duty_conflict, obligation)
 from reward.judges.local.numbercheck import answer_figures, dated_text, figures_read
-from reward.judges.local.text import _CONTRAST_OF, STOPWORDS, content_words, numbers, stem, stems
+from reward.judges.local.text import _CONTRAST_OF, FINITE, STOPWORDS, content_words, numbers, stem, stems
 from reward.memo import by_content
 from reward.schema import Evidence
 
@@ -317,10 +317,6 @@ _SPAN_STEMS = frozenset(stem(w) for w in ("hour", "hours", "minute", "minutes", 
 """The units of a span of time worked out between two times of day."""
 
 
-_FINITE = re.compile(r"\b(?:is|are|was|were|be|been|being|am|has|have|had|does|did|do|can|could|will|would|should|"
-                     r"may|might|must|shall)\b|n't\b", re.IGNORECASE)
-
-
 _ABOUT_SOURCES = re.compile(r"^\W*(?:the|both|all|these|those|two|neither|either|each)\s+(?:\w+\s+)?"
                             r"(?:sources?|documents?|passages?|articles?|evidence|results?|reports?|texts?)"
                             r"\s+(?!of\b)[a-z]", re.IGNORECASE)
@@ -389,7 +385,7 @@ def is_fragment(claim: str) -> bool:
         return False  # a passive says something of what the pronoun names: "It's reserved for Sundays."
     claim = _PRONOUN_COPULA.sub("", claim, count=1)  # "It is Zhenjin" claims what "Zhenjin" does
     words = re.findall(r"[\w'’-]+", claim)
-    return 0 < len(words) <= 6 and not _FINITE.search(claim) and not (len(words) > 2 and _negated_scope(claim))
+    return 0 < len(words) <= 6 and not FINITE.search(claim) and not (len(words) > 2 and _negated_scope(claim))
 
 
 

@@ -336,8 +336,9 @@ def _verdict_clause(clause: str, content: frozenset[str] | None) -> bool:
         clause, lambda word: word.lower() not in STOPWORDS and stem(word.lower()) in content))
 
 
-_STATING = re.compile(r"\b(?:is|are|was|were|be|been|am|has|have|had|does|did|do|can|could|will|would|should|may|"
-                      r"might|must|shall)\b|n't\b", re.IGNORECASE)
+FINITE = re.compile(r"\b(?:is|are|was|were|be|been|being|am|has|have|had|does|did|do|can|could|will|would|should|"
+                    r"may|might|must|shall)\b|n't\b", re.IGNORECASE)
+"""A finite auxiliary: what makes a phrase a statement (`claims.is_fragment`, `_finite`)."""
 
 
 _LEADING = frozenset(("on", "in", "at", "for", "or", "and", "nor", "with", "by", "from", "to", "of", "about", "whether",
@@ -348,7 +349,7 @@ _LEADING = frozenset(("on", "in", "at", "for", "or", "and", "nor", "with", "by",
 def _finite(clause: str) -> bool:
     """Whether a clause has a finite auxiliary or a contracted "is" ("it's"): what the words after a decline's "and"
     need to be read as a statement of their own, not a second thing the decline lacks ("Sunday and holiday rates")."""
-    return bool(_STATING.search(clause) or re.search(r"\w['’]s\b", clause))
+    return bool(FINITE.search(clause) or re.search(r"\w['’]s\b", clause))
 
 
 def _fragment(clause: str) -> bool:
