@@ -75,6 +75,31 @@ def test_public_fit_cases_go_either_to_the_model_or_to_the_combination_never_bot
     assert len(fitted) == counts["cases"]  # one claim per case: the faithful one, and the hallucinated one
 
 
+def test_public_pairs_keep_the_claim_as_written_when_the_tier_also_reads_it_without_its_lead_in(tmp_path):
+    """The claim check reads a claim as written and without each hedge or lead-in it opens with, two model reads for
+    one claim ("Maybe ..."): the export pairs the claim with its reading as written, once."""
+    from reward.evaluation.fidelity import FidelityCase, render_case
+    from training.consistency import public as consistency_public
+    from training.consistency.data import case_in_model_part
+    from reward.schema import Evidence
+
+    cases = []
+    for number in range(40):
+        evidence = [Evidence(id="1", title="Ferry", text=f"The ferry leaves Central Pier {number} every 30 minutes. "
+                                                          "Tickets cost 5 dollars on weekdays.")]
+        item = render_case(f"lead-{number}", "When does the ferry leave?", evidence,
+                           "Maybe the ferry leaves every 30 minutes.")
+        cases.append(FidelityCase(set="toy", label=1, item=item, split="fit"))
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(c.model_dump_json() + "\n" for c in cases))
+    out = tmp_path / "pairs.jsonl"
+    consistency_public.main(["--cases", str(path), "--out", str(out)])
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == sum(case_in_model_part(c) for c in cases) > 0
+    assert {r["claim"] for r in rows} == {"Maybe the ferry leaves every 30 minutes."}, rows[:2]
+    assert all(r["label"] == 1 and "every 30 minutes" in r["evidence"] for r in rows)
+
+
 def test_wice_partially_supported_sub_claims_read_against_their_supporting_sentences(tmp_path):
     import dataclasses
     import hashlib

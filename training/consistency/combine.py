@@ -192,9 +192,15 @@ def labelled_claims(chosen: list) -> list[tuple]:
         except Unscored:
             return [], []
         modelled = [c for c in found if c.features]
-        if len(modelled) != len(recorder.pairs):
-            raise RuntimeError(f"{case.item.id}: {len(modelled)} modelled claims but {len(recorder.pairs)} pairs")
-        return found, recorder.pairs
+        # Each claim is read as written and without each hedge or lead-in it opens with (`lead_readings`): its pair
+        # is the one that reads it as written.
+        as_written: dict[str, tuple[str, str]] = {}
+        for window, text in recorder.pairs:
+            as_written.setdefault(text, (window, text))
+        pairs = [as_written.get(c.sentence) for c in modelled]
+        if any(pair is None for pair in pairs):
+            raise RuntimeError(f"{case.item.id}: a modelled claim the model was not asked about")
+        return found, pairs
 
     checks = in_batches(claims_of, chosen, "public claims")
     faithful_claims: dict[str, set[str]] = defaultdict(set)
