@@ -881,6 +881,22 @@ def test_a_hedge_in_front_of_a_claim_can_lower_its_support_but_never_raise_it(sc
                 assert all(r[dimension] <= bare[dimension] + 1e-9 for r in hedged), (plain, dimension, [r[dimension] for r in hedged])
 
 
+def test_a_hedged_false_lead_is_still_the_lead_the_highlight_check_reads(scores):
+    # A sentence behind a stacked hedge earns no credit as an answer, but it is still what the answer leads with: the
+    # highlight check must not pass over it to the true sentence after it (a hedged wrong dose or an outdated price in
+    # front of a true second sentence gained +0.25 to +0.32 on interactions written from scratch).
+    query = "Is the Lindholm pool open at weekends?"
+    after = " The season runs daily from 1 June to 31 August, and adults pay £4.50 [Doc 1]."
+    bare, *hedged = scores(item(query, "The pool is closed at weekends [Doc 1]." + after, evidence=(POOL,), item_id="b"),
+                           *(item(query, hedge + "the pool is closed at weekends [Doc 1]." + after, evidence=(POOL,),
+                                  item_id=f"h{n}")
+                             for n, hedge in enumerate(["It may be that ", "Perhaps ", "It is possible that "])))
+    assert bare["highlight_hallucination"] < 0.5
+    for result in hedged:
+        for dimension in ("claim_hallucination", "highlight_hallucination"):
+            assert result[dimension] <= bare[dimension] + 1e-9, (dimension, result[dimension], bare[dimension])
+
+
 SWIM = Evidence(id="1", title="Brookfield Leisure Centre: swimming prices", text=(
     "Adult single swim £5.20. Adult 10-visit swim card £44.00. Concession 10-visit card £30.00."))
 

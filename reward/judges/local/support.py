@@ -522,8 +522,10 @@ def answer_coverage(ctx: Context) -> float:
 def _lead_claims(ctx: Context) -> list[str]:
     """Answer sentences that may be the answer's lead, in order: headers, quoted lines, restatements of the query
     and sentences copied from the evidence are not (a copied sentence is the evidence's claim, not the answer's;
-    crediting it would let one copied sentence shield the real lead)."""
-    return [body for body, kind in _answer_parts(ctx) if kind == "claim"]
+    crediting it would let one copied sentence shield the real lead). A claim behind a stacked hedge ("It may be that
+    ...") is still the answer's lead: the hedge earns it no credit elsewhere, and it must not pass the lead check on to
+    the sentence after it."""
+    return [body for body, kind in _answer_parts(ctx) if kind in ("claim", "hedge")]
 
 
 async def highlight_hallucination(ctx: Context) -> tuple[float, str, float]:
