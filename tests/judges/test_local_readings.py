@@ -1582,3 +1582,27 @@ def test_a_premise_stated_beside_a_decline_is_checked_and_a_decline_in_other_wor
              item_id="n"))
     for refusal in (calculated, no_way):
         assert refusal["no_supply_reject"] < told["no_supply_reject"]
+
+
+FEES = Evidence(id="1", title="Northmere Bank: payment fees", text=(
+    "Standard UK transfers are free. Euro payments to EU accounts cost £3 per payment. Payments in other currencies "
+    "cost £12 per payment. Same-day CHAPS payments cost £20."))
+
+
+def test_a_figure_given_to_what_another_evidence_sentence_prices_is_a_swap_and_each_ones_own_is_not(scores):
+    # Every word of "£12 for each euro payment to an EU account" is in the evidence, so the consistency model reads it
+    # as supported; but £12 is what payments in other currencies cost, and the sentence about euro payments gives £3.
+    # No capitalised name tells the two apart: the words around the figure do.
+    query = "How much does Northmere charge to send euros to an EU account?"
+    swap, plain, paraphrase, both = scores(
+        item(query, "Northmere charges £12 for each euro payment to an EU account [Doc 1].", evidence=(FEES,),
+             item_id="s"),
+        item(query, "A euro payment to an EU account costs £3 [Doc 1].", evidence=(FEES,), item_id="p"),
+        item(query, "Sending euros to an EU account is £3 a time; other currencies are £12 [Doc 1].", evidence=(FEES,),
+             item_id="q"),
+        item(query, "Euro payments to EU accounts cost £3, against £12 for other currencies [Doc 1].",
+             evidence=(FEES,), item_id="b"))
+    assert swap["claim_hallucination"] < 0.5
+    for honest in (plain, paraphrase, both):
+        assert honest["claim_hallucination"] > swap["claim_hallucination"] + 0.3
+        assert honest["reward"] > swap["reward"]

@@ -80,13 +80,15 @@ def misbound(claim: str, docs: Sequence[Evidence]) -> str:
         for _, _, value, written, kind in _figures(clause, haystack):
             if not kind or kind == _CALENDAR:
                 continue
-            own = [words for words, found in sentences if (value, kind) in found]
+            # (a rate is read by its unit: "£6 a day" is the figure of "the daily charge is £6")
+            unit = kind.split(" per ")[0]
+            own = [words for words, found in sentences if (value, unit) in {(v, k.split(" per ")[0]) for v, k in found}]
             if not own:
                 continue
             theirs = frozenset().union(*own)
             for words, found in sentences:
-                others = [v for v, k in found if k == kind and v != value]
-                if not others or (value, kind) in found:
+                others = [v for v, k in found if k.split(" per ")[0] == unit and v != value]
+                if not others or any(v == value and k.split(" per ")[0] == unit for v, k in found):
                     continue
                 named = said & (words - theirs)
                 mine = max(len(said & (o - words)) for o in own)
