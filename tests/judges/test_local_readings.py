@@ -1606,3 +1606,19 @@ def test_a_figure_given_to_what_another_evidence_sentence_prices_is_a_swap_and_e
     for honest in (plain, paraphrase, both):
         assert honest["claim_hallucination"] > swap["claim_hallucination"] + 0.3
         assert honest["reward"] > swap["reward"]
+
+
+def test_a_time_given_to_days_the_evidence_gives_another_time_is_a_swap_and_each_days_own_is_not(scores):
+    # "On Saturdays the pool opens at 7:30": 7:30 is in the evidence, and so is everything else the sentence says,
+    # but 7:30 is the weekdays' opening and Saturdays open at 9:00. Which days a time belongs to is read from the
+    # evidence's parts ("7:30 to 19:00 on weekdays and 9:00 to 18:00 at weekends").
+    query = "What time does the Lindholm pool open on Saturdays?"
+    swap, plain, both = scores(
+        item(query, "On Saturdays the Lindholm pool opens at 7:30 [Doc 1].", evidence=(POOL,), item_id="s"),
+        item(query, "It opens at 9:00 on Saturdays [Doc 1].", evidence=(POOL,), item_id="p"),
+        item(query, "Saturday opening is 9:00 to 18:00, while on weekdays it is 7:30 to 19:00 [Doc 1].",
+             evidence=(POOL,), item_id="b"))
+    assert swap["claim_hallucination"] < 0.5
+    for honest in (plain, both):
+        assert honest["claim_hallucination"] > swap["claim_hallucination"] + 0.3
+        assert honest["reward"] > swap["reward"]

@@ -3,7 +3,9 @@ kind, is about (`misbound`). The consistency model reads such a claim as support
 the evidence; only which words go with which figure is wrong.
 
 `figures.misattributed` reads the same error where the thing is a capitalised name ("the Nordlink pass"); this reads
-it by the words around the figure, whatever they are ("escape of water claims", "sale items", "on Orbital Plus")."""
+it by the words around the figure, whatever they are ("escape of water claims", "sale items", "on Orbital Plus").
+`day_misbound` reads a time of day given to days of the week the evidence gives another time for ("On Saturdays
+it opens at 9:00", where 9:00 is the weekdays' opening and Saturdays open at 10:00)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
+from reward.judges.local.clock import _times
 from reward.judges.local.figures import _CLAUSE, _CALENDAR, _figures
 from reward.judges.local.text import content_words, numbers, stem
 from reward.schema import Evidence
@@ -24,11 +27,22 @@ the generalization corpus (`benchmarks/GENERALIZATION.md`): at 2, no clean or ho
 _COMPARING = re.compile(r"\b(?:than|versus|vs|against|compared|whereas|while|above|below|beats?|exceeds?)\b",
                         re.IGNORECASE)
 """A sentence comparing things names both of them: its words bind to both figures, so it is not read."""
+_DENIAL = re.compile(r"\b(?:not|no|never|neither|nor|none)\b|n[’']t\b", re.IGNORECASE)
+"""A clause that denies a figure of a thing ("vacuum cleaners aren't covered for 5 years") corrects the binding."""
 _PRONOUN_START = re.compile(r"^\W*(?:it|its|they|their|this|these|he|she|his|her)\b", re.IGNORECASE)
 
 
+_FIGURE_WORDS = frozenset(stem(w) for w in (
+    "cost", "costs", "price", "priced", "pay", "paid", "charge", "charged", "charges", "fee", "fees", "fare", "ticket",
+    "tickets", "rate", "excess", "cover", "covered", "guarantee", "notice", "period", "total", "each", "per", "minimum",
+    "maximum", "least", "most", "up", "within", "about", "around", "day", "days", "week", "weeks", "month", "months",
+    "year", "years", "hour", "hours", "minute", "minutes", "takes", "take", "lasts", "get", "gets", "give", "gives"))
+"""Words of a figure rather than of the thing it is for ("tickets cost", "a notice period of"): every thing's figure
+may be said with them, so they tell no thing apart."""
+
+
 def _words(text: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in content_words(text) if not re.search(r"\d", w))
+    return frozenset(stem(w) for w in content_words(text) if not re.search(r"\d", w)) - _FIGURE_WORDS
 
 
 @functools.lru_cache(maxsize=256)
@@ -46,14 +60,15 @@ def _sentences(evidence: tuple[tuple[str, str], ...]) -> tuple[tuple[frozenset[s
     return tuple(out)
 
 
-def misbound(claim: str, docs: Sequence[Evidence]) -> str:
+def misbound(claim: str, docs: Sequence[Evidence], worked: frozenset[str] = frozenset()) -> str:
     """Why a figure of the claim is given to what another evidence sentence is about, or "". A clause of the claim
     with one figure (not a year) is read against the evidence sentences that give that figure and those that give
     another figure of its kind but not it: where the clause names at least `BOUND_MARGIN` words of such another
     sentence that no sentence of the figure names, and `BOUND_MARGIN` more of them than it names words of the figure's
     own sentence, the figure has been moved to another thing ("Escape of water claims have a £1,000 excess",
     where £1,000 is for subsidence and escape of water claims carry £200). Every evidence item is read: a figure moved
-    from another item is moved all the same.
+    from another item is moved all the same. A figure the answer works out (`worked`: "two children pay £16
+    altogether", where £16 is also the adult price) is the arithmetic's to check, not read here.
 
     >>> docs = [Evidence(id="1", title="Home insurance: excesses", text="Escape of water claims carry an additional "
     ...         "£200 excess. Subsidence claims have a fixed £1,000 excess.")]
@@ -62,7 +77,8 @@ def misbound(claim: str, docs: Sequence[Evidence]) -> str:
     >>> misbound("Subsidence claims have a fixed £1,000 excess.", docs), misbound("It's £1,000 for subsidence.", docs)
     ('', '')
 
-    A clause of two figures, or a comparison, binds its words to both, and is not read:
+    A clause of two figures, or a comparison, binds its words to both, and is not read; nor is a figure one addition
+    or subtraction makes of two others of the evidence ("5 years in total", from 2 and 3), nor a clause that denies:
 
     >>> misbound("Escape of water claims carry £200, against £1,000 for subsidence claims.", docs)
     ''
@@ -73,15 +89,23 @@ def misbound(claim: str, docs: Sequence[Evidence]) -> str:
     evidence = tuple((d.title or "", d.text) for d in docs)
     sentences = _sentences(evidence)
     haystack = " ".join(t for _, t in evidence)
+    # every figure of each unit the evidence gives, for what one addition or subtraction makes of two of them
+    given: dict[str, set[float]] = {}
+    for _, found in sentences:
+        for v, k in found:
+            given.setdefault(k.split(" per ")[0], set()).add(v)
     for clause in _CLAUSE.split(text):
-        if not clause or len(numbers(clause)) != 1:
+        if not clause or len(numbers(clause)) != 1 or _DENIAL.search(clause):
             continue
         said = _words(clause)
         for _, _, value, written, kind in _figures(clause, haystack):
-            if not kind or kind == _CALENDAR:
+            if not kind or kind == _CALENDAR or written in worked:
                 continue
             # (a rate is read by its unit: "£6 a day" is the figure of "the daily charge is £6")
             unit = kind.split(" per ")[0]
+            if any(abs(a + b - value) < 1e-9 or abs(a - b - value) < 1e-9 for a in given.get(unit, ()) for b in given[unit]
+                   if value not in (a, b) and a != b):
+                continue
             own = [words for words, found in sentences if (value, unit) in {(v, k.split(" per ")[0]) for v, k in found}]
             if not own:
                 continue
@@ -96,4 +120,77 @@ def misbound(claim: str, docs: Sequence[Evidence]) -> str:
                     shown = list(dict.fromkeys(w for w in content_words(clause) if stem(w) in named))
                     return (f"gives {written} to what another evidence sentence gives {others[0]:g} for "
                             f"({', '.join(shown[:3])})")
+    return ""
+
+
+_WEEK = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY = r"(?:mon|tues|tue|wednes|wed|thurs|thu|fri|satur|sat|sun)(?:day)?s?"
+_DAY_RANGE = re.compile(rf"\b({_DAY})\s*(?:to|through|until|till|–|—|-)\s*({_DAY})\b", re.IGNORECASE)
+_ONE_DAY = re.compile(rf"\b({_DAY})\b", re.IGNORECASE)
+_WEEK_PARTS = ((re.compile(r"\bweekdays?\b|\bworking days?\b", re.IGNORECASE), _WEEK[:5]),
+               (re.compile(r"\bweekends?\b", re.IGNORECASE), _WEEK[5:]),
+               (re.compile(r"\bdaily\b|\bevery day\b|\b(?:7|seven) days a week\b", re.IGNORECASE), _WEEK))
+_DAY_PART = re.compile(r"\s*[;,]\s*|\s+(?:and|but|while|whereas)\s+|(?<=\))\s+", re.IGNORECASE)
+"""Where one day's times end and another's begin: "Monday to Friday 9:00-20:00, Saturday 10:00-16:00"."""
+_NOT_A_DAYS_TIME = re.compile(r"\b(?:except|apart from|other than|not|closed|excluding|(?:bank|public) holidays?)\b",
+                              re.IGNORECASE)
+"""A part that says when something is not open, or an exception, gives no time to the days it names."""
+
+
+def _day_of(word: str) -> str:
+    return next(d for d in _WEEK if word.lower().startswith(d[:3]))
+
+
+def week_days(text: str) -> frozenset[str]:
+    """The days of the week a text names: by name, in a range ("Tuesday to Friday", wrapping past Sunday) or by the
+    part of the week ("weekdays", "daily").
+
+    >>> sorted(week_days("Tue-Thu"), key=_WEEK.index), sorted(week_days("Saturdays and weekdays"), key=_WEEK.index)
+    (['tuesday', 'wednesday', 'thursday'], ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'])
+    """
+    out = set()
+    for m in _DAY_RANGE.finditer(text):
+        first, last = _WEEK.index(_day_of(m.group(1))), _WEEK.index(_day_of(m.group(2)))
+        out |= {_WEEK[(first + i) % 7] for i in range((last - first) % 7 + 1)}
+    out |= {_day_of(m.group(1)) for m in _ONE_DAY.finditer(_DAY_RANGE.sub(" ", text))}
+    return frozenset(out.union(*(days for pattern, days in _WEEK_PARTS if pattern.search(text))))
+
+
+@functools.lru_cache(maxsize=256)
+def _timetable(texts: tuple[str, ...]) -> dict[int, list[frozenset[str]]]:
+    """Each time of day (minutes after midnight) the evidence gives with days of the week: the days of each part of a
+    sentence that gives it."""
+    table: dict[int, list[frozenset[str]]] = {}
+    for text in texts:
+        for sentence in split_sentences(text):
+            for part in _DAY_PART.split(sentence):
+                days = week_days(part) if part and not _NOT_A_DAYS_TIME.search(part) else frozenset()
+                for _, _, minutes, _ in _times(part) if days else ():
+                    table.setdefault(minutes, []).append(days)
+    return table
+
+
+def day_misbound(claim: str, docs: Sequence[Evidence]) -> str:
+    """Why a time of day of the claim is given to days of the week that the evidence gives another time, or "": a
+    part of the claim that names days and a time the evidence gives only with other days, where the evidence gives
+    another time with a day the claim names.
+
+    >>> pool = [Evidence(id="1", text="The pool opens at 6:30 on weekdays and at 8:00 at weekends.")]
+    >>> day_misbound("On Saturdays the pool opens at 6:30 [Doc 1].", pool)
+    'gives 6:30 to saturday, where the evidence gives that day 8:00'
+    >>> day_misbound("It opens at 8:00 on Saturdays and at 6:30 Monday to Friday.", pool)
+    ''
+    """
+    table = _timetable(tuple(d.text for d in docs))
+    for part in _DAY_PART.split(strip_citations(claim)):
+        said = week_days(part) if part and not _NOT_A_DAYS_TIME.search(part) else frozenset()
+        for _, _, minutes, written in _times(part) if said else ():
+            held = table.get(minutes)
+            if not held or any(said & days for days in held):
+                continue
+            theirs = sorted(t for t, parts in table.items() if t != minutes and any(said & days for days in parts))
+            if theirs:
+                day = next(d for d in _WEEK if d in said and any(d in days for days in table[theirs[0]]))
+                hours, mins = divmod(theirs[0], 60)
+                return f"gives {written} to {day}, where the evidence gives that day {hours}:{mins:02d}"
     return ""
