@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
 from reward.judges.local.clock import _times
-from reward.judges.local.figures import _CLAUSE, _CALENDAR, _figures
-from reward.judges.local.text import content_words, numbers, stem
+from reward.judges.local.figures import _CALENDAR, _CLAUSE, _UNIT_NAMES, _figures
+from reward.judges.local.text import STOPWORDS, content_words, numbers, stem
 from reward.schema import Evidence
 
 BOUND_MARGIN = 2
@@ -42,6 +42,20 @@ _FIGURE_WORDS = frozenset(stem(w) for w in (
 may be said with them, so they tell no thing apart."""
 
 
+_NEAR = 3
+"""How many words either side of a figure say what it is a figure of ("an additional £200 excess", "within 28
+days")."""
+_WORD = re.compile(r"[A-Za-z][\w'’-]*")
+
+
+def _near(text: str, start: int, end: int) -> frozenset[str]:
+    """The words beside a figure (its unit left out): what it is a figure of, "excess" of "a £200 excess", "deep" of
+    "40 mm deep"."""
+    around = _WORD.findall(text[:start])[-_NEAR:] + _WORD.findall(text[end:])[:_NEAR + 1]
+    return frozenset(stem(w.lower()) for w in around
+                     if w.lower() not in STOPWORDS and w.lower().rstrip("s") not in _UNIT_NAMES)
+
+
 def _words(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in content_words(text) if not re.search(r"\d", w)) - _FIGURE_WORDS
 
@@ -49,14 +63,16 @@ def _words(text: str) -> frozenset[str]:
 @functools.lru_cache(maxsize=256)
 def _sentences(evidence: tuple[tuple[str, str], ...]) -> tuple[tuple[frozenset[str], tuple], ...]:
     """Each evidence sentence's words, read with its document's title (and with the sentence before it where it
-    opens with a pronoun: "Its discharge is 3,400 m³/s"), and its figures; once per evidence."""
+    opens with a pronoun: "Its discharge is 3,400 m³/s"), and its figures, each with the words beside it; once per
+    evidence."""
     haystack = " ".join(text for _, text in evidence)
     out = []
     for title, text in evidence:
         sentences = split_sentences(text)
         for i, sentence in enumerate(sentences):
             before = sentences[i - 1] if i and _PRONOUN_START.match(sentence) else ""
-            found = tuple((value, kind) for _, _, value, _, kind in _figures(sentence, haystack) if kind)
+            found = tuple((value, kind, _near(sentence, start, end))
+                          for start, end, value, _, kind in _figures(sentence, haystack) if kind)
             out.append((_words(f"{title} {before} {sentence}"), found))
     return tuple(out)
 
@@ -93,13 +109,13 @@ def misbound(claim: str, docs: Sequence[Evidence], worked: frozenset[str] = froz
     # every figure of each unit the evidence gives, for what one addition or subtraction makes of two of them
     given: dict[str, set[float]] = {}
     for _, found in sentences:
-        for v, k in found:
+        for v, k, _ in found:
             given.setdefault(k.split(" per ")[0], set()).add(v)
     for clause in _CLAUSE.split(text):
         if not clause or len(numbers(clause)) != 1 or _DENIAL.search(clause):
             continue
         said = _words(clause)
-        for _, _, value, written, kind in _figures(clause, haystack):
+        for start, end, value, written, kind in _figures(clause, haystack):
             if not kind or kind == _CALENDAR or written in worked:
                 continue
             # (a rate is read by its unit: "£6 a day" is the figure of "the daily charge is £6")
@@ -107,13 +123,17 @@ def misbound(claim: str, docs: Sequence[Evidence], worked: frozenset[str] = froz
             pairs = [(a, b) for a in given.get(unit, ()) for b in given.get(unit, ()) if a != b and value not in (a, b)]
             if any(abs(a + b - value) < 1e-9 or abs(a - b - value) < 1e-9 for a, b in pairs):
                 continue
-            own = [words for words, found in sentences if (value, unit) in {(v, k.split(" per ")[0]) for v, k in found}]
+            own = [words for words, found in sentences if any(v == value and k.split(" per ")[0] == unit
+                                                              for v, k, _ in found)]
             if not own:
                 continue
             theirs = frozenset().union(*own)
+            beside = _near(clause, start, end)
             for words, found in sentences:
-                others = [v for v, k in found if k.split(" per ")[0] == unit and v != value]
-                if not others or any(v == value and k.split(" per ")[0] == unit for v, k in found):
+                # another figure of the unit, of what the claim's figure is of ("excess", "within ... days"): a
+                # sentence giving a depth in mm is no rival to a claim giving a bit's size in mm
+                others = [v for v, k, near in found if k.split(" per ")[0] == unit and v != value and near & beside]
+                if not others or any(v == value and k.split(" per ")[0] == unit for v, k, _ in found):
                     continue
                 named = said & (words - theirs)
                 mine = max(len(said & (o - words)) for o in own)
