@@ -33,7 +33,7 @@ from reward.judges.local_runtime import (EXPORT_VERSION, INPUTS, LOAD_LOCK, INT8
                                          cross_encoder_runtime, export_onnx, file_digest, forward_each,
                                          quantize_int8, runtime_setting, session, threads_setting)
 from reward.memo import by_content
-from reward.textnorm import ENGLISH_FUNCTION_WORDS, OTHER_LATIN_FUNCTION_WORDS
+from reward.textnorm import ENGLISH_FUNCTION_WORDS, MIXED_IN, OTHER_LATIN_FUNCTION_WORDS
 
 log = logging.getLogger(__name__)
 
@@ -399,6 +399,10 @@ class ConsistencyScorer:
 # -- language --------------------------------------------------------------------------------------------------
 _ENGLISH = ENGLISH_FUNCTION_WORDS
 _OTHER_LATIN = OTHER_LATIN_FUNCTION_WORDS
+_UNAMBIGUOUS = MIXED_IN
+"""Function words of other Latin-script languages that English does not also write: the others ("plus", "car",
+"van") count as another language's only beside one of these ("How much Calmex Six Plus should I give my 9-year-old?"
+is English)."""
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 _NON_ASCII_LETTER = re.compile(r"[^\x00-\x7f]")
@@ -420,6 +424,8 @@ def is_english(text: str) -> bool:
     False
     >>> is_english("Tidal exclusive, premium subscription required, thirty dollars monthly, no free tier")
     True
+    >>> is_english("How much Calmex Six Plus should I give my 9-year-old?")
+    True
     """
     letters = _LETTER.findall(text)
     if not letters:
@@ -431,5 +437,5 @@ def is_english(text: str) -> bool:
     if len(words) < 6:
         return True
     english = sum(1 for w in words if w in _ENGLISH)
-    other = sum(1 for w in words if w in _OTHER_LATIN)
+    other = sum(1 for w in words if w in _OTHER_LATIN) if any(w in _UNAMBIGUOUS for w in words) else 0
     return not (other > english and other / len(words) >= 0.08)

@@ -1622,3 +1622,17 @@ def test_a_time_given_to_days_the_evidence_gives_another_time_is_a_swap_and_each
     for honest in (plain, both):
         assert honest["claim_hallucination"] > swap["claim_hallucination"] + 0.3
         assert honest["reward"] > swap["reward"]
+
+
+def test_an_english_question_with_a_word_other_languages_also_write_is_read_as_english(scores):
+    # "Plus" is a French function word, and an English word too: a short question naming "Calmex Six Plus" with no
+    # "the" or "is" in it had been read as another language, which leaves every response's hallucination checks
+    # unscored, a wrong dose included.
+    dose = Evidence(id="1", title="Calmex Six Plus: dosage", text=(
+        "Children aged 6 to 8: 5 ml up to four times a day. Children aged 9 to 12: 10 ml up to four times a day."))
+    query = "How much Calmex Six Plus should I give my 9-year-old?"
+    right, wrong = scores(item(query, "Give 10 ml, up to four times a day [Doc 1].", evidence=(dose,), item_id="r"),
+                          item(query, "Give 20 ml, up to four times a day [Doc 1].", evidence=(dose,), item_id="w"))
+    for dimension in ("claim_hallucination", "highlight_hallucination"):
+        assert dimension in right and dimension in wrong
+        assert right[dimension] > wrong[dimension]
