@@ -73,7 +73,6 @@ CLAIM_CHECKS = (
     ("a negation the evidence does not make", r"negates what the evidence says"),
     ("a denial no evidence makes", r"denies what no evidence denies"),
     ("figures put in another order or to another name", r"orders |gives [^;]* to '"),
-    ("a figure given to what another evidence sentence is about", r"to what another evidence sentence gives"),
     ("the consistency model: contradicted", r"contradicted by the evidence"),
     ("the consistency model: unsupported", r"unsupported by the evidence"),
 )

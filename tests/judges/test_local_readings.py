@@ -1584,46 +1584,6 @@ def test_a_premise_stated_beside_a_decline_is_checked_and_a_decline_in_other_wor
         assert refusal["no_supply_reject"] < told["no_supply_reject"]
 
 
-FEES = Evidence(id="1", title="Northmere Bank: payment fees", text=(
-    "Standard UK transfers are free. Euro payments to EU accounts cost £3 per payment. Payments in other currencies "
-    "cost £12 per payment. Same-day CHAPS payments cost £20."))
-
-
-def test_a_figure_given_to_what_another_evidence_sentence_prices_is_a_swap_and_each_ones_own_is_not(scores):
-    # Every word of "£12 for each euro payment to an EU account" is in the evidence, so the consistency model reads it
-    # as supported; but £12 is what payments in other currencies cost, and the sentence about euro payments gives £3.
-    # No capitalised name tells the two apart: the words around the figure do.
-    query = "How much does Northmere charge to send euros to an EU account?"
-    swap, plain, paraphrase, both = scores(
-        item(query, "Northmere charges £12 for each euro payment to an EU account [Doc 1].", evidence=(FEES,),
-             item_id="s"),
-        item(query, "A euro payment to an EU account costs £3 [Doc 1].", evidence=(FEES,), item_id="p"),
-        item(query, "Sending euros to an EU account is £3 a time; other currencies are £12 [Doc 1].", evidence=(FEES,),
-             item_id="q"),
-        item(query, "Euro payments to EU accounts cost £3, against £12 for other currencies [Doc 1].",
-             evidence=(FEES,), item_id="b"))
-    assert swap["claim_hallucination"] < 0.5
-    for honest in (plain, paraphrase, both):
-        assert honest["claim_hallucination"] > swap["claim_hallucination"] + 0.3
-        assert honest["reward"] > swap["reward"]
-
-
-def test_a_time_given_to_days_the_evidence_gives_another_time_is_a_swap_and_each_days_own_is_not(scores):
-    # "On Saturdays the pool opens at 7:30": 7:30 is in the evidence, and so is everything else the sentence says,
-    # but 7:30 is the weekdays' opening and Saturdays open at 9:00. Which days a time belongs to is read from the
-    # evidence's parts ("7:30 to 19:00 on weekdays and 9:00 to 18:00 at weekends").
-    query = "What time does the Lindholm pool open on Saturdays?"
-    swap, plain, both = scores(
-        item(query, "On Saturdays the Lindholm pool opens at 7:30 [Doc 1].", evidence=(POOL,), item_id="s"),
-        item(query, "It opens at 9:00 on Saturdays [Doc 1].", evidence=(POOL,), item_id="p"),
-        item(query, "Saturday opening is 9:00 to 18:00, while on weekdays it is 7:30 to 19:00 [Doc 1].",
-             evidence=(POOL,), item_id="b"))
-    assert swap["claim_hallucination"] < 0.5
-    for honest in (plain, both):
-        assert honest["claim_hallucination"] > swap["claim_hallucination"] + 0.3
-        assert honest["reward"] > swap["reward"]
-
-
 def test_an_english_question_with_a_word_other_languages_also_write_is_read_as_english(scores):
     # "Plus" is a French function word, and an English word too: a short question naming "Calmex Six Plus" with no
     # "the" or "is" in it had been read as another language, which leaves every response's hallucination checks

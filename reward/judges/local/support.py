@@ -15,7 +15,6 @@ import numpy as np
 from reward.format import split_sentences, strip_citations
 from reward.judges.consistency import is_english
 from reward.judges.local.arithmetic import counted_totals, with_rates
-from reward.judges.local.binding import day_misbound, misbound
 from reward.judges.local.working import figures_only
 from reward.judges.local.grounding import LEXICAL_FEATURES, lexical_features
 from reward.judges.local.claims import (_GOING, _RECENCY, _SOURCES, answer_worked, claim_support, corrects_question,
@@ -203,13 +202,6 @@ read is checked against the evidence it can."""
         verdict = growth or (named_verdict(claim, every_sentence, context) if supported else None)
         if verdict and not verdict[0]:
             supported, why = verdict
-        # ... and a figure given to what another evidence sentence, with another figure of its kind, is about, or a
-        # time of day to days the evidence gives another time (read against every evidence item: a figure moved from
-        # another item is moved all the same)
-        bound = (misbound(claim, ctx.item.evidence, worked) or day_misbound(claim, ctx.item.evidence)
-                 if supported else "")
-        if bound:
-            supported, why = False, bound
         if not supported and why.startswith("numbers not in") and len(docs) < len(ctx.item.evidence):
             # A number the cited passage lacks but another evidence item gives is a citation slip, not an invented
             # number (WiCE claims join facts of several passages): hard only when no evidence item has it. A
