@@ -1596,3 +1596,43 @@ def test_an_english_question_with_a_word_other_languages_also_write_is_read_as_e
     for dimension in ("claim_hallucination", "highlight_hallucination"):
         assert dimension in right and dimension in wrong
         assert right[dimension] > wrong[dimension]
+
+
+def test_a_short_plural_is_the_word_it_counts():
+    # "days", "fees", "bays": a four-letter plural of a three-letter word had kept its "s" through the stemmer, so a
+    # claim saying "days" where the evidence says "day" counted a new word (and "does" or "news" are no plurals).
+    from reward.judges.local.text import lexical_coverage, stem
+
+    assert lexical_coverage("Dogs pay fees on bus days.", "A dog pays a fee for each bus day.") == 1.0
+    assert [stem(w) for w in ("days", "fees", "bays", "does", "news", "this")] == ["day", "fee", "bay", "does", "news",
+                                                                                 "this"]
+
+
+def test_a_figure_with_a_scale_word_is_the_evidence_s_figure_in_another_scale():
+    from reward.judges.local.numbercheck import figures_read
+
+    docs = [Evidence(id="1", text="Calder Mills reported FY2023 revenue of €1.21 billion, up from €1.12 billion.")]
+    assert figures_read("Revenue went from €1,120m to €1,210m.", docs).missing == set()
+    assert figures_read("Revenue went from €1,120m to €1,260m.", docs).missing == {"1260"}
+    assert figures_read("The site is 1,120 metres long.", docs).missing == {"1120"}  # a scale, not just the digits
+
+
+def test_a_figure_the_claim_calls_old_is_not_stated_as_current(scores):
+    # A claim that gives today's toll "since June 2024" and the old one beside it, as old, states no old figure as
+    # current; the same sentence giving the old toll as today's does.
+    pages = (Evidence(id="1", title="Harrow Bridge tolls", text="Cars pay £2.40 per crossing.",
+                      published=dt.date(2023, 3, 1)),
+             Evidence(id="2", title="Harrow Bridge tolls from June 2024",
+                      text="From 1 June 2024 the car toll rose to £2.90 per crossing and vans pay £4.50.",
+                      published=dt.date(2024, 4, 15)))
+    query = "How much does it cost to drive a car over Harrow Bridge?"
+
+    def dated(answer: str, item_id: str) -> Item:
+        return Item(id=item_id, query=query, evidence=list(pages), now=dt.date(2025, 6, 1),
+                    response=render_response([Facet(query, ("1", "2"))], ["1", "2"], answer))
+
+    honest, stale = scores(
+        dated("A car pays £2.90 per crossing since June 2024, 50p more than the old £2.40 toll [Doc 1,2].", "h"),
+        dated("A car pays £2.40 per crossing since June 2024 [Doc 1,2].", "s"))
+    assert stale["claim_hallucination"] < 0.25  # the old toll as today's: a hard failure
+    assert honest["claim_hallucination"] > stale["claim_hallucination"] + 0.3

@@ -410,16 +410,43 @@ _SPAN_PAIRS = (("week", "day"), ("year", "month"), ("day", "hour"))
 """The units a span is read across, each pair's factor the ratio of their lengths in `figures._HOURS`."""
 
 
+_SCALED = re.compile(r"([$€£¥]\s?)?(?<![\w.,])(\d+(?:,\d{3})*(?:\.\d+)?)\s*(million|billion|thousand|bn|m|k)?\b",
+                     re.IGNORECASE)
+_SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9}
+
+
+def _scaled(text: str, only: bool = False) -> dict[str, float]:
+    """Each figure of the text as written (no thousands commas) -> its value with its scale word ("€1.12 billion"
+    is 1.12e9, "€1,120m" 1.12e9; "m" and "k" only after a currency sign, where they cannot be metres); with `only`,
+    just the figures that have a scale word.
+
+    >>> _scaled("€1.12 billion and €1,120m, 12m away, 3k")
+    {'1.12': 1120000000.0, '1120': 1120000000.0, '12': 12.0, '3': 3.0}
+    """
+    out = {}
+    for match in _SCALED.finditer(strip_citations(text)):
+        scale = (match.group(3) or "").lower()
+        if scale in ("m", "k") and not match.group(1):
+            scale = ""
+        if scale or not only:
+            out[match.group(2).replace(",", "")] = float(match.group(2).replace(",", "")) * _SCALE.get(scale, 1.0)
+    return out
+
+
 def in_other_units(claim: str, haystack: str, wanted: set[str]) -> set[str]:
     """Which of the claim's `wanted` spans (its numbers in words already figures, `counted_in_figures`) the evidence
     gives in another unit: "2 weeks" for "14 days", "2 years" for a "24-month" warranty, "2 days" for "48 hours", and
-    the other way round.
+    the other way round; "€1,120m" for "€1.12 billion" (a scale word: thousand, million, billion).
 
     >>> sorted(in_other_units("2 years, so 2 weeks and 3 days.", "a 24-month warranty; 14 days; 48 hours", {"2", "3"}))
     ['2']
+    >>> sorted(in_other_units("€1,120m, then €1.3bn", "€1.12 billion, up from €1.03 billion", {"1120", "1.3"}))
+    ['1120']
     """
     given = {(value, unit) for value, _, unit in _quantities(haystack)}
-    found = set()
+    scaled = _scaled(haystack)
+    found = {written for written, value in _scaled(claim, True).items()
+             if written in wanted and any(abs(value - other) <= 0.005 * value for other in scaled.values())}
     for value, written, unit in _quantities(claim):
         if written in wanted and any((unit == big and (value * _HOURS[big] / _HOURS[small], small) in given)
                                      or (unit == small and (value * _HOURS[small] / _HOURS[big], big) in given)

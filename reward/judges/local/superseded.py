@@ -85,6 +85,12 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     >>> superseded_figure("An older page lists €11.20 per hour, but the minimum wage rose to €12.40 from 1 January "
     ...                   "2025, so €11.20 is out of date.", pages, dt.date(2025, 6, 1))
     ''
+    >>> tolls = [("The car toll is £2.40.", dt.date(2023, 3, 1)),
+    ...          ("From 1 June 2024 the car toll rose to £2.90 and vans pay £4.50.", dt.date(2024, 4, 15))]
+    >>> superseded_figure("Cars pay £2.90 since June 2024, 50p more than the old £2.40 car toll.", tolls, dt.date(2025, 6, 1))
+    ''
+    >>> superseded_figure("The car toll is £2.40 since June 2024.", tolls, dt.date(2025, 6, 1))
+    'states 2.4 as current, where a newer item (2024-04-15) gives 2.9'
     >>> superseded_figure("The minimum wage is €11.20 per hour.", pages, dt.date(2024, 12, 1))
     ''
     >>> superseded_figure("Apprentices earn €9.10 per hour.", pages + [("Apprentices earn €9.10 per hour.",
@@ -115,6 +121,10 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
         undated[max(0, m.start() - 60):m.end() + 25])} for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", text)}
     mine = _current_values(text)
     stated = {value for values in mine.values() for value in values}
+    # (... nor does it keep a figure the claim itself places in the past right before it there: "£2.90 since June
+    # 2024, 50p more than the old £2.40")
+    past = {float(m.group(0).replace(",", "")) for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", text)
+            if _AS_PAST.search(text[max(0, m.start() - 25):m.start()])}
     # Each figure under its own unit, and a count the claim names what it counts of ("52,300 people") under none too:
     # the evidence may give it bare ("a population of 52,300").
     # (... and a bare figure under any unit the evidence gives it in: "membership stands at 340" of "340 members")
@@ -123,6 +133,8 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
                                                                   if value in vs)})},
                      key=str)  # the first found is named: the same in every process
     for unit, value in claimed:
+        if value in past:
+            continue
         holders = [p for _, p, found, _ in dated if value in found.get(unit, ())]
         years = set() if _NOW.search(text) else near.get(value, set())
         if not holders or (years and min(years) <= max(holders).year):

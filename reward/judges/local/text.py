@@ -48,6 +48,8 @@ _CONTRAST_OF = {word: group for group in CONTRASTS for word in group}
 
 
 _SUFFIX = re.compile(r"(?:ing|ed|es|s|ly)$")
+_NOT_PLURAL = frozenset({"does", "goes", "hers", "ours", "lens", "news", "odds"})
+"""Four-letter words ending in "s" that are no plural of a three-letter word."""
 
 
 @functools.lru_cache(maxsize=65536)
@@ -58,9 +60,13 @@ def stem(word: str) -> str:
 
     >>> [stem(w) for w in ("give", "gives", "giving", "price", "prices", "needed")]
     ['giv', 'giv', 'giv', 'pric', 'pric', 'need']
+    >>> [stem(w) for w in ("day", "days", "fee", "fees", "dog", "dogs", "this", "does", "plus")]
+    ['day', 'day', 'fee', 'fee', 'dog', 'dog', 'this', 'does', 'plus']
     """
     if len(word) > 4:
         word = _SUFFIX.sub("", word)
+    elif len(word) == 4 and word[-1] == "s" and word[-2] not in "siu'" and word not in _NOT_PLURAL:
+        word = word[:-1]  # a short plural: "days" -> "day", "fees" -> "fee"
     if len(word) > 3 and word.endswith("e"):
         word = word[:-1]
     return word[:5]
@@ -254,7 +260,8 @@ _REFUSAL_SENTENCE = re.compile(
     r"\b(?:mention|say|contain|cover|confirm|find|answer|know|state|verify|give|list|provide|include|specify|"
     r"report|show|tell|indicate)s?\b"
     r"|\b(?:says?|mentions?|gives?|states?) nothing (?:about|on|that|to)\b|\b(?:sources|documents|reports|figures) "
-    r"(?:disagree|differ|conflict)(?=\s*(?:[.:;,!]|$))|\bneither (?:of the )?(?:documents?|sources?|passages?|results?|texts?)\b.{0,40}\b(?:mentions?|says?|covers?|"
+    r"(?:disagree|differ|conflict)(?=\s*(?:[.:;,!]|$))|\bneither (?:(?:of (?:the|these) )?(?:documents?|sources?|passages?|results?|texts?|pages?|articles?|sites?|"
+    r"policies|policy|notices?|leaflets?)\b.{0,40}|(?:of them )?)\b(?:mentions?|says?|covers?|"
     r"gives?|answers?|states?|lists?|includes?|specif(?:y|ies)|addresses?)\b"
     r"|\b(?:no \w+(?: \w+)? (?:is|are)|(?:is|are|was|were) not) (?:given|listed|mentioned|stated|provided|specified|"
     r"named|reported|included) (?:in|by) (?:the|any|these|either|my|our) (?:sources?|documents?|passages?|evidence|"
