@@ -1598,16 +1598,6 @@ def test_an_english_question_with_a_word_other_languages_also_write_is_read_as_e
         assert right[dimension] > wrong[dimension]
 
 
-def test_a_short_plural_is_the_word_it_counts():
-    # "days", "fees", "bays": a four-letter plural of a three-letter word had kept its "s" through the stemmer, so a
-    # claim saying "days" where the evidence says "day" counted a new word (and "does" or "news" are no plurals).
-    from reward.judges.local.text import lexical_coverage, stem
-
-    assert lexical_coverage("Dogs pay fees on bus days.", "A dog pays a fee for each bus day.") == 1.0
-    assert [stem(w) for w in ("days", "fees", "bays", "does", "news", "this")] == ["day", "fee", "bay", "does", "news",
-                                                                                 "this"]
-
-
 def test_a_figure_with_a_scale_word_is_the_evidence_s_figure_in_another_scale():
     from reward.judges.local.numbercheck import figures_read
 
@@ -1636,3 +1626,16 @@ def test_a_figure_the_claim_calls_old_is_not_stated_as_current(scores):
         dated("A car pays £2.40 per crossing since June 2024 [Doc 1,2].", "s"))
     assert stale["claim_hallucination"] < 0.25  # the old toll as today's: a hard failure
     assert honest["claim_hallucination"] > stale["claim_hallucination"] + 0.3
+
+
+def test_neither_page_mentioning_something_is_a_decline_not_a_claim():
+    # "Neither mentions X" and "Neither page gives X" say what the sources lack, as "Neither document says X" did; a
+    # sentence about two things of the world ("Neither team mentions the injury") is still a claim to check.
+    from reward.judges.local.text import claim_text
+
+    for decline in ("Neither mentions reduced or clearance stock.", "Neither page gives the 2011 figure.",
+                    "Neither of them says when it opens."):
+        assert claim_text(decline, "Can I return sale items?") is None
+    for claim in ("Neither team mentions the injury.", "Neither bridge is older than 1900.",
+                  "Neither drug is safe with warfarin, the leaflet says."):
+        assert claim_text(claim, "Is it safe?") == claim

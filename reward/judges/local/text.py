@@ -48,8 +48,6 @@ _CONTRAST_OF = {word: group for group in CONTRASTS for word in group}
 
 
 _SUFFIX = re.compile(r"(?:ing|ed|es|s|ly)$")
-_NOT_PLURAL = frozenset({"does", "goes", "hers", "ours", "lens", "news", "odds"})
-"""Four-letter words ending in "s" that are no plural of a three-letter word."""
 
 
 @functools.lru_cache(maxsize=65536)
@@ -60,13 +58,9 @@ def stem(word: str) -> str:
 
     >>> [stem(w) for w in ("give", "gives", "giving", "price", "prices", "needed")]
     ['giv', 'giv', 'giv', 'pric', 'pric', 'need']
-    >>> [stem(w) for w in ("day", "days", "fee", "fees", "dog", "dogs", "this", "does", "plus")]
-    ['day', 'day', 'fee', 'fee', 'dog', 'dog', 'this', 'does', 'plus']
     """
     if len(word) > 4:
         word = _SUFFIX.sub("", word)
-    elif len(word) == 4 and word[-1] == "s" and word[-2] not in "siu'" and word not in _NOT_PLURAL:
-        word = word[:-1]  # a short plural: "days" -> "day", "fees" -> "fee"
     if len(word) > 3 and word.endswith("e"):
         word = word[:-1]
     return word[:5]
