@@ -1625,7 +1625,13 @@ def test_a_figure_the_claim_calls_old_is_not_stated_as_current(scores):
         dated("A car pays £2.90 per crossing since June 2024, 50p more than the old £2.40 toll [Doc 1,2].", "h"),
         dated("A car pays £2.40 per crossing since June 2024 [Doc 1,2].", "s"))
     assert stale["claim_hallucination"] < 0.25  # the old toll as today's: a hard failure
-    assert honest["claim_hallucination"] > stale["claim_hallucination"] + 0.3
+    assert honest["claim_hallucination"] > stale["claim_hallucination"] + 0.2
+    from reward.judges.local.superseded import superseded_figure
+
+    items = [(d.text, d.published) for d in pages]
+    assert superseded_figure("A car pays £2.90 since June 2024, 50p more than the old £2.40 toll.", items,
+                             dt.date(2025, 6, 1)) == ""
+    assert superseded_figure("A car pays £2.40 per crossing since June 2024.", items, dt.date(2025, 6, 1))
 
 
 def test_neither_page_mentioning_something_is_a_decline_not_a_claim():
