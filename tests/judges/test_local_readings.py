@@ -1633,15 +1633,3 @@ def test_a_figure_the_claim_calls_old_is_not_stated_as_current(scores):
                              dt.date(2025, 6, 1)) == ""
     assert superseded_figure("A car pays £2.40 per crossing since June 2024.", items, dt.date(2025, 6, 1))
 
-
-def test_neither_page_mentioning_something_is_a_decline_not_a_claim():
-    # "Neither mentions X" and "Neither page gives X" say what the sources lack, as "Neither document says X" did; a
-    # sentence about two things of the world ("Neither team mentions the injury") is still a claim to check.
-    from reward.judges.local.text import claim_text
-
-    for decline in ("Neither mentions reduced or clearance stock.", "Neither page gives the 2011 figure.",
-                    "Neither of them says when it opens."):
-        assert claim_text(decline, "Can I return sale items?") is None
-    for claim in ("Neither team mentions the injury.", "Neither bridge is older than 1900.",
-                  "Neither drug is safe with warfarin, the leaflet says."):
-        assert claim_text(claim, "Is it safe?") == claim

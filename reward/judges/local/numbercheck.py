@@ -415,13 +415,13 @@ _SCALED = re.compile(r"([$€£¥]\s?)?(?<![\w.,])(\d+(?:,\d{3})*(?:\.\d+)?)\s*(
 _SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9}
 
 
-def _scaled(text: str, only: bool = False) -> dict[str, float]:
+def _scaled(text: str, only: bool = False) -> dict[str, tuple[float, str]]:
     """Each figure of the text as written (no thousands commas) -> its value with its scale word ("€1.12 billion"
-    is 1.12e9, "€1,120m" 1.12e9; "m" and "k" only after a currency sign, where they cannot be metres); with `only`,
-    just the figures that have a scale word.
+    is 1.12e9, "€1,120m" 1.12e9; "m" and "k" only after a currency sign, where they cannot be metres) and its currency
+    sign ("" for none); with `only`, just the figures that have a scale word.
 
     >>> _scaled("€1.12 billion and €1,120m, 12m away, 3k")
-    {'1.12': 1120000000.0, '1120': 1120000000.0, '12': 12.0, '3': 3.0}
+    {'1.12': (1120000000.0, '€'), '1120': (1120000000.0, '€'), '12': (12.0, ''), '3': (3.0, '')}
     """
     out = {}
     for match in _SCALED.finditer(strip_citations(text)):
@@ -429,7 +429,8 @@ def _scaled(text: str, only: bool = False) -> dict[str, float]:
         if scale in ("m", "k") and not match.group(1):
             scale = ""
         if scale or not only:
-            out[match.group(2).replace(",", "")] = float(match.group(2).replace(",", "")) * _SCALE.get(scale, 1.0)
+            written = match.group(2).replace(",", "")
+            out[written] = (float(written) * _SCALE.get(scale, 1.0), (match.group(1) or "").strip())
     return out
 
 
@@ -442,11 +443,14 @@ def in_other_units(claim: str, haystack: str, wanted: set[str]) -> set[str]:
     ['2']
     >>> sorted(in_other_units("€1,120m, then €1.3bn", "€1.12 billion, up from €1.03 billion", {"1120", "1.3"}))
     ['1120']
+    >>> sorted(in_other_units("€1,125m, 1,120 thousand visitors", "€1.12 billion", {"1125", "1120"}))
+    []
     """
     given = {(value, unit) for value, _, unit in _quantities(haystack)}
     scaled = _scaled(haystack)
-    found = {written for written, value in _scaled(claim, True).items()
-             if written in wanted and any(abs(value - other) <= 0.005 * value for other in scaled.values())}
+    found = {written for written, (value, sign) in _scaled(claim, True).items()
+             if written in wanted and any(sign == theirs and abs(value - other) <= 1e-9 * value
+                                          for other, theirs in scaled.values())}
     for value, written, unit in _quantities(claim):
         if written in wanted and any((unit == big and (value * _HOURS[big] / _HOURS[small], small) in given)
                                      or (unit == small and (value * _HOURS[small] / _HOURS[big], big) in given)

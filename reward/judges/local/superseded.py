@@ -27,6 +27,13 @@ _AS_PAST = re.compile(r"\b(?:was|were|had|used to|before|previous(?:ly)?|formerl
 """Words that place a figure in the past or in an older source ("before that it was €11.20", "the archived page")."""
 
 
+_CALLED_OLD = re.compile(r"(?:\b(?:old|older|previous|former|earlier|original|outdated)(?:\s+[a-z-]+){0,2}\s+(?:of\s+)?|"
+                         r"\b(?:was|were|used\s+to\s+be|up\s+from|down\s+from|instead\s+of|previously|formerly)\s+)"
+                         r"[$€£¥]?$", re.IGNORECASE)
+"""The words right before a figure that call it old ("the old £2.40", "up from £2.40", "was £2.40")."""
+_HOLDS = re.compile(r"\b(?:still|now|current(?:ly)?|today|remains?|remained|stays?|stayed|unchanged|frozen|applies|"
+                    r"apply|as\s+before|continues?)\b", re.IGNORECASE)
+"""Words that say a figure holds, whatever calls it old ("the old £2.40 still applies")."""
 _A_DATE = r"\s+(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?[A-Za-z]+\s+)?(?:19|20)\d\d\b"
 _HELD_SINCE = re.compile(r"\bsince" + _A_DATE, re.IGNORECASE)
 """A figure held since a date, which is still held ("has had 41,800 residents since 2018")."""
@@ -91,6 +98,10 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     ''
     >>> superseded_figure("The car toll is £2.40 since June 2024.", tolls, dt.date(2025, 6, 1))
     'states 2.4 as current, where a newer item (2024-04-15) gives 2.9'
+    >>> [bool(superseded_figure(t, tolls, dt.date(2025, 6, 1))) for t in (
+    ...     "The old car toll of £2.40 still applies since June 2024.", "Since June 2024, as before, cars pay £2.40.",
+    ...     "Since June 2024 the car toll has stayed at the old £2.40.")]
+    [True, True, True]
     >>> superseded_figure("The minimum wage is €11.20 per hour.", pages, dt.date(2024, 12, 1))
     ''
     >>> superseded_figure("Apprentices earn €9.10 per hour.", pages + [("Apprentices earn €9.10 per hour.",
@@ -121,10 +132,11 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
         undated[max(0, m.start() - 60):m.end() + 25])} for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", text)}
     mine = _current_values(text)
     stated = {value for values in mine.values() for value in values}
-    # (... nor does it keep a figure the claim itself places in the past right before it there: "£2.90 since June
-    # 2024, 50p more than the old £2.40")
-    past = {float(m.group(0).replace(",", "")) for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", text)
-            if _AS_PAST.search(text[max(0, m.start() - 25):m.start()])}
+    # (... nor does it keep a figure the claim itself calls old there, "£2.90 since June 2024, 50p more than the old
+    # £2.40", where nothing in the sentence says it still holds)
+    past = set() if _HOLDS.search(text) else {
+        float(m.group(1).replace(",", "")) for m in re.finditer(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)", text)
+        if _CALLED_OLD.search(text[:m.start()])}
     # Each figure under its own unit, and a count the claim names what it counts of ("52,300 people") under none too:
     # the evidence may give it bare ("a population of 52,300").
     # (... and a bare figure under any unit the evidence gives it in: "membership stands at 340" of "340 members")
