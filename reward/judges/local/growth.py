@@ -97,7 +97,8 @@ def _growth(text: str) -> tuple[bool, str, tuple[int, int]] | None:
 
 
 _F = r"([$€£¥]?)\s?(?<![\w.,])(\d+(?:,\d{3})*(?:\.\d+)?)%?(?:\s*(million|billion|bn|m|k)\b)?"
-_SCALE = {"million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "k": 1e3}
+_SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9}
+"""What a scale word multiplies a figure by ("€1.12 billion", "€1,120m"; `numbercheck.in_other_units` reads them too)."""
 _EARLIER_FIRST = (
     # "from €412 million in FY2022 to €455 million", "from 31,200 in 2011 to 34,900"
     re.compile(r"\bfrom\s+" + _F + r"(?:\s+(?:in|at|on|as\s+of)\s+[\w ]{1,12}?)?\s+to\s+" + _F, re.IGNORECASE),

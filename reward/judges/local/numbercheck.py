@@ -18,7 +18,7 @@ from reward.judges.local.bands import bands
 from reward.judges.local.clock import (calendar_arithmetic, clock_arithmetic, month_arithmetic, spans_in_minutes,
                                        spans_of_known_length, year_arithmetic)
 from reward.judges.local.figures import _CURRENCY, _DURATIONS, _HOURS, _given, _quantities, _unit
-from reward.judges.local.growth import change_sizes
+from reward.judges.local.growth import _SCALE, change_sizes
 from reward.judges.local.text import content_words, doc_text, numbers, stem, stems, strip_citations
 from reward.judges.local.working import answer_working, miscalculated
 from reward.schema import Evidence
@@ -410,9 +410,8 @@ _SPAN_PAIRS = (("week", "day"), ("year", "month"), ("day", "hour"))
 """The units a span is read across, each pair's factor the ratio of their lengths in `figures._HOURS`."""
 
 
-_SCALED = re.compile(r"([$€£¥]\s?)?(?<![\w.,])(\d+(?:,\d{3})*(?:\.\d+)?)\s*(million|billion|thousand|bn|m|k)?\b",
-                     re.IGNORECASE)
-_SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9}
+_SCALED = re.compile(r"([$€£¥]\s?)?(?<![\w.,])(\d+(?:,\d{3})*(?:\.\d+)?)\s*(" + "|".join(sorted(_SCALE, key=len, reverse=True))
+                     + r")?\b", re.IGNORECASE)
 
 
 def _scaled(text: str, only: bool = False) -> dict[str, tuple[float, str]]:
@@ -447,10 +446,10 @@ def in_other_units(claim: str, haystack: str, wanted: set[str]) -> set[str]:
     []
     """
     given = {(value, unit) for value, _, unit in _quantities(haystack)}
-    scaled = _scaled(haystack)
-    found = {written for written, (value, sign) in _scaled(claim, True).items()
-             if written in wanted and any(sign == theirs and abs(value - other) <= 1e-9 * value
-                                          for other, theirs in scaled.values())}
+    mine = {written: said for written, said in _scaled(claim, True).items() if written in wanted}
+    scaled = _scaled(haystack).values() if mine else ()
+    found = {written for written, (value, sign) in mine.items()
+             if any(sign == theirs and abs(value - other) <= 1e-9 * value for other, theirs in scaled)}
     for value, written, unit in _quantities(claim):
         if written in wanted and any((unit == big and (value * _HOURS[big] / _HOURS[small], small) in given)
                                      or (unit == small and (value * _HOURS[small] / _HOURS[big], big) in given)
