@@ -31,6 +31,8 @@ _CALLED_OLD = re.compile(r"(?:\b(?:old|older|previous|former|earlier|original|ou
                          r"\b(?:was|were|used\s+to\s+be|up\s+from|down\s+from|instead\s+of|previously|formerly)\s+)"
                          r"[$€£¥]?$", re.IGNORECASE)
 """The words right before a figure that call it old ("the old £2.40", "up from £2.40", "was £2.40")."""
+_OLD_REACH = 80
+"""How far before a figure those words are looked for: a long sentence of many figures is not read again whole for each."""
 _HOLDS = re.compile(r"\b(?:still|now|current(?:ly)?|today|remains?|remained|stays?|stayed|unchanged|frozen|applies|"
                     r"apply|as\s+before|continues?)\b", re.IGNORECASE)
 """Words that say a figure holds, whatever calls it old ("the old £2.40 still applies")."""
@@ -136,7 +138,7 @@ def superseded_figure(claim: str, items: Sequence[tuple[str, object]], now) -> s
     # £2.40", where nothing in the sentence says it still holds)
     past = set() if _HOLDS.search(text) else {
         float(m.group(1).replace(",", "")) for m in re.finditer(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)", text)
-        if _CALLED_OLD.search(text[:m.start()])}
+        if _CALLED_OLD.search(text[max(0, m.start() - _OLD_REACH):m.start()])}
     # Each figure under its own unit, and a count the claim names what it counts of ("52,300 people") under none too:
     # the evidence may give it bare ("a population of 52,300").
     # (... and a bare figure under any unit the evidence gives it in: "membership stands at 340" of "340 members")
