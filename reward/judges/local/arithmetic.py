@@ -12,6 +12,7 @@ from collections import Counter
 from reward.format import strip_citations
 from reward.judges.local.clock import race_seconds
 from reward.judges.local.figures import _SPELLED, _SPELLING, _YEAR_UNIT, _given, _quantities, _unit
+from reward.judges.local.spots import CENTS_AFTER, PER_AFTER, figure_spots, in_per_cent, near_any, paired, text_before
 from reward.judges.local.text import STOPWORDS, numbers, stem
 
 _COUNT = r"(\d+|" + "|".join(_SPELLED) + r")"
@@ -49,8 +50,6 @@ _SHARES = {"half": 0.5, "a third": 1 / 3, "one third": 1 / 3, "a quarter": 0.25,
 _RATE_BEFORE = re.compile(r"\b(?:each|per|every)\s+[a-z]+\s+(?:costs?|is|comes to|works out at)\s*[$€£¥]?\s*$",
                           re.IGNORECASE)
 """A rate said before its figure: "each gigabyte costs €0.30"."""
-
-
 _PER_PERIOD = re.compile(r"\d[\d.,]*\s?(?:p|pence|cents?)?\s+(?:(?:for\s+)?(?:a|an|per|each|every)\s+|/\s*)(day|night|week|month)\b",
                          re.IGNORECASE)
 _OVER = re.compile(r"\b(?:a|an|per|each|every|one|the|over|for|in)\s+(?:(?:full|whole|typical)\s+)?(week|month|year)\b|\b(weekly|monthly|yearly|annual(?:ly)?)\b",
@@ -224,8 +223,9 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
         if all(known(f) or f.replace(",", "") in users for f in (figure, count)) and _value(count):
             per = _unit(None, match.group(3))
             reachable |= {_value(figure) / _value(count) * a for a, u in stated if u == per}
-    for i, (a, u) in enumerate(stated):
-        for b, v in stated[i + 1:]:
+    pairs = paired(stated)
+    for i, (a, u) in enumerate(pairs):
+        for b, v in pairs[i + 1:]:
             if u == v or not u or not v:
                 reachable |= {a + b, abs(a - b)}
     # a figure per day, week or month over a longer period the claim names: "£2.25 for each day, so a week costs
@@ -235,24 +235,25 @@ def stated_arithmetic(claim: str, haystack: str, asked: str = "", changed: froze
     if re.search(r"\d\s?(?:p|pence|cents?)\b", text):
         reachable |= {r / 100 for r in reachable}
     # a rate ("€0.30 per GB") may be the ratio of two figures: "€27 for 90 GB, which is €0.30 per GB"
-    rates = {a / b for a, _ in stated for b, _ in stated if b and a != b}
+    rates = {a / b for a, _ in pairs for b, _ in pairs if b and a != b}
     out = set()
     plain = re.sub(r"(?<=\d),(?=\d{3})", "", text)  # figures as `numbers` writes them
+    where = figure_spots(plain)
+    reach, per_unit = sorted(r for r in reachable if r > 0), sorted(r for r in rates if r > 0)
     for n in figures - given:
-        spots = list(re.finditer(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", plain))
+        spots = where.get(n, [])
         # a figure in cents or pence is a hundredth of the currency's: "30 cents a GB" is €0.30 per GB
-        if any(re.match(r"\s*(?:cents?|pence|p)\b", plain[m.end():], re.IGNORECASE) for m in spots):
+        if any(CENTS_AFTER.match(plain, end) for _, end in spots):
             hundredth = float(n) / 100
             if hundredth and any(abs(r - hundredth) <= 0.005 + 1e-9 for r in reachable | rates | {float(g) for g in given
                                                                                                    if _plain_figure(g)}):
                 out.add(n)
                 continue
-        if _in_per_cent(spots, plain) and any(_as_written(c, n) for c in changes):
+        if in_per_cent([end for _, end in spots], plain) and any(_as_written(c, n) for c in changes):
             out.add(n)
             continue
-        rate = any(re.match(r"\s*[a-z]*\s*(?:per|/|each|an?)\s+[a-z]", plain[m.end():], re.IGNORECASE)
-                   or _RATE_BEFORE.search(plain[:m.start()]) for m in spots)
-        if any(_as_written(r, n) for r in reachable | (rates if rate else set()) if r > 0) or any(
+        rate = any(PER_AFTER.match(plain, end) or _RATE_BEFORE.search(text_before(plain, start)) for start, end in spots)
+        if near_any(reach, n) or (rate and near_any(per_unit, n)) or any(
                 _as_written(r, n) for r, u in shared if r > 0 and (u == unit_of.get(n, "") or not u or not unit_of.get(n))):
             out.add(n)
     return out
@@ -285,13 +286,10 @@ def _applied_shares(haystack: str) -> frozenset[float]:
 def _changes(stated: list[tuple[float, str]], changed: frozenset[str] = frozenset()) -> set[float]:
     """Each change in per cent between two stated figures of one unit, of either as its base; and of each size of a
     change the evidence gives (`changed`), on a stated base larger than it."""
-    return {100 * abs(a - b) / base for i, (a, u) in enumerate(stated) for b, v in stated[i + 1:]
+    pairs = paired(stated)
+    return {100 * abs(a - b) / base for i, (a, u) in enumerate(pairs) for b, v in pairs[i + 1:]
             if u == v and a != b for base in (a, b) if base} | {
         100 * float(d) / base for d in changed for base, _ in stated if base > float(d) > 0}
-
-
-def _in_per_cent(spots: list[re.Match], plain: str) -> bool:
-    return any(re.match(r"\s?(?:%|per\s?cent\b)", plain[m.end():], re.IGNORECASE) for m in spots)
 
 
 _PER_CENT_SAID = r"(?:\s*\(\s*|,\s*)?(?:(?:about|around|roughly|approximately|nearly|almost|some|just\s+(?:over|under))\s+|[~≈+−-]\s?)?"

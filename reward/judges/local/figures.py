@@ -5,6 +5,7 @@ consistency model cannot do. Pure functions of strings.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Sequence
@@ -157,6 +158,7 @@ def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tupl
     """(holds, word, first figure, second figure, span of the word) for each pair of figures `text` orders."""
     out = []
     figures = _figures(text, haystack)
+    stops = [m.start() for m in re.finditer(r"[.;!?]", text)]  # where the clause before a figure starts
     for (a_start, a_end, a, a_text, kind), (b_start, _, b, b_text, b_kind) in zip(figures, figures[1:]):
         below, above = _sides(kind)
         gap = text[a_end:b_start]
@@ -174,7 +176,7 @@ def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tupl
         offset, swapped = a_end, False
         if not said and not any(m.group(0) in _ORDER_WORDS for m in words):
             # the verdict before both figures ("X came first: founded in 1844, Y in 1989", "earlier: 1977 against 1985")
-            clause = re.split(r"[.;!?]", text[:a_start])[-1]
+            clause = text[(stops[bisect.bisect_left(stops, a_start) - 1] + 1) if stops and stops[0] < a_start else 0:a_start]
             offset = a_start - len(clause)
             said = [] if re.search(r"\d", clause) else [m for m in list(re.finditer(r"[A-Za-z]+", clause))[-8:]
                     if m.group(0).lower() in below | above and not _COMPOUND.match(clause, m.end())
@@ -204,7 +206,7 @@ def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tupl
         first, second = (b, a) if swapped else (a, b)
         # "€22 — €4 more than the €18 fare": the figure before the first (or any, of any rate) is what it orders
         whole = [c for _, c_end, c, _, c_kind in figures if c_kind == kind and c_end <= a_start
-                 and _DIFFERENCE_GAP.fullmatch(text[c_end:a_start])][-1:]
+                 and _DIFFERENCE_GAP.fullmatch(text, c_end, a_start)][-1:]
         if whole and not swapped:
             holds = (abs(abs(whole[0] - second) - first) < 0.005
                      and ((whole[0] < second) if word in below else (whole[0] > second)))

@@ -11,10 +11,10 @@ import re
 from collections.abc import Sequence
 
 from reward.format import split_sentences, strip_citations
-from reward.judges.local.arithmetic import (_PER_CENT_SAID, _as_written, _changes, _in_per_cent, _plain_figure,
-                                            denied_numbers)
+from reward.judges.local.arithmetic import _PER_CENT_SAID, _as_written, _changes, _plain_figure, denied_numbers
 from reward.judges.local.figures import (_CHOICE, _SPELLED, _VERDICT_CLAUSE, _given, _names, _quantities, _sides, _unit,
                                          choice_sides, side_of)
+from reward.judges.local.spots import in_per_cent
 from reward.judges.local.text import content_words, numbers, stem
 from reward.schema import Evidence
 
@@ -473,7 +473,7 @@ def without_changes(claim: str, haystack: str, changed: frozenset[str] = frozens
         out = text[:start].rstrip() + re.sub(r"^\s*than\b", "", text[end:])
     for n in sorted({n for n in numbers(text) if n not in given and _plain_figure(n)}, key=len, reverse=True):
         spots = list(re.finditer(r"(?<![\d.,])" + re.escape(n) + r"(?![\d])", out))
-        if _in_per_cent(spots, out) and any(_as_written(c, n) for c in changes):
+        if in_per_cent([m.end() for m in spots], out) and any(_as_written(c, n) for c in changes):
             out = re.sub(_PER_CENT_SAID + r"(?<![\d.,])" + re.escape(n) + r"\s?(?:%|per\s?cent\b)(?:\s*\))?", "", out,
                          flags=re.IGNORECASE)
     return claim if out == text else re.sub(r"\s{2,}", " ", out)

@@ -1,0 +1,76 @@
+"""Where figures stand in a text, read in one pass, and the bounds that keep the arithmetic checks (`arithmetic`,
+`growth`) linear on a long sentence of many figures: what they look at around each figure, and how many figures they
+pair.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+CENTS_AFTER = re.compile(r"\s*(?:cents?|pence|p)\b", re.IGNORECASE)
+PER_AFTER = re.compile(r"\s*[a-z]*\s*(?:per|/|each|an?)\s+[a-z]", re.IGNORECASE)
+PER_CENT_AFTER = re.compile(r"\s?(?:%|per\s?cent\b)", re.IGNORECASE)
+"""What follows a figure in cents, one that is a rate ("30 cents a GB") and one that is a share in per cent; each is
+matched at the figure's end, not on a copy of the rest of the text."""
+
+BEFORE_REACH = 120
+"""How far before a figure a rate said in front of it ("each gigabyte costs €0.30") is looked for: a rate's words are
+a few, and searching the whole text before each figure would cost a long sentence the square of its length."""
+
+MOST_PAIRED = 48
+"""The most figures of the evidence one sentence may state for any two of them to be worked into a sum, a difference,
+a ratio or a change in per cent: a sentence stating more works out nothing from pairs of them. Every pair would cost
+a long, hostile sentence the square of its figures, and no answer gives a reader that many in one sentence."""
+
+
+def figure_spots(text: str) -> dict[str, list[tuple[int, int]]]:
+    r"""Where each figure written in digits stands in the text, read in one pass: the spans of "5" and of "5.30" in
+    "5.30", but not of "30" (a figure inside a longer one), as `(?<![\d.])5(?!\d)` finds them.
+
+    >>> figure_spots("£5.30 or 15 or 5")
+    {'5': [(1, 2), (15, 16)], '5.30': [(1, 5)], '15': [(9, 11)]}
+    """
+    out: dict[str, list[tuple[int, int]]] = {}
+    for run in re.finditer(r"(?<![\d.])\d[\d.]*", text):
+        start, end = run.span()
+        for i in range(start + 1, end + 1):
+            if text[i - 1].isdecimal() and (i == end or not text[i].isdecimal()):
+                out.setdefault(text[start:i], []).append((start, i))
+    return out
+
+
+def text_before(text: str, end: int) -> str:
+    """The `BEFORE_REACH` characters before `end`, from a word's start (the whole text before it when shorter).
+
+    >>> text_before("x" * 200 + " each gigabyte costs ", 221)
+    'each gigabyte costs '
+    """
+    start = end - BEFORE_REACH
+    if start <= 0:
+        return text[:end]
+    space = text.find(" ", start, end)
+    return text[space + 1:end] if space >= 0 else ""
+
+
+def in_per_cent(ends: list[int], plain: str) -> bool:
+    """Whether a figure ending at one of `ends` is a share in per cent ("12.6%", "12.6 per cent")."""
+    return any(PER_CENT_AFTER.match(plain, end) for end in ends)
+
+
+def near_any(values: list[float], written: str) -> bool:
+    """Whether any of the sorted `values` is the written figure rounded as written ("12.6" for 12.595, as
+    `arithmetic._as_written` reads it), found by bisection.
+
+    >>> near_any([3.0, 12.595, 40.0], "12.6"), near_any([3.0, 12.595, 40.0], "12.7")
+    (True, False)
+    """
+    decimals = len(written.split(".")[1]) if "." in written else 0
+    value, slack = float(written), 0.5 * 10 ** -decimals + 1e-9
+    i = bisect.bisect_left(values, value - slack)
+    return i < len(values) and values[i] <= value + slack
+
+
+def paired(stated: list[tuple[float, str]]) -> list[tuple[float, str]]:
+    """The stated figures arithmetic may pair: all of them, or none past `MOST_PAIRED`."""
+    return stated if len(stated) <= MOST_PAIRED else []
