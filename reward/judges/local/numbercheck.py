@@ -6,6 +6,7 @@ check and the answer check read figures with this one reading. Pure functions of
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Sequence
@@ -39,9 +40,10 @@ def dated_text(doc: Evidence) -> str:
 _MONEY = frozenset(_CURRENCY.values())
 
 
-def _counted(text: str, figure: str) -> frozenset[str]:
-    """The stems of the words that follow a figure in a text, up to three: what it counts ("22 return trips")."""
-    found = re.search(_figure_at(figure) + r"((?:\s+[a-z'’-]+){1,3})", _plain(text).lower())
+def _counted(plain: str, figure: str) -> frozenset[str]:
+    """The stems of the words that follow a figure in a text (`_plain`, in lower case), up to three: what it counts
+    ("22 return trips")."""
+    found = re.search(_figure_at(figure) + r"((?:\s+[a-z'’-]+){1,3})", plain)
     return stems(found.group(1)) - _CONNECTING if found else frozenset()
 
 
@@ -100,23 +102,26 @@ def claimed_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
     # the user's count at a price the evidence gives for what it counts (the words near the price name it)
     totals = set()
     plain = _plain(haystack)
+    # (the user's words read once, and each figure's words once: a long session must not be read again per price)
+    counted = functools.cache(functools.partial(_counted, _plain(asked).lower()))
+    clauses = [m.end() for m in re.finditer(r"[.;:!?]\s|\d", plain)]  # where the clause before a figure may start
     for value, written, unit in _quantities(haystack):
         if unit in _MONEY and written in stated:
             at = re.search(_figure_at(written), plain)
             if not at:
                 continue
-            before, after = plain[:at.start()], plain[at.end():]
             # (what it is per, where the evidence says: "€20 per applicant"; else what its clause names before it, back
             # to the sentence's start or the figure before: "An off-peak day return between Ashby and Colmere costs")
-            per = _PER_THING.match(after)
-            near = stems(per.group(1)) if per else stems(re.split(r"[.;:!?]\s|\d", before)[-1])
+            per = _PER_THING.match(plain, at.end())
+            start = clauses[bisect.bisect_right(clauses, at.start()) - 1] if clauses and clauses[0] <= at.start() else 0
+            near = stems(per.group(1)) if per else stems(plain[start:at.start()])
             totals |= {(value * count, unit) for count, figure, _ in _quantities(asked)
-                       if figure in stated and count and _counted(asked, figure) & near}
+                       if figure in stated and count and counted(figure) & near}
     # ... and a multiple the evidence gives of what the user's figure is ("3 times the deposit", "my £1,200 deposit")
     for times, what in _MULTIPLE.findall(counted_in_figures(haystack)):
         if times in stated:
             totals |= {(value * float(times), unit) for value, figure, unit in _quantities(asked)
-                       if figure in stated and stem(what) in _counted(asked, figure)}
+                       if figure in stated and stem(what) in counted(figure)}
     # what is left between the user's figure and the evidence's, each in the unit its own words give
     # (a limit less the time gone, "14 days" at "day 10", never a limit already passed, "2 years" at "6 years"; not money:
     # which of several excesses or fees a quote is reduced by is a row the evidence's sentences do not set out)

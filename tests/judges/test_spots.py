@@ -1,0 +1,50 @@
+"""The arithmetic checks read a long sentence of many figures in linear time, and read a normal one exactly as the
+per-figure searches they replace did."""
+
+import random
+import re
+
+import pytest
+
+from reward.judges.local.arithmetic import _as_written, stated_arithmetic
+from reward.judges.local.spots import MOST_PAIRED, figure_spots, near_any, text_before
+
+
+def _texts(seed: int, n: int):
+    pieces = ["5", "5.30", "15", "0.5", "1.2.3", "2,000", "12.", "£", "€4", "3 ", " ", ".", ",", "a", "per ", "%", "x"]
+    rng = random.Random(seed)
+    for _ in range(n):
+        yield "".join(rng.choice(pieces) for _ in range(rng.randint(1, 30)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_figure_spots_finds_what_the_per_figure_search_found(seed):
+    for text in _texts(seed, 300):
+        spots = figure_spots(text)
+        for figure in set(re.findall(r"\d+(?:\.\d+)?", text)):
+            expected = [m.span() for m in re.finditer(r"(?<![\d.])" + re.escape(figure) + r"(?![\d])", text)]
+            assert spots.get(figure, []) == expected, (text, figure)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_near_any_is_any_value_rounded_as_written(seed):
+    rng = random.Random(seed)
+    for _ in range(300):
+        values = sorted(rng.choice([0.25, 1.5, 2.0, 12.595, 12.65, 40.0, 333.3333]) * rng.choice([1, 2, 3])
+                        for _ in range(rng.randint(0, 6)))
+        written = rng.choice(["0.5", "1.5", "3", "12.6", "12.7", "25.2", "80", "666.7", "1000"])
+        assert near_any(values, written) == any(_as_written(v, written) for v in values), (values, written)
+
+
+def test_a_rate_is_still_read_just_before_its_figure_however_long_the_sentence():
+    filler = "On the large plan you pay for your data, " * 400
+    claim = filler + "€27 for 90 GB, so each gigabyte costs €0.30."
+    assert stated_arithmetic(claim, "It costs €27 for 90 GB.") == {"0.30"}
+    assert text_before("word " * 100 + "each gigabyte costs ", 520).endswith("each gigabyte costs ")
+
+
+def test_a_sentence_stating_more_figures_than_arithmetic_pairs_works_nothing_out_of_pairs():
+    evidence = " ".join(f"Plan {i} costs £{i * 10}.25." for i in range(1, 200))
+    assert stated_arithmetic("Plan 1 costs £10.25 and plan 2 £20.25, £30.50 together.", evidence) == {"30.50"}
+    many = ", ".join(f"plan {i} costs £{i * 10}.25" for i in range(1, MOST_PAIRED + 2))
+    assert stated_arithmetic(f"{many}: plans 1 and 2 come to £30.50 together.", evidence) == set()
