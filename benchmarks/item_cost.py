@@ -2,7 +2,8 @@
 
 Each size is scored in a fresh process (so its peak RSS is its own, model load included) through `reward score`'s
 engine with the searchllm suite and the local judge. Shapes: an answer that repeats one sentence (a policy stuck
-in a repetition loop), an answer of distinct sentences, and an item with many evidence documents. The claim: time
+in a repetition loop), an answer of distinct sentences, an item with many evidence documents, one answer sentence
+of many figures (a policy listing prices and years without a full stop), and a long session of earlier turns. The claim: time
 and peak memory grow at most linearly with the sentences and documents, up to the ceilings in `reward/schema.py`.
 
     .venv/bin/python benchmarks/item_cost.py --out benchmarks/results/item_cost.json
@@ -27,17 +28,30 @@ from policy.format import Facet, render_response
 from reward.engine import Engine
 from reward.judges.local import LocalJudge
 from reward.rubric import load_suite
-from reward.schema import Evidence, Item
+from reward.schema import Evidence, Item, Turn
 shape, n = sys.argv[1], int(sys.argv[2])
+history = []
+tolls = [Evidence(id="1", title="Toll prices (March 2024)", text="Cars pay £2.40 and vans pay £4.50 on the bridge. The toll rose in 2023 from £2.00. Published 3 March 2024."),
+         Evidence(id="2", title="Toll prices (June 2025)", text="Since June 2025 cars pay £2.90 and vans £5.10. Motorbikes remain free. Updated 1 June 2025.")]
 evidence = [Evidence(id="1", title="Skibidi on Spotify", text="Skibidi is on Spotify's free tier with ads. It premiered on 27 August 2025.")]
 if shape == "repeated":
     answer = " ".join("Skibidi is free on Spotify with ads [Doc 1]." for _ in range(n))
+elif shape == "figures":
+    # one sentence of many figures, the dated evidence giving some of them (the stale-figure and arithmetic checks)
+    evidence = tolls
+    answer = "Cars pay " + ", ".join(f"£2.40 in {{2000 + i % 24}} and vans pay £4.50 on day {{i}}" for i in range(n)) + " [Doc 1]."
+elif shape == "session":
+    # a long session: n earlier turns of 5,000 characters each, every one stating prices
+    said = "Cars pay £{{a}}.{{b}}0 on the bridge and vans pay £5.10 while motorbikes ride free on weekdays. "
+    history = [Turn(role="user" if t % 2 == 0 else "assistant",
+                    content=(said.format(a=2 + t % 7, b=t % 10) * 60)[:5000]) for t in range(n)]
+    evidence, answer = tolls, "Cars pay £2.90 [Doc 2]. Vans pay £5.10 [Doc 2]."
 elif shape == "distinct":
     answer = " ".join(f"Claim number {{i}} says track {{i}} streams in region {{i % 97}} [Doc 1]." for i in range(n))
 else:
     evidence = [Evidence(id=str(i), title=f"Doc {{i}}", text=f"Document {{i}} mentions venue {{i}} and price {{i}} dollars.") for i in range(1, n + 1)]
     answer = "Skibidi is free on Spotify with ads [Doc 1]."
-item = Item(id="x", group="g", query="Where can I hear Skibidi for free?", evidence=evidence,
+item = Item(id="x", group="g", query="Where can I hear Skibidi for free?", evidence=evidence, history=history,
             response=render_response([Facet("where", ("1",))], ["1"], answer))
 engine = Engine(load_suite("searchllm"), LocalJudge())
 engine.score_sync([Item(id="warm", query="warm up", evidence=evidence[:1], response=render_response([Facet("w", ("1",))], ["1"], "Warm up [Doc 1]."))])
@@ -63,10 +77,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sentences", type=int, nargs="+", default=[10, 100, 300, 1000])
     parser.add_argument("--documents", type=int, nargs="+", default=[10, 100, 512])
+    parser.add_argument("--figures", type=int, nargs="*", default=[500, 1000, 2150],
+                        help="figures in one answer sentence (2,150 is about the 100,000-character ceiling)")
+    parser.add_argument("--session", type=int, nargs="*", default=[20, 100],
+                        help="earlier turns of 5,000 characters each (100 is the ceiling on turns)")
     parser.add_argument("--out")
     args = parser.parse_args()
     rows = [run(shape, n) for shape in ("repeated", "distinct") for n in args.sentences]
     rows += [run("documents", n) for n in args.documents]
+    rows += [run("figures", n) for n in args.figures]
+    rows += [run("session", n) for n in args.session]
     for row in rows:
         print(json.dumps(row), flush=True)
     report = {"benchmark": "item_cost", "rows": rows, "command": " ".join(["benchmarks/item_cost.py", *sys.argv[1:]]),

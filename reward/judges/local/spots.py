@@ -18,7 +18,7 @@ BEFORE_REACH = 120
 """How far before a figure a rate said in front of it ("each gigabyte costs €0.30") is looked for: a rate's words are
 a few, and searching the whole text before each figure would cost a long sentence the square of its length."""
 
-MOST_PAIRED = 48
+MOST_PAIRED = 100
 """The most figures of the evidence one sentence may state for any two of them to be worked into a sum, a difference,
 a ratio or a change in per cent: a sentence stating more works out nothing from pairs of them. Every pair would cost
 a long, hostile sentence the square of its figures, and no answer gives a reader that many in one sentence."""
