@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from reward.format import split_sentences, strip_citations
 from reward.judges.local.figures import _SPELLED
 from reward.judges.local.text import stems
+from reward.memo import by_content
 
 _TIME = re.compile(r"(?<![\d:.£$€])(\d{1,2})(?::([0-5]\d))?\s?(am|pm|a\.m\.|p\.m\.)?(?![\d:])", re.IGNORECASE)
 _WORD = r"(?:\d+(?:\.\d+)?|an?|" + "|".join(_SPELLED) + r")"
@@ -198,16 +199,18 @@ _DAY_OF = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD +
 _DAY_SPAN = re.compile(r"\b(\d+|" + "|".join(_SPELLED) + r")[\s-]+(days?|weeks?)\b", re.IGNORECASE)
 
 
-def _calendar(text: str) -> list[tuple[int, int, int, str]]:
+@by_content
+def _calendar(text: str) -> tuple[tuple[int, int, int, str], ...]:
     """(start, end, day of the year, the day as `numbers` writes it) of each date by day and month: "3 March",
-    "March 3rd", "2 April 2025" (any year read as one of 365 days)."""
+    "March 3rd", "2 April 2025" (any year read as one of 365 days). Read once per text: every claim of an answer is
+    read against the same evidence and the same user's words."""
     out = []
     for m in _DAY_OF.finditer(text):
         day, month = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
         index = next(i for i, name in enumerate(_MONTH) if name.startswith(month.lower().rstrip(".")[:3]))
         if 1 <= int(day) <= _MONTH_DAYS[index]:
             out.append((m.start(), m.end(), sum(_MONTH_DAYS[:index]) + int(day), day))
-    return out
+    return tuple(out)
 
 
 def _day_spans(text: str) -> list[tuple[int, int, int, tuple[str]]]:
@@ -261,7 +264,8 @@ def worked_months(claim: str, haystack: str, asked: str = "") -> frozenset[str]:
 
 @functools.lru_cache(maxsize=1024)
 def _calendar_read(claim: str, haystack: str, asked: str) -> tuple[frozenset[str], frozenset[str]]:
-    known_dates = {d for *_, d, _ in _calendar(haystack)} | {d for *_, d, _ in _calendar(asked)}
+    users_dates = {d for *_, d, _ in _calendar(asked)}
+    known_dates = {d for *_, d, _ in _calendar(haystack)} | users_dates
     spans = {d for *_, d, _ in _day_spans(haystack)}
     # ... and a span in months the evidence gives, from a date to the same day that many months on ("a 4-month wait"
     # from 10 March: 10 July)
@@ -274,7 +278,7 @@ def _calendar_read(claim: str, haystack: str, asked: str) -> tuple[frozenset[str
         if not dates:
             continue
         given = {i for i, (*_, d, _) in enumerate(dates) if d in known_dates}
-        known, worked = _worked_out(dates, _day_spans(sentence), given, {d for *_, d, _ in _calendar(asked)}, spans, _apart)
+        known, worked = _worked_out(dates, _day_spans(sentence), given, users_dates, spans, _apart)
         anchors = days_given | {(int(dates[i][3]), _month_of(dates[i][2])) for i in known}
         known |= {i for i, (*_, value, day) in enumerate(dates) if month_spans - {0} and any(
             int(day) == a_day and (_month_of(value) - a_month) % 12 in month_spans for a_day, a_month in anchors)}
