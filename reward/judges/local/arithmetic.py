@@ -486,7 +486,9 @@ def counted_in_figures(claim: str) -> str:
     'Open until 15:00, two hours later than the usual close, for 3 hours more.'
     """
     def figure(match: re.Match) -> str:
-        if (match.group(2).lower() in STOPWORDS or _NUMBERED_BEFORE.search(claim, 0, match.start())
+        # (the word that numbers it stands just before it: looked for there, not in the whole claim again for each)
+        if (match.group(2).lower() in STOPWORDS or _NUMBERED_BEFORE.search(claim, max(0, match.start() - 64),
+                                                                           match.start())
                 or _COMPARED_TO.match(claim, match.end())):
             return match.group(0)
         return _SPELLED[match.group(1).lower()] + match.group(0)[len(match.group(1)):]

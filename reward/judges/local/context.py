@@ -26,6 +26,7 @@ from reward.judges.local.text import (
     numbers,
     stems,
 )
+from reward.memo import by_content
 from reward.rules import RULES
 from reward.rules.declining import declines
 from reward.rules.keywords import keyword_list_share
@@ -116,6 +117,17 @@ def sentence_evidence(ctx: Context, sentence_with_citations: str) -> list[Eviden
 _ALTERNATIVES = re.compile(r"([^,:;?]+?)\s+or\s+([^,:;?]+?)\s*\?*\s*$", re.IGNORECASE)
 
 
+@by_content
+def _alternatives(question: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The stems of the two alternatives a choice question ends with, read once per question. Neither can hold a comma,
+    a colon, a semicolon or a question mark, so only the question's last clause is searched, and only where it says
+    "or" (searched whole, a long text without one cost the square of its length)."""
+    body_end = len(question.rstrip().rstrip("?").rstrip())  # before what ends it: "?", spaces
+    clause = question[max(question.rfind(c, 0, body_end) for c in ",:;?") + 1:]
+    match = _ALTERNATIVES.search(clause) if re.search(r"\sor\s", clause, re.IGNORECASE) else None
+    return (stems(match.group(1)), stems(match.group(2))) if match else None
+
+
 def chosen_alternative(question: str, text: str) -> set[str]:
     """For a choice question ("..., A or B?"), the stems of the alternative the text names and the other does not
     (the answer to a choice question is in the question); empty when it names both, neither, or there is no choice.
@@ -125,10 +137,10 @@ def chosen_alternative(question: str, text: str) -> set[str]:
     >>> chosen_alternative("Which was started first, Arthur's Magazine or First for Women?", "Arthur's or Women's.")
     set()
     """
-    match = _ALTERNATIVES.search(question.strip())
-    if not match:
+    sides = _alternatives(question.strip())
+    if not sides:
         return set()
-    left, right = stems(match.group(1)), stems(match.group(2))
+    left, right = sides
     own = stems(text)
     picked_left, picked_right = own & (left - right), own & (right - left)
     return set(picked_left) if picked_left and not picked_right else set(picked_right) if picked_right and not picked_left else set()
@@ -320,6 +332,19 @@ def _parsed_reading(response: str):
 
 
 _READING_ITEMS: dict[int, tuple[Item, Item]] = {}
+_SPACES = re.compile(r"[^\S\n]{2,}")
+_BLANK_LINES = re.compile(r"\n(?:[^\S\n]*\n){2,}")
+
+
+def _read(text: str) -> str:
+    r"""A text in its reading form, with each run of spaces read as one space and each run of blank lines as one:
+    what a reader sees, and what keeps a run of thousands of spaces from costing every clause pattern the square of
+    its length.
+
+    >>> _read("Cars pay £2.90" + " " * 5000 + "per day.\n\n\n\nVans pay £5.10.")
+    'Cars pay £2.90 per day.\n\nVans pay £5.10.'
+    """
+    return _BLANK_LINES.sub("\n\n", _SPACES.sub(" ", reading_form(text)))
 
 
 def _reading_item(item: Item) -> Item:
@@ -331,14 +356,14 @@ def _reading_item(item: Item) -> Item:
     update: dict = {}
     for field_name in ("query", "response"):
         text = getattr(item, field_name)
-        read = reading_form(text) if field_name == "query" else tables_as_lines(reading_form(text))
+        read = _read(text) if field_name == "query" else tables_as_lines(_read(text))
         if read != text:
             update[field_name] = read
-    evidence = [d if reading_form(d.text) == d.text and reading_form(d.title) == d.title
-                else d.model_copy(update={"text": reading_form(d.text), "title": reading_form(d.title)}) for d in item.evidence]
+    evidence = [d if _read(d.text) == d.text and _read(d.title) == d.title
+                else d.model_copy(update={"text": _read(d.text), "title": _read(d.title)}) for d in item.evidence]
     if any(a is not b for a, b in zip(evidence, item.evidence, strict=True)):
         update["evidence"] = evidence
-    history = [t if reading_form(t.content) == t.content else t.model_copy(update={"content": reading_form(t.content)})
+    history = [t if _read(t.content) == t.content else t.model_copy(update={"content": _read(t.content)})
                for t in item.history]
     if any(a is not b for a, b in zip(history, item.history, strict=True)):
         update["history"] = history

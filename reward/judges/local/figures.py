@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from reward.format import strip_citations
 from reward.judges.local.text import STOPWORDS, numbers, stem
+from reward.memo import by_content
 
 @functools.lru_cache(maxsize=1024)
 def _given(haystack: str) -> frozenset[str]:
@@ -256,13 +257,25 @@ def verdict_line(claim: str) -> str:
     return f"{match.group('value')} is {match.group('word').lower()}."
 
 
+_CHOICE_REACH = 600, 4000
+"""How much of each question `_CHOICE` reads (its last 600 characters) and of the user's words (questions ending in
+their last 4,000 characters): a choice question is a short one, and its lazy scans cost a long text without a
+question mark the cube of its length."""
+
+
+@by_content
 def _choice_texts(asked: str) -> tuple[str, str] | None:
-    """The two things a choice question names, as it writes them ("Which is older, A or B?": "A", "B")."""
-    choice = _CHOICE.search(asked)
-    if not choice:
-        return None
-    a, b = (next(g for g in choice.groups()[i::2] if g).strip() for i in (0, 1))
-    return a, b
+    """The two things a choice question names, as it writes them ("Which is older, A or B?": "A", "B"): the first
+    choice question of the text, searched question by question (no choice crosses a question mark), once per text."""
+    start = 0
+    for end in [m.end() for m in re.finditer(r"\?", asked)] + [len(asked)]:
+        if end > start and end > len(asked) - _CHOICE_REACH[1]:
+            choice = _CHOICE.search(asked, max(start, end - _CHOICE_REACH[0]), end)
+            if choice:
+                a, b = (next(g for g in choice.groups()[i::2] if g).strip() for i in (0, 1))
+                return a, b
+        start = end
+    return None
 
 
 def choice_sides(asked: str) -> tuple[set[str], set[str]] | None:
