@@ -3,8 +3,10 @@
 Each size is scored in a fresh process (so its peak RSS is its own, model load included) through `reward score`'s
 engine with the searchllm suite and the local judge. Shapes: an answer that repeats one sentence (a policy stuck
 in a repetition loop), an answer of distinct sentences, an item with many evidence documents, one answer sentence
-of many figures (a policy listing prices and years without a full stop), and a long session of earlier turns. The claim: time
-and peak memory grow at most linearly with the sentences and documents, up to the ceilings in `reward/schema.py`.
+of many figures (a policy listing prices and years without a full stop), a long session of earlier turns, a run of
+spaces inside a sentence, and a long question without a comma or question mark beside many answer sentences. The
+claim: time and peak memory grow at most linearly with the sentences and documents, up to the ceilings in
+`reward/schema.py`.
 
     .venv/bin/python benchmarks/item_cost.py --out benchmarks/results/item_cost.json
 """
@@ -31,6 +33,7 @@ from reward.rubric import load_suite
 from reward.schema import Evidence, Item, Turn
 shape, n = sys.argv[1], int(sys.argv[2])
 history = []
+query = "Where can I hear Skibidi for free?"
 tolls = [Evidence(id="1", title="Toll prices (March 2024)", text="Cars pay £2.40 and vans pay £4.50 on the bridge. The toll rose in 2023 from £2.00. Published 3 March 2024."),
          Evidence(id="2", title="Toll prices (June 2025)", text="Since June 2025 cars pay £2.90 and vans £5.10. Motorbikes remain free. Updated 1 June 2025.")]
 evidence = [Evidence(id="1", title="Skibidi on Spotify", text="Skibidi is on Spotify's free tier with ads. It premiered on 27 August 2025.")]
@@ -46,12 +49,20 @@ elif shape == "session":
     history = [Turn(role="user" if t % 2 == 0 else "assistant",
                     content=(said.format(a=2 + t % 7, b=t % 10) * 60)[:5000]) for t in range(n)]
     evidence, answer = tolls, "Cars pay £2.90 [Doc 2]. Vans pay £5.10 [Doc 2]."
+elif shape == "spaces":
+    # a figure, then a run of n spaces inside the sentence
+    evidence, answer = tolls, "Cars pay £2.90" + " " * n + "per day [Doc 2]."
+elif shape == "question":
+    # a 10,000-character question with no comma, colon or question mark, and n answer sentences
+    query = ("I have thirty euros with me and want a ticket " * 250)[:10_000]
+    evidence = tolls
+    answer = " ".join(f"Cars pay £2.{{i % 90 + 10}} on route {{i}} [Doc 2]." for i in range(n))
 elif shape == "distinct":
     answer = " ".join(f"Claim number {{i}} says track {{i}} streams in region {{i % 97}} [Doc 1]." for i in range(n))
 else:
     evidence = [Evidence(id=str(i), title=f"Doc {{i}}", text=f"Document {{i}} mentions venue {{i}} and price {{i}} dollars.") for i in range(1, n + 1)]
     answer = "Skibidi is free on Spotify with ads [Doc 1]."
-item = Item(id="x", group="g", query="Where can I hear Skibidi for free?", evidence=evidence, history=history,
+item = Item(id="x", group="g", query=query, evidence=evidence, history=history,
             response=render_response([Facet("where", ("1",))], ["1"], answer))
 engine = Engine(load_suite("searchllm"), LocalJudge())
 engine.score_sync([Item(id="warm", query="warm up", evidence=evidence[:1], response=render_response([Facet("w", ("1",))], ["1"], "Warm up [Doc 1]."))])
@@ -81,12 +92,17 @@ def main() -> None:
                         help="figures in one answer sentence (2,150 is about the 100,000-character ceiling)")
     parser.add_argument("--session", type=int, nargs="*", default=[20, 100],
                         help="earlier turns of 5,000 characters each (100 is the ceiling on turns)")
+    parser.add_argument("--spaces", type=int, nargs="*", default=[25_000], help="spaces in a run inside one sentence")
+    parser.add_argument("--question", type=int, nargs="*", default=[40],
+                        help="answer sentences beside a 10,000-character question without a comma or question mark")
     parser.add_argument("--out")
     args = parser.parse_args()
     rows = [run(shape, n) for shape in ("repeated", "distinct") for n in args.sentences]
     rows += [run("documents", n) for n in args.documents]
     rows += [run("figures", n) for n in args.figures]
     rows += [run("session", n) for n in args.session]
+    rows += [run("spaces", n) for n in args.spaces]
+    rows += [run("question", n) for n in args.question]
     for row in rows:
         print(json.dumps(row), flush=True)
     report = {"benchmark": "item_cost", "rows": rows, "command": " ".join(["benchmarks/item_cost.py", *sys.argv[1:]]),

@@ -1,17 +1,23 @@
-"""The arithmetic checks read a long sentence of many figures in linear time, and read a normal one exactly as the
-per-figure searches they replace did."""
+"""The local tier reads a long hostile text in about linear time (a sentence of many figures, a run of spaces, a long
+question without a question mark) and reads a normal one exactly as the searches it replaces did."""
 
 import random
 import re
 
 import pytest
 
+from reward.format import Facet, render_response
 from reward.judges.local.arithmetic import _as_written, stated_arithmetic
+from reward.judges.local.context import _ALTERNATIVES, _alternatives, _reading_item
+from reward.judges.local.figures import _CHOICE, _choice_texts
 from reward.judges.local.spots import MOST_PAIRED, figure_spots, near_any, text_before
+from reward.judges.local.text import stems
+from reward.schema import Evidence, Item
 
 
 def _texts(seed: int, n: int):
-    pieces = ["5", "5.30", "15", "0.5", "1.2.3", "2,000", "12.", "£", "€4", "3 ", " ", ".", ",", "a", "per ", "%", "x"]
+    pieces = ["5", "5.30", "15", "0.5", "1.2.3", "2,000", "12.", "£", "€4", "3 ", " ", ".", ",", "a", "per ", "%",
+              "x"]
     rng = random.Random(seed)
     for _ in range(n):
         yield "".join(rng.choice(pieces) for _ in range(rng.randint(1, 30)))
@@ -48,3 +54,31 @@ def test_a_sentence_stating_more_figures_than_arithmetic_pairs_works_nothing_out
     assert stated_arithmetic("Plan 1 costs £10.25 and plan 2 £20.25, £30.50 together.", evidence) == {"30.50"}
     many = ", ".join(f"plan {i} costs £{i * 10}.25" for i in range(1, MOST_PAIRED + 2))
     assert stated_arithmetic(f"{many}: plans 1 and 2 come to £30.50 together.", evidence) == set()
+
+
+def _questions(seed: int, n: int):
+    pieces = ["Which is cheaper", ", ", " or ", "Roadline", "?", " ", "Kestrel Car Rental", "Is ", " cheaper", ":",
+              "which of ", " and ", "Should I pick ", " if ", "The Park", ". ", "vs ", ";", "\n", "OR "]
+    rng = random.Random(seed)
+    for _ in range(n):
+        yield "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14)))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_choice_question_is_read_as_the_whole_text_search_read_it(seed):
+    for question in _questions(seed, 2000):
+        match = _ALTERNATIVES.search(question.strip())
+        assert _alternatives(question.strip()) == ((stems(match.group(1)), stems(match.group(2))) if match else None)
+        choice = _CHOICE.search(question)
+        expected = tuple(next(g for g in choice.groups()[i::2] if g).strip() for i in (0, 1)) if choice else None
+        assert _choice_texts(question) == expected, question
+
+
+def test_a_run_of_spaces_or_blank_lines_is_read_as_one():
+    evidence = [Evidence(id="1", text="Cars pay £2.90.\n\n\n\nVans £5.10.")]
+    answer = "Cars pay £2.90" + " " * 5000 + "a day [Doc 1]."
+    wide = Item(id="x", query="How much   is the toll?", evidence=evidence,
+                response=render_response([Facet("toll", ("1",))], ["1"], answer))
+    read = _reading_item(wide)
+    assert read.query == "How much is the toll?" and read.evidence[0].text == "Cars pay £2.90.\n\nVans £5.10."
+    assert "£2.90 a day [Doc 1]." in read.response

@@ -20,6 +20,7 @@ from reward.judges.local.clock import (calendar_arithmetic, clock_arithmetic, mo
                                        spans_of_known_length, year_arithmetic)
 from reward.judges.local.figures import _CURRENCY, _DURATIONS, _HOURS, _given, _quantities, _unit
 from reward.judges.local.growth import _SCALE, change_sizes
+from reward.judges.local.spots import NEAR
 from reward.judges.local.text import content_words, doc_text, numbers, stem, stems, strip_citations
 from reward.judges.local.working import answer_working, miscalculated
 from reward.schema import Evidence
@@ -513,7 +514,7 @@ def _around(text: str, written: str, unit: str) -> frozenset[str]:
     plain = _plain(text).lower()
     out: set[str] = set()
     for at in re.finditer(_figure_at(written), plain):
-        out |= stems(" ".join(plain[:at.start()].split()[-4:] + plain[at.end():].split()[:3]))
+        out |= stems(" ".join(plain[max(0, at.start() - NEAR):at.start()].split()[-4:] + plain[at.end():at.end() + NEAR].split()[:3]))
     return frozenset(out - _CONNECTING - {unit, stem(unit)} - stems(f"{unit} {unit}s") - _FIRST_PERSON)
 
 
@@ -532,8 +533,9 @@ def _own(asked: str, written: str) -> bool:
     ordered"; not "The tour costs 30 euros, right?", "I can take 10 tablets a day", "I read the fine is £100")."""
     plain = _plain(asked)
     for at in re.finditer(_figure_at(written), plain):
-        clause = re.split(r"[.;:!?—–]|,\s|\b(?:that|so|but|because|which|if)\b", plain[:at.start()])[-1]
-        after = re.split(r"[.;:!?—–]|,\s", plain[at.end():])[0]
+        before = plain[max(0, at.start() - NEAR):at.start()]
+        clause = re.split(r"[.;:!?—–]|,\s|\b(?:that|so|but|because|which|if)\b", before)[-1]
+        after = re.split(r"[.;:!?—–]|,\s", plain[at.end():at.end() + NEAR])[0]
         if not _OWN.search(clause) or _RULE_SAID.search(clause) or _RULE_SAID.search(after):
             return False
     return True

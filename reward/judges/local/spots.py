@@ -18,6 +18,10 @@ BEFORE_REACH = 120
 """How far before a figure a rate said in front of it ("each gigabyte costs €0.30") is looked for: a rate's words are
 a few, and searching the whole text before each figure would cost a long sentence the square of its length."""
 
+NEAR = 400
+"""How far from a figure the words that say what it is of are read (a few words, a clause), not the whole text again
+for each place the figure is written."""
+
 MOST_PAIRED = 100
 """The most figures of the evidence one sentence may state for any two of them to be worked into a sum, a difference,
 a ratio or a change in per cent: a sentence stating more works out nothing from pairs of them. Every pair would cost
