@@ -4,9 +4,9 @@ Each size is scored in a fresh process (so its peak RSS is its own, model load i
 engine with the searchllm suite and the local judge. Shapes: an answer that repeats one sentence (a policy stuck
 in a repetition loop), an answer of distinct sentences, an item with many evidence documents, one answer sentence
 of many figures (a policy listing prices and years without a full stop), a long session of earlier turns, a run of
-spaces inside a sentence, and a long question without a comma or question mark beside many answer sentences. The
-claim: time and peak memory grow at most linearly with the sentences and documents, up to the ceilings in
-`reward/schema.py`.
+spaces inside a sentence, a long question without a comma or question mark beside many answer sentences, and a long
+question repeating "which" and a capitalised word. The claim: time and peak memory grow at most linearly with the
+sentences and documents, up to the ceilings in `reward/schema.py`.
 
     .venv/bin/python benchmarks/item_cost.py --out benchmarks/results/item_cost.json
 """
@@ -57,6 +57,10 @@ elif shape == "question":
     query = ("I have thirty euros with me and want a ticket " * 250)[:10_000]
     evidence = tolls
     answer = " ".join(f"Cars pay £2.{{i % 90 + 10}} on route {{i}} [Doc 2]." for i in range(n))
+elif shape == "which":
+    # a question of n characters that repeats "which" and a capitalised word, with no "or" and no question mark
+    query, evidence = ("which Abc " * n)[:n], tolls
+    answer = "Cars pay £2.90 [Doc 2]."
 elif shape == "distinct":
     answer = " ".join(f"Claim number {{i}} says track {{i}} streams in region {{i % 97}} [Doc 1]." for i in range(n))
 else:
@@ -95,6 +99,8 @@ def main() -> None:
     parser.add_argument("--spaces", type=int, nargs="*", default=[25_000], help="spaces in a run inside one sentence")
     parser.add_argument("--question", type=int, nargs="*", default=[40],
                         help="answer sentences beside a 10,000-character question without a comma or question mark")
+    parser.add_argument("--which", type=int, nargs="*", default=[5000, 10_000],
+                        help="characters of a question repeating 'which' and a capitalised word")
     parser.add_argument("--out")
     args = parser.parse_args()
     rows = [run(shape, n) for shape in ("repeated", "distinct") for n in args.sentences]
@@ -103,6 +109,7 @@ def main() -> None:
     rows += [run("session", n) for n in args.session]
     rows += [run("spaces", n) for n in args.spaces]
     rows += [run("question", n) for n in args.question]
+    rows += [run("which", n) for n in args.which]
     for row in rows:
         print(json.dumps(row), flush=True)
     report = {"benchmark": "item_cost", "rows": rows, "command": " ".join(["benchmarks/item_cost.py", *sys.argv[1:]]),
