@@ -51,13 +51,22 @@ CONFLICT_THRESHOLD = 0.85
 """P(contradicted) above which a selected item's specific sentence conflicts with another selected item."""
 
 
+MOST_CONFLICT_PAIRS = 16 * 15
+"""The most ordered pairs of selected items read for a conflict (every pair of 16 items; past that, the most similar)."""
+
+
 async def _contradicting_items(ctx: Context, docs: Sequence[Evidence], pairwise: np.ndarray) -> str | None:
     """A specific sentence (a number or a name) of one selected item that the consistency model reads as
     contradicted by the closest sentences of another selected item on the same topic (similarity > 0.5)."""
     pairs, where = [], []
+    # (the most similar ordered pairs only, past 16 items' worth: selecting hundreds of items must not cost the
+    # model the square of them, and two items that conflict are the ones on the same topic)
+    near = sorted(((-float(pairwise[i, j]), i, j) for i in range(len(docs)) for j in range(len(docs))
+                   if i != j and pairwise[i, j] > 0.5))[:MOST_CONFLICT_PAIRS]
+    read = {(i, j) for _, i, j in near}
     for i, first in enumerate(docs):
         for j, second in enumerate(docs):
-            if i == j or pairwise[i, j] <= 0.5 or not is_english(doc_text(first) + doc_text(second)):
+            if (i, j) not in read or not is_english(doc_text(first) + doc_text(second)):
                 continue
             window_pool = split_sentences(first.text)
             claims = [s for s in split_sentences(second.text) if salient_terms(s)][:3]
