@@ -7,7 +7,7 @@ import re
 import pytest
 
 from reward.format import Facet, render_response
-from reward.judges.local.arithmetic import _as_written, stated_arithmetic
+from reward.judges.local.arithmetic import _as_written, spelled_numbers, stated_arithmetic
 from reward.judges.local.context import _ALTERNATIVES, _alternatives, _reading_item
 from reward.judges.local.figures import _CHOICE, _choice_texts
 from reward.judges.local.spots import MOST_PAIRED, figure_spots, near_any, text_before
@@ -82,3 +82,10 @@ def test_a_run_of_spaces_or_blank_lines_is_read_as_one():
     read = _reading_item(wide)
     assert read.query == "How much is the toll?" and read.evidence[0].text == "Cars pay £2.90.\n\nVans £5.10."
     assert "£2.90 a day [Doc 1]." in read.response
+
+
+def test_a_list_of_figures_that_counts_nothing_is_read_once():
+    # (split every way before it failed, six years took seconds and twelve would take hours)
+    claim = "Prices rose in " + " ".join(str(year) for year in range(2001, 2031)) + " [Doc 1]."
+    assert spelled_numbers("Prices rose in 2001.", claim, {"2002"}) == set()
+    assert spelled_numbers("Take one or two tablets.", "Take 1 or 2 tablets.", {"1", "2"}) == {"1", "2"}

@@ -12,7 +12,8 @@ from collections import Counter
 from reward.format import strip_citations
 from reward.judges.local.clock import race_seconds
 from reward.judges.local.figures import _SPELLED, _SPELLING, _YEAR_UNIT, _given, _quantities, _unit
-from reward.judges.local.spots import CENTS_AFTER, PER_AFTER, figure_spots, in_per_cent, near_any, paired, text_before
+from reward.judges.local.spots import (CENTS_AFTER, COUNTED_AFTER, PER_AFTER, figure_spots, in_per_cent, near_any, paired,
+                                       text_before)
 from reward.judges.local.text import STOPWORDS, numbers, stem
 
 _COUNT = r"(\d+|" + "|".join(_SPELLED) + r")"
@@ -317,7 +318,7 @@ def spelled_numbers(haystack: str, claim: str, wanted: set[str]) -> set[str]:
         number = match.group(0)
         if number not in wanted:
             continue  # (a figure with a separator, "€50,000", is no count in words)
-        counted = re.match(r"(?:\s*(?:-|to|or|and)?\s*\d+)*\+?\s*([a-z]+)", text[match.end():], re.IGNORECASE)
+        counted = COUNTED_AFTER.match(text, match.end())
         spelled = _SPELLING.get(number)
         unit = stem(counted.group(1).lower().rstrip("s")) if counted and counted.group(1).lower() not in STOPWORDS else ""
         if not unit:  # counting nothing ("4 if you've lived there 2+ years"), it is any number the evidence spells
