@@ -15,17 +15,21 @@ from reward.judges.local.text import stems
 from reward.schema import Evidence, Item
 
 
-def _texts(seed: int, n: int):
-    pieces = ["5", "5.30", "15", "0.5", "1.2.3", "2,000", "12.", "£", "€4", "3 ", " ", ".", ",", "a", "per ", "%",
-              "x"]
+FIGURE_PIECES = ["5", "5.30", "15", "0.5", "1.2.3", "2,000", "12.", "£", "€4", "3 ", " ", ".", ",", "a", "per ", "%",
+                 "x"]
+QUESTION_PIECES = ["Which is cheaper", ", ", " or ", "Roadline", "?", " ", "Kestrel Car Rental", "Is ", " cheaper", ":",
+                   "which of ", " and ", "Should I pick ", " if ", "The Park", ". ", "vs ", ";", "\n", "OR "]
+
+
+def _texts(pieces: list[str], seed: int, n: int, most: int):
     rng = random.Random(seed)
     for _ in range(n):
-        yield "".join(rng.choice(pieces) for _ in range(rng.randint(1, 30)))
+        yield "".join(rng.choice(pieces) for _ in range(rng.randint(1, most)))
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_figure_spots_finds_what_the_per_figure_search_found(seed):
-    for text in _texts(seed, 300):
+    for text in _texts(FIGURE_PIECES, seed, 300, 30):
         spots = figure_spots(text)
         for figure in set(re.findall(r"\d+(?:\.\d+)?", text)):
             expected = [m.span() for m in re.finditer(r"(?<![\d.])" + re.escape(figure) + r"(?![\d])", text)]
@@ -56,17 +60,9 @@ def test_a_sentence_stating_more_figures_than_arithmetic_pairs_works_nothing_out
     assert stated_arithmetic(f"{many}: plans 1 and 2 come to £30.50 together.", evidence) == set()
 
 
-def _questions(seed: int, n: int):
-    pieces = ["Which is cheaper", ", ", " or ", "Roadline", "?", " ", "Kestrel Car Rental", "Is ", " cheaper", ":",
-              "which of ", " and ", "Should I pick ", " if ", "The Park", ". ", "vs ", ";", "\n", "OR "]
-    rng = random.Random(seed)
-    for _ in range(n):
-        yield "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14)))
-
-
 @pytest.mark.parametrize("seed", range(3))
 def test_a_choice_question_is_read_as_the_whole_text_search_read_it(seed):
-    for question in _questions(seed, 2000):
+    for question in _texts(QUESTION_PIECES, seed, 2000, 14):
         match = _ALTERNATIVES.search(question.strip())
         assert _alternatives(question.strip()) == ((stems(match.group(1)), stems(match.group(2))) if match else None)
         choice = _CHOICE.search(question)

@@ -363,12 +363,13 @@ def _reading_item(item: Item) -> Item:
         read = _read(text) if field_name == "query" else tables_as_lines(_read(text))
         if read != text:
             update[field_name] = read
-    evidence = [d if _read(d.text) == d.text and _read(d.title) == d.title
-                else d.model_copy(update={"text": _read(d.text), "title": _read(d.title)}) for d in item.evidence]
+    read_docs = [(d, _read(d.text), _read(d.title)) for d in item.evidence]
+    evidence = [d if (text, title) == (d.text, d.title) else d.model_copy(update={"text": text, "title": title})
+                for d, text, title in read_docs]
     if any(a is not b for a, b in zip(evidence, item.evidence, strict=True)):
         update["evidence"] = evidence
-    history = [t if _read(t.content) == t.content else t.model_copy(update={"content": _read(t.content)})
-               for t in item.history]
+    history = [t if content == t.content else t.model_copy(update={"content": content})
+               for t, content in ((t, _read(t.content)) for t in item.history)]
     if any(a is not b for a, b in zip(history, item.history, strict=True)):
         update["history"] = history
     read = item.model_copy(update=update) if update else item

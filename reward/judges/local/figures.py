@@ -5,12 +5,12 @@ consistency model cannot do. Pure functions of strings.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 from collections.abc import Sequence
 
 from reward.format import strip_citations
+from reward.judges.local.spots import clause_start
 from reward.judges.local.text import STOPWORDS, numbers, stem
 from reward.memo import by_content
 
@@ -159,7 +159,7 @@ def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tupl
     """(holds, word, first figure, second figure, span of the word) for each pair of figures `text` orders."""
     out = []
     figures = _figures(text, haystack)
-    stops = [m.start() for m in re.finditer(r"[.;!?]", text)]  # where the clause before a figure starts
+    stops = [m.end() for m in re.finditer(r"[.;!?]", text)]  # where the clause before a figure may start
     for (a_start, a_end, a, a_text, kind), (b_start, _, b, b_text, b_kind) in zip(figures, figures[1:]):
         below, above = _sides(kind)
         gap = text[a_end:b_start]
@@ -177,7 +177,7 @@ def _orderings(text: str, haystack: str) -> list[tuple[bool, str, str, str, tupl
         offset, swapped = a_end, False
         if not said and not any(m.group(0) in _ORDER_WORDS for m in words):
             # the verdict before both figures ("X came first: founded in 1844, Y in 1989", "earlier: 1977 against 1985")
-            clause = text[(stops[bisect.bisect_left(stops, a_start) - 1] + 1) if stops and stops[0] < a_start else 0:a_start]
+            clause = text[clause_start(stops, a_start):a_start]
             offset = a_start - len(clause)
             said = [] if re.search(r"\d", clause) else [m for m in list(re.finditer(r"[A-Za-z]+", clause))[-8:]
                     if m.group(0).lower() in below | above and not _COMPOUND.match(clause, m.end())

@@ -6,7 +6,6 @@ check and the answer check read figures with this one reading. Pure functions of
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 from collections.abc import Sequence
@@ -20,7 +19,7 @@ from reward.judges.local.clock import (calendar_arithmetic, clock_arithmetic, mo
                                        spans_of_known_length, year_arithmetic)
 from reward.judges.local.figures import _CURRENCY, _DURATIONS, _HOURS, _given, _quantities, _unit
 from reward.judges.local.growth import _SCALE, change_sizes
-from reward.judges.local.spots import NEAR
+from reward.judges.local.spots import NEAR, clause_start
 from reward.judges.local.text import content_words, doc_text, numbers, stem, stems, strip_citations
 from reward.judges.local.working import answer_working, miscalculated
 from reward.schema import Evidence
@@ -114,8 +113,7 @@ def claimed_arithmetic(claim: str, haystack: str, asked: str = "") -> set[str]:
             # (what it is per, where the evidence says: "€20 per applicant"; else what its clause names before it, back
             # to the sentence's start or the figure before: "An off-peak day return between Ashby and Colmere costs")
             per = _PER_THING.match(plain, at.end())
-            start = clauses[bisect.bisect_right(clauses, at.start()) - 1] if clauses and clauses[0] <= at.start() else 0
-            near = stems(per.group(1)) if per else stems(plain[start:at.start()])
+            near = stems(per.group(1)) if per else stems(plain[clause_start(clauses, at.start()):at.start()])
             totals |= {(value * count, unit) for count, figure, _ in _quantities(asked)
                        if figure in stated and count and counted(figure) & near}
     # ... and a multiple the evidence gives of what the user's figure is ("3 times the deposit", "my £1,200 deposit")
