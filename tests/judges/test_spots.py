@@ -7,10 +7,10 @@ import re
 import pytest
 
 from reward.format import Facet, render_response
-from reward.judges.local.arithmetic import _as_written, spelled_numbers, stated_arithmetic
+from reward.judges.local.arithmetic import _as_written, counted_totals, derived_numbers, spelled_numbers, stated_arithmetic
 from reward.judges.local.context import _ALTERNATIVES, _alternatives, _reading_item
 from reward.judges.local.figures import _CHOICE, _choice_texts
-from reward.judges.local.spots import MOST_PAIRED, figure_spots, near_any, text_before
+from reward.judges.local.spots import MOST_PAIRED, figure_spots, first_total, makes, near_any, text_before
 from reward.judges.local.text import stems
 from reward.schema import Evidence, Item
 
@@ -45,6 +45,43 @@ def test_near_any_is_any_value_rounded_as_written(seed):
         written = rng.choice(["0.5", "1.5", "3", "12.6", "12.7", "25.2", "80", "666.7", "1000"])
         assert near_any(values, written) == any(_as_written(v, written) for v in values), (values, written)
 
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_first_total_is_the_first_total_alone_or_plus_an_extra_of_its_sign(seed):
+    rng = random.Random(seed)
+    for _ in range(300):
+        totals = [(rng.choice([0.0, 1.5, 12.595, 25.0, 160.0, 185.0, 190.0, 333.3333]) * rng.choice([1, 2]),
+                   rng.choice(["£", "€", ""])) for _ in range(rng.randint(0, 8))]
+        extras = {sign: sorted(rng.choice([0.0, 10.0, 25.0, 0.405]) for _ in range(rng.randint(0, 3))) for sign in "£€"}
+        written = rng.choice(["0", "1.5", "3", "12.6", "25", "35", "185", "200", "210", "215", "380", "666.7"])
+        expected = next((i for i, (total, sign) in enumerate(totals) if _as_written(total, written)
+                         or any(_as_written(total + extra, written) for extra in extras.get(sign, ()))), None)
+        assert first_total(totals, extras, written, _as_written) == expected, (totals, extras, written)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_makes_is_any_allowed_sum_or_difference_of_two_figures(seed):
+    rng = random.Random(seed)
+    pool = [0.5, 1.0, 2.0, 12.0, 25.0, 187.0, 212.0, 1998.0, 2009.0, 0.1 + 0.2]
+    for _ in range(300):
+        found = {rng.choice(pool) for _ in range(rng.randint(0, 4))}
+        given = found | {rng.choice(pool) for _ in range(rng.randint(0, 4))}
+        value = rng.choice([0.3, 0.5, 1.0, 11.0, 13.0, 25.0, 37.0, 24.0, 399.0, 200.0])
+        twice = rng.random() < 0.3
+        allowed = (lambda a, b: a != b or twice)
+        expected = any(abs(abs(a - b) - value) < 1e-6 or abs(a + b - value) < 1e-6
+                       for a in found for b in given if allowed(a, b))
+        assert makes(found, given, value, allowed) == expected, (found, given, value, twice)
+
+
+def test_a_sentence_of_thousands_of_the_evidences_prices_is_read_in_about_linear_time():
+    prices = [f"£{i}.{i % 90 + 10}" for i in range(3000)]
+    evidence = "Prices: " + ", ".join(f"{p} per trip" for p in prices) + "."
+    claim = "At " + ", ".join(prices) + " each, your 22 trips total £135.52, £22.22 more than before."
+    # £135.52 is 22 trips at £6.16; £22.22 is £30.40 less £8.18: both still read
+    assert counted_totals(claim, evidence, "I make 22 trips.") == {"135.52": "£6.16 per trip"}
+    assert derived_numbers(claim, evidence) == {"22.22"}
 
 def test_a_rate_is_still_read_just_before_its_figure_however_long_the_sentence():
     filler = "On the large plan you pay for your data, " * 400

@@ -12,8 +12,8 @@ from collections import Counter
 from reward.format import strip_citations
 from reward.judges.local.clock import race_seconds
 from reward.judges.local.figures import _SPELLED, _SPELLING, _YEAR_UNIT, _given, _quantities, _unit
-from reward.judges.local.spots import (CENTS_AFTER, COUNTED_AFTER, PER_AFTER, figure_spots, in_per_cent, near_any, paired,
-                                       text_before)
+from reward.judges.local.spots import (CENTS_AFTER, COUNTED_AFTER, PER_AFTER, figure_spots, first_total, in_per_cent, makes,
+                                       near_any, paired, text_before)
 from reward.judges.local.text import STOPWORDS, numbers, stem
 
 _COUNT = r"(\d+|" + "|".join(_SPELLED) + r")"
@@ -425,13 +425,9 @@ def counted_totals(claim: str, haystack: str, asked: str) -> dict[str, str]:
         return {}
     fees = {sign: {value for value, _, unit in _quantities(haystack) if unit == _unit(sign, None)}
             for sign in {sign for _, _, sign in rates if sign}}
-    out = {}
-    for written in wanted:
-        for total, rate, sign in rates:
-            if _as_written(total, written) or any(_as_written(total + fee, written) for fee in fees.get(sign, ())):
-                out[written] = rate
-                break
-    return out
+    totals, extras = [(total, sign) for total, _, sign in rates], {sign: sorted(f) for sign, f in fees.items()}
+    first = {written: first_total(totals, extras, written, _as_written) for written in wanted}
+    return {written: rates[i][1] for written, i in first.items() if i is not None}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -576,9 +572,9 @@ def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
         return set()
     evidence, user, claimed = _quantities(haystack), _quantities(asked), _quantities(claim)
     stated = Counter((v, u) for v, _, u in claimed)  # (a figure added to itself only where the claim states it twice)
-    out = set()
+    out, given_here = set(), {(v, u) for v, _, u in evidence}
     for value, written, unit in claimed:
-        if not unit or any(v == value and u == unit for v, _, u in evidence):  # given, not derived
+        if not unit or (value, unit) in given_here:  # given, not derived
             continue
         if unit == _YEAR_UNIT:
             found = {v for v, _, _ in evidence if 1000 <= v <= 2100 and v == int(v)}
@@ -593,7 +589,6 @@ def derived_numbers(claim: str, haystack: str, asked: str = "") -> set[str]:
             elif not found:  # a count the evidence gives bare ("a population of 56,900"), from one the claim names too
                 given = {v for v, _, u in evidence if u == "" and not (1000 <= v <= 2100 and v == int(v))}  # no year
                 found = given & {v for v, _ in stated}
-        if any(abs(abs(a - b) - value) < 1e-6 or abs(a + b - value) < 1e-6
-               for a in found for b in given if a != b or stated[a, unit] > 1):
+        if makes(found, given, value, lambda a, b: a != b or stated[a, unit] > 1):
             out.add(written)
     return out

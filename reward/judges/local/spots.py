@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 
 CENTS_AFTER = re.compile(r"\s*(?:cents?|pence|p)\b", re.IGNORECASE)
 PER_AFTER = re.compile(r"\s*[a-z]*\s*(?:per|/|each|an?)\s+[a-z]", re.IGNORECASE)
@@ -93,3 +94,49 @@ def near_any(values: list[float], written: str) -> bool:
 def paired(stated: list[tuple[float, str]]) -> list[tuple[float, str]]:
     """The stated figures arithmetic may pair: all of them, or none past `MOST_PAIRED`."""
     return stated if len(stated) <= MOST_PAIRED else []
+
+
+def _slack(written: str) -> tuple[float, float]:
+    decimals = len(written.split(".")[1]) if "." in written else 0
+    return float(written), 0.5 * 10 ** -decimals + 1e-9
+
+
+def _within(values: list[float], low: float, high: float) -> range:
+    """The positions of the sorted `values` from `low` to `high` (a hair wider, so that the exact test applied to each
+    decides, as it did when every value was tried)."""
+    return range(bisect.bisect_left(values, low - 1e-7), bisect.bisect_right(values, high + 1e-7))
+
+
+def first_total(totals: list[tuple[float, str]], extras: dict[str, list[float]], written: str,
+                exact: Callable[[float, str], bool]) -> int | None:
+    """The first of `totals` (value, currency sign) that is the written figure (`exact`, rounded as written), alone or
+    plus one of the `extras` of its sign, found by bisection: a sentence of thousands of figures beside an evidence
+    list of thousands of prices no longer tries every total with every extra for every figure.
+
+    >>> first_total([(190.0, "£"), (160.0, "£"), (185.0, "£")], {"£": [25.0]}, "185", lambda v, w: abs(v - float(w)) < 0.5)
+    1
+    >>> first_total([(190.0, "£")], {"£": [25.0]}, "200", lambda v, w: abs(v - float(w)) < 0.5) is None
+    True
+    """
+    value, slack = _slack(written)
+    found: list[int] = []
+    for sign in {sign for _, sign in totals}:
+        kept = sorted((total, i) for i, (total, s) in enumerate(totals) if s == sign)
+        keys = [total for total, _ in kept]
+        for extra in [0.0, *extras.get(sign, ())]:
+            found += [kept[j][1] for j in _within(keys, value - extra - slack, value - extra + slack)
+                      if exact(kept[j][0] + extra if extra else kept[j][0], written)]
+    return min(found, default=None)
+
+
+def makes(found: set[float], given: set[float], value: float, paired: Callable[[float, float], bool]) -> bool:
+    """Whether `value` is the difference or the sum of one of `found` and one of `given` (within 1e-6) that
+    `paired` allows, each of `found` looked up in the sorted `given` instead of tried against all of it.
+
+    >>> makes({212.0}, {212.0, 187.0}, 25.0, lambda a, b: a != b), makes({212.0}, {212.0, 180.0}, 25.0, lambda a, b: a != b)
+    (True, False)
+    """
+    ordered = sorted(given)
+    return any(abs(abs(a - ordered[j]) - value) < 1e-6 or abs(a + ordered[j] - value) < 1e-6
+               for a in found for target in (a - value, a + value, value - a)
+               for j in _within(ordered, target - 1e-6, target + 1e-6) if paired(a, ordered[j]))
