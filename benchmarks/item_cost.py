@@ -4,9 +4,10 @@ Each size is scored in a fresh process (so its peak RSS is its own, model load i
 engine with the searchllm suite and the local judge. Shapes: an answer that repeats one sentence (a policy stuck
 in a repetition loop), an answer of distinct sentences, an item with many evidence documents, one answer sentence
 of many figures (a policy listing prices and years without a full stop), a long session of earlier turns, a run of
-spaces inside a sentence, a long question without a comma or question mark beside many answer sentences, and a long
-question repeating "which" and a capitalised word. The claim: time and peak memory grow at most linearly with the
-sentences and documents, up to the ceilings in `reward/schema.py`.
+spaces inside a sentence, a long question without a comma or question mark beside many answer sentences, a long
+question repeating "which" and a capitalised word, and an answer sentence stating again the n prices an evidence item
+lists. The claim: time and peak memory grow at most linearly with the sentences and documents, up to the ceilings in
+`reward/schema.py`.
 
     .venv/bin/python benchmarks/item_cost.py --out benchmarks/results/item_cost.json
 """
@@ -57,6 +58,12 @@ elif shape == "question":
     query = ("I have thirty euros with me and want a ticket " * 250)[:10_000]
     evidence = tolls
     answer = " ".join(f"Cars pay £2.{{i % 90 + 10}} on route {{i}} [Doc 2]." for i in range(n))
+elif shape == "prices":
+    # an evidence list of n prices per trip and one answer sentence stating all of them, then a total and a difference
+    prices = [f"£{{i}}.{{i % 90 + 10}}" for i in range(n)]
+    evidence = [Evidence(id="1", title="Fares", text="Prices: " + ", ".join(f"{{p}} per trip" for p in prices) + ".")]
+    query = "I make 22 trips. How much will it cost?"
+    answer = "At " + ", ".join(prices) + " each, your 22 trips total £135.52, £22.22 more than before [Doc 1]."
 elif shape == "which":
     # a question of n characters that repeats "which" and a capitalised word, with no "or" and no question mark
     query, evidence = ("which Abc " * n)[:n], tolls
@@ -99,6 +106,8 @@ def main() -> None:
     parser.add_argument("--spaces", type=int, nargs="*", default=[25_000], help="spaces in a run inside one sentence")
     parser.add_argument("--question", type=int, nargs="*", default=[40],
                         help="answer sentences beside a 10,000-character question without a comma or question mark")
+    parser.add_argument("--prices", type=int, nargs="*", default=[500, 2000],
+                        help="prices an evidence item lists and one answer sentence states again")
     parser.add_argument("--which", type=int, nargs="*", default=[5000, 10_000],
                         help="characters of a question repeating 'which' and a capitalised word")
     parser.add_argument("--out")
@@ -110,6 +119,7 @@ def main() -> None:
     rows += [run("spaces", n) for n in args.spaces]
     rows += [run("question", n) for n in args.question]
     rows += [run("which", n) for n in args.which]
+    rows += [run("prices", n) for n in args.prices]
     for row in rows:
         print(json.dumps(row), flush=True)
     report = {"benchmark": "item_cost", "rows": rows, "command": " ".join(["benchmarks/item_cost.py", *sys.argv[1:]]),

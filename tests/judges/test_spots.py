@@ -11,7 +11,8 @@ from reward.judges.local.arithmetic import _as_written, counted_totals, derived_
 from reward.judges.local.context import _ALTERNATIVES, _alternatives, _reading_item
 from reward.judges.local.figures import _CHOICE, _choice_texts
 from reward.judges.local.spots import MOST_PAIRED, figure_spots, first_total, makes, near_any, text_before
-from reward.judges.local.text import stems
+from reward.judges.local.echo import query_asides_removed
+from reward.judges.local.text import content_words, stem, stems
 from reward.schema import Evidence, Item
 
 
@@ -122,3 +123,12 @@ def test_a_list_of_figures_that_counts_nothing_is_read_once():
     claim = "Prices rose in " + " ".join(str(year) for year in range(2001, 2031)) + " [Doc 1]."
     assert spelled_numbers("Prices rose in 2001.", claim, {"2002"}) == set()
     assert spelled_numbers("Take one or two tablets.", "Take 1 or 2 tablets.", {"1", "2"}) == {"1", "2"}
+
+
+def test_a_long_sessions_words_are_read_as_a_short_texts_are():
+    said = "Cars pay £2.40 on the bridge (Toll), and vans don't pay £5.10 while motorbikes ride free. "
+    session = said * 1200  # past the per-text cache's 50,000 characters
+    assert stems(session) == frozenset(stem(w) for w in content_words(session)) == stems(said)
+    assert stems(session) is stems(said * 1200)  # kept, by content, for the next claim
+    assert query_asides_removed("Vans pay £5.10 (toll).", session) == "Vans pay £5.10."
+    assert query_asides_removed("Vans pay £5.10 (not the toll).", session) == "Vans pay £5.10 (not the toll)."

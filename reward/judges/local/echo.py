@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from reward.judges.local.text import STOPWORDS, content_words, numbers, stem
+from reward.judges.local.text import STOPWORDS, content_words, numbers, stem, stems
 from reward.memo import by_content
 from reward.textnorm import MIXED_IN
 
@@ -64,7 +64,9 @@ def query_asides_removed(text: str, query: str) -> str:
     >>> query_asides_removed("That is 240 mg (10 ml at 120 mg per 5 ml).", "How much suspension (120 mg/5 ml)?")
     'That is 240 mg (10 ml at 120 mg per 5 ml).'
     """
-    return _asides_removed(text, {stem(w) for w in content_words(query)}, numbers(query))
+    if not _ASIDE.search(text):  # (the common case: nothing to remove, and a long session's query is not read)
+        return text
+    return _asides_removed(text, set(stems(query)), numbers(query))
 
 
 _ASIDE_DENIAL = re.compile(r"\b(?:not|no|never|without|except|nor|cannot)\b|n't\b", re.IGNORECASE)
