@@ -26,10 +26,12 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
-BUDGET_BYTES = int(float(os.environ.get("REWARD_READING_CACHE_MB", "64")) * 2**20)
-"""All readings' entries together (`REWARD_READING_CACHE_MB`, default 64): a 256-item GRPO step holds a few MB."""
-MAX_ENTRY_BYTES = 512 * 2**10
-"""A larger entry (a haystack of hundreds of KB, a set of tens of thousands of stems) is computed each time."""
+BUDGET_BYTES = int(float(os.environ.get("REWARD_READING_CACHE_MB", "256")) * 2**20)
+"""All readings' entries together (`REWARD_READING_CACHE_MB`, default 256): a 256-item GRPO step holds a few MB with
+short evidence, tens of MB with pages of it (the evidence's sentences, words and n-grams are read once per group)."""
+MAX_ENTRY_BYTES = BUDGET_BYTES // 64
+"""A larger entry (4 MB at the default budget: a haystack of megabytes, the readings of a book-length evidence item) is
+computed each time, so no few entries can take the store."""
 _ENTRY_OVERHEAD = 200  # the store's slot, the key tuples and the reading's token
 
 _store: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
@@ -79,14 +81,19 @@ def content_key(value: Any) -> Any:
 
 
 def size_of(value: Any) -> int:
-    """The bytes a key or a result holds, near enough: strings and sets as Python stores them (a set's elements,
-    strings the readings share, are not counted again), containers with what they hold.
+    """The bytes a key or a result holds, near enough: strings as Python stores them, containers with what they hold,
+    sets with the tuples they hold (a set of a text's word triples holds far more in its tuples than in its table) but
+    not their strings, which the reading's other parts (its word list) or the text's other readings hold too.
 
     >>> size_of("abc") < size_of("ab€") < size_of("ab😀")
     True
+    >>> size_of(frozenset({("a", "b", "c")})) > size_of(frozenset({"abc"})) == size_of(frozenset())
+    True
     """
-    if isinstance(value, (str, frozenset, set)):
+    if isinstance(value, str):
         return sys.getsizeof(value)
+    if isinstance(value, (frozenset, set)):
+        return sys.getsizeof(value) + sum(map(_shell, value))
     if isinstance(value, (tuple, list)):
         return 56 + 8 * len(value) + sum(map(size_of, value))
     if isinstance(value, re.Match):
@@ -94,6 +101,12 @@ def size_of(value: Any) -> int:
     if isinstance(value, _evidence()):
         return sum(sys.getsizeof(part) for part in (value.id, value.title, value.text, value.source))
     return 32
+
+
+def _shell(value: Any) -> int:
+    """What a set's element holds beyond the strings it shares with the reading's other parts (a word triple's tuple,
+    not its three words, which the text's word list holds)."""
+    return 56 + 8 * len(value) + sum(map(_shell, value)) if isinstance(value, tuple) else 0
 
 
 def held_bytes() -> int:

@@ -16,6 +16,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from reward.memo import by_content
+
 # Letters that render like ASCII letters in common fonts (Unicode's confusables, the subset that matters for
 # English words and markers), and bracket look-alikes NFKC leaves alone.
 _CONFUSABLES = {
@@ -141,7 +143,7 @@ _FRACTIONS = {"½": "5", "¼": "25", "¾": "75", "⅕": "2", "⅖": "4", "⅗": 
 _FRACTION = re.compile(r"(?:(\d)\s?)?([" + "".join(_FRACTIONS) + "])")
 
 
-@lru_cache(maxsize=4096)
+@by_content
 def _reading_form_cached(text: str) -> str:
     return "".join(ch if ch.isascii() else _read_char(ch) for ch in _fractions(text))
 

@@ -505,7 +505,7 @@ def _plain(text: str) -> str:
     return text if text.isascii() else "".join(c for c in text if not unicodedata.combining(c))  # ASCII: none
 
 
-@lru_cache(maxsize=1024)
+@by_content
 def _evidence_ngrams(text: str, n: int) -> frozenset:
     # The rollouts of a GRPO group share their evidence: compute its n-grams once per group, not per rollout.
     words = tokens(_plain(text))

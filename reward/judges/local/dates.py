@@ -9,6 +9,7 @@ import re
 from collections import Counter
 
 from reward.judges.local.figures import _SPELLED
+from reward.memo import by_content
 
 _MONTHS = {m: i for i, m in enumerate(
     "january february march april may june july august september october november december".split(), start=1)}
@@ -157,7 +158,7 @@ def _count(written: str) -> int:
     return int(written if written.isdigit() else _SPELLED.get(written.lower(), "1"))  # "a day after": 1
 
 
-@functools.lru_cache(maxsize=1024)
+@by_content
 def worked_weekdays(asked: str, evidence: str) -> frozenset[str]:
     """The days of the week an answer may name where the user gives days of the week (the day a course ends, a party,
     an order) and the evidence a span counted from an event ("48 hours after finishing", "within 14 days of

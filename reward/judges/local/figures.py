@@ -541,7 +541,7 @@ def _evidence_names(windows: Sequence[str]) -> frozenset[str]:
                      if w.lower() not in STOPWORDS and re.fullmatch(r"[A-Z][a-z]+(?:['’]s)?", w))
 
 
-@functools.lru_cache(maxsize=256)
+@by_content
 def _window_figures(windows: tuple[str, ...]) -> tuple[frozenset[str], list]:
     """The evidence's names and each window's figures, once per evidence (every claim of every rollout reads it)."""
     haystack = " ".join(windows)

@@ -8,11 +8,11 @@ either. An answer with nothing to measure scores 1.0 on each, as the lexical bas
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 
 from reward.judges.local.text import content_words, numbers, stem, tokens
+from reward.memo import by_content
 
 LEXICAL_FEATURES = ("coverage", "bigrams", "trigrams", "best_passage", "numbers", "names", "phrases")
 """The lexical features, in the order the answer stack reads them."""
@@ -20,7 +20,7 @@ LEXICAL_FEATURES = ("coverage", "bigrams", "trigrams", "best_passage", "numbers"
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-zA-Z]+")
 
 
-@functools.lru_cache(maxsize=256)
+@by_content
 def _evidence_view(texts: tuple[str, ...]) -> tuple:
     """The evidence's stems, stem pairs (adjacent or one apart), stem triples, word triples, numbers, the stems of
     each passage and the lower-cased text: read once per evidence set (a GRPO group's rollouts share it)."""

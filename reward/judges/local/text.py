@@ -165,7 +165,7 @@ def names_in(names: set[str], lowered: str) -> float:
 _NAME_WORD = re.compile(r"[^\W_]+")
 
 
-@functools.lru_cache(maxsize=1024)
+@by_content
 def _name_reading(lowered: str) -> tuple[str, tuple[str, ...]]:
     plain = reading_form(lowered).lower()
     return plain, tuple(_NAME_WORD.findall(plain))
@@ -556,7 +556,7 @@ def copies_evidence(sentence: str, docs: Sequence[Evidence]) -> bool:
     return False
 
 
-@functools.lru_cache(maxsize=4096)
+@by_content
 def _sentence_words(text: str) -> tuple[tuple[list[str], frozenset[str], frozenset[tuple[str, str, str]]], ...]:
     """Each sentence of an evidence text as (its words, lower-cased, their set and their runs of three): read once per
     text, however many answer sentences are compared with it."""

@@ -18,6 +18,7 @@ from reward.judges.local.clock import answer_times
 from reward.judges.local.figures import _given, _quantities, _unit
 from reward.judges.local.growth import answer_changes
 from reward.judges.local.text import content_words, numbers
+from reward.memo import by_content
 
 _CALENDAR = frozenset({7.0, 12.0, 24.0, 52.0, 60.0, 100.0, 365.0})
 """Units of the calendar and of per cent a working may use without the evidence giving them: days in a week, months
@@ -155,7 +156,7 @@ def miscalculated(claim: str) -> set[str]:
             for n in numbers(result)}
 
 
-@functools.lru_cache(maxsize=1024)
+@by_content
 def worked_figures(answer: str, haystack: str, asked: str = "", spans: frozenset[str] = frozenset()) -> frozenset[str]:
     """The figures (as `numbers` writes them) the answer works out in the open: the result of a working ("A × B = C",
     "≈" for a rounded one) whose arithmetic holds, rounded as written, and whose every operand is known. Known: the
