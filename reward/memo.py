@@ -29,9 +29,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 BUDGET_BYTES = int(float(os.environ.get("REWARD_READING_CACHE_MB", "256")) * 2**20)
 """All readings' entries together (`REWARD_READING_CACHE_MB`, default 256): a 256-item GRPO step holds a few MB with
 short evidence, tens of MB with pages of it (the evidence's sentences, words and n-grams are read once per group)."""
-MAX_ENTRY_BYTES = BUDGET_BYTES // 64
-"""A larger entry (4 MB at the default budget: a haystack of megabytes, the readings of a book-length evidence item) is
-computed each time, so no few entries can take the store."""
+MAX_ENTRY_BYTES = BUDGET_BYTES // 8
+"""A larger entry (32 MB at the default budget: the readings of evidence far past the item ceilings) is computed each
+time, so that no one entry takes the store; the windows and figures of an 80,000-character evidence item (4.5 MB)
+are kept."""
 _ENTRY_OVERHEAD = 200  # the store's slot, the key tuples and the reading's token
 
 _store: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
@@ -89,6 +90,9 @@ def size_of(value: Any) -> int:
     True
     >>> size_of(frozenset({("a", "b", "c")})) > size_of(frozenset({"abc"})) == size_of(frozenset())
     True
+    >>> value = [("ab", frozenset({("a", "b")}))] * 3
+    >>> _sized(value, 10**6) == size_of(value), _sized(value, 100) < size_of(value), _sized(value, 100) > 100
+    (True, True, True)
     """
     if isinstance(value, str):
         return sys.getsizeof(value)
@@ -101,6 +105,20 @@ def size_of(value: Any) -> int:
     if isinstance(value, _evidence()):
         return sum(sys.getsizeof(part) for part in (value.id, value.title, value.text, value.source))
     return 32
+
+
+def _sized(value: Any, room: int) -> int:
+    """`size_of(value)`, or a figure past `room` as soon as the count passes it: a reading too large to keep (the
+    windows of a book-length evidence item) is not counted to its end on each call that computes it again."""
+    if isinstance(value, (tuple, list, frozenset, set)):
+        sized = isinstance(value, (tuple, list))
+        total = 56 + 8 * len(value) if sized else sys.getsizeof(value)
+        for part in value:
+            if total > room:
+                break
+            total += _sized(part, room - total) if sized else _shell(part)
+        return total
+    return size_of(value)
 
 
 def _shell(value: Any) -> int:
@@ -137,7 +155,8 @@ def by_content(function: F) -> F:
                 _store.move_to_end(key)
                 return found[0]
         value = function(*args, **kwargs)
-        size = _ENTRY_OVERHEAD + size_of(args) + size_of(tuple(kwargs.values())) + size_of(value)
+        size = _ENTRY_OVERHEAD + size_of(args) + size_of(tuple(kwargs.values()))
+        size += _sized(value, MAX_ENTRY_BYTES - size)
         if size <= MAX_ENTRY_BYTES:
             with _lock:
                 if key not in _store:

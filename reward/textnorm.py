@@ -167,9 +167,7 @@ def reading_form(text: str) -> str:
     """
     if text.isascii():
         return text
-    if len(text) > 50_000:
-        return "".join(ch if ch.isascii() else _read_char(ch) for ch in _fractions(text))
-    return _reading_form_cached(text)
+    return _reading_form_cached(text)  # (by content, however long: the store bounds what it keeps)
 
 
 # Function words of English, and of other Latin-script languages (French, Spanish, Portuguese, Italian, German,
