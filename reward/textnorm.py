@@ -148,6 +148,11 @@ def _reading_form_cached(text: str) -> str:
     return "".join(ch if ch.isascii() else _read_char(ch) for ch in _fractions(text))
 
 
+@lru_cache(maxsize=4096)
+def _short_reading_form(text: str) -> str:
+    return _reading_form_cached.__wrapped__(text)
+
+
 def _fractions(text: str) -> str:
     return _FRACTION.sub(lambda m: f"{m.group(1) or 0}.{_FRACTIONS[m.group(2)]}", text)
 
@@ -167,7 +172,9 @@ def reading_form(text: str) -> str:
     """
     if text.isascii():
         return text
-    return _reading_form_cached(text)  # (by content, however long: the store bounds what it keeps)
+    # a sentence per text in a cache of its own (hot, and bounded by its entries); a longer text by content, however
+    # long (the store bounds what it keeps)
+    return _short_reading_form(text) if len(text) <= 1_000 else _reading_form_cached(text)
 
 
 # Function words of English, and of other Latin-script languages (French, Spanish, Portuguese, Italian, German,
