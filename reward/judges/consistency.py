@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 ARTIFACT = Path(__file__).resolve().parent / "consistency_model"
 LABELS = ("supported", "contradicted", "unsupported")
 MAX_LENGTH = 112
+HEAD_CHARS = 4_000
+"""How much of a long evidence window is tokenized first (`ConsistencyModel._head`): far more than a pair keeps."""
 CHECKSUMS = "SHA256SUMS"
 _CHECKED_FILES = ("adapter_model.safetensors", "adapter_config.json", "head.safetensors", "recipe.json")
 COMBINATION = "combination.json"
@@ -299,9 +301,23 @@ class ConsistencyModel:
         """Rows of P(supported, contradicted, unsupported) for (evidence, claim) pairs, in order."""
         if not pairs:
             return np.zeros((0, len(LABELS)), dtype=np.float32)
-        encoded = self.tokenizer([e for e, _ in pairs], [c for _, c in pairs], truncation="longest_first",
+        encoded = self.tokenizer([self._head(e) for e, _ in pairs], [c for _, c in pairs], truncation="longest_first",
                                  max_length=self.max_length, return_token_type_ids=True)
         return forward_each(encoded, self._lock, self._forward).astype(np.float32, copy=False)
+
+    def _head(self, evidence: str) -> str:
+        """The evidence's first `HEAD_CHARS` characters, cut at a space, where they already hold more tokens than a
+        pair keeps (`max_length`): the tokenizer reads only its first tokens, so the pair is encoded exactly as
+        before, without tokenizing the rest. A 199,000-character window cost 50 ms per pair to tokenize. Else (a
+        text whose head tokenizes to less: format characters, no spaces) the whole text."""
+        if len(evidence) <= HEAD_CHARS:
+            return evidence
+        end = evidence.rfind(" ", 0, HEAD_CHARS)
+        head = evidence[:end]
+        if end > 0 and len(self.tokenizer(head, add_special_tokens=False, truncation=True,
+                                          max_length=self.max_length)["input_ids"]) >= self.max_length:
+            return head
+        return evidence
 
     def _forward(self, features: dict[str, np.ndarray]) -> np.ndarray:
         if self.session is not None:

@@ -244,3 +244,28 @@ def test_a_pairs_probabilities_do_not_depend_on_the_rest_of_its_batch():
     assert np.abs(alone - crowded).max() < 1e-4
 
 
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_long_window_is_encoded_exactly_as_when_all_of_it_was_tokenized(seed):
+    import random
+
+    from reward.judges.consistency import HEAD_CHARS
+
+    model = consistency_model()
+    rng = random.Random(seed)
+    words = ["cars", "pay", "the", "toll", "£2.90,", "vans", "(more)", "naïve", "Ünïcode", "2024-06-01", "多菌灵",
+             "don't", "e.g.", "state-of-the-art", "\u200b", "Zürich", "x" * 60]
+    claims = ["Cars pay £2.90.", " ".join(rng.choice(words) for _ in range(40)),
+              " ".join(rng.choice(words) for _ in range(150))]
+    for _ in range(6):
+        evidence = " ".join(rng.choice(words) for _ in range(rng.randint(600, 6000)))
+        if rng.random() < 0.3:
+            evidence = "\u200b" * (HEAD_CHARS + 10) + " " + evidence  # a head of format characters: read whole
+        for claim in claims:
+            full = model.tokenizer([evidence], [claim], truncation="longest_first", max_length=model.max_length,
+                                   return_token_type_ids=True)
+            cut = model.tokenizer([model._head(evidence)], [claim], truncation="longest_first",
+                                  max_length=model.max_length, return_token_type_ids=True)
+            assert cut["input_ids"] == full["input_ids"] and cut["token_type_ids"] == full["token_type_ids"]
+    assert len(model._head("word " * 5000)) < HEAD_CHARS < 5000 * 5
