@@ -94,22 +94,14 @@ def size_of(value: Any) -> int:
     >>> _sized(value, 10**6) == size_of(value), _sized(value, 100) < size_of(value), _sized(value, 100) > 100
     (True, True, True)
     """
-    if isinstance(value, str):
-        return sys.getsizeof(value)
-    if isinstance(value, (frozenset, set)):
-        return sys.getsizeof(value) + sum(map(_shell, value))
-    if isinstance(value, (tuple, list)):
-        return 56 + 8 * len(value) + sum(map(size_of, value))
-    if isinstance(value, re.Match):
-        return 200 + sys.getsizeof(value.string)
-    if isinstance(value, _evidence()):
-        return sum(sys.getsizeof(part) for part in (value.id, value.title, value.text, value.source))
-    return 32
+    return _sized(value, sys.maxsize)
 
 
 def _sized(value: Any, room: int) -> int:
     """`size_of(value)`, or a figure past `room` as soon as the count passes it: a reading too large to keep (the
     windows of a book-length evidence item) is not counted to its end on each call that computes it again."""
+    if isinstance(value, str):
+        return sys.getsizeof(value)
     if isinstance(value, (tuple, list, frozenset, set)):
         sized = isinstance(value, (tuple, list))
         total = 56 + 8 * len(value) if sized else sys.getsizeof(value)
@@ -118,7 +110,11 @@ def _sized(value: Any, room: int) -> int:
                 break
             total += _sized(part, room - total) if sized else _shell(part)
         return total
-    return size_of(value)
+    if isinstance(value, re.Match):
+        return 200 + sys.getsizeof(value.string)
+    if isinstance(value, _evidence()):
+        return sum(sys.getsizeof(part) for part in (value.id, value.title, value.text, value.source))
+    return 32
 
 
 def _shell(value: Any) -> int:

@@ -143,14 +143,13 @@ _FRACTIONS = {"½": "5", "¼": "25", "¾": "75", "⅕": "2", "⅖": "4", "⅗": 
 _FRACTION = re.compile(r"(?:(\d)\s?)?([" + "".join(_FRACTIONS) + "])")
 
 
-@by_content
-def _reading_form_cached(text: str) -> str:
+def _read_form(text: str) -> str:
     return "".join(ch if ch.isascii() else _read_char(ch) for ch in _fractions(text))
 
 
-@lru_cache(maxsize=4096)
-def _short_reading_form(text: str) -> str:
-    return _reading_form_cached.__wrapped__(text)
+# a sentence's in a cache of its own (hot, and bounded by its entries); a longer text's by content, however long (the
+# store bounds what it keeps)
+_short_reading_form, _long_reading_form = lru_cache(maxsize=4096)(_read_form), by_content(_read_form)
 
 
 def _fractions(text: str) -> str:
@@ -172,9 +171,7 @@ def reading_form(text: str) -> str:
     """
     if text.isascii():
         return text
-    # a sentence per text in a cache of its own (hot, and bounded by its entries); a longer text by content, however
-    # long (the store bounds what it keeps)
-    return _short_reading_form(text) if len(text) <= 1_000 else _reading_form_cached(text)
+    return _short_reading_form(text) if len(text) <= 1_000 else _long_reading_form(text)
 
 
 # Function words of English, and of other Latin-script languages (French, Spanish, Portuguese, Italian, German,

@@ -66,13 +66,13 @@ def query_asides_removed(text: str, query: str) -> str:
     """
     if not _ASIDE.search(text):  # (the common case: nothing to remove, and a long session's query is not read)
         return text
-    return _asides_removed(text, set(stems(query)), numbers(query))
+    return _asides_removed(text, stems(query), numbers(query))
 
 
 _ASIDE_DENIAL = re.compile(r"\b(?:not|no|never|without|except|nor|cannot)\b|n't\b", re.IGNORECASE)
 
 
-def _asides_removed(text: str, asked: set[str], asked_numbers: set[str]) -> str:
+def _asides_removed(text: str, asked: frozenset[str], asked_numbers: set[str]) -> str:
     """An aside that denies ("(not Lenovo)") or gives a figure the query does not says something of its own and
     stays."""
     if not asked:

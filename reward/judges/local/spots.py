@@ -125,7 +125,7 @@ def first_total(totals: list[tuple[float, str]], extras: dict[str, list[float]],
         keys = [total for total, _ in kept]
         for extra in [0.0, *extras.get(sign, ())]:
             found += [kept[j][1] for j in _within(keys, value - extra - slack, value - extra + slack)
-                      if exact(kept[j][0] + extra if extra else kept[j][0], written)]
+                      if exact(kept[j][0] + extra, written)]
     return min(found, default=None)
 
 

@@ -237,21 +237,17 @@ def lexical_coverage(claim: str, haystack: str) -> float:
 
 
 def stems(text: str) -> frozenset[str]:
-    """The stems of a text's content words; cached by text (up to `_CACHED_TEXT_CHARS`), since one evidence text is
-    the haystack of every claim of every rollout in its group."""
+    """The stems of a text's content words; cached by text (up to `_CACHED_TEXT_CHARS`, longer ones by content in the
+    budgeted store: a long session's user turns), since one evidence text is the haystack of every claim of every
+    rollout in its group."""
     return _cached_stems(text) if len(text) <= _CACHED_TEXT_CHARS else _long_stems(text)
 
 
-@functools.lru_cache(maxsize=2048)
-def _cached_stems(text: str) -> frozenset[str]:
+def _stems_of(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in content_words(text))
 
 
-@by_content
-def _long_stems(text: str) -> frozenset[str]:
-    # (a long session's user turns, read with the evidence for every claim: kept in the budgeted store, not the
-    # per-text cache, so a few such texts cannot pin hundreds of MB)
-    return frozenset(stem(w) for w in content_words(text))
+_cached_stems, _long_stems = functools.lru_cache(maxsize=2048)(_stems_of), by_content(_stems_of)
 
 
 _REFUSAL_SENTENCE = re.compile(
