@@ -20,6 +20,7 @@ import json
 import logging
 import platform
 import random
+import re
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -95,6 +96,66 @@ def reordered_pairs(pairs: list[Pair], share: float, rng: random.Random) -> list
             claim = clause_reversed(pair.claim)
             if claim is not None:
                 out.append(Pair(pair.evidence, claim, pair.label, f"{pair.kind}:reordered", pair.passage))
+    return out
+
+
+LEADS = ("Yes,", "No,", "Yes -", "No -", "That's right:", "Correct,", "Good news:", "Note that", "In short,",
+         "According to the sources,", "It may be that", "Actually,", "Short answer:", "However,", "To be clear,",
+         "Based on the evidence,", "The sources say that", "One more thing:", "In fact,", "Well,")
+"""Conversational leads an answer opens a claim with: none says anything of the world the evidence could support."""
+
+
+def with_lead(claim: str, lead: str) -> str:
+    """The claim behind a conversational lead, its first letter lower-cased unless it starts a name.
+
+    >>> with_lead("The pass costs £158.", "Good news:")
+    'Good news: the pass costs £158.'
+    >>> with_lead("Kestrel is cheaper.", "Yes,")
+    'Yes, Kestrel is cheaper.'
+    """
+    word = claim.split()[0] if claim.split() else ""
+    first = claim[0].lower() + claim[1:] if word.lower() in _OPENERS else claim
+    return f"{lead} {first}"
+
+
+def lead_pairs(pairs: list[Pair], share: float, rng: random.Random) -> list[Pair]:
+    """For a share of the pairs, the same pair with a conversational lead (`LEADS`) in front of its claim and the
+    same label: a lead is no evidence either way. Taught claims written by people open more of their supported
+    claims with a friendly lead than their false ones; a model that learns that style pays a lead on a false claim."""
+    return [Pair(pair.evidence, with_lead(pair.claim, rng.choice(LEADS)), pair.label, f"{pair.kind}:lead", pair.passage)
+            for pair in pairs if pair.claim.strip() and rng.random() < share]
+
+
+SCOPES = ("The sources only cover {x}, not {y}.", "[Doc 1] covers {x}, but not {y}.",
+          "The documents only mention {x}; they say nothing about {y}.", "Only {x} is given, not {y}.",
+          "These pages are about {x}, not {y}.", "The sources discuss {x} but do not address {y}.")
+"""What an answer says the sources cover instead of the answer: a sentence about the sources, which no evidence
+sentence supports, whatever it names."""
+_PHRASE = re.compile(r"\bthe\s+[a-z]+(?:\s+[a-z]+)?\b|\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
+
+
+_TRAILING = frozenset("of in on at to for and or by with from that which who was is were are as be has had have".split())
+
+
+def scope_pairs(pairs: list[Pair], count: int, rng: random.Random) -> list[Pair]:
+    """`count` pairs of an evidence window and a sentence saying what the sources cover instead (`SCOPES`): a thing
+    the window names and a thing another window names, labelled not supported. The model reads such a sentence as a
+    claim; that the window names its first thing is no support for it.
+
+    >>> pairs = [Pair("Tickets for the adult day pass cost £12 at the Riverside Station.", "x", 0, "k", "p1"),
+    ...          Pair("The child fare is half the adult fare on weekdays.", "y", 0, "k", "p2")]
+    >>> [p.label for p in scope_pairs(pairs, 3, random.Random(1))]
+    [-1, -1, -1]
+    """
+    phrased = [(pair, found) for pair in pairs
+               if (found := [f for f in _PHRASE.findall(pair.evidence) if f.split()[-1].lower() not in _TRAILING])]
+    out: list[Pair] = []
+    while phrased and len(out) < count:
+        (pair, mine), (_, theirs) = rng.choice(phrased), rng.choice(phrased)
+        x, y = rng.choice(mine), rng.choice(theirs)
+        if x.lower() == y.lower():
+            continue
+        out.append(Pair(pair.evidence, rng.choice(SCOPES).format(x=x, y=y), NOT_SUPPORTED, "scope", pair.passage))
     return out
 
 
@@ -189,6 +250,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reorder", type=float, default=0.0,
                         help="share of the training pairs also read with the claim's halves around its first comma "
                              "swapped, same label (clause order is no evidence)")
+    parser.add_argument("--leads", type=float, default=0.0,
+                        help="share of the training pairs also read with a conversational lead in front of the claim "
+                             "(\"Good news:\", \"Yes,\", \"It may be that\"), same label (a lead is no evidence)")
+    parser.add_argument("--scope", type=int, default=0,
+                        help="sentences saying what the sources cover instead (\"The sources only cover X, not Y\") "
+                             "beside an evidence window naming X, labelled not supported")
     parser.add_argument("--balance", action="store_true",
                         help="weight the loss so supported and not-supported pairs count equally")
     args = parser.parse_args(argv)
@@ -268,6 +335,18 @@ def main(argv: list[str] | None = None) -> None:
                                "what": "claims with their halves around the first comma swapped, same label"}
         train = train + reordered
         rng.shuffle(train)
+    if args.scope:
+        scopes = scope_pairs(train, args.scope, random.Random(f"scope-{args.seed}"))
+        recipe["scope"] = {"pairs": len(scopes), "templates": list(SCOPES),
+                           "what": "what the sources cover instead, beside a window naming it: not supported"}
+        train = train + scopes
+        rng.shuffle(train)
+    if args.leads:
+        leads = lead_pairs(train, args.leads, random.Random(f"leads-{args.seed}"))
+        recipe["leads"] = {"share": args.leads, "pairs": len(leads), "leads": list(LEADS),
+                           "what": "claims behind a conversational lead, same label; left out of the anchor"}
+        train = train + leads
+        rng.shuffle(train)
 
     base = base_encoder_path()
     tokenizer = AutoTokenizer.from_pretrained(base)
@@ -293,7 +372,7 @@ def main(argv: list[str] | None = None) -> None:
     teacher: dict[tuple[str, str], list[float]] = {}
     if args.anchor:
         # The earlier model's reading of every pair the new claims do not teach, read once before training.
-        anchored = [p for p in train if not p.kind.startswith("public:")]
+        anchored = [p for p in train if not p.kind.startswith("public:") and not p.kind.endswith(":lead")]
         model.eval()
         with torch.inference_mode():
             for batch in batches(anchored, 64):
