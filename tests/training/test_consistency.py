@@ -353,3 +353,27 @@ def test_reordered_pairs_swap_the_claims_halves_and_keep_every_label():
         ("The Coastline pass costs more than the Nordlink pass, at 74 euros a month.", NOT_SUPPORTED,
          "public:corpus:reordered")]
     assert reordered_pairs(pairs, 0.0, random.Random(0)) == []
+
+
+def test_lead_pairs_put_a_lead_in_front_and_keep_every_label_and_scope_pairs_are_not_supported():
+    import random
+
+    from training.consistency.data import NOT_SUPPORTED, Pair
+    from training.consistency.train import _PHRASE, LEADS, lead_pairs, scope_pairs
+
+    pairs = [Pair("Tickets for the adult day pass cost £12 at the Riverside Station.", "The pass costs £12.", 0,
+                  "public:corpus", "a"),
+             Pair("The child fare is half the adult fare on weekdays.", "Kestrel is cheaper.", NOT_SUPPORTED,
+                  "contradicted:number", "b")]
+    led = lead_pairs(pairs, 1.0, random.Random(0))
+    assert [(p.label, p.kind) for p in led] == [(0, "public:corpus:lead"), (NOT_SUPPORTED, "contradicted:number:lead")]
+    for pair, out in zip(pairs, led, strict=True):
+        lead = next(lead for lead in LEADS if out.claim.startswith(lead + " "))
+        rest = out.claim[len(lead) + 1:]
+        assert rest[1:] == pair.claim[1:] and rest[0].lower() == pair.claim[0].lower()  # "the pass", "Kestrel"
+    assert led[1].claim.endswith("Kestrel is cheaper.")
+    assert lead_pairs(pairs, 0.0, random.Random(0)) == []
+    scoped = scope_pairs(pairs, 6, random.Random(1))
+    assert len(scoped) == 6 and {p.label for p in scoped} == {NOT_SUPPORTED} and {p.kind for p in scoped} == {"scope"}
+    for pair in scoped:  # what it says the sources cover is a thing its own window names
+        assert any(f" {phrase}" in pair.claim for phrase in _PHRASE.findall(pair.evidence)), pair
