@@ -87,6 +87,11 @@ def test_repetition_detects_repeated_ngrams_and_sentences():
     ("The fare table only lists the adult return (£9.40) [Doc 1]; it doesn't give a price for children.", True),
     ("The council's pages only cover the first permit [Doc 1], so they don't say what a second one costs.", True),
     ("The pass only covers buses [Doc 1]; it doesn't cover trams.", False),
+    # what the answer says it does not have: a decline; what the user does not have to do is a claim
+    ("Sorry, I don't have information about children's swimming prices.", True),
+    ("I don't have the Sunday opening times for the pool.", True),
+    ("We don't have to pay a deposit [Doc 1].", False),
+    ("If you don't have a receipt, you get store credit [Doc 1].", False),
     ("The leaflet only lists two routes [Doc 1]; both of them run daily.", False),
     # spelled with accents, look-alike letters, fullwidth letters or zero-width characters: still a refusal
     ("Thé sóurcés dó nót ánswér this.", True),
