@@ -62,27 +62,6 @@ def test_a_refusal_that_quotes_what_the_evidence_does_say_is_not_a_pasted_answer
     assert pasted["answer_quality"] < 0.5  # the same sentences given as the answer are still pasted
 
 
-CASTLE = Evidence(id="1", title="Kelmouth Castle admission", text=(
-    "Admission to Kelmouth Castle costs £14.50 for adults and £7.25 for children aged 5 to 15. "
-    "Concessions (over-65s and students) pay £11.00. Children under 5 go free."))
-
-
-def test_saying_the_sources_only_give_other_rows_is_a_refusal_where_they_give_the_asked_one(scores):
-    """"The page only lists the adult and concession prices; it doesn't give a child price", where the page does
-    give it, refuses with the figures of the rows it names: `no_supply_reject` reads it as the refusal it is, not as
-    an answer the evidence supplies, whatever those figures' support. The same rows given as an answer are read as
-    one."""
-    query = "How much does it cost for my 9-year-old to get into Kelmouth Castle?"
-    scoped, listed, named = scores(
-        item(query, "The admission page only lists the adult price (£14.50) and the concession price (£11.00) [Doc 1]; "
-                    "it doesn't give a price for children, so check with the castle.", evidence=(CASTLE,), item_id="s"),
-        item(query, "Adults pay £14.50 and concessions £11.00 [Doc 1].", evidence=(CASTLE,), item_id="l"),
-        item(query, "The sources only cover adult and concession admission [Doc 1]; they don't say what a child pays.",
-             evidence=(CASTLE,), item_id="n"))
-    assert scoped["no_supply_reject"] <= 0.25 and named["no_supply_reject"] <= 0.25
-    assert listed["no_supply_reject"] >= 0.9
-
-
 def test_a_disclaimer_in_front_of_an_answer_never_raises_it(scores):
     """A decline put in front of an answer it still gives ("The sources do not state this directly, but ...") is
     read as a decline, which the evidence here does not warrant, and earns the answer nothing: what the answer
