@@ -244,8 +244,6 @@ def test_a_pairs_probabilities_do_not_depend_on_the_rest_of_its_batch():
     assert np.abs(alone - crowded).max() < 1e-4
 
 
-
-
 @pytest.mark.parametrize("seed", range(3))
 def test_a_long_window_is_encoded_exactly_as_when_all_of_it_was_tokenized(seed):
     import random

@@ -68,6 +68,12 @@ since while unless as to by from during so but and or once until it its this tha
 we our they their he she his her each every all some most many""".split())
 
 
+def _continued(text: str) -> str:
+    """A sentence's opening read mid-sentence: a common first word lower-cased, a name keeping its capital."""
+    words = text.split()
+    return text[0].lower() + text[1:] if words and words[0].lower() in _OPENERS else text
+
+
 def clause_reversed(claim: str) -> str | None:
     """The claim with its two halves around the first comma swapped ("If you live in the US, X is the better
     choice." -> "X is the better choice, if you live in the US."): the same statement in the other order, which a
@@ -82,9 +88,7 @@ def clause_reversed(claim: str) -> str | None:
     head, _, tail = body.partition(", ")
     if len(head.split()) < 3 or len(tail.split()) < 3:
         return None
-    word = head.split()[0]
-    first = head[0].lower() + head[1:] if word.lower() in _OPENERS else head  # a name keeps its capital
-    return f"{tail[0].upper() + tail[1:]}, {first}."
+    return f"{tail[0].upper() + tail[1:]}, {_continued(head)}."
 
 
 def reordered_pairs(pairs: list[Pair], share: float, rng: random.Random) -> list[Pair]:
@@ -113,9 +117,7 @@ def with_lead(claim: str, lead: str) -> str:
     >>> with_lead("Kestrel is cheaper.", "Yes,")
     'Yes, Kestrel is cheaper.'
     """
-    word = claim.split()[0] if claim.split() else ""
-    first = claim[0].lower() + claim[1:] if word.lower() in _OPENERS else claim
-    return f"{lead} {first}"
+    return f"{lead} {_continued(claim)}"
 
 
 def lead_pairs(pairs: list[Pair], share: float, rng: random.Random) -> list[Pair]:
@@ -132,8 +134,6 @@ SCOPES = ("The sources only cover {x}, not {y}.", "[Doc 1] covers {x}, but not {
 """What an answer says the sources cover instead of the answer: a sentence about the sources, which no evidence
 sentence supports, whatever it names."""
 _PHRASE = re.compile(r"\bthe\s+[a-z]+(?:\s+[a-z]+)?\b|\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
-
-
 _TRAILING = frozenset("of in on at to for and or by with from that which who was is were are as be has had have".split())
 
 
@@ -150,7 +150,9 @@ def scope_pairs(pairs: list[Pair], count: int, rng: random.Random) -> list[Pair]
     phrased = [(pair, found) for pair in pairs
                if (found := [f for f in _PHRASE.findall(pair.evidence) if f.split()[-1].lower() not in _TRAILING])]
     out: list[Pair] = []
-    while phrased and len(out) < count:
+    for _ in range(20 * count if phrased else 0):  # (bounded: windows that all name one thing give no pair)
+        if len(out) == count:
+            break
         (pair, mine), (_, theirs) = rng.choice(phrased), rng.choice(phrased)
         x, y = rng.choice(mine), rng.choice(theirs)
         if x.lower() == y.lower():
